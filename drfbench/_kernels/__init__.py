@@ -1,0 +1,1 @@
+"""Compiled kernels (built by setup.py from kernels/*.pyx)."""
