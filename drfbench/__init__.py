@@ -1,2 +1,13 @@
-"""drfbench: multi-resource fair allocation (DRF, EDRF, DC-DRF) at public-cloud scale."""
+"""drfbench: multi-resource fair allocation (DRF, EDRF, DC-DRF) at public-cloud scale.
+
+    import drfbench
+    res = drfbench.allocate(demands, method="dcdrf", epsilon=1e-3)
+    res.allocation, res.level, res.rounds, res.elapsed, res.timed_out
+    drfbench.methods()
+"""
 __version__ = "0.1.0"
+
+from ._config import config, show_config
+from .api import AllocationResult, Method, allocate, methods, register
+
+__all__ = ["AllocationResult", "Method", "allocate", "config", "methods", "register", "show_config"]

@@ -2,6 +2,7 @@
 # shim and a monotonic wall clock usable without the GIL.
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from cython.parallel cimport prange
 
 cdef extern from "_platform.h" nogil:
     const int DRFBENCH_OPENMP
@@ -19,3 +20,37 @@ cdef inline double now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+cdef inline void tenant_scales(const floating* data, const int64_t* indptr,
+                               const double* weights, Py_ssize_t n_tenants,
+                               double* scale, int n_threads) noexcept nogil:
+    """scale[i] = rho_i / max_r D_ir (OUT), so that rho_i * d_ir = D_ir * scale[i].
+
+    Table 1: d_ir = D_ir / max_r' D_ir' and, with one weight w_i per tenant, the weighted
+    dominant resource r* has d_ir* = 1, so rho_i = w_i / d_ir* = w_i. All-zero rows get
+    scale 0 and take no part in the allocation (they would never leave S_t otherwise).
+    """
+    cdef Py_ssize_t i
+    cdef int64_t k
+    cdef double peak
+    for i in prange(n_tenants, schedule='static', num_threads=n_threads):
+        peak = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            if data[k] > peak:
+                peak = data[k]
+        scale[i] = weights[i] / peak if peak > 0.0 else 0.0
+
+
+cdef inline void write_allocation(const floating* data, const int64_t* indptr,
+                                  const double* scale, const double* level,
+                                  Py_ssize_t n_tenants, floating* allocation,
+                                  int n_threads) noexcept nogil:
+    """A_ir = rho_i * d_ir * z_i (Algorithm 2 line 23), written into allocation (OUT)."""
+    cdef Py_ssize_t i
+    cdef int64_t k
+    cdef double factor
+    for i in prange(n_tenants, schedule='static', num_threads=n_threads):
+        factor = scale[i] * level[i]
+        for k in range(indptr[i], indptr[i + 1]):
+            allocation[k] = <floating>(data[k] * factor)

@@ -1,0 +1,137 @@
+"""Checks and conversions done once, in Python, before a kernel runs.
+
+The kernels trust their input (DESIGN.md, "thin Python wrappers"); everything a user can
+get wrong is caught here with a ValueError or TypeError that names the problem.
+"""
+import math
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def demand_matrix(demands, dtype=None):
+    """Return `demands` as a canonical CSR array the kernels accept.
+
+    Canonical: float32 or float64 values (`dtype`, else the input's float type, else
+    float64), int64 indptr, int32 column indices sorted within each row, no duplicates,
+    no explicit zeros. Rejects non-2-D input and values that are negative, NaN, infinite
+    or above 1 (D_ir is a fraction of resource r). Copies only what needs changing.
+    """
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if dtype not in FLOAT_DTYPES:
+            raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    if sp.issparse(demands):
+        if demands.ndim != 2:
+            raise ValueError(f"demands must be 2-D (tenants x resources), got ndim={demands.ndim}")
+        _check_numeric(demands.dtype)
+        matrix = sp.csr_array(demands)  # shares the input's arrays where it can
+        _check_values(matrix.data)
+    else:
+        try:
+            dense = np.asarray(demands)
+        except Exception as exc:  # ragged lists and the like
+            raise TypeError(f"demands must be a 2-D array or a scipy.sparse matrix: {exc}") from exc
+        if dense.ndim != 2:
+            raise ValueError(f"demands must be 2-D (tenants x resources), got shape {dense.shape}")
+        _check_numeric(dense.dtype)
+        _check_values(dense)
+        matrix = sp.csr_array(dense)
+    if not matrix.has_canonical_format or not matrix.data.all():
+        matrix = matrix.copy()  # never modify the caller's arrays
+        matrix.sum_duplicates()
+        matrix.eliminate_zeros()
+        _check_values(matrix.data)  # summed duplicates may exceed 1
+    target = dtype or (matrix.dtype if matrix.dtype in FLOAT_DTYPES else np.dtype(np.float64))
+    n_tenants, n_resources = matrix.shape
+    if n_resources >= 2**31 or n_tenants >= 2**31:
+        raise ValueError(f"demands of shape {matrix.shape} exceed the kernels' int32 indices")
+    return csr_from_arrays(matrix.data.astype(target, copy=False),
+                           matrix.indices.astype(np.int32, copy=False),
+                           matrix.indptr.astype(np.int64, copy=False), matrix.shape)
+
+
+def csr_from_arrays(data, indices, indptr, shape):
+    """A canonical CSR array over these exact arrays: int64 indptr, int32 indices.
+
+    scipy's constructor would give both index arrays one dtype (a copy of every column
+    index at scale), so the arrays are set directly; scipy's operations accept this.
+    """
+    out = sp.csr_array(shape, dtype=data.dtype)
+    out.data, out.indices, out.indptr = data, indices, indptr
+    out.has_canonical_format = True
+    return out
+
+
+def _check_numeric(dtype):
+    if dtype.kind not in "biuf":
+        raise TypeError(f"demands must hold real numbers, got dtype {dtype}")
+
+
+def _check_values(values):
+    if values.size == 0:
+        return
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        raise ValueError("demands contain NaN or infinite values")
+    low, high = values.min(), values.max()
+    if low < 0:
+        raise ValueError(f"demands must be non-negative, found {low}")
+    if high > 1:
+        raise ValueError(f"demands are fractions of each resource and must be at most 1, found {high}")
+
+
+def tenant_weights(weights, n_tenants):
+    """Per-tenant weights as a float64 array (all ones when None); positive and finite."""
+    if weights is None:
+        return np.ones(n_tenants, dtype=np.float64)
+    w = np.asarray(weights)
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"weights must be real numbers, got dtype {w.dtype}")
+    if w.shape != (n_tenants,):
+        raise ValueError(f"weights must have one entry per tenant, shape ({n_tenants},), got {w.shape}")
+    w = w.astype(np.float64, copy=False)
+    if not np.isfinite(w).all():
+        raise ValueError("weights contain NaN or infinite values")
+    if n_tenants and w.min() <= 0:
+        raise ValueError(f"weights must be positive, found {w.min()}")
+    return np.ascontiguousarray(w)
+
+
+def positive_int(value, name, allow_none=True):
+    """An int >= 1 (bools rejected), or None when allowed."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value}")
+    return int(value)
+
+
+def real(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"{name} must not be NaN")
+    return value
+
+
+def epsilon_value(epsilon):
+    eps = real(epsilon, "epsilon")
+    if not 0.0 <= eps < 1.0:
+        raise ValueError(f"epsilon must lie in [0, 1), got {eps}")
+    return eps
+
+
+def deadline_value(deadline):
+    """Seconds (> 0) or None; None means no deadline."""
+    if deadline is None:
+        return None
+    seconds = real(deadline, "deadline")
+    if seconds <= 0:
+        raise ValueError(f"deadline must be positive (seconds), got {seconds}")
+    return seconds

@@ -1,0 +1,254 @@
+"""DC-DRF's inner loop: Algorithm 2, lines 5-23, of Kash, O'Shea and Volos (SoCC'18).
+
+One kernel serves the paper's four run-time configurations (section 5.1): DC-DRF
+(epsilon > 0, many threads), sDC-DRF (one thread), pEDRF (epsilon = 0, stopped at the
+deadline) and pEDRF-1 (one round). The elements of the paper map to arrays here:
+
+  mu[r]        mu_tr, the summed rho_i * d_ir of the active tenants (lines 8, 17)
+  residual[r]  s_rt, the fraction of r left (lines 6, 15)
+  y            the running sum of the x_t (line 14)
+  level[i]     z_i, the y at which tenant i left (lines 18, 21)
+
+Tiling follows Table 2: resource tiles for lines 13, 15 and 17, tenant tiles for line 16.
+Tiles have a fixed size and every sum runs in a fixed order, so the result is bit for bit
+the same for any thread count:
+  - the initial mu is summed in MU_BLOCKS fixed blocks of tenants, then over the blocks;
+  - line 17 splits resources into one range per thread, and each range subtracts its
+    leaving tenants in tenant order;
+  - line 13 is a minimum, which does not depend on order.
+Each tile keeps its live members packed at its start, so a round costs the live tenants'
+non-zeros plus the live resources, not the whole matrix.
+"""
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.math cimport INFINITY
+from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
+                      tenant_scales, write_allocation)
+
+cdef enum:
+    TENANT_TILE = 2048      # tenants per tenant tile (line 16)
+    RESOURCE_TILE = 1024    # resources per resource tile (lines 13, 15)
+    MU_BLOCKS = 16          # fixed blocks for the initial sum of line 8
+
+
+cdef struct Tiles:
+    # Members of tile c are members[c * size : c * size + count[c]], packed and in order.
+    int32_t* members
+    int32_t* count
+    Py_ssize_t size
+    Py_ssize_t n_tiles
+
+
+cdef double live_resources_min(Tiles res, Py_ssize_t c, const double* residual,
+                               const double* mu, const int32_t* users) noexcept nogil:
+    """Line 13 over tile c: min of s_r / mu_r over live resources; drops resources that
+    no active tenant demands any longer (users[r] == 0), packing the rest."""
+    cdef Py_ssize_t base = c * res.size, j, kept = 0
+    cdef int32_t r
+    cdef double best = INFINITY, ratio
+    for j in range(res.count[c]):
+        r = res.members[base + j]
+        if users[r] == 0:
+            continue
+        res.members[base + kept] = r
+        kept = kept + 1
+        ratio = residual[r] / mu[r]
+        if ratio < best:
+            best = ratio
+    res.count[c] = <int32_t>kept
+    return best
+
+
+cdef void update_residuals(Tiles res, Py_ssize_t c, double x, double threshold,
+                           double* residual, const double* mu,
+                           uint8_t* exhausted) noexcept nogil:
+    """Line 15 over tile c, and the test of line 16 per resource: s_r <= epsilon."""
+    cdef Py_ssize_t base = c * res.size, j
+    cdef int32_t r
+    for j in range(res.count[c]):
+        r = res.members[base + j]
+        residual[r] = residual[r] - x * mu[r]
+        if residual[r] <= threshold:
+            exhausted[r] = 1
+
+
+cdef void evict_tenants(Tiles ten, Py_ssize_t c, double y, const int64_t* indptr,
+                        const int32_t* indices, const uint8_t* exhausted,
+                        int32_t* leaving, int32_t* n_leaving, double* level) noexcept nogil:
+    """Lines 16 and 18 over tenant tile c: a tenant leaves when any resource it demands
+    is exhausted, with z_i = y_t. Leavers go to leaving[], in tenant order."""
+    cdef Py_ssize_t base = c * ten.size, j, kept = 0, left = 0
+    cdef int32_t i
+    cdef int64_t k
+    cdef uint8_t hit
+    for j in range(ten.count[c]):
+        i = ten.members[base + j]
+        hit = 0
+        for k in range(indptr[i], indptr[i + 1]):
+            hit = hit | exhausted[indices[k]]
+        if hit:
+            leaving[base + left] = i
+            left = left + 1
+            level[i] = y
+        else:
+            ten.members[base + kept] = i
+            kept = kept + 1
+    ten.count[c] = <int32_t>kept
+    n_leaving[c] = <int32_t>left
+
+
+cdef void subtract_leavers(const floating* data, const int64_t* indptr,
+                           const int32_t* indices, const double* scale, Tiles ten,
+                           const int32_t* leaving, const int32_t* n_leaving,
+                           int32_t r_begin, int32_t r_end,
+                           double* mu, int32_t* users) noexcept nogil:
+    """Line 17 for resources [r_begin, r_end): mu_r -= rho_i * d_ir for each tenant that
+    left this round, in tenant order; users[r] counts the active tenants demanding r."""
+    cdef Py_ssize_t c, j
+    cdef int32_t i, r
+    cdef int64_t k
+    for c in range(ten.n_tiles):
+        for j in range(n_leaving[c]):
+            i = leaving[c * ten.size + j]
+            for k in range(indptr[i], indptr[i + 1]):
+                r = indices[k]
+                if r_begin <= r < r_end:
+                    mu[r] = mu[r] - data[k] * scale[i]
+                    users[r] = users[r] - 1
+
+
+cdef void sum_demand_block(const floating* data, const int64_t* indptr,
+                           const int32_t* indices, const double* scale,
+                           Py_ssize_t i_begin, Py_ssize_t i_end, double* mu_part,
+                           int32_t* users_part) noexcept nogil:
+    """Line 8 for tenants [i_begin, i_end): partial mu and user counts of one block."""
+    cdef Py_ssize_t i
+    cdef int64_t k
+    for i in range(i_begin, i_end):
+        if scale[i] == 0.0:
+            continue
+        for k in range(indptr[i], indptr[i + 1]):
+            mu_part[indices[k]] += data[k] * scale[i]
+            users_part[indices[k]] += 1
+
+
+def dcdrf(const floating[::1] data, const int32_t[::1] indices, const int64_t[::1] indptr,
+          Py_ssize_t n_resources, const double[::1] weights, double epsilon,
+          double deadline, long long max_rounds, int n_threads,
+          floating[::1] allocation, double[::1] level):
+    """Run Algorithm 2's inner loop on CSR demands (IN: data, indices, indptr, weights).
+
+    Stops when no tenant is active, after max_rounds rounds, or once `deadline` seconds
+    have passed since the call began (checked after each round, line 19); on a stop the
+    active tenants get z_i = y_t (line 21). Writes allocation (OUT, same layout as data)
+    and level (OUT, z per tenant). Returns (rounds, timed_out, elapsed seconds).
+    """
+    cdef double t_start = now()
+    cdef Py_ssize_t n_tenants = indptr.shape[0] - 1
+    cdef Py_ssize_t R = n_resources, c, b, r, i, j
+    cdef Py_ssize_t n_ranges = n_threads
+    cdef double threshold = epsilon + ROUNDING_SLACK
+    cdef double x, y = 0.0
+    cdef long long rounds = 0, n_active = 0
+    cdef bint timed_out = False
+
+    scale_arr = np.zeros(n_tenants, dtype=np.float64)
+    mu_arr = np.zeros(R, dtype=np.float64)
+    users_arr = np.zeros(R, dtype=np.int32)
+    residual_arr = np.ones(R, dtype=np.float64)
+    exhausted_arr = np.zeros(R, dtype=np.uint8)
+    tenant_members = np.empty(n_tenants, dtype=np.int32)
+    leaving_arr = np.empty(n_tenants, dtype=np.int32)
+    resource_members = np.empty(R, dtype=np.int32)
+    cdef Tiles ten, res
+    ten.size = TENANT_TILE
+    ten.n_tiles = (n_tenants + TENANT_TILE - 1) // TENANT_TILE
+    res.size = RESOURCE_TILE
+    res.n_tiles = (R + RESOURCE_TILE - 1) // RESOURCE_TILE
+    ten_count_arr = np.zeros(ten.n_tiles, dtype=np.int32)
+    n_leaving_arr = np.zeros(ten.n_tiles, dtype=np.int32)
+    res_count_arr = np.zeros(res.n_tiles, dtype=np.int32)
+    tile_min_arr = np.empty(res.n_tiles, dtype=np.float64)
+    mu_parts_arr = np.zeros((MU_BLOCKS, R), dtype=np.float64)
+    users_parts_arr = np.zeros((MU_BLOCKS, R), dtype=np.int32)
+
+    cdef double[::1] scale = scale_arr, mu = mu_arr, residual = residual_arr
+    cdef double[::1] tile_min = tile_min_arr
+    cdef double[:, ::1] mu_parts = mu_parts_arr
+    cdef int32_t[:, ::1] users_parts = users_parts_arr
+    cdef int32_t[::1] users = users_arr, n_leaving = n_leaving_arr
+    cdef int32_t[::1] tmembers = tenant_members, rmembers = resource_members
+    cdef int32_t[::1] tcount = ten_count_arr, rcount = res_count_arr, leaving = leaving_arr
+    cdef uint8_t[::1] exhausted = exhausted_arr
+    ten.members = &tmembers[0] if n_tenants else NULL
+    ten.count = &tcount[0] if ten.n_tiles else NULL
+    res.members = &rmembers[0] if R else NULL
+    res.count = &rcount[0] if res.n_tiles else NULL
+    cdef const floating* D = &data[0] if data.shape[0] else NULL
+    cdef const int32_t* cols = &indices[0] if indices.shape[0] else NULL
+    cdef double* mu_p = &mu[0] if R else NULL
+    cdef int32_t* users_p = &users[0] if R else NULL
+    cdef int32_t* leaving_p = &leaving[0] if n_tenants else NULL
+    cdef int32_t* n_leaving_p = &n_leaving[0] if ten.n_tiles else NULL
+    cdef double* level_p = &level[0] if n_tenants else NULL
+    cdef double* scale_p = &scale[0] if n_tenants else NULL
+
+    with nogil:
+        tenant_scales(D, &indptr[0], &weights[0] if n_tenants else NULL, n_tenants,
+                      scale_p, n_threads)
+        # Line 8: mu_1r in MU_BLOCKS fixed blocks of tenants, then summed block by block.
+        for b in prange(MU_BLOCKS, schedule='static', num_threads=n_threads):
+            sum_demand_block(D, &indptr[0], cols, scale_p,
+                             b * n_tenants // MU_BLOCKS, (b + 1) * n_tenants // MU_BLOCKS,
+                             &mu_parts[b, 0] if R else NULL,
+                             &users_parts[b, 0] if R else NULL)
+        for r in prange(R, schedule='static', num_threads=n_threads):
+            for b in range(MU_BLOCKS):
+                mu[r] += mu_parts[b, r]
+                users[r] += users_parts[b, r]
+        # S_1: tenants with some demand, and the resources they demand, packed per tile.
+        for c in range(ten.n_tiles):
+            for i in range(c * TENANT_TILE, min((c + 1) * TENANT_TILE, n_tenants)):
+                level[i] = 0.0
+                if scale[i] > 0.0:
+                    tmembers[c * TENANT_TILE + tcount[c]] = <int32_t>i
+                    tcount[c] += 1
+            n_active += tcount[c]
+        for c in range(res.n_tiles):
+            for r in range(c * RESOURCE_TILE, min((c + 1) * RESOURCE_TILE, R)):
+                if users[r] > 0:
+                    rmembers[c * RESOURCE_TILE + rcount[c]] = <int32_t>r
+                    rcount[c] += 1
+
+        while n_active > 0:                                         # line 12
+            for c in prange(res.n_tiles, schedule='static', num_threads=n_threads):
+                tile_min[c] = live_resources_min(res, c, &residual[0], mu_p, users_p)
+            x = INFINITY                                            # line 13
+            for c in range(res.n_tiles):
+                if tile_min[c] < x:
+                    x = tile_min[c]
+            y = y + x                                               # line 14
+            for c in prange(res.n_tiles, schedule='static', num_threads=n_threads):
+                update_residuals(res, c, x, threshold, &residual[0], mu_p,
+                                 &exhausted[0])                     # line 15
+            for c in prange(ten.n_tiles, schedule='static', num_threads=n_threads):
+                evict_tenants(ten, c, y, &indptr[0], cols, &exhausted[0],
+                              leaving_p, n_leaving_p, level_p)     # lines 16, 18
+            for j in prange(n_ranges, schedule='static', num_threads=n_threads):
+                subtract_leavers(D, &indptr[0], cols, scale_p, ten, leaving_p,
+                                 n_leaving_p, <int32_t>(j * R // n_ranges),
+                                 <int32_t>((j + 1) * R // n_ranges), mu_p, users_p)  # line 17
+            rounds = rounds + 1
+            n_active = 0
+            for c in range(ten.n_tiles):
+                n_active = n_active + tcount[c]
+            if n_active > 0 and (rounds >= max_rounds or now() - t_start > deadline):
+                timed_out = True                                    # lines 19-21
+                for c in range(ten.n_tiles):
+                    for j in range(tcount[c]):
+                        level[tmembers[c * TENANT_TILE + j]] = y
+                break
+        write_allocation(D, &indptr[0], scale_p, level_p, n_tenants,
+                         &allocation[0] if allocation.shape[0] else NULL, n_threads)
+    return rounds, bool(timed_out), now() - t_start

@@ -1,0 +1,178 @@
+"""Every allocator against the literal transcriptions in reference.py, plus worked examples
+and invariants."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+import drfbench
+import reference
+
+FAST_METHODS = ("dcdrf", "sdcdrf", "pedrf", "pedrf1")
+
+
+def random_instance(rng):
+    """A small instance with zero entries, ties (values on a coarse grid), all-zero rows
+    and identical rows, often with weights."""
+    n, m = rng.integers(1, 9), rng.integers(1, 7)
+    grid = rng.random() < 0.5
+    values = rng.integers(1, 9, size=(n, m)) / 8 if grid else rng.random((n, m))
+    D = np.where(rng.random((n, m)) < rng.uniform(0.2, 0.9), values, 0.0)
+    if n > 1 and rng.random() < 0.3:
+        D[rng.integers(n)] = D[rng.integers(n)]           # identical rows
+    if rng.random() < 0.2:
+        D[rng.integers(n)] = 0.0                          # an all-zero row
+    weights = None if rng.random() < 0.5 else rng.integers(1, 4, size=n).astype(float)
+    return D, weights
+
+
+def assert_same(result, expected, rtol=1e-9):
+    A, z, rounds, timed_out = expected
+    np.testing.assert_allclose(result.allocation.toarray(), A, rtol=rtol, atol=1e-12)
+    np.testing.assert_allclose(result.level, z, rtol=rtol, atol=1e-12)
+    assert result.rounds == rounds
+    assert result.timed_out == timed_out
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_edrf_matches_algorithm_1(seed):
+    D, w = random_instance(np.random.default_rng(seed))
+    assert_same(drfbench.allocate(D, "edrf", weights=w), reference.edrf(D, w))
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_dcdrf_matches_algorithm_2(seed):
+    rng = np.random.default_rng(1000 + seed)
+    D, w = random_instance(rng)
+    eps = [0.0, 0.01, 0.1, 0.3][seed % 4]
+    threads = 1 + seed % 2
+    assert_same(drfbench.allocate(D, "dcdrf", weights=w, epsilon=eps, threads=threads),
+                reference.dcdrf(D, w, epsilon=eps))
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_round_budget_matches_both_algorithms(seed):
+    rng = np.random.default_rng(2000 + seed)
+    D, w = random_instance(rng)
+    budget = int(rng.integers(1, 4))
+    assert_same(drfbench.allocate(D, "edrf", weights=w, max_rounds=budget),
+                reference.edrf(D, w, max_rounds=budget))
+    assert_same(drfbench.allocate(D, "pedrf", weights=w, max_rounds=budget),
+                reference.dcdrf(D, w, max_rounds=budget))
+    assert_same(drfbench.allocate(D, "pedrf1", weights=w), reference.dcdrf(D, w, max_rounds=1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 5)),
+              elements=st.sampled_from([0.0, 0.0, 0.125, 0.25, 0.5, 0.75, 1.0, 0.3, 0.7])),
+       st.sampled_from([0.0, 0.05, 0.2]))
+def test_ties_and_zeros_hypothesis(D, eps):
+    assert_same(drfbench.allocate(D, "sdcdrf", epsilon=eps), reference.dcdrf(D, epsilon=eps))
+    assert_same(drfbench.allocate(D, "edrf"), reference.edrf(D))
+
+
+@pytest.mark.parametrize("method", ("edrf",) + FAST_METHODS)
+def test_textbook_drf_example(method):
+    """<9 CPU, 18 GB>; user 1 wants <1 CPU, 4 GB> per task, user 2 <3 CPU, 1 GB>:
+    DRF gives user 1 three tasks' worth and user 2 two (DRF lecture, 'DRF example')."""
+    per_task = np.array([[1 / 9, 4 / 18], [3 / 9, 1 / 18]])
+    res = drfbench.allocate(per_task, method)
+    tasks = res.allocation.toarray() / per_task
+    np.testing.assert_allclose(tasks, [[3, 3], [2, 2]], rtol=1e-12)
+    assert res.rounds == 1 and not res.timed_out
+
+
+def test_weights_scale_dominant_shares():
+    """Two tenants on one resource with weights 1 and 3 split it 1:3."""
+    res = drfbench.allocate(np.array([[0.5], [0.5]]), "dcdrf", weights=[1, 3])
+    np.testing.assert_allclose(res.allocation.toarray().ravel(), [0.25, 0.75])
+
+
+def test_edge_shapes():
+    one_tenant = drfbench.allocate(np.array([[0.2, 0.4, 0.0]]), "dcdrf")
+    np.testing.assert_allclose(one_tenant.allocation.toarray(), [[0.5, 1.0, 0.0]])
+    one_resource = drfbench.allocate(np.array([[0.2], [0.0], [0.9]]), "edrf")
+    np.testing.assert_allclose(one_resource.allocation.toarray().ravel(), [0.5, 0.0, 0.5])
+    for method in ("edrf",) + FAST_METHODS:
+        empty = drfbench.allocate(np.zeros((3, 4)), method)
+        assert empty.allocation.nnz == 0 and empty.rounds == 0 and not empty.timed_out
+        none = drfbench.allocate(np.zeros((0, 4)), method)
+        assert none.allocation.shape == (0, 4) and none.rounds == 0
+
+
+def random_sparse(n, m, density, seed, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    D = sp.random_array((n, m), density=density, format="csr", rng=rng, dtype=np.float64)
+    D.data = np.maximum(D.data, 1e-3)
+    return D.astype(dtype)
+
+
+@pytest.fixture(scope="module")
+def medium():
+    return random_sparse(3000, 400, 0.03, seed=7)
+
+
+@pytest.mark.parametrize("method,eps", [("edrf", 0.0), ("dcdrf", 0.0), ("dcdrf", 1e-3),
+                                        ("pedrf1", 0.0)])
+def test_invariants_on_larger_input(medium, method, eps):
+    res = drfbench.allocate(medium, method, epsilon=eps)
+    A = res.allocation
+    assert A.shape == medium.shape and (A.indices == medium.indices).all()
+    assert A.sum(axis=0).max() <= 1 + 1e-9, "a resource is over-allocated"
+    ratio = A.data / medium.data                     # A_ir / D_ir is constant along a row
+    row = np.repeat(np.arange(medium.shape[0]), np.diff(medium.indptr))
+    lo = np.full(medium.shape[0], np.inf)
+    hi = np.zeros(medium.shape[0])
+    np.minimum.at(lo, row, ratio)
+    np.maximum.at(hi, row, ratio)
+    has = np.diff(medium.indptr) > 0
+    np.testing.assert_allclose(lo[has], hi[has], rtol=1e-9)
+    if eps == 0.0 and method != "pedrf1":
+        # exact EDRF is non-wasteful: every tenant demands some saturated resource
+        saturated = A.sum(axis=0) >= 1 - 1e-9
+        assert all(saturated[medium.indices[medium.indptr[i]:medium.indptr[i + 1]]].any()
+                   for i in np.flatnonzero(has))
+
+
+def test_edrf_and_dcdrf_agree_at_eps_zero(medium):
+    a = drfbench.allocate(medium, "edrf")
+    b = drfbench.allocate(medium, "dcdrf")
+    assert a.rounds == b.rounds > 10
+    np.testing.assert_allclose(b.allocation.data, a.allocation.data, rtol=1e-9)
+
+
+def test_epsilon_cuts_rounds(medium):
+    rounds = [drfbench.allocate(medium, "dcdrf", epsilon=e).rounds for e in (0.0, 1e-2, 1e-1)]
+    assert rounds[0] > rounds[1] > rounds[2]
+
+
+def test_threads_give_identical_results(medium):
+    """Fixed tiles and fixed summation order: the same bits for 1 and 2 threads."""
+    for eps in (0.0, 1e-3):
+        one = drfbench.allocate(medium, "dcdrf", epsilon=eps, threads=1)
+        two = drfbench.allocate(medium, "dcdrf", epsilon=eps, threads=2)
+        np.testing.assert_array_equal(one.allocation.data, two.allocation.data)
+        np.testing.assert_array_equal(one.level, two.level)
+        assert one.rounds == two.rounds
+
+
+@pytest.mark.parametrize("method", ("edrf", "dcdrf"))
+def test_float32_matches_float64(medium, method):
+    f64 = drfbench.allocate(medium, method, dtype=np.float64)
+    f32 = drfbench.allocate(medium, method, dtype=np.float32)
+    assert f32.allocation.dtype == np.float32 and f64.allocation.dtype == np.float64
+    np.testing.assert_allclose(f32.allocation.data, f64.allocation.data, rtol=1e-5)
+
+
+def test_deadline_stops_and_freezes_remaining_tenants(medium):
+    res = drfbench.allocate(medium, "pedrf", deadline=1e-9)
+    assert res.timed_out and res.rounds == 1, "the first round always completes (line 19)"
+    first = drfbench.allocate(medium, "pedrf1")
+    np.testing.assert_array_equal(res.allocation.data, first.allocation.data)
+
+
+def test_deterministic():
+    D = random_sparse(500, 80, 0.05, seed=3)
+    a, b = (drfbench.allocate(D, "dcdrf", epsilon=1e-3) for _ in range(2))
+    np.testing.assert_array_equal(a.allocation.data, b.allocation.data)
