@@ -131,12 +131,20 @@ cdef inline int64_t draw_distinct(uint64_t* state, int64_t lo, int64_t size, int
     return m
 
 
-cdef inline void sort_small(int32_t* a, int64_t n, int shift) noexcept nogil:
-    """Sort a short array of resource indices ascending (IN/OUT: a; n <= 128).
+cdef inline int bucket_shift(int64_t size) noexcept nogil:
+    """Smallest shift with (size - 1) >> shift < 128: sort_small's bucket width."""
+    cdef int shift = 0
+    while ((size - 1) >> shift) >= 128:
+        shift += 1
+    return shift
 
-    One counting-sort pass on the top bits (bucket = r >> shift < 128) leaves every
+
+cdef inline void sort_small(int32_t* a, int64_t n, int32_t lo, int shift) noexcept nogil:
+    """Sort n <= 128 resource indices from [lo, lo + (128 << shift)) ascending (IN/OUT: a).
+
+    One counting-sort pass on the top bits (bucket (r - lo) >> shift) leaves every
     element in its bucket; an insertion sort then only fixes order within buckets,
-    which is cheap because the indices of a row are spread out."""
+    which is cheap because the indices were drawn uniformly over the range."""
     cdef int32_t tmp[128]
     cdef int32_t count[129]
     cdef int64_t i, j, b
@@ -144,12 +152,12 @@ cdef inline void sort_small(int32_t* a, int64_t n, int shift) noexcept nogil:
     if n > 16:
         memset(count, 0, sizeof(count))
         for i in range(n):
-            count[(a[i] >> shift) + 1] += 1
+            count[((a[i] - lo) >> shift) + 1] += 1
         for b in range(128):
             count[b + 1] += count[b]
         for i in range(n):
             v = a[i]
-            b = v >> shift
+            b = (v - lo) >> shift
             tmp[count[b]] = v
             count[b] += 1
         memcpy(a, tmp, n * sizeof(int32_t))
@@ -162,16 +170,42 @@ cdef inline void sort_small(int32_t* a, int64_t n, int shift) noexcept nogil:
         a[j] = v
 
 
+cdef inline void merge_runs(const int32_t* a, int64_t na, const int32_t* b, int64_t nb,
+                            int32_t* out) noexcept nogil:
+    """Merge sorted a[0:na] and b[0:nb] (all distinct) into out[0:na + nb] (OUT: out)."""
+    cdef int64_t i = 0, j = 0, m = 0
+    while i < na and j < nb:
+        if a[i] < b[j]:
+            out[m] = a[i]
+            i += 1
+        else:
+            out[m] = b[j]
+            j += 1
+        m += 1
+    while i < na:
+        out[m] = a[i]
+        i += 1
+        m += 1
+    while j < nb:
+        out[m] = b[j]
+        j += 1
+        m += 1
+
+
 cdef inline void fill_row(uint64_t key, int locality, int64_t k, int64_t n_resources,
-                          int shift, const int64_t* cluster_start, int64_t n_clusters,
-                          const double* capacity, uint8_t* mark, int32_t* idx,
-                          floating* val) noexcept nogil:
+                          int shift_dc, int shift_cluster, const int64_t* cluster_start,
+                          int64_t n_clusters, const double* capacity, uint8_t* mark,
+                          int32_t* idx, floating* val) noexcept nogil:
     """One tenant's row: k distinct sorted resources and their demand fractions.
 
-    IN: key (the row's generator state), locality (0, 1, 2), k, the cluster boundaries,
-    the capacities. OUT: idx[0:k], val[0:k]. mark (all zero on entry) is left all zero."""
+    IN: key (the row's generator state), locality (0, 1, 2), k, the bucket shifts of
+    sort_small for the whole datacenter and for one cluster, the cluster boundaries,
+    the capacities. OUT: idx[0:k], val[0:k]. mark (all zero on entry) is left all zero.
+    Draw order: PodA, PodB, DC shares, each sorted on its own, then merged."""
     cdef uint64_t s = key
-    cdef int64_t k_a = 0, k_b = 0, k_dc, m = 0, j, a, b
+    cdef int64_t k_a = 0, k_b = 0, k_dc, j, a, b
+    cdef int32_t run[128]
+    cdef int32_t run2[128]
     cdef double c
     if locality >= 1:
         k_a = (k + 1) // 2                 # round(0.5 k), halves rounded up
@@ -180,8 +214,9 @@ cdef inline void fill_row(uint64_t key, int locality, int64_t k, int64_t n_resou
     k_dc = k - k_a - k_b
     if locality >= 1:
         a = next_below(&s, n_clusters)     # PodA
-        m = draw_distinct(&s, cluster_start[a], cluster_start[a + 1] - cluster_start[a],
-                          k_a, mark, idx, m)
+        draw_distinct(&s, cluster_start[a], cluster_start[a + 1] - cluster_start[a],
+                      k_a, mark, idx, 0)
+        sort_small(idx, k_a, <int32_t>cluster_start[a], shift_cluster)
         if locality == 2:
             if n_clusters > 1:             # PodB: uniform over the other clusters
                 b = next_below(&s, n_clusters - 1)
@@ -189,12 +224,20 @@ cdef inline void fill_row(uint64_t key, int locality, int64_t k, int64_t n_resou
                     b += 1
             else:
                 b = a
-            m = draw_distinct(&s, cluster_start[b], cluster_start[b + 1] - cluster_start[b],
-                              k_b, mark, idx, m)
-    m = draw_distinct(&s, 0, n_resources, k_dc, mark, idx, m)
+            draw_distinct(&s, cluster_start[b], cluster_start[b + 1] - cluster_start[b],
+                          k_b, mark, idx, k_a)
+            sort_small(idx + k_a, k_b, <int32_t>cluster_start[b], shift_cluster)
+    draw_distinct(&s, 0, n_resources, k_dc, mark, idx, k_a + k_b)
+    sort_small(idx + k_a + k_b, k_dc, 0, shift_dc)
     for j in range(k):
         mark[idx[j]] = 0
-    sort_small(idx, k, shift)
+    if locality == 1:
+        memcpy(run, idx, k * sizeof(int32_t))
+        merge_runs(run, k_a, run + k_a, k_dc, idx)
+    elif locality == 2:
+        memcpy(run, idx, k * sizeof(int32_t))
+        merge_runs(run, k_a, run + k_a, k_b, run2)
+        merge_runs(run2, k_a + k_b, run + k_a + k_b, k_dc, idx)
     for j in range(k):                     # value uniform on [1, C[r]], stored as value / C[r]
         c = capacity[idx[j]]
         val[j] = <floating>(<double>(1 + next_below(&s, <int64_t>c)) / c)
@@ -211,18 +254,18 @@ def fill_rows(uint64_t seed, int locality, const int64_t[::1] indptr,
     cdef int64_t n_resources = capacity.shape[0]
     cdef int64_t n_clusters = cluster_start.shape[0] - 1
     cdef uint8_t[:, ::1] marks = np.zeros((threads, n_resources), dtype=np.uint8)
-    cdef int64_t i, start
-    cdef int shift = 0
-    while ((n_resources - 1) >> shift) >= 128:   # bucket r >> shift of sort_small < 128
-        shift += 1
+    cdef int64_t i, start, widest = 0
+    for i in range(n_clusters):
+        widest = max(widest, cluster_start[i + 1] - cluster_start[i])
+    cdef int shift_dc = bucket_shift(n_resources), shift_cluster = bucket_shift(widest)
     if n == 0 or indptr[n] == 0:
         return
     with nogil, parallel(num_threads=threads):
         for i in prange(n, schedule='static'):
             start = indptr[i]
             fill_row(stream_key(seed, STREAM_ROW, i), locality, indptr[i + 1] - start,
-                     n_resources, shift, &cluster_start[0], n_clusters, &capacity[0],
-                     &marks[threadid(), 0], &indices[start], &data[start])
+                     n_resources, shift_dc, shift_cluster, &cluster_start[0], n_clusters,
+                     &capacity[0], &marks[threadid(), 0], &indices[start], &data[start])
 
 
 def max_threads():
