@@ -62,6 +62,7 @@ def csr_from_arrays(data, indices, indptr, shape):
     """
     out = sp.csr_array(shape, dtype=data.dtype)
     out.data, out.indices, out.indptr = data, indices, indptr
+    out.check_format(full_check=False)
     out.has_canonical_format = True
     return out
 

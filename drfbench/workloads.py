@@ -64,7 +64,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse import csr_array
 
-from drfbench._kernels import workloads as _kernel
+from ._config import default_threads
+from ._kernels import workloads as _kernel
+from ._validation import csr_from_arrays
 
 __all__ = ["PROFILES", "Workload", "generate", "save", "load"]
 
@@ -186,19 +188,6 @@ def _check_dtype(dtype):
     return dt
 
 
-def _make_csr(data, indices, indptr, shape):
-    """CSR array around the given buffers without copying (int64 indptr, int32 indices).
-
-    scipy's constructor would unify the index dtypes (copying indices to int64 when
-    indptr needs int64); assigning the buffers to an empty array keeps them as they are."""
-    m = csr_array(shape, dtype=data.dtype)
-    m.data, m.indices, m.indptr = data, indices, indptr
-    m.check_format(full_check=False)
-    m.has_sorted_indices = True
-    m.has_canonical_format = True
-    return m
-
-
 def generate(profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
              dtype=np.float32, weights: str | None = None,
              threads: int | None = None) -> Workload:
@@ -216,7 +205,7 @@ def generate(profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
     dt = _check_dtype(dtype)
     if not (weights is None or (isinstance(weights, str) and weights in WEIGHT_OPTIONS)):
         raise ValueError(f"weights must be one of {WEIGHT_OPTIONS}, got {weights!r}")
-    threads = _kernel.max_threads() if threads is None else _as_int(threads, "threads", 1)
+    threads = default_threads() if threads is None else _as_int(threads, "threads", 1)
 
     capacities = np.empty(n_resources, dtype=np.float64)
     _kernel.capacities(seed, CAPACITY_RANGE[0], CAPACITY_RANGE[1], capacities)
@@ -233,7 +222,7 @@ def generate(profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
     if weights == "random":
         w = np.empty(n_tenants, dtype=np.float64)
         _kernel.uniform_reals(seed, WEIGHT_RANGE[0], WEIGHT_RANGE[1], w)
-    return Workload(demands=_make_csr(data, indices, indptr, (n_tenants, n_resources)),
+    return Workload(demands=csr_from_arrays(data, indices, indptr, (n_tenants, n_resources)),
                     capacities=capacities, weights=w, cluster_bounds=bounds, profile=name,
                     seed=seed, weights_option=weights)
 
@@ -331,7 +320,7 @@ def _from_arrays(path, a):
     if weights is not None and (weights.shape != (n,) or weights.dtype != np.float64):
         raise bad("bad weights")
     option = str(a["weights_option"]) or None
-    return Workload(demands=_make_csr(data, indices, indptr, (n, r)),
+    return Workload(demands=csr_from_arrays(data, indices, indptr, (n, r)),
                     capacities=a["capacities"], weights=weights,
                     cluster_bounds=a["cluster_bounds"], profile=profile,
                     seed=int(a["seed"]), weights_option=option,

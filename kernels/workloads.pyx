@@ -8,7 +8,7 @@
 from cython.parallel cimport prange, parallel, threadid
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
-from _common cimport floating, int32_t, int64_t, uint8_t, omp_get_max_threads
+from _common cimport floating, int32_t, int64_t, uint8_t
 
 import numpy as np
 
@@ -266,8 +266,3 @@ def fill_rows(uint64_t seed, int locality, const int64_t[::1] indptr,
             fill_row(stream_key(seed, STREAM_ROW, i), locality, indptr[i + 1] - start,
                      n_resources, shift_dc, shift_cluster, &cluster_start[0], n_clusters,
                      &capacity[0], &marks[threadid(), 0], &indices[start], &data[start])
-
-
-def max_threads():
-    """OpenMP's default team size (respects OMP_NUM_THREADS); 1 without OpenMP."""
-    return omp_get_max_threads()
