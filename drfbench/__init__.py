@@ -8,6 +8,6 @@
 __version__ = "0.1.0"
 
 from ._config import config, show_config
-from .api import AllocationResult, Method, allocate, methods, register
+from .api import AllocationResult, Method, allocate, method_info, methods, register
 
-__all__ = ["AllocationResult", "Method", "allocate", "config", "methods", "register", "show_config"]
+__all__ = ["AllocationResult", "Method", "allocate", "config", "method_info", "methods", "register", "show_config"]

@@ -69,6 +69,13 @@ def methods() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
+def method_info(name) -> Method:
+    """The registered `Method` called `name` (its summary and the options it takes)."""
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise ValueError(f"unknown method {name!r}; registered methods: {', '.join(methods())}")
+    return _REGISTRY[name]
+
+
 def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=None,
              max_rounds=None, threads=None, dtype=None) -> AllocationResult:
     """Allocate resources to tenants with a registered method (see `methods()`).
@@ -83,9 +90,7 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     threads: OpenMP threads (default: OMP_NUM_THREADS or all cores).
     dtype: float32 or float64 for the kernel (default: the demands' float type).
     """
-    if not isinstance(method, str) or method not in _REGISTRY:
-        raise ValueError(f"unknown method {method!r}; registered methods: {', '.join(methods())}")
-    spec = _REGISTRY[method]
+    spec = method_info(method)
     eps = check.epsilon_value(epsilon)
     seconds = check.deadline_value(deadline)
     rounds_limit = check.positive_int(max_rounds, "max_rounds")

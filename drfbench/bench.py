@@ -1,0 +1,150 @@
+"""Benchmark entry point: time the allocators on one workload and compare them.
+
+    python -m drfbench.bench --profile G0 --tenants 100000 --resources 10000 \\
+        --methods edrf,dcdrf,pedrf1 --epsilons 0,1e-3,1e-2 --threads 1,2 --repeats 3
+
+Generates (or loads, --workload) one workload, runs every configuration (method x
+epsilon x threads x dtype; epsilon only for methods that take it, threads only for
+parallel ones) --repeats times, and prints one line per configuration as it finishes:
+median kernel time (the kernel's own timer) with min and max, rounds, and the metrics
+against the baseline method's exact allocation. --floor adds the one-pass floor (one
+streaming read of the non-zeros) measured in the same run, and each method's time as a
+multiple of it. --csv writes the same rows, tidy, for later analysis.
+"""
+import argparse
+import csv
+import os
+import resource
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from . import api, metrics, workloads
+from ._config import config, default_threads
+from ._validation import demand_matrix
+from ._kernels.floor import stream_sum
+
+
+def float_list(text):
+    return [float(x) for x in text.split(",") if x]
+
+
+def int_list(text):
+    return [int(x) for x in text.split(",") if x]
+
+
+def name_list(text):
+    return [x for x in text.split(",") if x]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m drfbench.bench", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--profile", default="G0", choices=workloads.PROFILES, help="demand profile (Table 3)")
+    p.add_argument("--tenants", type=int, default=20_000)
+    p.add_argument("--resources", type=int, default=2_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workload", help="load this .npz workload instead of generating one")
+    p.add_argument("--methods", type=name_list, default=list(api.methods()),
+                   help="comma-separated methods (default: all registered)")
+    p.add_argument("--epsilons", type=float_list, default=[0.0, 1e-3, 1e-2])
+    p.add_argument("--threads", type=int_list, default=None,
+                   help="comma-separated thread counts (default: 1 and the default count)")
+    p.add_argument("--dtypes", type=name_list, default=["float32"])
+    p.add_argument("--deadline", type=float, default=None, help="seconds, for every method")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--baseline", default="edrf", help="exact method the metrics compare against")
+    p.add_argument("--floor", action="store_true", help="also time the one-pass floor")
+    p.add_argument("--csv", help="write one tidy row per configuration to this file")
+    args = p.parse_args(argv)
+    unknown = [m for m in args.methods + [args.baseline] if m not in api.methods()]
+    if unknown:
+        p.error(f"unknown method(s) {', '.join(unknown)}; registered: {', '.join(api.methods())}")
+    if args.repeats < 1:
+        p.error("--repeats must be at least 1")
+    bad = [d for d in args.dtypes if d not in ("float32", "float64")]
+    if bad:
+        p.error(f"--dtypes takes float32 and float64, not {', '.join(bad)}")
+    if args.threads is None:
+        args.threads = sorted({1, default_threads()})
+    return args
+
+
+def configurations(args):
+    """(method, epsilon, threads, dtype) for every run the arguments ask for."""
+    for method in args.methods:
+        spec = api.method_info(method)
+        for epsilon in (args.epsilons if spec.epsilon else [0.0]):
+            for threads in (args.threads if spec.multithreaded else [1]):
+                for dtype in args.dtypes:
+                    yield method, epsilon, threads, dtype
+
+
+def peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    info = config()
+    print(f"# drfbench {info['drfbench']} on {info['cpu_model']} ({info['cpu_count']} cpus, "
+          f"openmp={info['openmp']}, vector: {info['cpu_vector_features']})", flush=True)
+    t0 = time.perf_counter()
+    if args.workload:
+        wl = workloads.load(args.workload)
+    else:
+        wl = workloads.generate(args.profile, args.tenants, args.resources, seed=args.seed,
+                                dtype=np.float64 if "float64" in args.dtypes else np.float32)
+    print(f"# workload {wl.profile} {wl.n_tenants} x {wl.n_resources}, {wl.nnz} non-zeros, "
+          f"{'loaded' if args.workload else 'generated'} in {time.perf_counter() - t0:.2f} s",
+          flush=True)
+    demands = {d: demand_matrix(wl.demands, d) for d in args.dtypes}
+
+    floor = None
+    if args.floor:
+        times = [stream_sum(demands[args.dtypes[0]].data, max(args.threads))[1]
+                 for _ in range(args.repeats)]
+        floor = statistics.median(times)
+        print(f"floor (one pass over {wl.nnz} non-zeros, {max(args.threads)} threads): "
+              f"{floor * 1e3:.2f} ms", flush=True)
+
+    baseline = api.allocate(demands[args.dtypes[-1]], args.baseline, weights=wl.weights)
+    print(f"baseline {args.baseline}: {baseline.elapsed:.3f} s, {baseline.rounds} rounds", flush=True)
+
+    rows = []
+    header = (f"{'method':8s} {'eps':>7s} {'thr':>3s} {'dtype':7s} {'median_s':>9s} {'min_s':>8s} "
+              f"{'max_s':>8s} {'rounds':>7s} {'t/o':>3s} {'util':>8s} {'fair_sd':>9s} {'worst':>7s} "
+              f"{'p0.1':>7s}" + (f" {'x_floor':>8s}" if floor else ""))
+    print(header, flush=True)
+    for method, epsilon, threads, dtype in configurations(args):
+        runs = [api.allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
+                             threads=threads, deadline=args.deadline)
+                for _ in range(args.repeats)]
+        times = [r.elapsed for r in runs]
+        m = metrics.compare(runs[-1], baseline)
+        row = {"profile": wl.profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
+               "nnz": wl.nnz, "seed": wl.seed, "method": method, "epsilon": epsilon,
+               "threads": threads, "dtype": dtype, "deadline": args.deadline,
+               "repeats": args.repeats, "elapsed_median": statistics.median(times),
+               "elapsed_min": min(times), "elapsed_max": max(times),
+               "timed_out": runs[-1].timed_out, "baseline": args.baseline,
+               "floor": floor, **m, "cpu_model": info["cpu_model"], "host": os.uname().nodename}
+        rows.append(row)
+        print(f"{method:8s} {epsilon:7.0e} {threads:3d} {dtype:7s} {row['elapsed_median']:9.4f} "
+              f"{row['elapsed_min']:8.4f} {row['elapsed_max']:8.4f} {m['rounds']:7d} "
+              f"{'y' if row['timed_out'] else 'n':>3s} {m['utilization_ratio']:8.5f} "
+              f"{m['fairness']:9.2e} {m['shortfall_worst']:7.4f} {m['shortfall_p0.1']:7.4f}"
+              + (f" {row['elapsed_median'] / floor:8.1f}" if floor else ""), flush=True)
+    print(f"# peak RSS {peak_rss_mib():.0f} MiB", flush=True)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

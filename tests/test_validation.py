@@ -1,0 +1,73 @@
+"""Bad input gets a clear ValueError or TypeError naming the problem."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import drfbench
+
+GOOD = np.array([[0.2, 0.5], [0.4, 0.0]])
+
+
+@pytest.mark.parametrize("demands,error,match", [
+    (np.array([[0.2, -0.1]]), ValueError, "non-negative"),
+    (np.array([[0.2, np.nan]]), ValueError, "NaN or infinite"),
+    (np.array([[0.2, np.inf]]), ValueError, "NaN or infinite"),
+    (np.array([[0.2, 1.5]]), ValueError, "at most 1"),
+    (np.array([0.2, 0.5]), ValueError, "2-D"),
+    (np.zeros((2, 2, 2)), ValueError, "2-D"),
+    (np.array([["a", "b"]]), TypeError, "real numbers"),
+    ([[0.1, 0.2], [0.3]], TypeError, "2-D array"),
+    (sp.csr_array(np.array([[0.2, -0.1]])), ValueError, "non-negative"),
+    (sp.coo_array(([0.6, 0.6], ([0, 0], [1, 1])), shape=(1, 2)), ValueError, "at most 1"),
+])
+def test_bad_demands(demands, error, match):
+    with pytest.raises(error, match=match):
+        drfbench.allocate(demands)
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    ({"method": "drf2"}, ValueError, "unknown method 'drf2'.*dcdrf"),
+    ({"method": None}, ValueError, "unknown method"),
+    ({"weights": [1.0]}, ValueError, "one entry per tenant"),
+    ({"weights": [1.0, 0.0]}, ValueError, "positive"),
+    ({"weights": [1.0, -2.0]}, ValueError, "positive"),
+    ({"weights": [1.0, np.nan]}, ValueError, "NaN"),
+    ({"weights": ["a", "b"]}, TypeError, "weights"),
+    ({"epsilon": 1.0}, ValueError, r"\[0, 1\)"),
+    ({"epsilon": -0.1}, ValueError, r"\[0, 1\)"),
+    ({"epsilon": float("nan")}, ValueError, "NaN"),
+    ({"epsilon": "0.1"}, TypeError, "epsilon"),
+    ({"deadline": 0}, ValueError, "deadline must be positive"),
+    ({"deadline": -1.0}, ValueError, "deadline must be positive"),
+    ({"max_rounds": 0}, ValueError, "max_rounds"),
+    ({"max_rounds": 2.5}, TypeError, "max_rounds"),
+    ({"threads": 0}, ValueError, "threads"),
+    ({"threads": True}, TypeError, "threads"),
+    ({"dtype": np.int32}, ValueError, "float32 or float64"),
+    ({"method": "edrf", "epsilon": 0.1}, ValueError, "takes no epsilon"),
+    ({"method": "pedrf", "epsilon": 0.1}, ValueError, "takes no epsilon"),
+    ({"method": "edrf", "threads": 2}, ValueError, "single-threaded"),
+    ({"method": "sdcdrf", "threads": 2}, ValueError, "single-threaded"),
+    ({"method": "pedrf1", "max_rounds": 3}, ValueError, "1 round"),
+])
+def test_bad_options(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        drfbench.allocate(GOOD, **kwargs)
+
+
+def test_valid_corner_cases():
+    """All-zero rows, undemanded resources, integer and boolean input, explicit zeros and
+    unsorted duplicates in sparse input are all valid; the caller's arrays are untouched."""
+    D = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
+    res = drfbench.allocate(D)
+    np.testing.assert_allclose(res.allocation.toarray(), [[0, 0, 0], [1, 0, 0]])
+    assert res.level[0] == 0.0
+    assert drfbench.allocate(np.array([[1, 0], [0, 1]])).allocation.dtype == np.float64
+    messy = sp.csr_array((np.array([0.25, 0.0, 0.25, 0.5]), np.array([1, 0, 1, 0]),
+                          np.array([0, 3, 4])), shape=(2, 2))
+    before = messy.data.copy()
+    res = drfbench.allocate(messy, "edrf")
+    np.testing.assert_array_equal(messy.data, before)
+    np.testing.assert_allclose(res.allocation.toarray(), [[0, 1], [1, 0]])
+    assert drfbench.allocate(sp.csr_matrix(D), dtype="float32").allocation.dtype == np.float32
+    assert drfbench.allocate(GOOD, "pedrf1", max_rounds=1).rounds == 1
