@@ -1,15 +1,25 @@
 """Build drfbench's Cython kernels.
 
-Every ``kernels/*.pyx`` becomes ``drfbench._kernels.<name>``, compiled with OpenMP when
-the compiler has it. Cython directives are set once here for the whole build.
+Every ``kernels/*.pyx`` is translated to C once and compiled into one extension package
+per vector-width variant (faiss's pattern), with OpenMP when the compiler has it:
+
+  drfbench._kernels          generic: the architecture's baseline ISA (SSE2 on x86-64)
+  drfbench._kernels_scalar   no auto-vectorization (the paper's "scalar")
+  drfbench._kernels_avx2     256-bit AVX2 + FMA (x86-64 only)
+  drfbench._kernels_avx512   512-bit AVX-512 F/VL/BW/DQ (x86-64 only)
+
+drfbench._isa picks one at run time from the CPU's features. Cython directives are set
+once here for the whole build.
 
 Environment switches:
   DRFBENCH_DEBUG=1      bounds checking and wraparound back on, -O0 -g (for tests/debugging)
   DRFBENCH_NO_OPENMP=1  build without OpenMP even if the compiler has it
+  DRFBENCH_VARIANTS=generic,avx2   build only these variants (default: all the platform has)
 Nothing built by default uses -march=native: the default build targets the baseline x86-64
 (or aarch64) instruction set so that it runs on any machine of that architecture.
 """
 import os
+import platform
 import sys
 import tempfile
 from pathlib import Path
@@ -29,6 +39,17 @@ DIRECTIVES = {
     "embedsignature": True,
 }
 OPT_FLAGS = ["-O0", "-g"] if DEBUG else ["-O3"]
+X86 = platform.machine().lower() in ("x86_64", "amd64")
+# Keep in step with drfbench/_isa.py, which reads the same names and CPU flags.
+VARIANT_FLAGS = {
+    "generic": [],
+    "scalar": ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"],
+    **({"avx2": ["-mavx2", "-mfma"],
+        "avx512": ["-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mavx2", "-mfma",
+                   "-mprefer-vector-width=512"]} if X86 else {}),
+}
+_wanted = os.environ.get("DRFBENCH_VARIANTS")
+VARIANTS = [v for v in VARIANT_FLAGS if _wanted is None or v in _wanted.split(",") or v == "generic"]
 
 
 def compiler_has_openmp(compiler):
@@ -57,23 +78,32 @@ class BuildExt(build_ext):
                   f" SINGLE-THREADED. drfbench.show_config() reports 'openmp: False'.\n{bar}\n",
                   file=sys.stderr)
         for ext in self.extensions:
-            ext.extra_compile_args = OPT_FLAGS + (["-fopenmp"] if openmp else [])
+            variant = ext.name.split(".")[1].removeprefix("_kernels").lstrip("_") or "generic"
+            ext.extra_compile_args = OPT_FLAGS + VARIANT_FLAGS[variant] + (["-fopenmp"] if openmp else [])
             ext.extra_link_args = ["-fopenmp"] if openmp else []
+        self.parallel = self.parallel or os.cpu_count()
         super().build_extensions()
 
 
+def package(variant):
+    return "drfbench._kernels" if variant == "generic" else f"drfbench._kernels_{variant}"
+
+
+# Cython translates each .pyx to C once; every variant compiles that same C with its flags.
+generic = cythonize(
+    [Extension(f"drfbench._kernels.{pyx.stem}", [str(pyx)],
+               include_dirs=[numpy.get_include(), "kernels"],
+               define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")])
+     for pyx in sorted(Path("kernels").glob("*.pyx"))],
+    compiler_directives=DIRECTIVES, include_path=["kernels"], build_dir="build/cython")
 extensions = [
-    Extension(
-        f"drfbench._kernels.{pyx.stem}",
-        [str(pyx)],
-        include_dirs=[numpy.get_include(), "kernels"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")],
-    )
-    for pyx in sorted(Path("kernels").glob("*.pyx"))
+    Extension(ext.name.replace("drfbench._kernels", package(variant)), ext.sources,
+              include_dirs=ext.include_dirs, define_macros=ext.define_macros)
+    for variant in VARIANTS for ext in generic
 ]
 
 setup(
-    ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, include_path=["kernels"],
-                          build_dir="build/cython"),
+    packages=["drfbench"] + [package(v) for v in VARIANTS],
+    ext_modules=extensions,
     cmdclass={"build_ext": BuildExt},
 )

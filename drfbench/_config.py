@@ -44,7 +44,7 @@ def cpu_info():
 
 def config():
     """The facts `show_config` prints, as a dict (for provenance stamps)."""
-    from . import __version__
+    from . import __version__, _isa
     model, vector, smt = cpu_info()
     return {
         "drfbench": __version__,
@@ -58,6 +58,8 @@ def config():
         "cpu_count": os.cpu_count(),
         "smt": smt,
         "cpu_vector_features": " ".join(vector),
+        "kernel_variants": " ".join(_isa.runnable()),
+        "kernel_variant": _isa.resolve(),
     }
 
 

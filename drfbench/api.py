@@ -10,10 +10,9 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from . import _isa
 from . import _validation as check
 from ._config import default_threads
-from ._kernels.dcdrf import dcdrf as _dcdrf_kernel
-from ._kernels.edrf import edrf as _edrf_kernel
 
 NO_ROUND_LIMIT = 2**62
 
@@ -36,14 +35,16 @@ class AllocationResult:
     method: str
     epsilon: float
     threads: int
+    isa: str
 
 
 @dataclass(frozen=True)
 class Method:
     """A registered allocator and the options it accepts.
 
-    run(demands, weights, epsilon, deadline, max_rounds, threads, allocation, level)
-    fills allocation and level and returns (rounds, timed_out, elapsed).
+    run(kernels, demands, weights, epsilon, deadline, max_rounds, threads, allocation, level)
+    calls a kernel of the chosen variant (`kernels`, from drfbench._isa), fills allocation
+    and level, and returns (rounds, timed_out, elapsed).
     """
     name: str
     run: Callable
@@ -77,7 +78,7 @@ def method_info(name) -> Method:
 
 
 def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=None,
-             max_rounds=None, threads=None, dtype=None) -> AllocationResult:
+             max_rounds=None, threads=None, dtype=None, isa=None) -> AllocationResult:
     """Allocate resources to tenants with a registered method (see `methods()`).
 
     demands: dense 2-D array or scipy.sparse matrix, tenants x resources, entries the
@@ -89,6 +90,8 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
         max_rounds: the same, counted in rounds (deterministic, for reproducible runs).
     threads: OpenMP threads (default: OMP_NUM_THREADS or all cores).
     dtype: float32 or float64 for the kernel (default: the demands' float type).
+    isa: kernel vector-width variant, "scalar", "generic", "avx2" or "avx512" (default:
+        $DRFBENCH_ISA, else the widest this CPU runs); one the CPU cannot run is refused.
     """
     spec = method_info(method)
     eps = check.epsilon_value(epsilon)
@@ -107,26 +110,27 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
             raise ValueError(f"method {method!r} always runs {spec.max_rounds} round(s); got max_rounds={rounds_limit}")
         rounds_limit = spec.max_rounds
 
+    kernels = _isa.kernels(isa)
     matrix = check.demand_matrix(demands, dtype)
     w = check.tenant_weights(weights, matrix.shape[0])
     allocation = np.zeros(matrix.nnz, dtype=matrix.dtype)
     level = np.zeros(matrix.shape[0], dtype=np.float64)
     rounds, timed_out, elapsed = spec.run(
-        matrix, w, eps, np.inf if seconds is None else seconds,
+        kernels, matrix, w, eps, np.inf if seconds is None else seconds,
         NO_ROUND_LIMIT if rounds_limit is None else rounds_limit, n_threads, allocation, level)
     return AllocationResult(
         allocation=check.csr_from_arrays(allocation, matrix.indices, matrix.indptr, matrix.shape),
         level=level, rounds=int(rounds), elapsed=float(elapsed), timed_out=bool(timed_out),
-        method=method, epsilon=eps, threads=n_threads)
+        method=method, epsilon=eps, threads=n_threads, isa=kernels.name)
 
 
-def _run_dcdrf(m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
-    return _dcdrf_kernel(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
+def _run_dcdrf(kernels, m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
+    return kernels.dcdrf.dcdrf(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
                          deadline, max_rounds, threads, allocation, level)
 
 
-def _run_edrf(m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
-    return _edrf_kernel(m.data, m.indices, m.indptr, m.shape[1], weights, deadline,
+def _run_edrf(kernels, m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
+    return kernels.edrf.edrf(m.data, m.indices, m.indptr, m.shape[1], weights, deadline,
                         max_rounds, allocation, level)
 
 

@@ -21,10 +21,9 @@ import time
 
 import numpy as np
 
-from . import api, metrics, workloads
+from . import _isa, api, metrics, workloads
 from ._config import config, default_threads
 from ._validation import demand_matrix
-from ._kernels.floor import stream_sum
 
 
 def float_list(text):
@@ -53,6 +52,8 @@ def parse_args(argv):
     p.add_argument("--threads", type=int_list, default=None,
                    help="comma-separated thread counts (default: 1 and the default count)")
     p.add_argument("--dtypes", type=name_list, default=["float32"])
+    p.add_argument("--isa", default=None, help=f"kernel variant ({', '.join(_isa.VARIANTS)}; "
+                   "default: $DRFBENCH_ISA or the widest this CPU runs)")
     p.add_argument("--deadline", type=float, default=None, help="seconds, for every method")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--baseline", default="edrf", help="exact method the metrics compare against")
@@ -67,6 +68,10 @@ def parse_args(argv):
     bad = [d for d in args.dtypes if d not in ("float32", "float64")]
     if bad:
         p.error(f"--dtypes takes float32 and float64, not {', '.join(bad)}")
+    try:
+        args.isa = _isa.resolve(args.isa)
+    except (ValueError, _isa.UnsupportedVariantError) as exc:
+        p.error(str(exc))
     if args.threads is None:
         args.threads = sorted({1, default_threads()})
     return args
@@ -90,7 +95,8 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     info = config()
     print(f"# drfbench {info['drfbench']} on {info['cpu_model']} ({info['cpu_count']} cpus, "
-          f"openmp={info['openmp']}, vector: {info['cpu_vector_features']})", flush=True)
+          f"openmp={info['openmp']}, vector: {info['cpu_vector_features']}), kernels: {args.isa}",
+          flush=True)
     t0 = time.perf_counter()
     if args.workload:
         wl = workloads.load(args.workload)
@@ -104,6 +110,7 @@ def main(argv=None):
 
     floor = None
     if args.floor:
+        stream_sum = _isa.kernels(args.isa).floor.stream_sum
         times = [stream_sum(demands[args.dtypes[0]].data, max(args.threads))[1]
                  for _ in range(args.repeats)]
         floor = statistics.median(times)
@@ -120,13 +127,13 @@ def main(argv=None):
     print(header, flush=True)
     for method, epsilon, threads, dtype in configurations(args):
         runs = [api.allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
-                             threads=threads, deadline=args.deadline)
+                             threads=threads, deadline=args.deadline, isa=args.isa)
                 for _ in range(args.repeats)]
         times = [r.elapsed for r in runs]
         m = metrics.compare(runs[-1], baseline)
         row = {"profile": wl.profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
                "nnz": wl.nnz, "seed": wl.seed, "method": method, "epsilon": epsilon,
-               "threads": threads, "dtype": dtype, "deadline": args.deadline,
+               "threads": threads, "dtype": dtype, "isa": args.isa, "deadline": args.deadline,
                "repeats": args.repeats, "elapsed_median": statistics.median(times),
                "elapsed_min": min(times), "elapsed_max": max(times),
                "timed_out": runs[-1].timed_out, "baseline": args.baseline,

@@ -1,0 +1,85 @@
+"""Pick the kernels' vector-width variant at run time (faiss's loader pattern).
+
+setup.py compiles the same kernels into one package per variant (see its docstring). The
+variant is chosen, in order, by the `isa` argument of `allocate`, the environment variable
+DRFBENCH_ISA, or the widest one the CPU can run. A variant the CPU cannot run is refused
+with UnsupportedVariantError before any of its code is loaded.
+"""
+import importlib
+import importlib.util
+import os
+import pkgutil
+import platform
+from functools import cache
+from types import SimpleNamespace
+
+from ._config import cpu_info
+
+ENV_VARIABLE = "DRFBENCH_ISA"
+# name -> (package, CPU flags it needs, compile flags; keep in step with setup.py)
+VARIANTS = {
+    "scalar": ("drfbench._kernels_scalar", (), "-O3 -fno-tree-vectorize -fno-tree-slp-vectorize"),
+    "generic": ("drfbench._kernels", (), "-O3"),
+    "avx2": ("drfbench._kernels_avx2", ("avx2", "fma"), "-O3 -mavx2 -mfma"),
+    "avx512": ("drfbench._kernels_avx512", ("avx512f", "avx512vl", "avx512bw", "avx512dq", "avx2", "fma"),
+               "-O3 -mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx2 -mfma -mprefer-vector-width=512"),
+}
+PREFERENCE = ("avx512", "avx2", "generic")     # widest first, for the default choice
+
+
+class UnsupportedVariantError(RuntimeError):
+    """The CPU (or this build) cannot run the requested kernel variant."""
+
+
+def cpu_flags():
+    return set(cpu_info()[1])
+
+
+def built(name):
+    """True if setup.py built this variant (x86 variants exist only on x86-64)."""
+    return importlib.util.find_spec(VARIANTS[name][0]) is not None
+
+
+def missing_features(name):
+    """CPU flags the variant needs that this CPU lacks (empty: it can run)."""
+    if not platform.machine().lower() in ("x86_64", "amd64") and VARIANTS[name][1]:
+        return list(VARIANTS[name][1])
+    return [f for f in VARIANTS[name][1] if f not in cpu_flags()]
+
+
+def runnable():
+    """Variants built here that this CPU can run, narrowest first."""
+    return [v for v in VARIANTS if built(v) and not missing_features(v)]
+
+
+def resolve(isa=None):
+    """The variant name to use: `isa`, else $DRFBENCH_ISA, else the widest runnable one.
+    Raises ValueError for an unknown name, UnsupportedVariantError if it cannot run."""
+    name = isa if isa is not None else os.environ.get(ENV_VARIABLE) or None
+    if name is None:
+        return next(v for v in PREFERENCE if v in runnable())
+    source = "isa argument" if isa is not None else ENV_VARIABLE
+    if name not in VARIANTS:
+        raise ValueError(f"unknown kernel variant {name!r} ({source}); choose from {', '.join(VARIANTS)}")
+    lacking = missing_features(name)
+    if lacking:
+        raise UnsupportedVariantError(
+            f"kernel variant {name!r} ({source}) needs CPU features this machine lacks: "
+            f"{', '.join(lacking)}; runnable here: {', '.join(runnable())}")
+    if not built(name):
+        raise UnsupportedVariantError(f"kernel variant {name!r} was not built (see DRFBENCH_VARIANTS in setup.py)")
+    return name
+
+
+@cache
+def _load(name):
+    package = importlib.import_module(VARIANTS[name][0])
+    modules = {m.name: importlib.import_module(f"{package.__name__}.{m.name}")
+               for m in pkgutil.iter_modules(package.__path__)}
+    return SimpleNamespace(name=name, compile_flags=VARIANTS[name][2], **modules)
+
+
+def kernels(isa=None):
+    """The kernel modules of the chosen variant, as attributes named after kernels/*.pyx
+    (.dcdrf, .edrf, ...), with .name and .compile_flags."""
+    return _load(resolve(isa))

@@ -1,0 +1,1 @@
+"""Compiled kernels, scalar variant (built by setup.py from kernels/*.pyx)."""

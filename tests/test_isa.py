@@ -1,0 +1,47 @@
+"""The vector-width variants: the loader's choice, its refusals, and agreement of results."""
+import numpy as np
+import pytest
+
+import drfbench
+from drfbench import _isa
+
+
+def test_default_is_the_widest_runnable(monkeypatch):
+    monkeypatch.delenv(_isa.ENV_VARIABLE, raising=False)
+    runnable = _isa.runnable()
+    assert "generic" in runnable and "scalar" in runnable
+    assert _isa.resolve() == next(v for v in _isa.PREFERENCE if v in runnable)
+
+
+def test_environment_variable_and_argument(monkeypatch):
+    monkeypatch.setenv(_isa.ENV_VARIABLE, "scalar")
+    assert _isa.resolve() == "scalar"
+    assert drfbench.allocate(np.array([[0.5]])).isa == "scalar"
+    assert _isa.resolve("generic") == "generic"      # the argument wins
+
+
+def test_unknown_variant_rejected(monkeypatch):
+    with pytest.raises(ValueError, match="unknown kernel variant 'sse9'.*avx2"):
+        drfbench.allocate(np.array([[0.5]]), isa="sse9")
+    monkeypatch.setenv(_isa.ENV_VARIABLE, "avx1024")
+    with pytest.raises(ValueError, match="DRFBENCH_ISA"):
+        _isa.resolve()
+
+
+def test_variant_the_cpu_lacks_is_refused_before_loading(monkeypatch):
+    monkeypatch.setattr(_isa, "cpu_flags", lambda: {"sse4_2", "avx", "avx2", "fma"})
+    loaded = []
+    monkeypatch.setattr(_isa, "_load", lambda name: loaded.append(name))
+    with pytest.raises(_isa.UnsupportedVariantError, match="avx512f"):
+        drfbench.allocate(np.array([[0.5]]), isa="avx512")
+    assert loaded == [] and "avx512" not in _isa.runnable()
+
+
+@pytest.mark.parametrize("isa", [v for v in _isa.VARIANTS if v in _isa.runnable()])
+def test_every_runnable_variant_agrees(isa):
+    rng = np.random.default_rng(5)
+    D = np.where(rng.random((400, 60)) < 0.1, rng.random((400, 60)), 0.0)
+    ref = drfbench.allocate(D, "dcdrf", epsilon=1e-3, isa="generic")
+    got = drfbench.allocate(D, "dcdrf", epsilon=1e-3, isa=isa)
+    assert got.isa == isa and got.rounds == ref.rounds
+    np.testing.assert_allclose(got.allocation.data, ref.allocation.data, rtol=1e-9)
