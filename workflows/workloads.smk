@@ -1,0 +1,30 @@
+# Workloads, generated once per (profile, scale, seed) and reused by every run, and the
+# exact allocation of each, against which every run's fairness is measured.
+
+
+rule workload:
+    output:
+        "results/{name}/workloads/{workload}.npz",
+    log:
+        "results/{name}/logs/workloads/{workload}.log",
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m drfbench.pipeline workload --workload {wildcards.workload} "
+        "--out {output} > {log} 2>&1"
+
+
+rule baseline:
+    input:
+        "results/{name}/workloads/{workload}.npz",
+    output:
+        "results/{name}/baselines/{workload}.npz",
+    log:
+        "results/{name}/logs/baselines/{workload}.log",
+    params:
+        python=PYTHON,
+        method=config["baseline"],
+    threads: workflow.cores
+    shell:
+        "{params.python} -m drfbench.pipeline baseline --workload-file {input} "
+        "--method {params.method} --out {output} > {log} 2>&1"
