@@ -101,10 +101,10 @@ def skipped_isas(config, runnable_isas):
     return [i for i in config.get("configs", {}).get("isas", []) if i not in runnable_isas]
 
 
-def workloads_of(runs):
-    """The distinct workload names the runs need."""
-    return sorted({workload_name(p["profile"], p["tenants"], p["resources"], p["seed"])
-                   for ids in runs.values() for p in map(parse_run_id, ids)})
+def workload_of_run(run):
+    """The workload name a run id needs."""
+    p = parse_run_id(run)
+    return workload_name(p["profile"], p["tenants"], p["resources"], p["seed"])
 
 
 def omp_environment(cores, tpc, smt):

@@ -6,15 +6,10 @@
 #   scaling    EDRF runtime against scale, several tenant:resource ratios (Figure 3 right)
 
 
-def run_workload(wildcards):
-    p = pipeline.parse_run_id(wildcards.run)
-    return pipeline.workload_name(p["profile"], p["tenants"], p["resources"], p["seed"])
-
-
 rule measure:
     input:
-        workload=lambda w: f"results/{w.name}/workloads/{run_workload(w)}.npz",
-        baseline=lambda w: f"results/{w.name}/baselines/{run_workload(w)}.npz",
+        workload=lambda w: f"results/{w.name}/workloads/{pipeline.workload_of_run(w.run)}.npz",
+        baseline=lambda w: f"results/{w.name}/baselines/{pipeline.workload_of_run(w.run)}.npz",
     output:
         "results/{name}/runs/{family}/{run}.csv",
     log:
