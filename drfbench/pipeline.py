@@ -20,6 +20,7 @@ import itertools
 import math
 import os
 import platform
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -149,20 +150,26 @@ def write_csv(rows, out):
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
-    with open(tmp, "w", newline="") as f:
-        if rows:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-    os.replace(tmp, out)
+    try:
+        with open(tmp, "w", newline="") as f:
+            if rows:
+                writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def save_npz(out, **arrays):
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp{os.getpid()}.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, out)
+    try:
+        np.savez(tmp, **arrays)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def exact_allocation(demands, weights, level):
@@ -294,6 +301,9 @@ def main(argv=None):
     a.add_argument("--profiles", required=True)
     a.add_argument("--out", required=True)
     args = p.parse_args(argv)
+    # SLURM's scancel and Snakemake send SIGTERM: exit through Python, so that the
+    # temporary files of an unfinished write are removed.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     {"workload": cmd_workload, "baseline": cmd_baseline, "run": cmd_run, "gather": cmd_gather,
      "extrapolate": cmd_extrapolate}[args.command](args)
 
