@@ -361,8 +361,9 @@ def simulate_cluster(machines, job_types, *, slots=0, horizon=3600.0, jitter=0.0
     Task durations are multiplied by exp(jitter * N(0, 1)) (seeded), so tasks do not all
     end at once. Rows: {"scheduler", "slots", "job_type", "time", "metric", "value"} with
     metric "jobs_finished" (cumulative, one row per job completion) and, every `sample`
-    seconds, "share_<resource index>" (fraction of the cluster's resource held by the
-    type) and "speed" (mean progress rate of its running tasks).
+    seconds, "share_<resource index>" (fraction of the cluster's resource the type uses:
+    its running tasks' demands times their speed, so time-shared resources count once)
+    and "speed" (mean progress rate of its running tasks).
     """
     C = _capacity(machines, len(job_types[0].demand))
     demands = np.array([jt.demand for jt in job_types], dtype=np.float64)
@@ -422,8 +423,8 @@ def simulate_cluster(machines, job_types, *, slots=0, horizon=3600.0, jitter=0.0
 
     def sample_rows(now):
         for user in range(n):
-            held = sched.running[user] * demands[user] / total
             rates = [speed[k] for k in range(len(C)) for u, _ in on_machine[k].values() if u == user]
+            held = sum(rates) * demands[user] / total
             for r in range(m):
                 rows.append(dict(scheduler=name, slots=slots, job_type=job_types[user].name,
                                  time=now, metric=f"share_{r}", value=float(held[r])))
