@@ -1,0 +1,661 @@
+"""Check the fairness properties of the DRF lecture (Ghodsi et al., NSDI'11) on any policy.
+
+    from drfbench import drf, properties as props
+    props.strategy_proofness(drf.ceei, props.lecture_instance())      # Verdict(holds=False, ...)
+    props.envy_freeness(drf.dcdrf(0.1), props.random_instances(200, seed=0))
+    props.check(drf.drf, props.random_instances(100))                 # {property: Verdict}
+
+The model (divisible Leontief users, as in the lecture's table). Each resource has capacity 1.
+An instance gives, per user i, the per-task demand D_i (D_ir = fraction of resource r one
+task needs; at least one D_ir > 0) and optionally a weight w_i > 0 (default 1; W = sum w).
+Users have infinitely many tasks. An allocation A (n x m, A_ir >= 0, sum_i A_ir <= 1) gives
+user i the utility u_i(A_i) = min over r with D_ir > 0 of A_ir / D_ir: the tasks it can run.
+Adding capacity to resource r by a factor c is the instance with column r divided by c
+(utilities stay in tasks, so they compare across the two instances).
+
+A policy is a callable policy(demands, weights) -> allocation (or policy(demands) when it
+takes no weights), where allocation is a dense array, a scipy.sparse matrix or an
+drfbench AllocationResult; drfbench.drf has asset_fairness, ceei, drf, edrf and dcdrf(eps).
+An allocation beyond capacity (by more than 1e-6) or negative is an error, not a verdict.
+
+Each check takes a policy and an instance (an Instance, a 2-D demand array, or a
+(demands, weights) pair) or an iterable/generator of instances, and returns a Verdict:
+holds, the number of instances checked (where the property applies) and violated, the
+largest violation found (`worst`, relative), and the counterexample behind it. A check
+reports a violation only when it exceeds `tol` (default 1e-6, relative): the policies here
+are computed in float64, CEEI by an iterative solver polished to ~1e-12, so 1e-6 is far above
+rounding and far below the violations the checks exist to find. A verdict of "holds" means
+no violation was found on these instances (and, for strategy-proofness, among the misreports
+tried): evidence, not proof. Each property's docstring gives its precise definition.
+"""
+import argparse
+import inspect
+import math
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import drf as _drf
+from ._validation import tenant_weights
+
+TOL = 1e-6
+CAPACITY_SLACK = 1e-6
+PROPERTY_NAMES = {
+    "share_guarantee": "Share guarantee",
+    "strategy_proofness": "Strategy-proofness",
+    "pareto_efficiency": "Pareto efficiency",
+    "envy_freeness": "Envy-freeness",
+    "single_resource_fairness": "Single resource fairness",
+    "bottleneck_resource_fairness": "Bottleneck res. fairness",
+    "population_monotonicity": "Population monotonicity",
+    "resource_monotonicity": "Resource monotonicity",
+}
+# The lecture's table ("Properties of Policies"): True = checked there.
+LECTURE_TABLE = {
+    "Asset": dict(share_guarantee=False, strategy_proofness=True, pareto_efficiency=True,
+                  envy_freeness=True, single_resource_fairness=True,
+                  bottleneck_resource_fairness=False, population_monotonicity=True,
+                  resource_monotonicity=False),
+    "CEEI": dict(share_guarantee=True, strategy_proofness=False, pareto_efficiency=True,
+                 envy_freeness=True, single_resource_fairness=True,
+                 bottleneck_resource_fairness=True, population_monotonicity=False,
+                 resource_monotonicity=False),
+    "DRF": dict(share_guarantee=True, strategy_proofness=True, pareto_efficiency=True,
+                envy_freeness=True, single_resource_fairness=True,
+                bottleneck_resource_fairness=True, population_monotonicity=True,
+                resource_monotonicity=False),
+}
+
+
+class InfeasibleAllocation(ValueError):
+    """A policy returned an allocation that is negative or exceeds a resource's capacity."""
+
+
+# --------------------------------------------------------------------------------------
+# Instances, policies, verdicts
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Instance:
+    """Per-task demand fractions (n, m), each row with some demand, and optional weights."""
+    demands: np.ndarray
+    weights: np.ndarray | None = None
+    label: str = ""
+
+    @property
+    def w(self):
+        return np.ones(len(self.demands)) if self.weights is None else self.weights
+
+    def __str__(self):
+        rows = "; ".join("<" + ", ".join(f"{v:.4g}" for v in row) + ">" for row in self.demands)
+        weights = "" if self.weights is None else f", weights {np.round(self.weights, 4).tolist()}"
+        return f"{self.label + ': ' if self.label else ''}D = {rows}{weights}"
+
+
+def instance(demands, weights=None, label=""):
+    """A validated Instance: finite, non-negative demands, every row with some demand."""
+    D = _drf.divisible_demands(demands)
+    if D.shape[0] < 1 or D.shape[1] < 1:
+        raise ValueError(f"an instance needs at least one user and one resource, got shape {D.shape}")
+    empty = ~(D > 0).any(axis=1)
+    if empty.any():
+        raise ValueError(f"user(s) {np.flatnonzero(empty).tolist()} demand nothing; leave them out")
+    w = None if weights is None else tenant_weights(weights, D.shape[0])
+    D.setflags(write=False)
+    if w is not None:
+        w.setflags(write=False)
+    return Instance(D, w, label)
+
+
+def from_cluster(task_demands, capacity, weights=None, label=""):
+    """An Instance from per-task demands in absolute units and the cluster's capacity."""
+    D = _drf.divisible_demands(task_demands)
+    C = np.asarray(capacity, dtype=np.float64)
+    if C.shape != (D.shape[1],) or not (C > 0).all():
+        raise ValueError(f"capacity must be {D.shape[1]} positive numbers, got {capacity!r}")
+    return instance(D / C, weights, label)
+
+
+def lecture_instance():
+    """The lecture's example: <9 CPU, 18 GB>, users <1 CPU, 4 GB> and <3 CPU, 1 GB>.
+    CEEI gives 45/11 and 18/11 tasks; if user 2 reports <3 CPU, 2 GB> it gets 1.8 > 18/11."""
+    return from_cluster([[1, 4], [3, 1]], [9, 18], label="lecture <9 CPU, 18 GB>")
+
+
+def asset_instance():
+    """The lecture's asset-fairness example: <70 CPU, 70 GB>, users <2, 2> and <1, 2>;
+    asset fairness gives 15 and 20 tasks, user 1 under 50% of both resources."""
+    return from_cluster([[2, 2], [1, 2]], [70, 70], label="lecture asset <70 CPU, 70 GB>")
+
+
+def _instances(instances):
+    """One instance or an iterable of them, as a generator of Instance."""
+    if isinstance(instances, Instance):
+        yield instances
+        return
+    if isinstance(instances, np.ndarray) or hasattr(instances, "toarray"):
+        yield instance(instances)
+        return
+    if isinstance(instances, tuple) and len(instances) == 2 and not isinstance(instances[0], Instance):
+        try:
+            yield instance(*instances)
+            return
+        except (ValueError, TypeError):
+            pass
+    if isinstance(instances, list):
+        try:
+            single = np.asarray(instances, dtype=np.float64)
+        except (ValueError, TypeError):
+            single = None
+        if single is not None and single.ndim == 2:
+            yield instance(single)
+            return
+    for item in instances:
+        if isinstance(item, Instance):
+            yield item
+        elif isinstance(item, tuple) and len(item) == 2:
+            yield instance(*item)
+        else:
+            yield instance(item)
+
+
+class Policy:
+    """A callable policy(demands, weights) -> allocation, validated and named.
+
+    Wraps a function of (demands, weights) or of (demands) alone; converts what it returns
+    (array, sparse matrix, AllocationResult) to a dense float64 array and checks its shape
+    and feasibility. A one-argument policy refuses unequal weights.
+    """
+
+    def __init__(self, fn, name=None):
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", repr(fn))
+        try:
+            params = [p for p in inspect.signature(fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+            self.weighted = len(params) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params)
+        except (TypeError, ValueError):
+            self.weighted = True
+
+    def __call__(self, demands, weights=None):
+        D = np.asarray(demands, dtype=np.float64)
+        if self.weighted:
+            out = self.fn(D, weights)
+        else:
+            if weights is not None and not np.allclose(weights, weights[0]):
+                raise ValueError(f"policy {self.name!r} takes no weights, but unequal weights were given")
+            out = self.fn(D)
+        out = getattr(out, "allocation", out)
+        if hasattr(out, "toarray"):
+            out = out.toarray()
+        A = np.asarray(out, dtype=np.float64)
+        if A.shape != D.shape:
+            raise ValueError(f"policy {self.name!r} returned shape {A.shape} for demands of shape {D.shape}")
+        if not np.isfinite(A).all() or (A < -CAPACITY_SLACK).any():
+            raise InfeasibleAllocation(f"policy {self.name!r} returned negative or non-finite shares")
+        load = A.sum(axis=0)
+        if (load > 1 + CAPACITY_SLACK).any():
+            r = int(np.argmax(load))
+            raise InfeasibleAllocation(f"policy {self.name!r} gave out {load[r]:.9g} of resource {r} "
+                                       f"(capacity 1) on D = {D.tolist()}")
+        return np.maximum(A, 0.0)
+
+    def __repr__(self):
+        return f"Policy({self.name})"
+
+
+def as_policy(policy, name=None):
+    return policy if isinstance(policy, Policy) else Policy(policy, name)
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """An instance on which the property fails, what happens, and the numbers."""
+    instance: Instance
+    description: str
+    details: dict = field(default_factory=dict)
+
+    def __str__(self):
+        return f"{self.description} [{self.instance}]"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """holds: no violation beyond tol on the `checked` instances (those where the property
+    applies); violated: how many instances violate it; worst: the largest violation
+    (relative, see each property) and `counterexample` the instance behind it."""
+    property: str
+    policy: str
+    holds: bool
+    checked: int
+    violated: int
+    worst: float
+    counterexample: Counterexample | None
+
+    def __bool__(self):
+        return self.holds
+
+
+def _verdict(name, policy, instances, check_one, tol, **options):
+    policy = as_policy(policy)
+    checked = violated = 0
+    worst, example = 0.0, None
+    for index, inst in enumerate(_instances(instances)):
+        found = check_one(policy, inst, tol, index=index, **options)
+        if found is None:           # the property does not apply to this instance
+            continue
+        checked += 1
+        magnitude, counterexample = found
+        if counterexample is not None:
+            violated += 1
+            if magnitude > worst or example is None:
+                worst, example = magnitude, counterexample
+    return Verdict(name, policy.name, violated == 0, checked, violated, worst, example)
+
+
+def _u(inst, A):
+    return _drf.utilities(inst.demands, A)
+
+
+def _tasks(values):
+    return np.round(np.asarray(values, dtype=float), 6).tolist()
+
+
+# --------------------------------------------------------------------------------------
+# The eight properties
+# --------------------------------------------------------------------------------------
+
+def share_guarantee(policy, instances, *, tol=TOL):
+    """Share guarantee: every user gets at least the tasks it could run on its own share
+    of the cluster, w_i / W of every resource: u_i(A_i) >= (w_i / W) / max_r D_ir
+    ("1/n of at least one resource" for Leontief users). Violation: 1 - u_i / that, > tol."""
+    return _verdict("share_guarantee", policy, instances, _share_guarantee, tol)
+
+
+def _share_guarantee(policy, inst, tol, index):
+    w = inst.w
+    u = _u(inst, policy(inst.demands, inst.weights))
+    own = (w / w.sum()) / inst.demands.max(axis=1)
+    shortfall = 1.0 - u / own
+    i = int(np.argmax(shortfall))
+    if shortfall[i] > tol:
+        return shortfall[i], Counterexample(
+            inst, f"user {i} runs {u[i]:.6g} tasks, less than the {own[i]:.6g} it could run "
+                  f"with {w[i] / w.sum():.4g} of every resource",
+            dict(user=i, tasks=_tasks(u), guaranteed=_tasks(own)))
+    return shortfall[i], None
+
+
+def misreports(demand, rng, random_count=8):
+    """Reports a user with true per-task demand `demand` might make instead: each demanded
+    resource scaled by 0.5, 0.8, 1.25, 1.5, 2 or 3; a resource it does not demand added at
+    5%, 25% or 100% of its largest demand; and `random_count` random reports (every entry
+    scaled by e^U(-1,1), sometimes with a new resource). Reports are kept in (0, 1]: a
+    report whose largest entry exceeds 1 is divided by it."""
+    d = np.asarray(demand, dtype=np.float64)
+    peak = d.max()
+    out = []
+    for r in range(len(d)):
+        if d[r] > 0:
+            for f in (0.5, 0.8, 1.25, 1.5, 2.0, 3.0):
+                x = d.copy()
+                x[r] *= f
+                out.append(x)
+        else:
+            for f in (0.05, 0.25, 1.0):
+                x = d.copy()
+                x[r] = f * peak
+                out.append(x)
+    for _ in range(random_count):
+        x = d * np.exp(rng.uniform(-1, 1, size=len(d)))
+        if rng.random() < 0.3 and (d == 0).any():
+            r = rng.choice(np.flatnonzero(d == 0))
+            x[r] = peak * rng.uniform(0.01, 1.0)
+        out.append(x)
+    reports = []
+    for x in out:
+        top = x.max()
+        if top > 1:
+            x = x / top
+        if top > 0 and not np.allclose(x, d, rtol=1e-12, atol=0):
+            reports.append(x)
+    return reports
+
+
+def strategy_proofness(policy, instances, *, tol=TOL, random_misreports=8, seed=0):
+    """Strategy-proofness: no user can run more tasks by reporting a demand vector other
+    than its true one: for every user i and report D'_i, u_i(A'_i) <= u_i(A_i), where A' is
+    the policy's allocation with D_i replaced by D'_i and u_i is always measured with the
+    true D_i. The search tries, per user, the reports of `misreports` (seeded by `seed`
+    and the instance's position). Violation: the relative gain u_i(A'_i) / u_i(A_i) - 1."""
+    return _verdict("strategy_proofness", policy, instances, _strategy_proofness,
+                    tol, random_misreports=random_misreports, seed=seed)
+
+
+def _strategy_proofness(policy, inst, tol, index, random_misreports, seed):
+    rng = np.random.default_rng([seed, index])
+    truthful = _u(inst, policy(inst.demands, inst.weights))
+    best, example = 0.0, None
+    for i in range(len(inst.demands)):
+        for report in misreports(inst.demands[i], rng, random_misreports):
+            D = inst.demands.copy()
+            D[i] = report
+            A = policy(D, inst.weights)
+            true_tasks = _drf.utilities(inst.demands[i:i + 1], A[i:i + 1])[0]
+            gain = true_tasks / truthful[i] - 1.0 if truthful[i] > 0 else (np.inf if true_tasks > 0 else 0.0)
+            if gain > best:
+                best = gain
+                example = Counterexample(
+                    inst, f"user {i} reports <{', '.join(f'{v:.4g}' for v in report)}> and runs "
+                          f"{true_tasks:.6g} tasks instead of {truthful[i]:.6g}",
+                    dict(user=i, report=_tasks(report), truthful_tasks=float(truthful[i]),
+                         misreport_tasks=float(true_tasks)))
+    return (best, example) if best > tol else (best, None)
+
+
+
+def pareto_efficiency(policy, instances, *, tol=TOL):
+    """Pareto efficiency: no feasible allocation gives some user more tasks and no user
+    fewer. For Leontief users this holds exactly when every user demands a resource that
+    the needed amounts B_i = u_i(A_i) D_i already saturate (then raising anyone needs some
+    of a full resource, taken from another user; otherwise that user alone can be raised,
+    whatever A wasted being free). Violation: the largest relative gain a user gets from
+    the free capacity alone, min over its resources r of (1 - sum_j B_jr) / D_ir / u_i."""
+    return _verdict("pareto_efficiency", policy, instances, _pareto_efficiency, tol)
+
+
+def _pareto_efficiency(policy, inst, tol, index):
+    D = inst.demands
+    u = _u(inst, policy(D, inst.weights))
+    free = 1.0 - u @ D
+    room = np.divide(np.maximum(free, 0.0)[None, :], D, out=np.full_like(D, np.inf), where=D > 0)
+    extra = room.min(axis=1)
+    gain = np.divide(extra, u, out=np.full_like(u, np.inf), where=u > 0)
+    gain[extra <= 0] = 0.0
+    i = int(np.argmax(gain))
+    if gain[i] > tol:
+        return gain[i], Counterexample(
+            inst, f"user {i} could run {u[i] + extra[i]:.6g} tasks instead of {u[i]:.6g} with "
+                  "capacity left free, nobody losing anything",
+            dict(user=i, tasks=_tasks(u), free=_tasks(free)))
+    return gain[i], None
+
+
+def envy_freeness(policy, instances, *, tol=TOL):
+    """Envy-freeness: no user prefers another's allocation, scaled by their weights:
+    u_i(A_j * w_i / w_j) <= u_i(A_i) for all i, j. Violation: the relative gain
+    u_i(A_j w_i / w_j) / u_i(A_i) - 1."""
+    return _verdict("envy_freeness", policy, instances, _envy_freeness, tol)
+
+
+def _envy_freeness(policy, inst, tol, index):
+    D, w = inst.demands, inst.w
+    A = policy(D, inst.weights)
+    u = _u(inst, A)
+    best, example = 0.0, None
+    for i in range(len(D)):
+        for j in range(len(D)):
+            if i == j:
+                continue
+            other = _drf.utilities(D[i:i + 1], A[j:j + 1] * (w[i] / w[j]))[0]
+            gain = other / u[i] - 1.0 if u[i] > 0 else (np.inf if other > 0 else 0.0)
+            if gain > best:
+                best = gain
+                example = Counterexample(
+                    inst, f"user {i} would run {other:.6g} tasks with user {j}'s allocation, "
+                          f"{u[i]:.6g} with its own", dict(envious=i, envied=j, tasks=_tasks(u)))
+    return (best, example) if best > tol else (best, None)
+
+
+def _max_min_on(policy, inst, tol, r, what):
+    D, w = inst.demands, inst.w
+    A = policy(D, inst.weights)
+    fair = w / w.sum()
+    error = np.abs(A[:, r] - fair) / fair
+    i = int(np.argmax(error))
+    if error[i] > tol:
+        return error[i], Counterexample(
+            inst, f"{what}: user {i} gets {A[i, r]:.6g} of resource {r}, max-min fairness gives {fair[i]:.6g}",
+            dict(resource=r, shares=_tasks(A[:, r]), fair=_tasks(fair)))
+    return error[i], None
+
+
+def single_resource_fairness(policy, instances, *, tol=TOL):
+    """Single resource fairness: when only one resource r is demanded at all, the policy
+    is max-min fairness on it; with unbounded demands, A_ir = w_i / W. Applies only to
+    such instances (others are skipped). Violation: max_i |A_ir - w_i/W| / (w_i/W)."""
+    return _verdict("single_resource_fairness", policy, instances, _single_resource, tol)
+
+
+def _single_resource(policy, inst, tol, index):
+    demanded = np.flatnonzero((inst.demands > 0).any(axis=0))
+    if len(demanded) != 1:
+        return None
+    return _max_min_on(policy, inst, tol, int(demanded[0]), "single resource")
+
+
+def bottleneck_resource_fairness(policy, instances, *, tol=TOL):
+    """Bottleneck resource fairness: when one resource r is, percent-wise, the one every
+    user demands most (D_ir = max_s D_is for all i), the policy is max-min fairness on r:
+    A_ir = w_i / W. Applies only to such instances. Violation as for single resource."""
+    return _verdict("bottleneck_resource_fairness", policy, instances, _bottleneck, tol)
+
+
+def _bottleneck(policy, inst, tol, index):
+    D = inst.demands
+    common = np.flatnonzero((D >= D.max(axis=1, keepdims=True)).all(axis=0))
+    if len(common) == 0:
+        return None
+    return _max_min_on(policy, inst, tol, int(common[0]), "bottleneck")
+
+
+def population_monotonicity(policy, instances, *, tol=TOL):
+    """Population monotonicity: when a user leaves (relinquishing its allocation), no
+    remaining user runs fewer tasks: for every k and j != k, u_j(P(D without k)_j) >=
+    u_j(P(D)_j). Applies to instances with at least two users. Violation: 1 - u'_j / u_j."""
+    return _verdict("population_monotonicity", policy, instances, _population, tol)
+
+
+def _population(policy, inst, tol, index):
+    D, n = inst.demands, len(inst.demands)
+    if n < 2:
+        return None
+    u = _u(inst, policy(D, inst.weights))
+    best, example = 0.0, None
+    for k in range(n):
+        keep = np.arange(n) != k
+        sub = Instance(D[keep], None if inst.weights is None else inst.weights[keep])
+        after = _u(sub, policy(sub.demands, sub.weights))
+        loss = 1.0 - after / u[keep]
+        j = int(np.argmax(loss))
+        if loss[j] > best:
+            best = loss[j]
+            who = int(np.flatnonzero(keep)[j])
+            example = Counterexample(
+                inst, f"when user {k} leaves, user {who} runs {after[j]:.6g} tasks instead of {u[keep][j]:.6g}",
+                dict(leaving=k, user=who, before=_tasks(u), after=_tasks(after)))
+    return (best, example) if best > tol else (best, None)
+
+
+def resource_monotonicity(policy, instances, *, tol=TOL, factors=(1.25, 2.0, 4.0)):
+    """Resource monotonicity: when capacity is added, no user runs fewer tasks. Tried for
+    every resource r and factor c in `factors` (capacity of r times c: column r of D
+    divided by c): u_j(P(D')_j) >= u_j(P(D)_j) for all j. Violation: 1 - u'_j / u_j."""
+    return _verdict("resource_monotonicity", policy, instances, _resources, tol, factors=factors)
+
+
+def _resources(policy, inst, tol, index, factors):
+    D = inst.demands
+    u = _u(inst, policy(D, inst.weights))
+    best, example = 0.0, None
+    for r in range(D.shape[1]):
+        for c in factors:
+            more = D.copy()
+            more[:, r] /= c
+            after = _drf.utilities(more, policy(more, inst.weights))
+            loss = 1.0 - after / u
+            j = int(np.argmax(loss))
+            if loss[j] > best:
+                best = loss[j]
+                example = Counterexample(
+                    inst, f"with {c:g}x resource {r}, user {j} runs {after[j]:.6g} tasks instead of {u[j]:.6g}",
+                    dict(resource=r, factor=c, user=j, before=_tasks(u), after=_tasks(after)))
+    return (best, example) if best > tol else (best, None)
+
+
+PROPERTIES = {
+    "share_guarantee": share_guarantee,
+    "strategy_proofness": strategy_proofness,
+    "pareto_efficiency": pareto_efficiency,
+    "envy_freeness": envy_freeness,
+    "single_resource_fairness": single_resource_fairness,
+    "bottleneck_resource_fairness": bottleneck_resource_fairness,
+    "population_monotonicity": population_monotonicity,
+    "resource_monotonicity": resource_monotonicity,
+}
+
+
+# --------------------------------------------------------------------------------------
+# Instance generators and the table
+# --------------------------------------------------------------------------------------
+
+def random_instances(count, seed=0, *, users=(2, 5), resources=(2, 4), zeros=0.2,
+                     weighted=False, kind="general"):
+    """`count` random instances (a generator). Per-task demands are uniform on [0.01, 1],
+    or on a coarse grid (k/8, for ties) in a quarter of the instances; each entry is zero
+    with probability `zeros` (each row keeps one non-zero). kind="single": one resource;
+    kind="bottleneck": one common column made every user's largest (the row's maximum
+    times U(1, 1.5), capped at 1). weighted: weights uniform on the integers 1..3."""
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        n = int(rng.integers(users[0], users[1] + 1))
+        m = 1 if kind == "single" else int(rng.integers(resources[0], resources[1] + 1))
+        if rng.random() < 0.25:
+            D = rng.integers(1, 9, size=(n, m)) / 8
+        else:
+            D = rng.uniform(0.01, 1.0, size=(n, m))
+        if m > 1:
+            D[rng.random((n, m)) < zeros] = 0.0
+            for i in np.flatnonzero(~(D > 0).any(axis=1)):
+                D[i, rng.integers(m)] = rng.uniform(0.01, 1.0)
+        if kind == "bottleneck":
+            r = int(rng.integers(m))
+            D[:, r] = np.minimum(1.0, D.max(axis=1) * rng.uniform(1.0, 1.5, size=n))
+        weights = rng.integers(1, 4, size=n).astype(float) if weighted else None
+        yield instance(D, weights, label=f"{kind} #{k}")
+
+
+def default_instances(prop, count, seed=0, *, zeros=0.2, weighted=False):
+    """The instances the table checks `prop` on: the lecture's two examples (where they
+    apply) and `count` random ones of the kind the property needs, with a fraction
+    `zeros` of zero demands (0: every user demands every resource)."""
+    kind = {"single_resource_fairness": "single",
+            "bottleneck_resource_fairness": "bottleneck"}.get(prop, "general")
+    fixed = [] if kind != "general" else [lecture_instance(), asset_instance()]
+    return [*fixed, *random_instances(count, seed=seed, zeros=zeros, weighted=weighted, kind=kind)]
+
+
+def check(policy, instances=None, *, properties=None, count=100, seed=0, zeros=0.2, tol=TOL):
+    """Every property (or those named) on `instances`, or on default_instances per property."""
+    out = {}
+    for prop in properties or PROPERTIES:
+        pool = default_instances(prop, count, seed, zeros=zeros) if instances is None else instances
+        out[prop] = PROPERTIES[prop](policy, pool, tol=tol)
+    return out
+
+
+def table_policies(epsilons=(0.01, 0.1)):
+    """The table's rows: the lecture's three policies, EDRF and DC-DRF at each epsilon."""
+    policies = {"Asset": _drf.asset_fairness, "CEEI": _drf.ceei, "DRF": _drf.drf, "EDRF": _drf.edrf}
+    for eps in epsilons:
+        policies[f"DC-DRF eps={eps:g}"] = _drf.dcdrf(eps)
+    return policies
+
+
+def property_table(policies, count=200, seed=0, *, zeros=0.2, tol=TOL, progress=None):
+    """Tidy rows, one per (policy, property): the verdict and the lecture's mark. `zeros`
+    is the fraction of zero demands in the random instances (column "zeros")."""
+    rows = []
+    for name, policy in policies.items():
+        for prop, checker in PROPERTIES.items():
+            v = checker(Policy(policy, name), default_instances(prop, count, seed, zeros=zeros), tol=tol)
+            lecture = LECTURE_TABLE.get(name, {}).get(prop)
+            rows.append({
+                "zeros": zeros, "policy": name, "property": prop, "property_name": PROPERTY_NAMES[prop],
+                "holds": v.holds, "checked": v.checked, "violated": v.violated,
+                "violated_fraction": v.violated / v.checked if v.checked else 0.0,
+                "worst": v.worst if math.isfinite(v.worst) else "inf",
+                "lecture": "" if lecture is None else lecture,
+                "agrees": "" if lecture is None else lecture == v.holds,
+                "counterexample": "" if v.counterexample is None else str(v.counterexample),
+            })
+            if progress:
+                print(f"zeros={zeros:g} {name:18s} {prop:30s} {'holds' if v.holds else 'VIOLATED'} "
+                      f"({v.violated}/{v.checked})", file=progress, flush=True)
+    return rows
+
+
+def lecture_examples():
+    """Tidy rows of the lecture's worked examples, for the notebook."""
+    rows = []
+
+    def add(example, policy, inst, A, reported=None):
+        u = _drf.utilities(inst.demands, A)
+        for i in range(len(u)):
+            rows.append({"example": example, "policy": policy, "user": i + 1,
+                         "report": "" if reported is None else reported[i],
+                         "tasks": float(u[i]), **{f"share_{r}": float(A[i, r]) for r in range(A.shape[1])}})
+
+    lec = lecture_instance()
+    for name in ("DRF", "Asset", "CEEI"):
+        add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", name, lec,
+            _drf.POLICIES[name](lec.demands))
+    online = _drf.online_drf([[1, 4], [3, 1]], [9, 18])
+    add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", "online DRF (tasks)", lec,
+        online.allocation / np.array([9.0, 18.0]))
+    lie = lec.demands.copy()
+    lie[1, 1] = 2 / 18
+    add("CEEI, user 2 reports <3 CPU, 2 GB>", "CEEI", lec, _drf.ceei(lie),
+        reported=["<1 CPU, 4 GB> (truth)", "<3 CPU, 2 GB> (lie)"])
+    add("CEEI, user 2 reports <3 CPU, 2 GB>", "DRF", lec, _drf.drf(lie),
+        reported=["<1 CPU, 4 GB> (truth)", "<3 CPU, 2 GB> (lie)"])
+    asset = asset_instance()
+    add("<70 CPU, 70 GB>: <2 CPU, 2 GB>, <1 CPU, 2 GB>", "Asset", asset,
+        _drf.asset_fairness(asset.demands))
+    add("<70 CPU, 70 GB>: <2 CPU, 2 GB>, <1 CPU, 2 GB>", "DRF", asset, _drf.drf(asset.demands))
+    return rows
+
+
+def main(argv=None):
+    """python -m drfbench.properties --out table.csv [--examples examples.csv] [options]"""
+    from ._config import config
+    from .pipeline import write_csv
+    p = argparse.ArgumentParser(prog="python -m drfbench.properties",
+                                description="Regenerate the DRF lecture's property table empirically.")
+    p.add_argument("--out", required=True, help="the table, one row per (policy, property)")
+    p.add_argument("--examples", help="also write the lecture's worked examples here")
+    p.add_argument("--instances", type=int, default=200, help="random instances per check")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--epsilons", type=float, nargs="*", default=[0.01, 0.1],
+                   help="DC-DRF rows, one per epsilon")
+    p.add_argument("--zeros", type=float, nargs="+", default=[0.0, 0.2],
+                   help="fractions of zero demands in the random instances, one table each "
+                        "(0: every user demands every resource, the lecture's setting)")
+    p.add_argument("--tol", type=float, default=TOL)
+    args = p.parse_args(argv)
+    if args.instances < 1 or any(not 0 <= z < 1 for z in args.zeros):
+        p.error("--instances must be >= 1 and every --zeros in [0, 1)")
+    stamp = {"instances": args.instances, "seed": args.seed, "tol": args.tol,
+             "cpu_model": config()["cpu_model"]}
+    rows = []
+    for zeros in args.zeros:
+        rows += property_table(table_policies(args.epsilons), args.instances, args.seed,
+                               zeros=zeros, tol=args.tol, progress=sys.stderr)
+    write_csv([{**row, **stamp} for row in rows], args.out)
+    if args.examples:
+        write_csv([{**row, **stamp} for row in lecture_examples()], args.examples)
+
+
+if __name__ == "__main__":
+    main()

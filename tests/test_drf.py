@@ -1,0 +1,362 @@
+"""Classic DRF (drfbench.drf, kernels/drf.pyx): the online scheduler and slot scheduler
+against a literal Python loop, the divisible policies on the lecture's worked examples and
+against each other / scipy, and the DRF-vs-slots simulator."""
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.sparse as sp
+
+from drfbench import drf
+
+# ---------------------------------------------------------------------------------------
+# A literal transcription of the online scheduler, for comparison
+# ---------------------------------------------------------------------------------------
+
+
+def reference_online(demands, capacity, weights=None, tasks=None, slots=0):
+    """Repeatedly launch a task of the user with the smallest (share, index) among those
+    whose next task fits on some machine, on the first machine where it fits. (In a static
+    run a task that does not fit now never fits later, so this equals the kernel's heap
+    with blocked users set aside.) Returns the launch order as (user, machine) pairs."""
+    D = np.asarray(demands, dtype=float)
+    C = np.atleast_2d(np.asarray(capacity, dtype=float))
+    n, m = D.shape
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    queue = [np.inf] * n if tasks is None else [float(t) for t in tasks]
+    total = C.sum(axis=0)
+    if slots:
+        unit = 1.0 / (slots * len(C)) / w
+    else:
+        dom = np.array([max([D[i, r] / total[r] for r in range(m) if total[r] > 0] + [0.0])
+                        for i in range(n)])
+        unit = dom / w
+    used = np.zeros_like(C)
+    count = np.zeros(len(C), dtype=int)
+    running = np.zeros(n, dtype=int)
+    order = []
+    while True:
+        best = None
+        for i in range(n):
+            if queue[i] <= 0:
+                continue
+            for k in range(len(C)):
+                fits = count[k] < slots if slots else bool(
+                    np.all(used[k] + D[i] <= C[k] * (1 + 1e-12)))
+                if fits:
+                    key = (running[i] * unit[i], i)
+                    if best is None or key < best[0]:
+                        best = (key, i, k)
+                    break
+        if best is None:
+            return order
+        _, i, k = best
+        used[k] += D[i]
+        count[k] += 1
+        running[i] += 1
+        queue[i] -= 1
+        order.append((i, k))
+
+
+def random_cluster(rng):
+    n, m, M = int(rng.integers(1, 7)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    D = rng.integers(1, 6, size=(n, m)).astype(float)          # integers: exact ties
+    D[rng.random((n, m)) < 0.2] = 0.0
+    D[:, 0] = np.maximum(D[:, 0], 1.0)
+    C = rng.integers(5, 25, size=(M, m)).astype(float)
+    w = None if rng.random() < 0.5 else rng.integers(1, 4, size=n).astype(float)
+    tasks = None if rng.random() < 0.5 else rng.choice([0, 1, 3, 10, np.inf], size=n)
+    return D, C, w, tasks
+
+
+# ---------------------------------------------------------------------------------------
+# Online DRF
+# ---------------------------------------------------------------------------------------
+
+
+def test_online_drf_lecture_example():
+    res = drf.online_drf([[1, 4], [3, 1]], [9, 18])
+    assert res.tasks.tolist() == [3, 2]
+    np.testing.assert_allclose(res.allocation, [[3, 12], [6, 2]])
+    np.testing.assert_allclose(res.shares, [2 / 3, 2 / 3])
+    assert res.order_users.tolist() == [0, 1, 0, 1, 0]
+    assert res.order_machines.tolist() == [0] * 5
+
+
+@pytest.mark.parametrize("weights,expected", [([2, 1], [16, 8]), ([1, 3], [6, 18]), ([1, 1], [12, 12])])
+def test_online_drf_weights_launch_in_proportion(weights, expected):
+    res = drf.online_drf([[1, 1], [1, 1]], [24, 24], weights=weights)
+    assert res.tasks.tolist() == expected
+
+
+def test_online_drf_finite_queues_and_a_task_that_never_fits():
+    res = drf.online_drf([[1, 1], [2, 1], [10, 1]], [9, 9], tasks=[2, np.inf, 5])
+    assert res.tasks.tolist() == [2, 3, 0]                    # user 2's task is too big
+    res = drf.online_drf([[1, 1], [1, 1]], [10, 10], tasks=[0, 4])
+    assert res.tasks.tolist() == [0, 4]
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_online_schedulers_match_the_literal_loop(seed):
+    rng = np.random.default_rng(seed)
+    D, C, w, tasks = random_cluster(rng)
+    slots = 0 if seed % 3 else int(rng.integers(1, 4))
+    if slots:
+        if tasks is not None:
+            tasks = np.where(np.isinf(tasks), 7, tasks)
+        res = drf.slot_schedule(D, C, slots, weights=w, tasks=tasks)
+    else:
+        res = drf.online_drf(D, C, weights=w, tasks=tasks)
+    expected = reference_online(D, C, w, tasks, slots)
+    assert list(zip(res.order_users.tolist(), res.order_machines.tolist())) == expected
+    assert res.decisions <= len(expected) + len(D)            # one heap decision per launch or set-aside
+    if not slots:
+        used = np.zeros_like(C)
+        np.add.at(used, res.order_machines, D[res.order_users])
+        assert (used <= C * (1 + 1e-12)).all()
+
+
+def test_online_drf_is_max_min_on_dominant_shares():
+    """No user with a smaller dominant share could still fit a task (static, one machine)."""
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        D = rng.integers(1, 5, size=(5, 3)).astype(float)
+        C = np.array([40.0, 30.0, 50.0])
+        res = drf.online_drf(D, C)
+        free = C - res.allocation.sum(axis=0)
+        assert not any((D[i] <= free + 1e-9).all() for i in range(5))     # work conserving
+        # a user two tasks ahead of another could have given one up: never the case
+        dom = (D / C).max(axis=1)
+        for i in range(5):
+            for j in range(5):
+                if (D[j] <= free + D[i] + 1e-9).all():
+                    assert res.shares[i] - dom[i] <= res.shares[j] + dom[j] + 1e-12
+
+
+def test_scheduler_release_and_add_tasks():
+    s = drf.scheduler([[1.0], [1.0]], [2.0])
+    users, machines = s.schedule()
+    assert sorted(users.tolist()) == [0, 1] and s.schedule()[0].size == 0
+    s.release(0, 0)
+    assert s.schedule()[0].tolist() == [0]                    # freed capacity goes back
+    s = drf.scheduler([[1.0, 1.0], [1.0, 3.0]], [[4.0, 4.0], [4.0, 4.0]], tasks=[0, 0])
+    assert s.schedule()[0].size == 0
+    s.add_tasks(1, 5)
+    users, machines = s.schedule()
+    assert users.tolist() == [1, 1] and machines.tolist() == [0, 1]
+    s.add_tasks(0, -1)                                        # now infinite
+    users, machines = s.schedule()
+    assert users.tolist() == [0, 0] and s.queued.tolist() == [-1, 3]   # memory is full
+    s.release(1, 0)
+    # machine 0 now has <3, 3> free; user 0 (share 2/8) goes first, ties at 3/8 go to the
+    # lower index, then user 1's <1, 3> no longer fits and user 0 takes the rest
+    assert s.schedule()[0].tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="no task running"):
+        drf.scheduler([[1.0]], [2.0]).release(0, 0)
+    with pytest.raises(IndexError):
+        s.release(5, 0)
+
+
+def test_scheduler_dynamic_matches_reference_after_releases():
+    """Interleave releases and schedules; after each schedule, the kernel's state equals a
+    fresh literal run on the remaining capacity with the running tasks as a starting point."""
+    rng = np.random.default_rng(3)
+    D = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]])
+    C = np.array([[6.0, 6.0], [5.0, 7.0]])
+    s = drf.scheduler(D, C)
+    running = []
+    for _ in range(30):
+        users, machines = s.schedule()
+        running += list(zip(users.tolist(), machines.tolist()))
+        used = np.zeros_like(C)
+        for i, k in running:
+            used[k] += D[i]
+        assert (used <= C + 1e-9).all()
+        np.testing.assert_allclose(s.usage, used, atol=1e-9)
+        assert not any((used[k] + D[i] <= C[k] + 1e-9).all() for i in range(3) for k in range(2))
+        for _ in range(int(rng.integers(1, 4))):
+            i, k = running.pop(int(rng.integers(len(running))))
+            s.release(i, k)
+
+
+def test_slot_schedule_counts_slots_not_resources():
+    res = drf.slot_schedule([[2, 2], [1, 0.5]], [[4, 15]] * 3, 4)
+    assert res.tasks.tolist() == [6, 6]                       # 12 slots, equal counts
+    assert res.allocation.sum(axis=0)[0] == 18                # 12 CPUs oversubscribed to 18
+    res = drf.slot_schedule([[1, 1], [1, 1]], [[1, 1]] * 3, 2, weights=[2, 1])
+    assert res.tasks.tolist() == [4, 2]
+
+
+@pytest.mark.parametrize("kwargs,error", [
+    (dict(demands=[[-1, 1]], capacity=[1, 1]), "non-negative"),
+    (dict(demands=[[1, 1]], capacity=[1, 1, 1]), "capacity must be"),
+    (dict(demands=[[0, 0]], capacity=[1, 1]), "all-zero tasks"),
+    (dict(demands=[[1, 1]], capacity=[1, 1], tasks=[1.5]), "whole numbers"),
+    (dict(demands=[[1, 1]], capacity=[1, 1], tasks=[-1]), "non-negative"),
+    (dict(demands=[[1, 1]], capacity=[1, 1], weights=[0]), "positive"),
+    (dict(demands=[1, 1], capacity=[1, 1]), "2-D"),
+    (dict(demands=[[np.nan, 1]], capacity=[1, 1]), "NaN"),
+])
+def test_scheduler_rejects_bad_input(kwargs, error):
+    with pytest.raises((ValueError, TypeError), match=error):
+        drf.online_drf(**kwargs)
+
+
+# ---------------------------------------------------------------------------------------
+# Divisible policies
+# ---------------------------------------------------------------------------------------
+
+LECTURE = np.array([[1 / 9, 4 / 18], [3 / 9, 1 / 18]])
+
+
+def random_divisible(rng, zeros=0.3):
+    n, m = int(rng.integers(1, 7)), int(rng.integers(1, 5))
+    D = rng.uniform(0.01, 1.0, size=(n, m)) if rng.random() < 0.7 else rng.integers(1, 9, size=(n, m)) / 8
+    D[rng.random((n, m)) < zeros] = 0.0
+    w = None if rng.random() < 0.5 else rng.integers(1, 4, size=n).astype(float)
+    return D, w
+
+
+def test_lecture_examples():
+    np.testing.assert_allclose(drf.utilities(LECTURE, drf.drf(LECTURE)), [3, 2])
+    np.testing.assert_allclose(drf.utilities(LECTURE, drf.ceei(LECTURE)), [45 / 11, 18 / 11], rtol=1e-9)
+    lie = LECTURE.copy()
+    lie[1, 1] = 2 / 18
+    np.testing.assert_allclose(drf.utilities(LECTURE, drf.ceei(lie)), [3.6, 1.8], rtol=1e-9)
+    asset = np.array([[2, 2], [1, 2]]) / 70
+    A = drf.asset_fairness(asset)
+    np.testing.assert_allclose(drf.utilities(asset, A), [15, 20])
+    np.testing.assert_allclose(A.sum(axis=1), [60 / 70, 60 / 70])   # equal sums of shares
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_drf_matches_the_edrf_kernel_and_dcdrf_at_zero(seed):
+    D, w = random_divisible(np.random.default_rng(seed))
+    A = drf.drf(D, w)
+    np.testing.assert_allclose(drf.edrf(D, w), A, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(drf.dcdrf(0.0)(D, w), A, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_progressive_filling_invariants(seed):
+    """Feasible, proportional to demand, and max-min fair on the measure: every user with
+    demand uses a full resource on which no other user has a higher (weighted) level."""
+    D, w = random_divisible(np.random.default_rng(100 + seed))
+    weights = np.ones(len(D)) if w is None else w
+    for policy, measure in ((drf.drf, lambda A: A.max(axis=1)), (drf.asset_fairness, lambda A: A.sum(axis=1))):
+        A = policy(D, w)
+        load = A.sum(axis=0)
+        assert (load <= 1 + 1e-9).all()
+        u = drf.utilities(D, A)
+        np.testing.assert_allclose(A, u[:, None] * D, atol=1e-12)
+        full = load >= 1 - 1e-9
+        level = measure(A) / weights
+        for i in np.flatnonzero((D > 0).any(axis=1)):
+            assert any(level[i] >= level[D[:, r] > 0].max() * (1 - 1e-9)
+                       for r in np.flatnonzero(full & (D[i] > 0)))
+
+
+def primal_ceei(D, w):
+    """The Eisenberg-Gale program solved in the primal with SLSQP (slow, for comparison)."""
+    n = len(D)
+
+    def objective(logx):
+        return -w @ logx, -w
+
+    cons = {"type": "ineq", "fun": lambda logx: 1 - D.T @ np.exp(logx),
+            "jac": lambda logx: -(D.T * np.exp(logx))}
+    start = np.log(np.full(n, 0.5 / max(D.sum(axis=0).max(), 1e-9)))
+    res = scipy.optimize.minimize(objective, start, jac=True, constraints=[cons], method="SLSQP",
+                                  options={"ftol": 1e-14, "maxiter": 1000})
+    return np.exp(res.x)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_ceei_is_optimal(seed):
+    rng = np.random.default_rng(200 + seed)
+    D, w = random_divisible(rng, zeros=0.2)
+    D = D[(D > 0).any(axis=1)]
+    if len(D) == 0:
+        return
+    w = rng.integers(1, 4, size=len(D)).astype(float) if seed % 2 else np.ones(len(D))
+    A = drf.ceei(D, w)
+    assert (A.sum(axis=0) <= 1 + 1e-12).all()
+    x = drf.utilities(D, A)
+    other = primal_ceei(D, w)
+    assert w @ np.log(x) >= w @ np.log(other) - 1e-9
+    np.testing.assert_allclose(x, other, rtol=1e-4)
+    # no feasible direction improves the objective: perturbations stay below
+    for _ in range(20):
+        y = x * np.exp(rng.normal(0, 0.01, size=len(x)))
+        y = y / max(1.0, (D.T @ y).max())
+        assert w @ np.log(y) <= w @ np.log(x) + 1e-12
+
+
+def test_single_resource_every_policy_splits_equally():
+    D = np.array([[0.1], [0.5], [1.0]])
+    for policy in (drf.drf, drf.asset_fairness, drf.ceei, drf.edrf, drf.dcdrf(0.1)):
+        np.testing.assert_allclose(policy(D)[:, 0], [1 / 3] * 3, rtol=1e-9)
+    np.testing.assert_allclose(drf.drf(D, [1, 2, 1])[:, 0], [0.25, 0.5, 0.25])
+
+
+def test_policies_leave_all_zero_users_out():
+    D = np.array([[0.5, 0.2], [0.0, 0.0], [0.1, 0.4]])
+    for policy in drf.POLICIES.values():
+        A = policy(D)
+        assert (A[1] == 0).all() and (A[[0, 2]] > 0).all()
+    assert drf.utilities(D, drf.drf(D))[1] == 0
+
+
+def test_policies_accept_sparse_and_rows_above_one():
+    D = sp.csr_array(LECTURE * 9)                           # rows above 1: only direction matters
+    np.testing.assert_allclose(drf.edrf(D), drf.drf(LECTURE), rtol=1e-12)
+    np.testing.assert_allclose(drf.drf(D), drf.drf(LECTURE), rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------
+# The DRF-vs-slots simulation
+# ---------------------------------------------------------------------------------------
+
+
+def small_simulation(slots):
+    types = [drf.JobType("Type 1", (2, 2), 4, 10.0), drf.JobType("Type 2", (1, 0.5), 4, 10.0)]
+    return drf.simulate_cluster(np.tile([4.0, 15.0], (4, 1)), types, slots=slots, horizon=200.0,
+                                jitter=0.0, seed=0, sample=20.0)
+
+
+def finished(rows):
+    out = {}
+    for r in rows:
+        if r["metric"] == "jobs_finished":
+            assert r["value"] == out.get(r["job_type"], 0) + 1          # one row per job, in order
+            out[r["job_type"]] = r["value"]
+    return out
+
+
+def test_simulation_drf_gives_equal_dominant_shares():
+    rows = small_simulation(0)
+    done = finished(rows)
+    # 16 CPUs: DRF runs 4 type-1 tasks (8 CPU) and 8 type-2 tasks (8 CPU): 2x the jobs
+    assert done == {"Type 1": 20, "Type 2": 40}
+    shares = [r["value"] for r in rows if r["metric"] == "share_0" and r["time"] > 0]
+    assert max(shares) <= 0.5 + 1e-9
+    speeds = [r["value"] for r in rows if r["metric"] == "speed" and r["time"] > 0]
+    assert min(speeds) == 1.0                                      # DRF never oversubscribes
+
+
+def test_simulation_slots_share_slots_equally_and_oversubscribe():
+    done = finished(small_simulation(4))
+    # 16 slots, 8 each: 16 + 8 = 24 CPUs wanted on 16, tasks slowed 1.5x on average
+    assert done["Type 1"] == done["Type 2"] or abs(done["Type 1"] - done["Type 2"]) <= 1
+    assert done["Type 1"] > 20 and done["Type 2"] < 40
+    done = finished(small_simulation(2))                           # 8 slots: CPUs left idle
+    assert done["Type 1"] + done["Type 2"] < 60
+
+
+def test_simulation_cli_writes_tidy_csv(tmp_path):
+    out = tmp_path / "slots.csv"
+    drf.main(["slots", "--machines", "2", "--horizon", "120", "--slots", "2", "--tasks-per-job", "2",
+              "--duration", "10", "--out", str(out)])
+    text = out.read_text().splitlines()
+    assert text[0].startswith("scheduler,slots,job_type,time,metric,value")
+    assert any(line.startswith("DRF,0,Type 2,") for line in text)
+    assert any(line.startswith("slots (k=2),2,Type 1,") for line in text)

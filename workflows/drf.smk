@@ -1,0 +1,94 @@
+# Classic DRF (issue 7): the lecture's property table, checked empirically, and its DRF vs
+# slots experiment, each a results CSV from a pipeline step and a notebook run headless
+# (jupytext to .ipynb, then papermill with the paths as parameters).
+#
+# Config (key `drf`):
+#   instances: random instances per property check    seed: their seed
+#   zeros: fractions of zero demands, one table each   epsilons: DC-DRF rows
+#   machines, machine: the simulated cluster (count; one machine's <CPU, GB>)
+#   tasks_per_job, duration: jobs of both types (tasks per job, seconds per task)
+#   slots: slots per machine for the slot scheduler    horizon, jitter: simulation length, noise
+
+DRF = config["drf"]
+
+
+def _spaced(values):
+    return " ".join(str(v) for v in values)
+
+
+rule drf_properties:
+    output:
+        table=report("results/{name}/drf/drf_properties.csv", category="DRF"),
+        examples="results/{name}/drf/drf_examples.csv",
+    log:
+        "results/{name}/logs/drf/properties.log",
+    params:
+        python=PYTHON,
+        instances=DRF["instances"],
+        seed=DRF["seed"],
+        zeros=_spaced(DRF["zeros"]),
+        epsilons=_spaced(DRF["epsilons"]),
+    shell:
+        "{params.python} -m drfbench.properties --out {output.table} "
+        "--examples {output.examples} --instances {params.instances} --seed {params.seed} "
+        "--zeros {params.zeros} --epsilons {params.epsilons} > {log} 2>&1"
+
+
+rule drf_vs_slots:
+    output:
+        report("results/{name}/drf/drf_vs_slots.csv", category="DRF"),
+    log:
+        "results/{name}/logs/drf/drf_vs_slots.log",
+    params:
+        python=PYTHON,
+        machines=DRF["machines"],
+        machine=_spaced(DRF["machine"]),
+        tasks=DRF["tasks_per_job"],
+        duration=DRF["duration"],
+        slots=_spaced(DRF["slots"]),
+        horizon=DRF["horizon"],
+        jitter=DRF["jitter"],
+        seed=DRF["seed"],
+    shell:
+        "{params.python} -m drfbench.drf slots --machines {params.machines} "
+        "--machine {params.machine} --tasks-per-job {params.tasks} --duration {params.duration} "
+        "--slots {params.slots} --horizon {params.horizon} --jitter {params.jitter} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule drf_properties_notebook:
+    input:
+        notebook="notebooks/drf_properties.py",
+        table="results/{name}/drf/drf_properties.csv",
+        examples="results/{name}/drf/drf_examples.csv",
+    output:
+        executed="results/{name}/drf/drf_properties.ipynb",
+        figure=report("results/{name}/figures/drf_properties.png", category="DRF"),
+        markdown=report("results/{name}/figures/drf_properties.md", category="DRF"),
+    log:
+        "results/{name}/logs/drf/drf_properties_notebook.log",
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m jupytext --to ipynb --output - {input.notebook} 2> {log} | "
+        "{params.python} -m papermill - {output.executed} --kernel python3 --log-output "
+        "-p table {input.table} -p examples {input.examples} -p figure {output.figure} "
+        "-p markdown {output.markdown} >> {log} 2>&1"
+
+
+rule drf_vs_slots_notebook:
+    input:
+        notebook="notebooks/drf_vs_slots.py",
+        data="results/{name}/drf/drf_vs_slots.csv",
+    output:
+        executed="results/{name}/drf/drf_vs_slots.ipynb",
+        png=report("results/{name}/figures/drf_vs_slots.png", category="DRF"),
+        pdf="results/{name}/figures/drf_vs_slots.pdf",
+    log:
+        "results/{name}/logs/drf/drf_vs_slots_notebook.log",
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m jupytext --to ipynb --output - {input.notebook} 2> {log} | "
+        "{params.python} -m papermill - {output.executed} --kernel python3 --log-output "
+        "-p data {input.data} -p figure_png {output.png} -p figure_pdf {output.pdf} >> {log} 2>&1"
