@@ -36,11 +36,15 @@ wildcard_constraints:
 
 include: "workflows/workloads.smk"
 include: "workflows/sweeps.smk"
+include: "workflows/drf.smk"
 
 
 rule all:
     input:
         expand("results/{name}/{family}.csv", name=NAME, family=list(RUNS)),
+        expand("results/{name}/figures/{figure}", name=NAME,
+               figure=["drf_properties.png", "drf_properties.md", "drf_vs_slots.png",
+                       "drf_vs_slots.pdf"]),
         (
             [f"results/{NAME}/edrf_extrapolated.csv"]
             if {"scaling", "profiles"} <= set(RUNS)

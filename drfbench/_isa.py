@@ -31,8 +31,10 @@ class UnsupportedVariantError(RuntimeError):
     """The CPU (or this build) cannot run the requested kernel variant."""
 
 
+@cache
 def cpu_flags():
-    return set(cpu_info()[1])
+    """The CPU's vector features (read once: /proc/cpuinfo does not change)."""
+    return frozenset(cpu_info()[1])
 
 
 def built(name):

@@ -12,10 +12,6 @@
 DRF = config["drf"]
 
 
-def _spaced(values):
-    return " ".join(str(v) for v in values)
-
-
 rule drf_properties:
     output:
         table=report("results/{name}/drf/drf_properties.csv", category="DRF"),
@@ -26,8 +22,8 @@ rule drf_properties:
         python=PYTHON,
         instances=DRF["instances"],
         seed=DRF["seed"],
-        zeros=_spaced(DRF["zeros"]),
-        epsilons=_spaced(DRF["epsilons"]),
+        zeros=" ".join(map(str, DRF["zeros"])),
+        epsilons=" ".join(map(str, DRF["epsilons"])),
     shell:
         "{params.python} -m drfbench.properties --out {output.table} "
         "--examples {output.examples} --instances {params.instances} --seed {params.seed} "
@@ -42,10 +38,10 @@ rule drf_vs_slots:
     params:
         python=PYTHON,
         machines=DRF["machines"],
-        machine=_spaced(DRF["machine"]),
+        machine=" ".join(map(str, DRF["machine"])),
         tasks=DRF["tasks_per_job"],
         duration=DRF["duration"],
-        slots=_spaced(DRF["slots"]),
+        slots=" ".join(map(str, DRF["slots"])),
         horizon=DRF["horizon"],
         jitter=DRF["jitter"],
         seed=DRF["seed"],
@@ -58,7 +54,7 @@ rule drf_vs_slots:
 
 rule drf_properties_notebook:
     input:
-        notebook="notebooks/drf_properties.py",
+        notebook=f"{workflow.basedir}/notebooks/drf_properties.py",
         table="results/{name}/drf/drf_properties.csv",
         examples="results/{name}/drf/drf_examples.csv",
     output:
@@ -78,7 +74,7 @@ rule drf_properties_notebook:
 
 rule drf_vs_slots_notebook:
     input:
-        notebook="notebooks/drf_vs_slots.py",
+        notebook=f"{workflow.basedir}/notebooks/drf_vs_slots.py",
         data="results/{name}/drf/drf_vs_slots.csv",
     output:
         executed="results/{name}/drf/drf_vs_slots.ipynb",
