@@ -67,18 +67,37 @@ from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
                       write_allocation)
 
 cdef enum:
+    PHASES = 6             # entries written to the optional `phases` array
     BLOCKS = 16            # fixed tenant blocks of the transposition and initial mu
-    ZERO_STALE = 1         # state.stale bit: zero-heap key out of date
-    THRESHOLD_STALE = 2    # state.stale bit: threshold-heap key out of date
+    PREFETCH_AHEAD = 4     # leaving tenants' rows requested this far ahead
+    LINE = 64              # cache line bytes
+
+
+cdef extern from *:
+    void prefetch "__builtin_prefetch" (const void*) nogil
+
+
+cdef inline void prefetch_row(const floating* data, const int32_t* cols, const int64_t* ptr,
+                              int32_t i) noexcept nogil:
+    """Ask for every cache line of tenant i's row (values and column indices)."""
+    cdef int64_t k, begin = ptr[i], end = ptr[i + 1]
+    k = begin
+    while k < end:
+        prefetch(&data[k])
+        k = k + <int64_t>(LINE // sizeof(floating))
+    k = begin
+    while k < end:
+        prefetch(&cols[k])
+        k = k + LINE // 4
+    if end > begin:
+        prefetch(&data[end - 1])
+        prefetch(&cols[end - 1])
 
 
 cdef struct Resource:
-    double residual        # s_r at level `since`
+    double unreached       # 1 - sum over departed tenants of rho_i d_ir z_i
     double mu              # summed rho_i d_ir of the active tenants demanding r
-    double since           # level at which `residual` was last brought up to date
-    int32_t users          # active tenants demanding r (0: r is no longer live)
-    uint8_t stale          # ZERO_STALE | THRESHOLD_STALE
-    uint8_t exhausted      # set once r is exhausted
+    int64_t users          # active tenants demanding r (0: r is no longer live)
 
 
 cdef struct Tally:
@@ -134,11 +153,12 @@ cdef inline void pop(Heap* h) noexcept nogil:
 
 
 cdef inline double level_at(const Resource* s, double value) noexcept nogil:
-    """The level at which r's residual falls to `value` (mu only falls: a lower bound
-    of every later answer). Infinite if mu has reached 0 by rounding."""
+    """The level at which r's residual unreached - mu * y falls to `value`: a lower
+    bound of every later answer, since mu only falls. Infinite if mu has reached 0
+    by rounding."""
     if s.mu <= 0.0:
         return INFINITY
-    return s.since + (s.residual - value) / s.mu
+    return (s.unreached - value) / s.mu
 
 
 cdef void tally_block(const floating* data, const int32_t* indices, const int64_t* indptr,
@@ -190,19 +210,16 @@ cdef void reduce_tallies(Tally* tally, Py_ssize_t R, Py_ssize_t r, Resource* sta
         total = total + c
         mu = mu + tally[b * R + r].mu
     counts[r] = total
-    state[r].residual = 1.0
+    state[r].unreached = 1.0
     state[r].mu = mu
-    state[r].since = 0.0
-    state[r].users = <int32_t>total
-    state[r].stale = 0
-    state[r].exhausted = 0
+    state[r].users = total
 
 
 def edrf_event(const floating[::1] data, const int32_t[::1] indices,
                const int64_t[::1] indptr, Py_ssize_t n_resources,
                const double[::1] weights, double epsilon, double deadline,
                long long max_rounds, int n_threads, floating[::1] allocation,
-               double[::1] level):
+               double[::1] level, double[::1] phases=None):
     """Exact EDRF (epsilon = 0) or DC-DRF's rounds at tolerance epsilon, event-driven,
     on canonical CSR demands (IN: data, indices, indptr, weights).
 
@@ -211,35 +228,41 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     began; then the active tenants get z_i = y_t (Algorithm 2 lines 19-21). Writes
     allocation (OUT, same layout as data: rho_i d_ir z_i) and level (OUT, z per tenant).
     Returns (rounds, timed_out, elapsed seconds), rounds counted as Algorithm 1 does.
+    phases (OUT, optional, length >= PHASES): seconds since the start at the end of
+    each phase (tally, offsets, scatter, heaps, events, allocation), for profiling.
     """
     cdef double t_start = now()
     cdef Py_ssize_t n_tenants = indptr.shape[0] - 1
     cdef Py_ssize_t R = n_resources, nnz = data.shape[0]
-    cdef Py_ssize_t b, r, i, j, n_exhausted, n_deferred
+    cdef Py_ssize_t b, r, i, j, n_exhausted, n_deferred, n_leaving
     cdef int64_t k, p
     cdef int32_t q, top
     cdef double threshold = epsilon + ROUNDING_SLACK
-    cdef double y = 0.0, f
+    cdef double y = 0.0, f, f_k, key
     cdef long long rounds = 0, n_active = 0
     cdef bint timed_out = False
     cdef Resource* s
     cdef Heap zero, thresh
+    cdef double stamp[PHASES]
 
     if n_tenants == 0:
         return 0, False, now() - t_start
     scale_arr = np.empty(n_tenants, dtype=np.float64)
     start_arr = np.empty(R + 1, dtype=np.int64)
-    tenants_arr = np.empty(max(nnz, 1), dtype=np.int32)
     active_arr = np.empty(n_tenants, dtype=np.uint8)
+    done_arr = np.zeros(R, dtype=np.uint8)
+    leaving_arr = np.empty(n_tenants, dtype=np.int32)
+    cdef int32_t[::1] leaving = leaving_arr
     cdef double[::1] scale = scale_arr
     cdef int64_t[::1] start = start_arr
-    cdef int32_t[::1] tenants = tenants_arr
-    cdef uint8_t[::1] active = active_arr
+    cdef uint8_t[::1] active = active_arr, done = done_arr
     cdef const floating* D = &data[0] if nnz else NULL
     cdef const int32_t* cols = &indices[0] if nnz else NULL
     cdef const int64_t* ptr = &indptr[0]
-    cdef int32_t* tlist = &tenants[0]
     cdef int64_t* tstart = &start[0]
+    # The transposition (one int32 tenant id per non-zero) lives in the allocation's
+    # own buffer, at least as large: it is dead before the allocation is written.
+    cdef int32_t* tlist = <int32_t*>&allocation[0] if nnz else NULL
 
     cdef Py_ssize_t R1 = R if R > 0 else 1
     cdef Tally* tally = <Tally*>calloc(BLOCKS * R1, sizeof(Tally))
@@ -257,6 +280,7 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
             for b in prange(BLOCKS, schedule='dynamic', num_threads=n_threads):
                 tally_block(D, cols, ptr, &weights[0], b * n_tenants // BLOCKS,
                             (b + 1) * n_tenants // BLOCKS, &scale[0], &tally[b * R])
+            stamp[0] = now()
             for r in prange(R, schedule='static', num_threads=n_threads):
                 reduce_tallies(tally, R, r, state, tstart + 1)
             tstart[0] = 0
@@ -265,11 +289,13 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
             for r in prange(R, schedule='static', num_threads=n_threads):
                 for b in range(BLOCKS):
                     tally[b * R + r].count = tally[b * R + r].count + tstart[r]
+            stamp[1] = now()
             # Pass 2: each block writes its tenants at its own cursors; tenants end up
             # ascending within each resource's list whatever the thread count.
             for b in prange(BLOCKS, schedule='dynamic', num_threads=n_threads):
                 scatter_block(cols, ptr, b * n_tenants // BLOCKS,
                               (b + 1) * n_tenants // BLOCKS, &tally[b * R], tlist)
+            stamp[2] = now()
 
             for i in range(n_tenants):
                 level[i] = 0.0
@@ -288,20 +314,24 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
             for j in range(zero.size // 2 - 1, -1, -1):
                 sift_down(&zero, j)
                 sift_down(&thresh, j)
+            stamp[3] = now()
 
             while n_active > 0:
-                # Line 13: the lowest level at which a live resource runs out.
+                # Line 13: the lowest level at which a live resource runs out. A key
+                # that grew since it was pushed sinks; one that did not is the minimum.
                 top = -1
                 while zero.size > 0:
                     q = zero.entry[0].item
                     s = &state[q]
                     if s.users == 0:
                         pop(&zero)
-                    elif s.stale & ZERO_STALE:
-                        s.stale = s.stale & ~ZERO_STALE
-                        zero.entry[0].key = level_at(s, 0.0)
+                        continue
+                    key = level_at(s, 0.0)
+                    if key > zero.entry[0].key:
+                        zero.entry[0].key = key
                         sift_down(&zero, 0)
                     else:
+                        zero.entry[0].key = key
                         top = q
                         break
                 if top < 0:       # unreachable: an active tenant's resources are live
@@ -315,43 +345,55 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
                     s = &state[q]
                     if s.users == 0:
                         pop(&thresh)
-                    elif s.stale & THRESHOLD_STALE:
-                        s.stale = s.stale & ~THRESHOLD_STALE
-                        thresh.entry[0].key = level_at(s, threshold)
+                        continue
+                    key = level_at(s, threshold)
+                    if key > thresh.entry[0].key:
+                        thresh.entry[0].key = key
                         sift_down(&thresh, 0)
-                    else:
-                        if s.residual - s.mu * (y - s.since) <= threshold:
-                            s.exhausted = 1
-                            exhausted[n_exhausted] = q
-                            n_exhausted = n_exhausted + 1
-                        else:
-                            deferred[n_deferred] = thresh.entry[0]
-                            n_deferred = n_deferred + 1
-                        pop(&thresh)
+                        continue
+                    if s.unreached - s.mu * y <= threshold:
+                        done[q] = 1
+                        exhausted[n_exhausted] = q
+                        n_exhausted = n_exhausted + 1
+                    else:         # below y by rounding only: back after this round
+                        deferred[n_deferred].key = key
+                        deferred[n_deferred].item = q
+                        n_deferred = n_deferred + 1
+                    pop(&thresh)
                 for j in range(n_deferred):
                     push(&thresh, deferred[j].key, deferred[j].item)
-                if not state[top].exhausted:
-                    state[top].exhausted = 1
+                if not done[top]:
+                    done[top] = 1
                     exhausted[n_exhausted] = top
                     n_exhausted = n_exhausted + 1
-                # Lines 17-18: the active tenants of exhausted resources leave at y.
+                # Line 18: the active tenants of exhausted resources leave at y.
+                n_leaving = 0
                 for j in range(n_exhausted):
                     r = exhausted[j]
                     for p in range(tstart[r], tstart[r + 1]):
                         i = tlist[p]
-                        if not active[i]:
-                            continue
-                        active[i] = 0
-                        level[i] = y
-                        n_active = n_active - 1
-                        f = scale[i]
-                        for k in range(ptr[i], ptr[i + 1]):
-                            s = &state[cols[k]]
-                            s.residual = s.residual - s.mu * (y - s.since)
-                            s.since = y
-                            s.mu = s.mu - D[k] * f
-                            s.users = s.users - 1
-                            s.stale = ZERO_STALE | THRESHOLD_STALE
+                        if active[i]:
+                            active[i] = 0
+                            level[i] = y
+                            leaving[n_leaving] = <int32_t>i
+                            n_leaving = n_leaving + 1
+                            prefetch(&ptr[i])
+                            prefetch(&scale[i])
+                n_active = n_active - n_leaving
+                # Line 17: their rows leave mu; rows are fetched PREFETCH_AHEAD ahead.
+                for j in range(min(n_leaving, PREFETCH_AHEAD)):
+                    prefetch_row(D, cols, ptr, leaving[j])
+                for j in range(n_leaving):
+                    if j + PREFETCH_AHEAD < n_leaving:
+                        prefetch_row(D, cols, ptr, leaving[j + PREFETCH_AHEAD])
+                    i = leaving[j]
+                    f = scale[i]
+                    for k in range(ptr[i], ptr[i + 1]):
+                        s = &state[cols[k]]
+                        f_k = D[k] * f
+                        s.unreached = s.unreached - f_k * y
+                        s.mu = s.mu - f_k
+                        s.users = s.users - 1
                 rounds = rounds + 1
                 if n_active > 0 and (rounds >= max_rounds or now() - t_start > deadline):
                     timed_out = True                                # lines 19-21
@@ -359,8 +401,10 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
                         if active[i]:
                             level[i] = y
                     break
+            stamp[4] = now()
             write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
                              &allocation[0] if nnz else NULL, n_threads)
+            stamp[5] = now()
     finally:
         free(tally)
         free(state)
@@ -368,4 +412,7 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
         free(thresh.entry)
         free(exhausted)
         free(deferred)
+    if phases is not None:
+        for j in range(PHASES):
+            phases[j] = stamp[j] - t_start
     return rounds, bool(timed_out), now() - t_start
