@@ -11,52 +11,59 @@ epsilon + ROUNDING_SLACK is exhausted (line 16) and every active tenant that dem
 leaves with z_i = y_t (line 18). Algorithm 1 pays O(nnz) per round, Algorithm 2
 O(N + R) per round. Here a round costs only what changes in it:
 
-  transposition  resource -> tenants (CSR of tenant ids, tenants ascending within each
-                 resource): one counting sort, in BLOCKS fixed blocks of tenants run in
-                 parallel; the same pass computes the scales and the initial mu.
-  state[r]       residual, mu, and the level `since` at which the residual was last
-                 brought up to date: s_r(y) = residual - mu * (y - since) for y >= since.
-                 Only resources a leaving tenant demands are touched.
-  two lazy heaps the zero heap holds, per live resource, the level at which its
-                 residual reaches 0; the threshold heap the level at which it reaches
-                 epsilon + ROUNDING_SLACK. A tenant leaving only lowers mu, so both keys
-                 only grow: a key in a heap is a lower bound of the true one. An update
-                 marks the resource stale in both heaps instead of moving it; when a stale
-                 entry reaches the top its key is recomputed and it sinks (lazy deletion).
-                 Resources no active tenant demands are dropped when they reach the top.
+  transposition  resource -> tenants (CSR of tenant ids, ascending within each resource):
+                 a counting sort in BLOCKS fixed blocks of tenants, run in parallel; its
+                 first pass also computes the scales and the initial mu. The tenant ids
+                 live in the allocation's own buffer, which is not needed until the end.
+  state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i, mu_r and
+                 users_r (active tenants demanding r), so that s_r(y) = unreached_r -
+                 mu_r * y for every y at or above the last departure. A leaving tenant
+                 updates only the resources it demands: unreached -= rate * y_t,
+                 mu -= rate, users -= 1 (line 17), in any order.
+  lazy heaps     keys are levels at which a live resource's residual reaches a value:
+                 unreached / mu (zero key) or (unreached - epsilon - ROUNDING_SLACK) / mu
+                 (threshold key). Departures only lower mu, so keys only grow, and a key
+                 in a heap is a lower bound of the true one. Departures do not touch the
+                 heaps: when an entry reaches the top its key is recomputed; if it grew
+                 the entry sinks, otherwise it is the true minimum. Resources no active
+                 tenant demands any more (users = 0) are dropped when they reach a top.
 
 One round:
-  1. y_t = the zero heap's top, once the top is fresh (line 13). Its resource is always
-     exhausted (line 16 would give residual ~0 up to rounding; forcing it makes every
-     round exhaust at least one resource, so the loop terminates whatever the rounding).
-  2. Every resource whose threshold key is <= y_t is popped from the threshold heap and
-     tested: residual at y_t <= epsilon + ROUNDING_SLACK means exhausted (line 16); a
-     fresh entry that fails the test only by rounding is pushed back afterwards.
-  3. For each exhausted resource, each of its still-active tenants leaves with
-     z_i = y_t (line 18), and its CSR row is walked once: every resource it demands is
-     brought up to level y_t (residual -= mu * (y_t - since)) before mu -= rho_i d_ir
-     (line 17), so the order of the leavers does not change any residual at y_t.
+  1. y_t, the minimum zero key (line 13), and the candidates: every live resource whose
+     threshold key is <= y_t, popped from the threshold heap.
+  2. A candidate whose residual at y_t is <= epsilon + ROUNDING_SLACK is exhausted
+     (line 16); the others (below y_t by rounding only) go back into the heap. The
+     resource that set y_t is exhausted in any case: its residual is 0 up to rounding,
+     and forcing it means that every round exhausts a resource, so the loop ends
+     whatever the rounding.
+  3. The still-active tenants of the exhausted resources leave with z_i = y_t (line 18)
+     and their rows are walked once to update state (line 17), fetched a few rows ahead.
   4. Lines 19-21: stop on max_rounds or the deadline, freezing the active tenants at y_t.
 
-Why two heaps rather than one: with epsilon = 0 the two keys differ by
-ROUNDING_SLACK / mu_r and a single heap would do, but with epsilon > 0 the resources that
-will be exhausted in round t (threshold key <= y_t) are not the ones near the minimum of
-the zero key, and no single key orders both questions. A single heap on the threshold
-key would have to pop, test and push back every resource whose threshold key lies below
-the minimal zero key, many per round at large epsilon; a single heap on the zero key
-cannot find resources within epsilon of exhaustion at all. Two heaps cost
-O(log R) per exhausted resource and per stale entry that reaches a top, for either
-epsilon.
+One heap or two. With epsilon > 0 the resources exhausted in round t (threshold key
+<= y_t) are not the ones near the minimum zero key, and no single key answers both
+questions, so a second heap on the zero key gives y_t: each heap costs O(log R) per
+exhausted resource and per stale entry that reaches its top. With epsilon = 0 the two
+keys differ by only ROUNDING_SLACK / mu_r and the threshold heap alone suffices: pop its
+fresh entries in order while their threshold key is <= the least zero key seen so far;
+every resource whose zero key could be the minimum has a threshold key below it, so the
+popped set holds the minimum and every candidate, and it is rarely more than them. This
+halves the heap work of the exact case, which is the common one.
 
-Each (tenant, resource) pair is touched a constant number of times: once in each pass of
-the transposition, once when the tenant leaves (row walk), at most once when the
-resource is exhausted (column walk, each resource is exhausted at most once), and once
-when the allocation is written. Cost O(nnz + (rounds + stale pops) log R).
+Each (tenant, resource) pair is touched a constant number of times: twice in the
+transposition, once when the tenant leaves (row walk), at most once when the resource is
+exhausted (column walk; a resource is exhausted once), once when the allocation is
+written. Cost O(nnz + (rounds + stale entries) log R).
 
-Determinism: the scales, the transposition and the allocation do not depend on the
-partition of the work; the initial mu is summed per resource over BLOCKS fixed blocks of
-tenants, block by block; the event loop is serial. So the result is bit for bit the same
-for any thread count.
+Determinism: the scales, the transposition and the allocation do not depend on how the
+work is split; the initial mu is summed per resource over BLOCKS fixed blocks of tenants,
+block by block; the event loop is serial. So the result is bit for bit the same for any
+thread count.
+
+The event loop is a function of its own: inside the function that opens the OpenMP
+regions, variables shared with them have their address taken, and as Python extensions
+are built with -fno-strict-aliasing, every store in the row walk would force the compiler
+to reload them (a threefold slowdown of the loop, measured).
 """
 import numpy as np
 
@@ -69,29 +76,15 @@ from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
 cdef enum:
     PHASES = 6             # entries written to the optional `phases` array
     BLOCKS = 16            # fixed tenant blocks of the transposition and initial mu
-    PREFETCH_AHEAD = 4     # leaving tenants' rows requested this far ahead
+    PREFETCH_AHEAD = 4     # leaving tenants' rows are requested this many rows ahead
     LINE = 64              # cache line bytes
 
 
 cdef extern from *:
-    void prefetch "__builtin_prefetch" (const void*) nogil
-
-
-cdef inline void prefetch_row(const floating* data, const int32_t* cols, const int64_t* ptr,
-                              int32_t i) noexcept nogil:
-    """Ask for every cache line of tenant i's row (values and column indices)."""
-    cdef int64_t k, begin = ptr[i], end = ptr[i + 1]
-    k = begin
-    while k < end:
-        prefetch(&data[k])
-        k = k + <int64_t>(LINE // sizeof(floating))
-    k = begin
-    while k < end:
-        prefetch(&cols[k])
-        k = k + LINE // 4
-    if end > begin:
-        prefetch(&data[end - 1])
-        prefetch(&cols[end - 1])
+    """
+    #define DRFBENCH_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+    """
+    void prefetch "DRFBENCH_PREFETCH" (const void*) nogil
 
 
 cdef struct Resource:
@@ -115,6 +108,26 @@ cdef struct Heap:
     Py_ssize_t size
 
 
+cdef struct Events:
+    # What the event loop reads and writes, besides the demands (all IN/OUT pointers).
+    Resource* state
+    const double* scale
+    const int64_t* tstart      # resource r's tenants: tlist[tstart[r]:tstart[r + 1]]
+    const int32_t* tlist
+    uint8_t* active            # tenant still in S_t
+    uint8_t* done              # resource exhausted
+    int32_t* exhausted         # this round's exhausted resources
+    Entry* candidates          # this round's popped threshold-heap entries
+    int32_t* leaving           # this round's leaving tenants
+    double* level
+    Heap zero                  # used only when epsilon > 0
+    Heap thresh
+    bint two_heaps
+    double threshold           # epsilon + ROUNDING_SLACK
+    Py_ssize_t n_tenants
+    long long n_active
+
+
 cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
     """Restore the min-heap order below pos (the entry at pos may be too large)."""
     cdef Entry moving = h.entry[pos]
@@ -132,17 +145,16 @@ cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
     h.entry[pos] = moving
 
 
-cdef inline void push(Heap* h, double key, int32_t item) noexcept nogil:
+cdef inline void push(Heap* h, Entry e) noexcept nogil:
     cdef Py_ssize_t pos = h.size, parent
     h.size = h.size + 1
     while pos > 0:
         parent = (pos - 1) // 2
-        if h.entry[parent].key <= key:
+        if h.entry[parent].key <= e.key:
             break
         h.entry[pos] = h.entry[parent]
         pos = parent
-    h.entry[pos].key = key
-    h.entry[pos].item = item
+    h.entry[pos] = e
 
 
 cdef inline void pop(Heap* h) noexcept nogil:
@@ -153,12 +165,151 @@ cdef inline void pop(Heap* h) noexcept nogil:
 
 
 cdef inline double level_at(const Resource* s, double value) noexcept nogil:
-    """The level at which r's residual unreached - mu * y falls to `value`: a lower
-    bound of every later answer, since mu only falls. Infinite if mu has reached 0
-    by rounding."""
+    """The level at which r's residual unreached - mu * y falls to `value`: a lower bound
+    of every later answer, since mu only falls. Infinite if mu has reached 0 by
+    rounding while r still has users."""
     if s.mu <= 0.0:
         return INFINITY
     return (s.unreached - value) / s.mu
+
+
+cdef inline bint fresh_top(Heap* h, const Resource* state, double value) noexcept nogil:
+    """Bring a live, up-to-date entry to h's top (False when h is empty): drop
+    resources without users, sink entries whose key has grown."""
+    cdef const Resource* s
+    cdef double key
+    while h.size > 0:
+        s = &state[h.entry[0].item]
+        if s.users == 0:
+            pop(h)
+            continue
+        key = level_at(s, value)
+        if key > h.entry[0].key:
+            h.entry[0].key = key
+            sift_down(h, 0)
+        else:
+            h.entry[0].key = key
+            return True
+    return False
+
+
+cdef inline void prefetch_row(const floating* data, const int32_t* cols, const int64_t* ptr,
+                              int32_t i) noexcept nogil:
+    """Request every cache line of tenant i's row (values and column indices)."""
+    cdef int64_t k, begin = ptr[i], end = ptr[i + 1]
+    k = begin
+    while k < end:
+        prefetch(&data[k])
+        k = k + <int64_t>(LINE // sizeof(floating))
+    k = begin
+    while k < end:
+        prefetch(&cols[k])
+        k = k + LINE // 4
+    if end > begin:
+        prefetch(&data[end - 1])
+        prefetch(&cols[end - 1])
+
+
+cdef long long run_events(const floating* D, const int32_t* cols, const int64_t* ptr,
+                          Events* ev, double t_start, double deadline,
+                          long long max_rounds, bint* timed_out) noexcept nogil:
+    """The rounds (see the module docstring), until no tenant is active or a stop.
+    Writes ev.level (z per tenant); returns the number of rounds."""
+    cdef Resource* state = ev.state
+    cdef Resource* s
+    cdef const double* scale = ev.scale
+    cdef const int64_t* tstart = ev.tstart
+    cdef const int32_t* tlist = ev.tlist
+    cdef uint8_t* active = ev.active
+    cdef uint8_t* done = ev.done
+    cdef int32_t* exhausted = ev.exhausted
+    cdef Entry* candidates = ev.candidates
+    cdef int32_t* leaving = ev.leaving
+    cdef double* level = ev.level
+    cdef Heap* zero = &ev.zero
+    cdef Heap* thresh = &ev.thresh
+    cdef bint two_heaps = ev.two_heaps
+    cdef double threshold = ev.threshold
+    cdef long long n_active = ev.n_active, rounds = 0
+    cdef Py_ssize_t i, j, n_candidates, n_exhausted, n_leaving
+    cdef int64_t k, p
+    cdef int32_t q, top
+    cdef double y, key, f, rate
+
+    while n_active > 0:
+        # Line 13: y = the least zero key; candidates = threshold keys <= y.
+        top = -1
+        y = INFINITY
+        if two_heaps:
+            if not fresh_top(zero, state, 0.0):
+                break     # unreachable: an active tenant's resources are live
+            top = zero.entry[0].item
+            y = zero.entry[0].key
+        n_candidates = 0
+        while fresh_top(thresh, state, threshold) and thresh.entry[0].key <= y:
+            candidates[n_candidates] = thresh.entry[0]
+            n_candidates = n_candidates + 1
+            q = thresh.entry[0].item
+            pop(thresh)
+            if not two_heaps:
+                key = level_at(&state[q], 0.0)
+                if top < 0 or key < y:
+                    y = key
+                    top = q
+        if top < 0:
+            break         # unreachable, as above
+        # Line 16: exhausted = candidates with residual <= epsilon at y, and top.
+        n_exhausted = 0
+        for j in range(n_candidates):
+            q = candidates[j].item
+            s = &state[q]
+            if q == top or s.unreached - s.mu * y <= threshold:
+                done[q] = 1
+                exhausted[n_exhausted] = q
+                n_exhausted = n_exhausted + 1
+            else:         # below y by rounding only, or popped (one heap) before
+                push(thresh, candidates[j])   # y was known: back for later rounds
+        if not done[top]:
+            done[top] = 1
+            exhausted[n_exhausted] = top
+            n_exhausted = n_exhausted + 1
+        # Line 18: the active tenants of the exhausted resources leave at y.
+        n_leaving = 0
+        for j in range(n_exhausted):
+            q = exhausted[j]
+            for p in range(tstart[q], tstart[q + 1]):
+                i = tlist[p]
+                if active[i]:
+                    active[i] = 0
+                    level[i] = y
+                    leaving[n_leaving] = <int32_t>i
+                    n_leaving = n_leaving + 1
+                    prefetch(&ptr[i])
+                    prefetch(&scale[i])
+        n_active = n_active - n_leaving
+        # Line 17: their rows leave unreached and mu.
+        for j in range(min(n_leaving, <Py_ssize_t>PREFETCH_AHEAD)):
+            prefetch_row(D, cols, ptr, leaving[j])
+        for j in range(n_leaving):
+            if j + PREFETCH_AHEAD < n_leaving:
+                prefetch_row(D, cols, ptr, leaving[j + PREFETCH_AHEAD])
+            i = leaving[j]
+            f = scale[i]
+            for k in range(ptr[i], ptr[i + 1]):
+                s = &state[cols[k]]
+                rate = D[k] * f
+                s.unreached = s.unreached - rate * y
+                s.mu = s.mu - rate
+                s.users = s.users - 1
+        rounds = rounds + 1
+        if n_active > 0 and (rounds >= max_rounds or now() - t_start > deadline):
+            timed_out[0] = True                                     # lines 19-21
+            for i in range(ev.n_tenants):
+                if active[i]:
+                    level[i] = y
+            break
+    ev.n_active = n_active
+    return rounds
 
 
 cdef void tally_block(const floating* data, const int32_t* indices, const int64_t* indptr,
@@ -215,6 +366,26 @@ cdef void reduce_tallies(Tally* tally, Py_ssize_t R, Py_ssize_t r, Resource* sta
     state[r].users = total
 
 
+cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
+    """Every resource with users, keyed by its level of exhaustion."""
+    cdef Py_ssize_t r, j
+    ev.zero.size = 0
+    ev.thresh.size = 0
+    for r in range(R):
+        if ev.state[r].users > 0:
+            if ev.two_heaps:
+                ev.zero.entry[ev.zero.size].key = level_at(&ev.state[r], 0.0)
+                ev.zero.entry[ev.zero.size].item = <int32_t>r
+                ev.zero.size = ev.zero.size + 1
+            ev.thresh.entry[ev.thresh.size].key = level_at(&ev.state[r], ev.threshold)
+            ev.thresh.entry[ev.thresh.size].item = <int32_t>r
+            ev.thresh.size = ev.thresh.size + 1
+    for j in range(ev.thresh.size // 2 - 1, -1, -1):
+        sift_down(&ev.thresh, j)
+    for j in range(ev.zero.size // 2 - 1, -1, -1):
+        sift_down(&ev.zero, j)
+
+
 def edrf_event(const floating[::1] data, const int32_t[::1] indices,
                const int64_t[::1] indptr, Py_ssize_t n_resources,
                const double[::1] weights, double epsilon, double deadline,
@@ -234,16 +405,11 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     cdef double t_start = now()
     cdef Py_ssize_t n_tenants = indptr.shape[0] - 1
     cdef Py_ssize_t R = n_resources, nnz = data.shape[0]
-    cdef Py_ssize_t b, r, i, j, n_exhausted, n_deferred, n_leaving
-    cdef int64_t k, p
-    cdef int32_t q, top
-    cdef double threshold = epsilon + ROUNDING_SLACK
-    cdef double y = 0.0, f, f_k, key
-    cdef long long rounds = 0, n_active = 0
+    cdef Py_ssize_t b, r, i, j
+    cdef long long rounds = 0
     cdef bint timed_out = False
-    cdef Resource* s
-    cdef Heap zero, thresh
     cdef double stamp[PHASES]
+    cdef Events ev
 
     if n_tenants == 0:
         return 0, False, now() - t_start
@@ -252,10 +418,10 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     active_arr = np.empty(n_tenants, dtype=np.uint8)
     done_arr = np.zeros(R, dtype=np.uint8)
     leaving_arr = np.empty(n_tenants, dtype=np.int32)
-    cdef int32_t[::1] leaving = leaving_arr
     cdef double[::1] scale = scale_arr
     cdef int64_t[::1] start = start_arr
     cdef uint8_t[::1] active = active_arr, done = done_arr
+    cdef int32_t[::1] leaving = leaving_arr
     cdef const floating* D = &data[0] if nnz else NULL
     cdef const int32_t* cols = &indices[0] if nnz else NULL
     cdef const int64_t* ptr = &indptr[0]
@@ -267,13 +433,13 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     cdef Py_ssize_t R1 = R if R > 0 else 1
     cdef Tally* tally = <Tally*>calloc(BLOCKS * R1, sizeof(Tally))
     cdef Resource* state = <Resource*>malloc(R1 * sizeof(Resource))
-    zero.entry = <Entry*>malloc(R1 * sizeof(Entry))
-    thresh.entry = <Entry*>malloc(R1 * sizeof(Entry))
-    cdef int32_t* exhausted = <int32_t*>malloc(R1 * sizeof(int32_t))
-    cdef Entry* deferred = <Entry*>malloc(R1 * sizeof(Entry))
+    ev.zero.entry = <Entry*>malloc(R1 * sizeof(Entry))
+    ev.thresh.entry = <Entry*>malloc(R1 * sizeof(Entry))
+    ev.exhausted = <int32_t*>malloc(R1 * sizeof(int32_t))
+    ev.candidates = <Entry*>malloc(R1 * sizeof(Entry))
     try:
-        if (tally == NULL or state == NULL or zero.entry == NULL or thresh.entry == NULL
-                or exhausted == NULL or deferred == NULL):
+        if (tally == NULL or state == NULL or ev.zero.entry == NULL
+                or ev.thresh.entry == NULL or ev.exhausted == NULL or ev.candidates == NULL):
             raise MemoryError("edrf_event: cannot allocate its per-resource buffers")
         with nogil:
             # Transposition, pass 1: scales, counts and partial mu per fixed block.
@@ -297,110 +463,26 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
                               (b + 1) * n_tenants // BLOCKS, &tally[b * R], tlist)
             stamp[2] = now()
 
+            ev.state = state
+            ev.scale = &scale[0]
+            ev.tstart = tstart
+            ev.tlist = tlist
+            ev.active = &active[0]
+            ev.done = &done[0] if R else NULL
+            ev.leaving = &leaving[0]
+            ev.level = &level[0]
+            ev.two_heaps = epsilon > 0.0
+            ev.threshold = epsilon + ROUNDING_SLACK
+            ev.n_tenants = n_tenants
+            ev.n_active = 0
             for i in range(n_tenants):
                 level[i] = 0.0
                 active[i] = scale[i] > 0.0
-                n_active = n_active + active[i]
-            zero.size = 0
-            thresh.size = 0
-            for r in range(R):
-                if state[r].users > 0:
-                    zero.entry[zero.size].key = level_at(&state[r], 0.0)
-                    zero.entry[zero.size].item = <int32_t>r
-                    zero.size = zero.size + 1
-                    thresh.entry[thresh.size].key = level_at(&state[r], threshold)
-                    thresh.entry[thresh.size].item = <int32_t>r
-                    thresh.size = thresh.size + 1
-            for j in range(zero.size // 2 - 1, -1, -1):
-                sift_down(&zero, j)
-                sift_down(&thresh, j)
+                ev.n_active = ev.n_active + active[i]
+            build_heaps(&ev, R)
             stamp[3] = now()
-
-            while n_active > 0:
-                # Line 13: the lowest level at which a live resource runs out. A key
-                # that grew since it was pushed sinks; one that did not is the minimum.
-                top = -1
-                while zero.size > 0:
-                    q = zero.entry[0].item
-                    s = &state[q]
-                    if s.users == 0:
-                        pop(&zero)
-                        continue
-                    key = level_at(s, 0.0)
-                    if key > zero.entry[0].key:
-                        zero.entry[0].key = key
-                        sift_down(&zero, 0)
-                    else:
-                        zero.entry[0].key = key
-                        top = q
-                        break
-                if top < 0:       # unreachable: an active tenant's resources are live
-                    break
-                y = zero.entry[0].key                               # line 14
-                # Line 16: every live resource with residual <= epsilon at y.
-                n_exhausted = 0
-                n_deferred = 0
-                while thresh.size > 0 and thresh.entry[0].key <= y:
-                    q = thresh.entry[0].item
-                    s = &state[q]
-                    if s.users == 0:
-                        pop(&thresh)
-                        continue
-                    key = level_at(s, threshold)
-                    if key > thresh.entry[0].key:
-                        thresh.entry[0].key = key
-                        sift_down(&thresh, 0)
-                        continue
-                    if s.unreached - s.mu * y <= threshold:
-                        done[q] = 1
-                        exhausted[n_exhausted] = q
-                        n_exhausted = n_exhausted + 1
-                    else:         # below y by rounding only: back after this round
-                        deferred[n_deferred].key = key
-                        deferred[n_deferred].item = q
-                        n_deferred = n_deferred + 1
-                    pop(&thresh)
-                for j in range(n_deferred):
-                    push(&thresh, deferred[j].key, deferred[j].item)
-                if not done[top]:
-                    done[top] = 1
-                    exhausted[n_exhausted] = top
-                    n_exhausted = n_exhausted + 1
-                # Line 18: the active tenants of exhausted resources leave at y.
-                n_leaving = 0
-                for j in range(n_exhausted):
-                    r = exhausted[j]
-                    for p in range(tstart[r], tstart[r + 1]):
-                        i = tlist[p]
-                        if active[i]:
-                            active[i] = 0
-                            level[i] = y
-                            leaving[n_leaving] = <int32_t>i
-                            n_leaving = n_leaving + 1
-                            prefetch(&ptr[i])
-                            prefetch(&scale[i])
-                n_active = n_active - n_leaving
-                # Line 17: their rows leave mu; rows are fetched PREFETCH_AHEAD ahead.
-                for j in range(min(n_leaving, PREFETCH_AHEAD)):
-                    prefetch_row(D, cols, ptr, leaving[j])
-                for j in range(n_leaving):
-                    if j + PREFETCH_AHEAD < n_leaving:
-                        prefetch_row(D, cols, ptr, leaving[j + PREFETCH_AHEAD])
-                    i = leaving[j]
-                    f = scale[i]
-                    for k in range(ptr[i], ptr[i + 1]):
-                        s = &state[cols[k]]
-                        f_k = D[k] * f
-                        s.unreached = s.unreached - f_k * y
-                        s.mu = s.mu - f_k
-                        s.users = s.users - 1
-                rounds = rounds + 1
-                if n_active > 0 and (rounds >= max_rounds or now() - t_start > deadline):
-                    timed_out = True                                # lines 19-21
-                    for i in range(n_tenants):
-                        if active[i]:
-                            level[i] = y
-                    break
+            rounds = run_events(D, cols, ptr, &ev, t_start, deadline, max_rounds,
+                                &timed_out)
             stamp[4] = now()
             write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
                              &allocation[0] if nnz else NULL, n_threads)
@@ -408,11 +490,11 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     finally:
         free(tally)
         free(state)
-        free(zero.entry)
-        free(thresh.entry)
-        free(exhausted)
-        free(deferred)
+        free(ev.zero.entry)
+        free(ev.thresh.entry)
+        free(ev.exhausted)
+        free(ev.candidates)
     if phases is not None:
-        for j in range(PHASES):
+        for j in range(min(PHASES, phases.shape[0])):
             phases[j] = stamp[j] - t_start
     return rounds, bool(timed_out), now() - t_start
