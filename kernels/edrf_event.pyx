@@ -81,8 +81,18 @@ cdef enum:
 
 
 cdef extern from *:
+    # A prefetch the compiler must keep: GCC deletes loops of __builtin_prefetch
+    # (they have no effect it can see), which is how prefetch_row is written.
     """
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char*)(p)))
+    #elif defined(__GNUC__) && defined(__aarch64__)
+    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prfm pldl1keep, %0" : : "Q"(*(const char*)(p)))
+    #elif defined(__GNUC__)
     #define DRFBENCH_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+    #else
+    #define DRFBENCH_PREFETCH(p) ((void)(p))
+    #endif
     """
     void prefetch "DRFBENCH_PREFETCH" (const void*) nogil
 
