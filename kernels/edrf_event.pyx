@@ -77,6 +77,7 @@ cdef enum:
     PHASES = 6             # entries written to the optional `phases` array
     BLOCKS = 16            # fixed tenant blocks of the transposition and initial mu
     PREFETCH_AHEAD = 4     # leaving tenants' rows are requested this many rows ahead
+    SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
     LINE = 64              # cache line bytes
 
 
@@ -86,15 +87,20 @@ cdef extern from *:
     """
     #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     #define DRFBENCH_PREFETCH(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char*)(p)))
+    #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char*)(p)))
     #elif defined(__GNUC__) && defined(__aarch64__)
     #define DRFBENCH_PREFETCH(p) __asm__ volatile("prfm pldl1keep, %0" : : "Q"(*(const char*)(p)))
+    #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prfm pstl1keep, %0" : : "Q"(*(const char*)(p)))
     #elif defined(__GNUC__)
     #define DRFBENCH_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+    #define DRFBENCH_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
     #else
     #define DRFBENCH_PREFETCH(p) ((void)(p))
+    #define DRFBENCH_PREFETCH_W(p) ((void)(p))
     #endif
     """
     void prefetch "DRFBENCH_PREFETCH" (const void*) nogil
+    void prefetch_write "DRFBENCH_PREFETCH_W" (const void*) nogil
 
 
 cdef struct Resource:
@@ -347,12 +353,17 @@ cdef void tally_block(const floating* data, const int32_t* indices, const int64_
 cdef void scatter_block(const int32_t* indices, const int64_t* indptr,
                         Py_ssize_t i_begin, Py_ssize_t i_end, Tally* cursor,
                         int32_t* tenants) noexcept nogil:
-    """Tenants [i_begin, i_end) into their resources' lists, at the block's cursors."""
+    """Tenants [i_begin, i_end) into their resources' lists, at the block's cursors.
+    The stores go to as many places as there are resources, too many for the L1 cache;
+    each destination is requested (for writing) SCATTER_AHEAD non-zeros in advance,
+    which about halves the time of this pass."""
     cdef Py_ssize_t i
-    cdef int64_t k
+    cdef int64_t k, last = indptr[i_end]
     cdef Tally* c
     for i in range(i_begin, i_end):
         for k in range(indptr[i], indptr[i + 1]):
+            if k + SCATTER_AHEAD < last:
+                prefetch_write(&tenants[cursor[indices[k + SCATTER_AHEAD]].count])
             c = &cursor[indices[k]]
             tenants[c.count] = <int32_t>i
             c.count = c.count + 1
