@@ -120,8 +120,11 @@ cdef struct Entry:
 
 
 cdef struct Heap:
+    # A 4-ary min-heap: the children of p are 4p + 1 .. 4p + 4, one cache line, as
+    # entry[1] sits on a line boundary (see heap_alloc).
     Entry* entry
     Py_ssize_t size
+    void* block               # what to free
 
 
 cdef struct Events:
@@ -144,16 +147,34 @@ cdef struct Events:
     long long n_active
 
 
+cdef bint heap_alloc(Heap* h, Py_ssize_t capacity) noexcept nogil:
+    """Room for `capacity` entries with entry[1] on a 64-byte boundary."""
+    cdef size_t address
+    h.size = 0
+    h.block = malloc((capacity + 8) * sizeof(Entry))
+    if h.block == NULL:
+        h.entry = NULL
+        return False
+    address = <size_t>h.block + sizeof(Entry)
+    address = (address + 63) & ~(<size_t>63)
+    h.entry = <Entry*>(address - sizeof(Entry))
+    return True
+
+
 cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
     """Restore the min-heap order below pos (the entry at pos may be too large)."""
     cdef Entry moving = h.entry[pos]
-    cdef Py_ssize_t child, n = h.size
+    cdef Py_ssize_t child, c, last, n = h.size
     while True:
-        child = 2 * pos + 1
+        child = 4 * pos + 1
         if child >= n:
             break
-        if child + 1 < n and h.entry[child + 1].key < h.entry[child].key:
-            child = child + 1
+        last = min(child + 4, n)
+        c = child + 1
+        while c < last:
+            if h.entry[c].key < h.entry[child].key:
+                child = c
+            c = c + 1
         if h.entry[child].key >= moving.key:
             break
         h.entry[pos] = h.entry[child]
@@ -165,7 +186,7 @@ cdef inline void push(Heap* h, Entry e) noexcept nogil:
     cdef Py_ssize_t pos = h.size, parent
     h.size = h.size + 1
     while pos > 0:
-        parent = (pos - 1) // 2
+        parent = (pos - 1) // 4
         if h.entry[parent].key <= e.key:
             break
         h.entry[pos] = h.entry[parent]
@@ -401,9 +422,9 @@ cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
             ev.thresh.entry[ev.thresh.size].key = level_at(&ev.state[r], ev.threshold)
             ev.thresh.entry[ev.thresh.size].item = <int32_t>r
             ev.thresh.size = ev.thresh.size + 1
-    for j in range(ev.thresh.size // 2 - 1, -1, -1):
+    for j in range((ev.thresh.size - 2) // 4, -1, -1):
         sift_down(&ev.thresh, j)
-    for j in range(ev.zero.size // 2 - 1, -1, -1):
+    for j in range((ev.zero.size - 2) // 4, -1, -1):
         sift_down(&ev.zero, j)
 
 
@@ -454,8 +475,8 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     cdef Py_ssize_t R1 = R if R > 0 else 1
     cdef Tally* tally = <Tally*>calloc(BLOCKS * R1, sizeof(Tally))
     cdef Resource* state = <Resource*>malloc(R1 * sizeof(Resource))
-    ev.zero.entry = <Entry*>malloc(R1 * sizeof(Entry))
-    ev.thresh.entry = <Entry*>malloc(R1 * sizeof(Entry))
+    heap_alloc(&ev.zero, R1)
+    heap_alloc(&ev.thresh, R1)
     ev.exhausted = <int32_t*>malloc(R1 * sizeof(int32_t))
     ev.candidates = <Entry*>malloc(R1 * sizeof(Entry))
     try:
@@ -511,8 +532,8 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     finally:
         free(tally)
         free(state)
-        free(ev.zero.entry)
-        free(ev.thresh.entry)
+        free(ev.zero.block)
+        free(ev.thresh.block)
         free(ev.exhausted)
         free(ev.candidates)
     if phases is not None:
