@@ -76,7 +76,7 @@ from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
 cdef enum:
     PHASES = 6             # entries written to the optional `phases` array
     BLOCKS = 16            # fixed tenant blocks of the transposition and initial mu
-    PREFETCH_AHEAD = 4     # leaving tenants' rows are requested this many rows ahead
+    PREFETCH_AHEAD = 8     # leaving tenants' rows are requested this many rows ahead
     SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
     LINE = 64              # cache line bytes
 
