@@ -148,10 +148,11 @@ cdef struct Events:
 
 
 cdef bint heap_alloc(Heap* h, Py_ssize_t capacity) noexcept nogil:
-    """Room for `capacity` entries with entry[1] on a 64-byte boundary."""
+    """Room for `capacity` entries and the sentinels after them, with entry[1] on a
+    64-byte boundary."""
     cdef size_t address
     h.size = 0
-    h.block = malloc((capacity + 8) * sizeof(Entry))
+    h.block = malloc((capacity + 16) * sizeof(Entry))
     if h.block == NULL:
         h.entry = NULL
         return False
@@ -161,25 +162,33 @@ cdef bint heap_alloc(Heap* h, Py_ssize_t capacity) noexcept nogil:
     return True
 
 
+cdef inline void heap_seal(Heap* h) noexcept nogil:
+    """Infinite keys in the 4 slots after the last entry: sift_down can then compare
+    4 children without looking at the size (such a key never moves up)."""
+    cdef Py_ssize_t j
+    for j in range(h.size, h.size + 4):
+        h.entry[j].key = INFINITY
+        h.entry[j].item = -1
+
+
 cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
-    """Restore the min-heap order below pos (the entry at pos may be too large)."""
+    """Restore the min-heap order below pos (the entry at pos may be too large). The
+    least of 4 children is found without branches (their order is unpredictable)."""
     cdef Entry moving = h.entry[pos]
-    cdef Py_ssize_t child, c, last, n = h.size
+    cdef Entry* e = h.entry
+    cdef Py_ssize_t child, a, b, n = h.size
     while True:
         child = 4 * pos + 1
         if child >= n:
             break
-        last = min(child + 4, n)
-        c = child + 1
-        while c < last:
-            if h.entry[c].key < h.entry[child].key:
-                child = c
-            c = c + 1
-        if h.entry[child].key >= moving.key:
+        a = child + (e[child + 1].key < e[child].key)
+        b = child + 2 + (e[child + 3].key < e[child + 2].key)
+        child = b if e[b].key < e[a].key else a
+        if e[child].key >= moving.key:
             break
-        h.entry[pos] = h.entry[child]
+        e[pos] = e[child]
         pos = child
-    h.entry[pos] = moving
+    e[pos] = moving
 
 
 cdef inline void push(Heap* h, Entry e) noexcept nogil:
@@ -198,6 +207,9 @@ cdef inline void pop(Heap* h) noexcept nogil:
     h.size = h.size - 1
     if h.size > 0:
         h.entry[0] = h.entry[h.size]
+    h.entry[h.size].key = INFINITY
+    h.entry[h.size].item = -1
+    if h.size > 0:
         sift_down(h, 0)
 
 
@@ -422,6 +434,8 @@ cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
             ev.thresh.entry[ev.thresh.size].key = level_at(&ev.state[r], ev.threshold)
             ev.thresh.entry[ev.thresh.size].item = <int32_t>r
             ev.thresh.size = ev.thresh.size + 1
+    heap_seal(&ev.thresh)
+    heap_seal(&ev.zero)
     for j in range((ev.thresh.size - 2) // 4, -1, -1):
         sift_down(&ev.thresh, j)
     for j in range((ev.zero.size - 2) // 4, -1, -1):
