@@ -20,13 +20,14 @@ O(N + R) per round. Here a round costs only what changes in it:
                  mu_r * y for every y at or above the last departure. A leaving tenant
                  updates only the resources it demands: unreached -= rate * y_t,
                  mu -= rate, users -= 1 (line 17), in any order.
-  lazy heaps     keys are levels at which a live resource's residual reaches a value:
-                 unreached / mu (zero key) or (unreached - epsilon - ROUNDING_SLACK) / mu
-                 (threshold key). Departures only lower mu, so keys only grow, and a key
-                 in a heap is a lower bound of the true one. Departures do not touch the
-                 heaps: when an entry reaches the top its key is recomputed; if it grew
-                 the entry sinks, otherwise it is the true minimum. Resources no active
-                 tenant demands any more (users = 0) are dropped when they reach a top.
+  lazy heaps     4-ary min-heaps of (key, resource). A key is the level at which a live
+                 resource's residual falls to a value: unreached / mu (zero key) or
+                 (unreached - epsilon - ROUNDING_SLACK) / mu (threshold key). Departures
+                 only lower mu, so keys only grow, and a key in a heap is a lower bound
+                 of the true one. Departures do not touch the heaps: when an entry
+                 reaches the top its key is recomputed; if it grew the entry sinks,
+                 otherwise it is the true minimum. Resources no active tenant demands
+                 any more (users = 0) are dropped when they reach a top.
 
 One round:
   1. y_t, the minimum zero key (line 13), and the candidates: every live resource whose
@@ -60,10 +61,17 @@ work is split; the initial mu is summed per resource over BLOCKS fixed blocks of
 block by block; the event loop is serial. So the result is bit for bit the same for any
 thread count.
 
-The event loop is a function of its own: inside the function that opens the OpenMP
-regions, variables shared with them have their address taken, and as Python extensions
-are built with -fno-strict-aliasing, every store in the row walk would force the compiler
-to reload them (a threefold slowdown of the loop, measured).
+Memory, not arithmetic, sets the pace (G0 at paper scale: 65M non-zeros, 20K rounds):
+  - the leaving tenants' rows sit at random places in the CSR arrays; each round
+    collects its leavers first, then walks their rows with every cache line of the row
+    PREFETCH_AHEAD rows ahead requested (about 4x faster than waiting for each line);
+  - the transposition's stores go to one place per resource, more than the caches hold;
+    each destination is requested for writing SCATTER_AHEAD non-zeros ahead;
+  - the heaps are 4-ary with a node's children on one cache line.
+The prefetches are volatile asm: GCC deletes loops of __builtin_prefetch. The event
+loop is a function of its own, so that its pointers are locals: variables shared with
+OpenMP regions have their address taken, and Python extensions are built with
+-fno-strict-aliasing, so the compiler would reload them after every store.
 """
 import numpy as np
 
