@@ -359,7 +359,8 @@ cdef long long run_events(const floating* D, const int32_t* cols, const int64_t*
                 s.mu = s.mu - rate
                 s.users = s.users - 1
         rounds = rounds + 1
-        if n_active > 0 and (rounds >= max_rounds or now() - t_start > deadline):
+        if n_active > 0 and (rounds >= max_rounds or
+                             (deadline < INFINITY and now() - t_start > deadline)):
             timed_out[0] = True                                     # lines 19-21
             for i in range(ev.n_tenants):
                 if active[i]:
