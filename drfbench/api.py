@@ -142,3 +142,13 @@ register(Method("pedrf", _run_dcdrf, "parallel EDRF stopped at the deadline (pED
                 epsilon=False))
 register(Method("pedrf1", _run_dcdrf, "parallel EDRF for exactly one round (pEDRF-1, akin to HUG)",
                 epsilon=False, max_rounds=1))
+
+
+def _run_edrf_event(m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
+    from ._kernels.edrf_event import edrf_event as _edrf_event_kernel
+    return _edrf_event_kernel(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
+                              deadline, max_rounds, threads, allocation, level)
+
+
+register(Method("edrf-event", _run_edrf_event,
+                "exact EDRF, event-driven (drfbench's own); epsilon gives DC-DRF's rounds"))

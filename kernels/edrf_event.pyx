@@ -1,0 +1,565 @@
+"""Exact EDRF as an event-driven water-filling process: drfbench's own allocator.
+
+Algorithm 1 (EDRF) and Algorithm 2 (DC-DRF) of Kash, O'Shea and Volos (SoCC'18) raise all
+active tenants together in a level y; resource r's residual is
+
+    s_r(y) = 1 - sum_i rho_i d_ir min(y, z_i),
+
+and a round ends at y_t, the smallest level at which a live resource's residual reaches 0
+(Algorithm 2, lines 13-14). Then every live resource whose residual is at most
+epsilon + ROUNDING_SLACK is exhausted (line 16) and every active tenant that demands one
+leaves with z_i = y_t (line 18). Algorithm 1 pays O(nnz) per round, Algorithm 2
+O(N + R) per round. Here a round costs only what changes in it:
+
+  transposition  resource -> tenants (CSR of tenant ids, ascending within each resource):
+                 a counting sort in BLOCKS fixed blocks of tenants, run in parallel; its
+                 first pass also computes the scales and the initial mu. The tenant ids
+                 live in the allocation's own buffer, which is not needed until the end.
+  state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i, mu_r and
+                 users_r (active tenants demanding r), so that s_r(y) = unreached_r -
+                 mu_r * y for every y at or above the last departure. A leaving tenant
+                 updates only the resources it demands: unreached -= rate * y_t,
+                 mu -= rate, users -= 1 (line 17), in any order.
+  lazy heaps     4-ary min-heaps of (key, resource). A key is the level at which a live
+                 resource's residual falls to a value: unreached / mu (zero key) or
+                 (unreached - epsilon - ROUNDING_SLACK) / mu (threshold key). Departures
+                 only lower mu, so keys only grow, and a key in a heap is a lower bound
+                 of the true one. Departures do not touch the heaps: when an entry
+                 reaches the top its key is recomputed; if it grew the entry sinks,
+                 otherwise it is the true minimum. Resources no active tenant demands
+                 any more (users = 0) are dropped when they reach a top.
+
+One round:
+  1. y_t, the minimum zero key (line 13), and the candidates: every live resource whose
+     threshold key is <= y_t, popped from the threshold heap.
+  2. A candidate whose residual at y_t is <= epsilon + ROUNDING_SLACK is exhausted
+     (line 16); the others (below y_t by rounding only) go back into the heap. The
+     resource that set y_t is exhausted in any case: its residual is 0 up to rounding,
+     and forcing it means that every round exhausts a resource, so the loop ends
+     whatever the rounding.
+  3. The still-active tenants of the exhausted resources leave with z_i = y_t (line 18)
+     and their rows are walked once to update state (line 17), fetched a few rows ahead.
+  4. Lines 19-21: stop on max_rounds or the deadline, freezing the active tenants at y_t.
+
+One heap or two. With epsilon > 0 the resources exhausted in round t (threshold key
+<= y_t) are not the ones near the minimum zero key, and no single key answers both
+questions, so a second heap on the zero key gives y_t: each heap costs O(log R) per
+exhausted resource and per stale entry that reaches its top. With epsilon = 0 the two
+keys differ by only ROUNDING_SLACK / mu_r and the threshold heap alone suffices: pop its
+fresh entries in order while their threshold key is <= the least zero key seen so far;
+every resource whose zero key could be the minimum has a threshold key below it, so the
+popped set holds the minimum and every candidate, and it is rarely more than them. This
+halves the heap work of the exact case, which is the common one.
+
+Each (tenant, resource) pair is touched a constant number of times: twice in the
+transposition, once when the tenant leaves (row walk), at most once when the resource is
+exhausted (column walk; a resource is exhausted once), once when the allocation is
+written. Cost O(nnz + (rounds + stale entries) log R).
+
+Determinism: the scales, the transposition and the allocation do not depend on how the
+work is split; the initial mu is summed per resource over BLOCKS fixed blocks of tenants,
+block by block; the event loop is serial. So the result is bit for bit the same for any
+thread count.
+
+Memory, not arithmetic, sets the pace (G0 at paper scale: 65M non-zeros, 20K rounds):
+  - the leaving tenants' rows sit at random places in the CSR arrays; each round
+    collects its leavers first, then walks their rows with every cache line of the row
+    PREFETCH_AHEAD rows ahead requested (about 4x faster than waiting for each line);
+  - the transposition's stores go to one place per resource, more than the caches hold;
+    each destination is requested for writing SCATTER_AHEAD non-zeros ahead;
+  - the heaps are 4-ary with a node's children on one cache line.
+The prefetches are volatile asm: GCC deletes loops of __builtin_prefetch. The event
+loop is a function of its own, so that its pointers are locals: variables shared with
+OpenMP regions have their address taken, and Python extensions are built with
+-fno-strict-aliasing, so the compiler would reload them after every store.
+"""
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.math cimport INFINITY
+from libc.stdlib cimport malloc, calloc, free
+from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
+                      write_allocation)
+
+cdef enum:
+    PHASES = 6             # entries written to the optional `phases` array
+    BLOCKS = 16            # fixed tenant blocks of the transposition and initial mu
+    PREFETCH_AHEAD = 8     # leaving tenants' rows are requested this many rows ahead
+    SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
+    LINE = 64              # cache line bytes
+
+
+cdef extern from *:
+    # A prefetch the compiler must keep: GCC deletes loops of __builtin_prefetch
+    # (they have no effect it can see), which is how prefetch_row is written.
+    """
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char*)(p)))
+    #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char*)(p)))
+    #elif defined(__GNUC__) && defined(__aarch64__)
+    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prfm pldl1keep, %0" : : "Q"(*(const char*)(p)))
+    #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prfm pstl1keep, %0" : : "Q"(*(const char*)(p)))
+    #elif defined(__GNUC__)
+    #define DRFBENCH_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+    #define DRFBENCH_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
+    #else
+    #define DRFBENCH_PREFETCH(p) ((void)(p))
+    #define DRFBENCH_PREFETCH_W(p) ((void)(p))
+    #endif
+    """
+    void prefetch "DRFBENCH_PREFETCH" (const void*) nogil
+    void prefetch_write "DRFBENCH_PREFETCH_W" (const void*) nogil
+
+
+cdef struct Resource:
+    double unreached       # 1 - sum over departed tenants of rho_i d_ir z_i
+    double mu              # summed rho_i d_ir of the active tenants demanding r
+    int64_t users          # active tenants demanding r (0: r is no longer live)
+
+
+cdef struct Tally:
+    double mu              # a block's partial sum of rho_i d_ir for one resource
+    int64_t count          # a block's tenants demanding the resource, then its cursor
+
+
+cdef struct Entry:
+    double key
+    int32_t item
+
+
+cdef struct Heap:
+    # A 4-ary min-heap: the children of p are 4p + 1 .. 4p + 4, one cache line, as
+    # entry[1] sits on a line boundary (see heap_alloc).
+    Entry* entry
+    Py_ssize_t size
+    void* block               # what to free
+
+
+cdef struct Events:
+    # What the event loop reads and writes, besides the demands (all IN/OUT pointers).
+    Resource* state
+    const double* scale
+    const int64_t* tstart      # resource r's tenants: tlist[tstart[r]:tstart[r + 1]]
+    const int32_t* tlist
+    uint8_t* active            # tenant still in S_t
+    uint8_t* done              # resource exhausted
+    int32_t* exhausted         # this round's exhausted resources
+    Entry* candidates          # this round's popped threshold-heap entries
+    int32_t* leaving           # this round's leaving tenants
+    double* level
+    Heap zero                  # used only when epsilon > 0
+    Heap thresh
+    bint two_heaps
+    double threshold           # epsilon + ROUNDING_SLACK
+    Py_ssize_t n_tenants
+    long long n_active
+
+
+cdef bint heap_alloc(Heap* h, Py_ssize_t capacity) noexcept nogil:
+    """Room for `capacity` entries and the sentinels after them, with entry[1] on a
+    64-byte boundary."""
+    cdef size_t address
+    h.size = 0
+    h.block = malloc((capacity + 16) * sizeof(Entry))
+    if h.block == NULL:
+        h.entry = NULL
+        return False
+    address = <size_t>h.block + sizeof(Entry)
+    address = (address + 63) & ~(<size_t>63)
+    h.entry = <Entry*>(address - sizeof(Entry))
+    return True
+
+
+cdef inline void heap_seal(Heap* h) noexcept nogil:
+    """Infinite keys in the 4 slots after the last entry: sift_down can then compare
+    4 children without looking at the size (such a key never moves up)."""
+    cdef Py_ssize_t j
+    for j in range(h.size, h.size + 4):
+        h.entry[j].key = INFINITY
+        h.entry[j].item = -1
+
+
+cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
+    """Restore the min-heap order below pos (the entry at pos may be too large). The
+    least of 4 children is found without branches (their order is unpredictable)."""
+    cdef Entry moving = h.entry[pos]
+    cdef Entry* e = h.entry
+    cdef Py_ssize_t child, a, b, n = h.size
+    while True:
+        child = 4 * pos + 1
+        if child >= n:
+            break
+        a = child + (e[child + 1].key < e[child].key)
+        b = child + 2 + (e[child + 3].key < e[child + 2].key)
+        child = b if e[b].key < e[a].key else a
+        if e[child].key >= moving.key:
+            break
+        e[pos] = e[child]
+        pos = child
+    e[pos] = moving
+
+
+cdef inline void push(Heap* h, Entry e) noexcept nogil:
+    cdef Py_ssize_t pos = h.size, parent
+    h.size = h.size + 1
+    while pos > 0:
+        parent = (pos - 1) // 4
+        if h.entry[parent].key <= e.key:
+            break
+        h.entry[pos] = h.entry[parent]
+        pos = parent
+    h.entry[pos] = e
+
+
+cdef inline void pop(Heap* h) noexcept nogil:
+    h.size = h.size - 1
+    if h.size > 0:
+        h.entry[0] = h.entry[h.size]
+    h.entry[h.size].key = INFINITY
+    h.entry[h.size].item = -1
+    if h.size > 0:
+        sift_down(h, 0)
+
+
+cdef inline double level_at(const Resource* s, double value) noexcept nogil:
+    """The level at which r's residual unreached - mu * y falls to `value`: a lower bound
+    of every later answer, since mu only falls. Infinite if mu has reached 0 by
+    rounding while r still has users."""
+    if s.mu <= 0.0:
+        return INFINITY
+    return (s.unreached - value) / s.mu
+
+
+cdef inline bint fresh_top(Heap* h, const Resource* state, double value) noexcept nogil:
+    """Bring a live, up-to-date entry to h's top (False when h is empty): drop
+    resources without users, sink entries whose key has grown."""
+    cdef const Resource* s
+    cdef double key
+    while h.size > 0:
+        s = &state[h.entry[0].item]
+        if s.users == 0:
+            pop(h)
+            continue
+        key = level_at(s, value)
+        if key > h.entry[0].key:
+            h.entry[0].key = key
+            sift_down(h, 0)
+        else:
+            h.entry[0].key = key
+            return True
+    return False
+
+
+cdef inline void prefetch_row(const floating* data, const int32_t* cols, const int64_t* ptr,
+                              int32_t i) noexcept nogil:
+    """Request every cache line of tenant i's row (values and column indices)."""
+    cdef int64_t k, begin = ptr[i], end = ptr[i + 1]
+    k = begin
+    while k < end:
+        prefetch(&data[k])
+        k = k + <int64_t>(LINE // sizeof(floating))
+    k = begin
+    while k < end:
+        prefetch(&cols[k])
+        k = k + LINE // 4
+    if end > begin:
+        prefetch(&data[end - 1])
+        prefetch(&cols[end - 1])
+
+
+cdef long long run_events(const floating* D, const int32_t* cols, const int64_t* ptr,
+                          Events* ev, double t_start, double deadline,
+                          long long max_rounds, bint* timed_out) noexcept nogil:
+    """The rounds (see the module docstring), until no tenant is active or a stop.
+    Writes ev.level (z per tenant); returns the number of rounds."""
+    cdef Resource* state = ev.state
+    cdef Resource* s
+    cdef const double* scale = ev.scale
+    cdef const int64_t* tstart = ev.tstart
+    cdef const int32_t* tlist = ev.tlist
+    cdef uint8_t* active = ev.active
+    cdef uint8_t* done = ev.done
+    cdef int32_t* exhausted = ev.exhausted
+    cdef Entry* candidates = ev.candidates
+    cdef int32_t* leaving = ev.leaving
+    cdef double* level = ev.level
+    cdef Heap* zero = &ev.zero
+    cdef Heap* thresh = &ev.thresh
+    cdef bint two_heaps = ev.two_heaps
+    cdef double threshold = ev.threshold
+    cdef long long n_active = ev.n_active, rounds = 0
+    cdef Py_ssize_t i, j, n_candidates, n_exhausted, n_leaving
+    cdef int64_t k, p
+    cdef int32_t q, top
+    cdef double y, key, f, rate
+
+    while n_active > 0:
+        # Line 13: y = the least zero key; candidates = threshold keys <= y.
+        top = -1
+        y = INFINITY
+        if two_heaps:
+            if not fresh_top(zero, state, 0.0):
+                break     # unreachable: an active tenant's resources are live
+            top = zero.entry[0].item
+            y = zero.entry[0].key
+        n_candidates = 0
+        while fresh_top(thresh, state, threshold) and thresh.entry[0].key <= y:
+            candidates[n_candidates] = thresh.entry[0]
+            n_candidates = n_candidates + 1
+            q = thresh.entry[0].item
+            pop(thresh)
+            if not two_heaps:
+                key = level_at(&state[q], 0.0)
+                if top < 0 or key < y:
+                    y = key
+                    top = q
+        if top < 0:
+            break         # unreachable, as above
+        # Line 16: exhausted = candidates with residual <= epsilon at y, and top.
+        n_exhausted = 0
+        for j in range(n_candidates):
+            q = candidates[j].item
+            s = &state[q]
+            if q == top or s.unreached - s.mu * y <= threshold:
+                done[q] = 1
+                exhausted[n_exhausted] = q
+                n_exhausted = n_exhausted + 1
+            else:         # below y by rounding only, or popped (one heap) before
+                push(thresh, candidates[j])   # y was known: back for later rounds
+        if not done[top]:
+            done[top] = 1
+            exhausted[n_exhausted] = top
+            n_exhausted = n_exhausted + 1
+        # Line 18: the active tenants of the exhausted resources leave at y.
+        n_leaving = 0
+        for j in range(n_exhausted):
+            q = exhausted[j]
+            for p in range(tstart[q], tstart[q + 1]):
+                i = tlist[p]
+                if active[i]:
+                    active[i] = 0
+                    level[i] = y
+                    leaving[n_leaving] = <int32_t>i
+                    n_leaving = n_leaving + 1
+                    prefetch(&ptr[i])
+                    prefetch(&scale[i])
+        n_active = n_active - n_leaving
+        # Line 17: their rows leave unreached and mu.
+        for j in range(min(n_leaving, <Py_ssize_t>PREFETCH_AHEAD)):
+            prefetch_row(D, cols, ptr, leaving[j])
+        for j in range(n_leaving):
+            if j + PREFETCH_AHEAD < n_leaving:
+                prefetch_row(D, cols, ptr, leaving[j + PREFETCH_AHEAD])
+            i = leaving[j]
+            f = scale[i]
+            for k in range(ptr[i], ptr[i + 1]):
+                s = &state[cols[k]]
+                rate = D[k] * f
+                s.unreached = s.unreached - rate * y
+                s.mu = s.mu - rate
+                s.users = s.users - 1
+        rounds = rounds + 1
+        if n_active > 0 and (rounds >= max_rounds or
+                             (deadline < INFINITY and now() - t_start > deadline)):
+            timed_out[0] = True                                     # lines 19-21
+            for i in range(ev.n_tenants):
+                if active[i]:
+                    level[i] = y
+            break
+    ev.n_active = n_active
+    return rounds
+
+
+cdef void tally_block(const floating* data, const int32_t* indices, const int64_t* indptr,
+                      const double* weights, Py_ssize_t i_begin, Py_ssize_t i_end,
+                      double* scale, Tally* tally) noexcept nogil:
+    """Tenants [i_begin, i_end): scale[i] = w_i / max_r D_ir (OUT; 0 for an all-zero
+    row, as tenant_scales), and per resource the block's tenant count and partial mu."""
+    cdef Py_ssize_t i
+    cdef int64_t k
+    cdef double peak, f
+    cdef Tally* t
+    for i in range(i_begin, i_end):
+        peak = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            if data[k] > peak:
+                peak = data[k]
+        f = weights[i] / peak if peak > 0.0 else 0.0
+        scale[i] = f
+        for k in range(indptr[i], indptr[i + 1]):
+            t = &tally[indices[k]]
+            t.count = t.count + 1
+            t.mu = t.mu + data[k] * f
+
+
+cdef void scatter_block(const int32_t* indices, const int64_t* indptr,
+                        Py_ssize_t i_begin, Py_ssize_t i_end, Tally* cursor,
+                        int32_t* tenants) noexcept nogil:
+    """Tenants [i_begin, i_end) into their resources' lists, at the block's cursors.
+    The stores go to as many places as there are resources, too many for the L1 cache;
+    each destination is requested (for writing) SCATTER_AHEAD non-zeros in advance,
+    which about halves the time of this pass."""
+    cdef Py_ssize_t i
+    cdef int64_t k, last = indptr[i_end]
+    cdef Tally* c
+    for i in range(i_begin, i_end):
+        for k in range(indptr[i], indptr[i + 1]):
+            if k + SCATTER_AHEAD < last:
+                prefetch_write(&tenants[cursor[indices[k + SCATTER_AHEAD]].count])
+            c = &cursor[indices[k]]
+            tenants[c.count] = <int32_t>i
+            c.count = c.count + 1
+
+
+cdef void reduce_tallies(Tally* tally, Py_ssize_t R, Py_ssize_t r, Resource* state,
+                         int64_t* counts) noexcept nogil:
+    """Resource r: mu and users summed over the blocks in block order; each block's
+    count becomes its offset within r's list."""
+    cdef Py_ssize_t b
+    cdef int64_t total = 0, c
+    cdef double mu = 0.0
+    for b in range(BLOCKS):
+        c = tally[b * R + r].count
+        tally[b * R + r].count = total
+        total = total + c
+        mu = mu + tally[b * R + r].mu
+    counts[r] = total
+    state[r].unreached = 1.0
+    state[r].mu = mu
+    state[r].users = total
+
+
+cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
+    """Every resource with users, keyed by its level of exhaustion."""
+    cdef Py_ssize_t r, j
+    ev.zero.size = 0
+    ev.thresh.size = 0
+    for r in range(R):
+        if ev.state[r].users > 0:
+            if ev.two_heaps:
+                ev.zero.entry[ev.zero.size].key = level_at(&ev.state[r], 0.0)
+                ev.zero.entry[ev.zero.size].item = <int32_t>r
+                ev.zero.size = ev.zero.size + 1
+            ev.thresh.entry[ev.thresh.size].key = level_at(&ev.state[r], ev.threshold)
+            ev.thresh.entry[ev.thresh.size].item = <int32_t>r
+            ev.thresh.size = ev.thresh.size + 1
+    heap_seal(&ev.thresh)
+    heap_seal(&ev.zero)
+    for j in range((ev.thresh.size - 2) // 4, -1, -1):
+        sift_down(&ev.thresh, j)
+    for j in range((ev.zero.size - 2) // 4, -1, -1):
+        sift_down(&ev.zero, j)
+
+
+def edrf_event(const floating[::1] data, const int32_t[::1] indices,
+               const int64_t[::1] indptr, Py_ssize_t n_resources,
+               const double[::1] weights, double epsilon, double deadline,
+               long long max_rounds, int n_threads, floating[::1] allocation,
+               double[::1] level, double[::1] phases=None):
+    """Exact EDRF (epsilon = 0) or DC-DRF's rounds at tolerance epsilon, event-driven,
+    on canonical CSR demands (IN: data, indices, indptr, weights).
+
+    Stops when no tenant is active, or, checked after each round while tenants remain,
+    once `rounds` reaches max_rounds or `deadline` seconds have passed since the call
+    began; then the active tenants get z_i = y_t (Algorithm 2 lines 19-21). Writes
+    allocation (OUT, same layout as data: rho_i d_ir z_i) and level (OUT, z per tenant).
+    Returns (rounds, timed_out, elapsed seconds), rounds counted as Algorithm 1 does.
+    phases (OUT, optional, length >= PHASES): seconds since the start at the end of
+    each phase (tally, offsets, scatter, heaps, events, allocation), for profiling.
+    """
+    cdef double t_start = now()
+    cdef Py_ssize_t n_tenants = indptr.shape[0] - 1
+    cdef Py_ssize_t R = n_resources, nnz = data.shape[0]
+    cdef Py_ssize_t b, r, i, j
+    cdef long long rounds = 0
+    cdef bint timed_out = False
+    cdef double stamp[PHASES]
+    cdef Events ev
+
+    if n_tenants == 0:
+        return 0, False, now() - t_start
+    scale_arr = np.empty(n_tenants, dtype=np.float64)
+    start_arr = np.empty(R + 1, dtype=np.int64)
+    active_arr = np.empty(n_tenants, dtype=np.uint8)
+    done_arr = np.zeros(R, dtype=np.uint8)
+    leaving_arr = np.empty(n_tenants, dtype=np.int32)
+    cdef double[::1] scale = scale_arr
+    cdef int64_t[::1] start = start_arr
+    cdef uint8_t[::1] active = active_arr, done = done_arr
+    cdef int32_t[::1] leaving = leaving_arr
+    cdef const floating* D = &data[0] if nnz else NULL
+    cdef const int32_t* cols = &indices[0] if nnz else NULL
+    cdef const int64_t* ptr = &indptr[0]
+    cdef int64_t* tstart = &start[0]
+    # The transposition (one int32 tenant id per non-zero) lives in the allocation's
+    # own buffer, at least as large: it is dead before the allocation is written.
+    cdef int32_t* tlist = <int32_t*>&allocation[0] if nnz else NULL
+
+    cdef Py_ssize_t R1 = R if R > 0 else 1
+    cdef Tally* tally = <Tally*>calloc(BLOCKS * R1, sizeof(Tally))
+    cdef Resource* state = <Resource*>malloc(R1 * sizeof(Resource))
+    heap_alloc(&ev.zero, R1)
+    heap_alloc(&ev.thresh, R1)
+    ev.exhausted = <int32_t*>malloc(R1 * sizeof(int32_t))
+    ev.candidates = <Entry*>malloc(R1 * sizeof(Entry))
+    try:
+        if (tally == NULL or state == NULL or ev.zero.entry == NULL
+                or ev.thresh.entry == NULL or ev.exhausted == NULL or ev.candidates == NULL):
+            raise MemoryError("edrf_event: cannot allocate its per-resource buffers")
+        with nogil:
+            # Transposition, pass 1: scales, counts and partial mu per fixed block.
+            for b in prange(BLOCKS, schedule='dynamic', num_threads=n_threads):
+                tally_block(D, cols, ptr, &weights[0], b * n_tenants // BLOCKS,
+                            (b + 1) * n_tenants // BLOCKS, &scale[0], &tally[b * R])
+            stamp[0] = now()
+            for r in prange(R, schedule='static', num_threads=n_threads):
+                reduce_tallies(tally, R, r, state, tstart + 1)
+            tstart[0] = 0
+            for r in range(R):
+                tstart[r + 1] = tstart[r + 1] + tstart[r]
+            for r in prange(R, schedule='static', num_threads=n_threads):
+                for b in range(BLOCKS):
+                    tally[b * R + r].count = tally[b * R + r].count + tstart[r]
+            stamp[1] = now()
+            # Pass 2: each block writes its tenants at its own cursors; tenants end up
+            # ascending within each resource's list whatever the thread count.
+            for b in prange(BLOCKS, schedule='dynamic', num_threads=n_threads):
+                scatter_block(cols, ptr, b * n_tenants // BLOCKS,
+                              (b + 1) * n_tenants // BLOCKS, &tally[b * R], tlist)
+            stamp[2] = now()
+
+            ev.state = state
+            ev.scale = &scale[0]
+            ev.tstart = tstart
+            ev.tlist = tlist
+            ev.active = &active[0]
+            ev.done = &done[0] if R else NULL
+            ev.leaving = &leaving[0]
+            ev.level = &level[0]
+            ev.two_heaps = epsilon > 0.0
+            ev.threshold = epsilon + ROUNDING_SLACK
+            ev.n_tenants = n_tenants
+            ev.n_active = 0
+            for i in range(n_tenants):
+                level[i] = 0.0
+                active[i] = scale[i] > 0.0
+                ev.n_active = ev.n_active + active[i]
+            build_heaps(&ev, R)
+            stamp[3] = now()
+            rounds = run_events(D, cols, ptr, &ev, t_start, deadline, max_rounds,
+                                &timed_out)
+            stamp[4] = now()
+            write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
+                             &allocation[0] if nnz else NULL, n_threads)
+            stamp[5] = now()
+    finally:
+        free(tally)
+        free(state)
+        free(ev.zero.block)
+        free(ev.thresh.block)
+        free(ev.exhausted)
+        free(ev.candidates)
+    if phases is not None:
+        for j in range(min(PHASES, phases.shape[0])):
+            phases[j] = stamp[j] - t_start
+    return rounds, bool(timed_out), now() - t_start

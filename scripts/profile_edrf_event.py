@@ -1,0 +1,149 @@
+"""Measure edrf-event against issue 3's targets, and show where its time goes.
+
+    python scripts/profile_edrf_event.py phases  [N R [THREADS [REPEATS]]]
+        the kernel's own phase timestamps on G0 (tally, offsets, scatter, heaps,
+        events, allocation), called directly on a reused allocation buffer
+    python scripts/profile_edrf_event.py paper   [PROFILE [REPEATS [N R]]]
+        paper scale (1M x 100K, float32) through drfbench.allocate on 2 threads, in
+        this process: elapsed (the kernel's) and wall time per run, rounds, the
+        one-pass floor in the same run, peak RSS of the process (workload included)
+    python scripts/profile_edrf_event.py profiles [REPEATS]
+        `paper` for each of the six profiles, each in a fresh process
+    python scripts/profile_edrf_event.py compare [N R [REPEATS]]
+        side by side at 100K x 10K: edrf-event (2 threads), dcdrf epsilon 0 (1 and 2
+        threads), edrf (one run: it is slow), the floor, and the largest relative
+        difference of edrf-event's allocation from edrf's in float64 and float32
+
+Timings are medians unless said otherwise; the machine is shared, so compare ratios
+within one run. The floor is one streaming pass that sums the non-zeros (data, as
+float64): numpy on one thread, and the same split in two halves on two threads.
+"""
+import resource
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+import drfbench
+from drfbench import workloads
+
+PHASES = ("tally", "offsets", "scatter", "heaps", "events", "allocation")
+
+
+def peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def floor_seconds(data, repeats=5):
+    """(one thread, two threads) medians of one streaming pass summing data as float64."""
+    one, two = [], []
+    half = data.shape[0] // 2
+    with ThreadPoolExecutor(2) as pool:
+        for _ in range(repeats):
+            t = time.perf_counter()
+            data.sum(dtype=np.float64)
+            one.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            sum(pool.map(lambda part: part.sum(dtype=np.float64), (data[:half], data[half:])))
+            two.append(time.perf_counter() - t)
+    return float(np.median(one)), float(np.median(two))
+
+
+def phases(n=1_000_000, m=100_000, threads=2, repeats=3):
+    from drfbench._kernels.edrf_event import edrf_event
+    D = workloads.generate("G0", n, m, seed=0).demands
+    w = np.ones(n)
+    allocation = np.zeros(D.nnz, dtype=D.dtype)
+    print(f"G0 {n} x {m}, nnz {D.nnz}, {threads} thread(s)")
+    print("   " + " ".join(f"{p:>10s}" for p in PHASES) + "      total  rounds")
+    for _ in range(repeats):
+        level = np.zeros(n)
+        stamps = np.zeros(len(PHASES))
+        rounds, _, elapsed = edrf_event(D.data, D.indices, D.indptr, m, w, 0.0, np.inf, 2**62,
+                                        threads, allocation, level, stamps)
+        steps = np.diff(np.concatenate([[0.0], stamps]))
+        print("   " + " ".join(f"{s:10.3f}" for s in steps) + f" {elapsed:10.3f}  {rounds}")
+    one, two = floor_seconds(D.data)
+    print(f"floor: {one:.3f} s on one thread, {two:.3f} s on two")
+
+
+def paper(profile="G0", repeats=3, n=1_000_000, m=100_000):
+    t = time.perf_counter()
+    D = workloads.generate(profile, n, m, seed=0).demands
+    generated = time.perf_counter() - t
+    print(f"{profile} {n} x {m}, nnz {D.nnz}, {D.dtype}, generated in {generated:.2f} s, "
+          f"peak RSS so far {peak_rss_mb():.0f} MB")
+    elapsed, wall, rounds = [], [], None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        res = drfbench.allocate(D, "edrf-event", threads=2)
+        wall.append(time.perf_counter() - t)
+        elapsed.append(res.elapsed)
+        rounds = res.rounds
+        del res
+    one, two = floor_seconds(D.data)
+    e, w = float(np.median(elapsed)), float(np.median(wall))
+    print("  elapsed per run (kernel): " + " ".join(f"{x:.3f}" for x in elapsed))
+    print("  wall per run (allocate):  " + " ".join(f"{x:.3f}" for x in wall))
+    print(f"  median elapsed {e:.3f} s, median wall {w:.3f} s, rounds {rounds}")
+    print(f"  floor {one:.4f} s (1 thread), {two:.4f} s (2 threads); elapsed / floor = "
+          f"{e / one:.1f} (1-thread floor), {e / two:.1f} (2-thread floor)")
+    print(f"  peak RSS of the process {peak_rss_mb():.0f} MB")
+
+
+def profiles(repeats=3):
+    for profile in workloads.PROFILES:
+        subprocess.run([sys.executable, __file__, "paper", profile, str(repeats)], check=True)
+
+
+def compare(n=100_000, m=10_000, repeats=5):
+    """Timings on the workload as generated (float32); accuracy against edrf in float64."""
+    D32 = workloads.generate("G0", n, m, seed=0).demands
+    D64 = D32.astype(np.float64)
+
+    def median(method, D, **kw):
+        runs = [drfbench.allocate(D, method, **kw) for _ in range(repeats)]
+        return float(np.median([r.elapsed for r in runs])), runs[-1]
+
+    event, ev32 = median("edrf-event", D32, threads=2)
+    event1, _ = median("edrf-event", D32, threads=1)
+    dc1, dc = median("dcdrf", D32, threads=1)
+    dc2, _ = median("dcdrf", D32, threads=2)
+    edrf = drfbench.allocate(D32, "edrf")
+    one, two = floor_seconds(D32.data)
+    print(f"G0 {n} x {m}, nnz {D32.nnz}, float32; rounds: edrf {edrf.rounds}, "
+          f"dcdrf {dc.rounds}, edrf-event {ev32.rounds}")
+    print(f"  edrf-event, 2 threads    {event:.4f} s")
+    print(f"  edrf-event, 1 thread     {event1:.4f} s")
+    print(f"  dcdrf eps=0, 1 thread    {dc1:.4f} s   / edrf-event (2 threads) = {dc1 / event:.1f}")
+    print(f"  dcdrf eps=0, 2 threads   {dc2:.4f} s   / edrf-event (2 threads) = {dc2 / event:.1f}")
+    print(f"  edrf (one run)           {edrf.elapsed:.4f} s   / edrf-event (2 threads) = "
+          f"{edrf.elapsed / event:.1f}")
+    print(f"  floor                    {one:.4f} s (1 thread), {two:.4f} s (2 threads)")
+    edrf64 = drfbench.allocate(D64, "edrf")
+    ev64 = drfbench.allocate(D64, "edrf-event", threads=2)
+    ref = edrf64.allocation.data
+    rel64 = np.max(np.abs(ev64.allocation.data - ref) / ref)
+    rel32 = np.max(np.abs(ev32.allocation.data.astype(np.float64) - ref) / ref)
+    print(f"  largest relative difference of edrf-event's allocation from edrf (float64): "
+          f"float64 {rel64:.2e}, float32 {rel32:.2e}")
+
+
+def main():
+    command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("phases", [])
+    if command == "phases":
+        phases(*map(int, args))
+    elif command == "paper":
+        paper(*(args[:1] + [int(a) for a in args[1:]]))
+    elif command == "profiles":
+        profiles(*map(int, args))
+    elif command == "compare":
+        compare(*map(int, args))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
