@@ -28,8 +28,10 @@ def demand_matrix(demands, dtype=None):
         if demands.ndim != 2:
             raise ValueError(f"demands must be 2-D (tenants x resources), got ndim={demands.ndim}")
         _check_numeric(demands.dtype)
+        # A CSR input keeps its cached canonical flag (recomputing it is a pass over indices).
+        canonical = demands.format == "csr" and demands.has_canonical_format
         matrix = sp.csr_array(demands)  # shares the input's arrays where it can
-        _check_values(matrix.data)
+        lowest = _check_values(matrix.data)
     else:
         try:
             dense = np.asarray(demands)
@@ -39,8 +41,8 @@ def demand_matrix(demands, dtype=None):
             raise ValueError(f"demands must be 2-D (tenants x resources), got shape {dense.shape}")
         _check_numeric(dense.dtype)
         _check_values(dense)
-        matrix = sp.csr_array(dense)
-    if not matrix.has_canonical_format or not matrix.data.all():
+        matrix, canonical, lowest = sp.csr_array(dense), True, None
+    if not canonical or lowest == 0:
         matrix = matrix.copy()  # never modify the caller's arrays
         matrix.sum_duplicates()
         matrix.eliminate_zeros()
@@ -73,15 +75,18 @@ def _check_numeric(dtype):
 
 
 def _check_values(values):
+    """Reject negative, NaN, infinite and above-1 values in two passes (min and max: NaN
+    propagates through both); return the minimum (0 means explicit zeros), or None if empty."""
     if values.size == 0:
-        return
-    if values.dtype.kind == "f" and not np.isfinite(values).all():
-        raise ValueError("demands contain NaN or infinite values")
+        return None
     low, high = values.min(), values.max()
+    if np.isnan(low) or np.isnan(high) or np.isinf(high) or np.isinf(low):
+        raise ValueError("demands contain NaN or infinite values")
     if low < 0:
         raise ValueError(f"demands must be non-negative, found {low}")
     if high > 1:
         raise ValueError(f"demands are fractions of each resource and must be at most 1, found {high}")
+    return low
 
 
 def tenant_weights(weights, n_tenants):

@@ -134,6 +134,11 @@ def _run_edrf(kernels, m, weights, epsilon, deadline, max_rounds, threads, alloc
                         max_rounds, allocation, level)
 
 
+def _run_edrf_event(kernels, m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
+    return kernels.edrf_event.edrf_event(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
+                                         deadline, max_rounds, threads, allocation, level)
+
+
 register(Method("edrf", _run_edrf, "EDRF, Algorithm 1: the conventional single-threaded baseline",
                 epsilon=False, multithreaded=False))
 register(Method("dcdrf", _run_dcdrf, "DC-DRF, Algorithm 2's inner loop, parallel (DC-DRF)"))
@@ -142,13 +147,5 @@ register(Method("pedrf", _run_dcdrf, "parallel EDRF stopped at the deadline (pED
                 epsilon=False))
 register(Method("pedrf1", _run_dcdrf, "parallel EDRF for exactly one round (pEDRF-1, akin to HUG)",
                 epsilon=False, max_rounds=1))
-
-
-def _run_edrf_event(m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
-    from ._kernels.edrf_event import edrf_event as _edrf_event_kernel
-    return _edrf_event_kernel(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
-                              deadline, max_rounds, threads, allocation, level)
-
-
 register(Method("edrf-event", _run_edrf_event,
                 "exact EDRF, event-driven (drfbench's own); epsilon gives DC-DRF's rounds"))

@@ -71,3 +71,10 @@ def test_valid_corner_cases():
     np.testing.assert_allclose(res.allocation.toarray(), [[0, 1], [1, 0]])
     assert drfbench.allocate(sp.csr_matrix(D), dtype="float32").allocation.dtype == np.float32
     assert drfbench.allocate(GOOD, "pedrf1", max_rounds=1).rounds == 1
+
+
+def test_negative_duplicate_cannot_hide_in_a_sum():
+    """-0.5 and 0.7 at the same position would sum to a valid 0.2: rejected before summing."""
+    D = sp.coo_array(([-0.5, 0.7], ([0, 0], [0, 0])), shape=(1, 1))
+    with pytest.raises(ValueError, match="non-negative"):
+        drfbench.allocate(D)
