@@ -30,8 +30,10 @@ def demand_matrix(demands, dtype=None):
         _check_numeric(demands.dtype)
         # A CSR input keeps its cached canonical flag (recomputing it is a pass over indices).
         canonical = demands.format == "csr" and demands.has_canonical_format
+        # Check the values as stored, before any conversion sums duplicates.
+        stored = demands if demands.format in ("csr", "csc", "coo", "bsr") else demands.tocoo()
+        lowest = _check_values(stored.data)
         matrix = sp.csr_array(demands)  # shares the input's arrays where it can
-        lowest = _check_values(matrix.data)
     else:
         try:
             dense = np.asarray(demands)
