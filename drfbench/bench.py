@@ -56,7 +56,7 @@ def parse_args(argv):
                    "default: $DRFBENCH_ISA or the widest this CPU runs)")
     p.add_argument("--deadline", type=float, default=None, help="seconds, for every method")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--baseline", default="edrf", help="exact method the metrics compare against")
+    p.add_argument("--baseline", default="edrf-event", help="exact method the metrics compare against")
     p.add_argument("--floor", action="store_true", help="also time the one-pass floor")
     p.add_argument("--csv", help="write one tidy row per configuration to this file")
     args = p.parse_args(argv)
