@@ -121,25 +121,27 @@ def main(argv=None):
     print(f"baseline {args.baseline}: {baseline.elapsed:.3f} s, {baseline.rounds} rounds", flush=True)
 
     rows = []
-    header = (f"{'method':8s} {'eps':>7s} {'thr':>3s} {'dtype':7s} {'median_s':>9s} {'min_s':>8s} "
+    header = (f"{'method':10s} {'eps':>7s} {'thr':>3s} {'dtype':7s} {'median_s':>9s} {'min_s':>8s} "
               f"{'max_s':>8s} {'rounds':>7s} {'t/o':>3s} {'util':>8s} {'fair_sd':>9s} {'worst':>7s} "
               f"{'p0.1':>7s}" + (f" {'x_floor':>8s}" if floor else ""))
     print(header, flush=True)
     for method, epsilon, threads, dtype in configurations(args):
-        runs = [api.allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
-                             threads=threads, deadline=args.deadline, isa=args.isa)
-                for _ in range(args.repeats)]
-        times = [r.elapsed for r in runs]
-        m = metrics.compare(runs[-1], baseline)
+        times = []
+        for _ in range(args.repeats):   # keep only the last result: each holds an allocation
+            last = None
+            last = api.allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
+                                threads=threads, deadline=args.deadline, isa=args.isa)
+            times.append(last.elapsed)
+        m = metrics.compare(last, baseline)
         row = {"profile": wl.profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
                "nnz": wl.nnz, "seed": wl.seed, "method": method, "epsilon": epsilon,
                "threads": threads, "dtype": dtype, "isa": args.isa, "deadline": args.deadline,
                "repeats": args.repeats, "elapsed_median": statistics.median(times),
                "elapsed_min": min(times), "elapsed_max": max(times),
-               "timed_out": runs[-1].timed_out, "baseline": args.baseline,
+               "timed_out": last.timed_out, "baseline": args.baseline,
                "floor": floor, **m, "cpu_model": info["cpu_model"], "host": os.uname().nodename}
         rows.append(row)
-        print(f"{method:8s} {epsilon:7.0e} {threads:3d} {dtype:7s} {row['elapsed_median']:9.4f} "
+        print(f"{method:10s} {epsilon:7.0e} {threads:3d} {dtype:7s} {row['elapsed_median']:9.4f} "
               f"{row['elapsed_min']:8.4f} {row['elapsed_max']:8.4f} {m['rounds']:7d} "
               f"{'y' if row['timed_out'] else 'n':>3s} {m['utilization_ratio']:8.5f} "
               f"{m['fairness']:9.2e} {m['shortfall_worst']:7.4f} {m['shortfall_p0.1']:7.4f}"

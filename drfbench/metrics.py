@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 SATURATION_TOLERANCE = 1e-6   # a resource is saturated when allocated to >= 1 - this
+CHUNK = 1 << 22               # non-zeros per step where a float64 copy would be needed
 
 
 def dominant_shares(allocation):
@@ -19,8 +20,7 @@ def dominant_shares(allocation):
     shares = np.zeros(A.shape[0], dtype=np.float64)
     rows = np.flatnonzero(np.diff(A.indptr))
     if rows.size:
-        shares[rows] = np.maximum.reduceat(A.data.astype(np.float64, copy=False),
-                                           A.indptr[rows])
+        shares[rows] = np.maximum.reduceat(A.data, A.indptr[rows])
     return shares
 
 
@@ -85,7 +85,10 @@ def saturated_fraction(allocation):
     demanded = np.bincount(A.indices, minlength=A.shape[1]) > 0
     if not demanded.any():
         return math.nan
-    totals = np.bincount(A.indices, weights=A.data, minlength=A.shape[1])
+    totals = np.zeros(A.shape[1])
+    for start in range(0, A.nnz, CHUNK):  # bincount would copy all weights to float64 at once
+        stop = start + CHUNK
+        totals += np.bincount(A.indices[start:stop], weights=A.data[start:stop], minlength=A.shape[1])
     return float((totals[demanded] >= 1 - SATURATION_TOLERANCE).mean())
 
 
