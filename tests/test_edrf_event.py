@@ -12,39 +12,10 @@ from hypothesis.extra.numpy import arrays
 
 import drfbench
 import reference
+from cases import assert_same, random_instance
 from drfbench import workloads
 
 METHOD = "edrf-event"
-
-
-def random_instance(rng):
-    """A small instance with zero entries, ties (values on a coarse grid), all-zero rows,
-    identical rows and identical columns, often with weights; sometimes one tenant or
-    one resource."""
-    n, m = int(rng.integers(1, 10)), int(rng.integers(1, 8))
-    if rng.random() < 0.1:
-        n = 1
-    elif rng.random() < 0.1:
-        m = 1
-    grid = rng.random() < 0.5
-    values = rng.integers(1, 9, size=(n, m)) / 8 if grid else rng.random((n, m))
-    D = np.where(rng.random((n, m)) < rng.uniform(0.2, 0.9), values, 0.0)
-    if n > 1 and rng.random() < 0.3:
-        D[rng.integers(n)] = D[rng.integers(n)]           # identical rows
-    if m > 1 and rng.random() < 0.2:
-        D[:, rng.integers(m)] = D[:, rng.integers(m)]     # identical columns: tied resources
-    if rng.random() < 0.2:
-        D[rng.integers(n)] = 0.0                          # an all-zero row
-    weights = None if rng.random() < 0.5 else rng.integers(1, 4, size=n).astype(float)
-    return D, weights
-
-
-def assert_same(result, expected, rtol=1e-9):
-    A, z, rounds, timed_out = expected
-    np.testing.assert_allclose(result.allocation.toarray(), A, rtol=rtol, atol=1e-12)
-    np.testing.assert_allclose(result.level, z, rtol=rtol, atol=1e-12)
-    assert result.rounds == rounds
-    assert result.timed_out == timed_out
 
 
 @pytest.mark.parametrize("seed", range(300))
