@@ -454,7 +454,7 @@ def parse_args(argv):
     limit = p.add_mutually_exclusive_group(required=True)
     limit.add_argument("--deadline", "--deadlines", dest="deadlines", type=_floats,
                        help="base deadline(s) in seconds, comma-separated: one run each")
-    limit.add_argument("--max-rounds", dest="max_rounds", type=_ints,
+    limit.add_argument("--max-rounds", dest="max_rounds", type=_floats,
                        help="base round budget(s), comma-separated: one run each (deterministic)")
     p.add_argument("--relative", action="store_true",
                    help="deadlines are multiples of the exact run's kernel time (seconds mode), "
@@ -487,8 +487,12 @@ def parse_args(argv):
     if args.intervals < 1:
         p.error(f"--intervals must be a positive integer, got {args.intervals}")
     values = args.deadlines if args.deadlines is not None else args.max_rounds
-    if not values or any(v <= 0 for v in values):
-        p.error("--deadline / --max-rounds need positive values")
+    if not values or any(not (v > 0 and math.isfinite(v)) for v in values):
+        p.error("--deadline / --max-rounds need positive, finite values")
+    if args.max_rounds is not None and not args.relative:
+        if any(v != int(v) for v in args.max_rounds):
+            p.error("--max-rounds needs whole round counts (or --relative)")
+        args.max_rounds = [int(v) for v in args.max_rounds]
     if args.threads is not None and (not args.threads or min(args.threads) < 1):
         p.error("--threads needs positive thread counts")
     if args.converged_last < 1:
