@@ -53,7 +53,7 @@ from ._validation import demand_matrix
 from .churn import Churn, Schedule
 
 __all__ = ["EpsilonController", "run_intervals", "converged_epsilon", "settle_intervals",
-           "default_baseline", "main"]
+           "resettle_intervals", "default_baseline", "main"]
 
 EPS_MIN = 1e-9       # smallest epsilon the search may try
 EPS_MAX = 0.5        # largest: at 0.5 the inner loop runs a round or two on any input
@@ -119,6 +119,14 @@ class EpsilonController:
       window by one step and settles again at once, while a real change in input or
       deadline is chased with the same O(log log) steps as the first search
       (`recovery_bound()`).
+    * Two knobs, off by default, trade reaction time for steadiness. `hold` (1): in the
+      settled state, run hi this many times before probing lo, so that only one
+      interval in hold + 1 times out (a timeout delivers the allocation of an
+      early-terminated inner loop, well below that of a finishing one) at the cost of
+      noticing an easier input up to hold intervals later. `patience` (1): believe a
+      stale end only after seeing it this many times in a row, retrying the same
+      epsilon meanwhile; for wall-clock runs on shared machines, where contention makes
+      single runs time out that normally finish.
     * Epsilon stays in [eps_min, eps_max] (or is 0 before the first timeout): steps are
       clipped to the bounds, and a bound that keeps finishing (eps_min) or timing out
       (eps_max) is held, phase "bound".
@@ -129,7 +137,7 @@ class EpsilonController:
     """
 
     def __init__(self, *, eps_min=EPS_MIN, eps_max=EPS_MAX, start=EPS_START, initial=0.0,
-                 growth=GROWTH, resolution=RESOLUTION):
+                 growth=GROWTH, resolution=RESOLUTION, hold=1, patience=1):
         eps_min, eps_max = _real(eps_min, "eps_min"), _real(eps_max, "eps_max")
         if not 0.0 < eps_min < eps_max < 1.0:
             raise ValueError(f"epsilon bounds must satisfy 0 < eps_min < eps_max < 1, "
@@ -146,6 +154,7 @@ class EpsilonController:
             raise ValueError(f"growth must be greater than 1, got {growth}")
         if resolution <= 1.0:
             raise ValueError(f"resolution must be greater than 1, got {resolution}")
+        self.hold, self.patience = _positive_int(hold, "hold"), _positive_int(patience, "patience")
         self.eps_min, self.eps_max, self.start, self.initial = eps_min, eps_max, start, initial
         self.growth, self.resolution = growth, resolution
         self._width = math.log(eps_max / eps_min)
@@ -158,7 +167,9 @@ class EpsilonController:
         self.hi = None                # last epsilon that finished (window's upper end)
         self._step = math.log(self.growth)
         self._direction = 0           # +1 / -1 while expanding up / down, else 0
-        self.restarts = 0
+        self._held = 0                # settled finishes at hi since lo was last probed
+        self._surprises = 0           # stale-end outcomes in a row
+        self.restarts = 0             # times the window slid because an end went stale
 
     @property
     def phase(self):
@@ -201,39 +212,60 @@ class EpsilonController:
             self._direction = direction
         return self._clip(e * math.exp(direction * self._step))
 
-    def _narrow(self, toward):
+    def _surprised(self):
+        """A stale end of the window was seen; True once it has been seen `patience`
+        times in a row (then the window slides), False while the end is retried."""
+        self._surprises += 1
+        if self._surprises < self.patience:
+            return False
+        self._surprises = 0
+        self.restarts += 1
         self._direction = 0
-        if self.hi <= self.lo * self.resolution:
-            return toward   # settled: alternate between the two ends
-        return self._clip(math.sqrt(self.lo * self.hi))
+        return True
 
     def _raise(self, e):
         if e == 0.0:
             return self.start                 # raise(0): leave exact EDRF
         first = None
-        if self.hi is not None and self.hi <= e:
-            self.hi = None                    # a finishing epsilon timed out: stale window
-            self.restarts += 1
-            self._direction = 0
-            first = math.log(self.resolution)  # slide the window up by its own width
+        if self.hi is not None and self.hi <= e:   # a finishing epsilon timed out
+            if not self._surprised():
+                return e                      # retry it before believing the change
+            self.hi = None                    # stale end: slide the window up by its
+            first = math.log(self.resolution)  # own width, fast start from there
+        else:
+            self._surprises = 0
         self.lo = e
+        self._held = 0
         if self.hi is None:
             return self._expand(e, +1, first)
-        return self._narrow(self.hi)
+        self._direction = 0
+        if self.hi <= self.lo * self.resolution:
+            return self.hi                    # settled: back to the finishing end
+        return self._clip(math.sqrt(self.lo * self.hi))
 
     def _lower(self, e):
         if e == 0.0:
             return 0.0                        # exact EDRF fits the deadline: stay exact
         first = None
-        if self.lo is not None and self.lo >= e:
-            self.lo = None                    # a timing-out epsilon finished: stale window
-            self.restarts += 1
-            self._direction = 0
-            first = math.log(self.resolution)  # slide the window down by its own width
+        if self.lo is not None and self.lo >= e:   # a timing-out epsilon finished
+            if not self._surprised():
+                return e
+            self.lo = None                    # stale end: slide the window down
+            first = math.log(self.resolution)
+        else:
+            self._surprises = 0
         self.hi = e
         if self.lo is None:
+            self._held = 0
             return self._expand(e, -1, first)
-        return self._narrow(self.lo)
+        self._direction = 0
+        if self.hi <= self.lo * self.resolution:   # settled: probe the lower end
+            self._held += 1                   # after `hold` finishing intervals
+            if self._held < self.hold:
+                return e
+            self._held = 0
+            return self.lo
+        return self._clip(math.sqrt(self.lo * self.hi))
 
     def _bound(self, first_step):
         # k expanding steps of first_step * (1, 2, 4, ...) cover W once
@@ -257,10 +289,10 @@ class EpsilonController:
     def recovery_bound(self):
         """After the threshold moves (new input or deadline) while the search is settled,
         it is settled again within this many intervals, input then being stable and
-        monotone: at most 2 intervals to see the change (the two ends alternate), then
-        expansion from a first step of log(resolution) and bisection as in
-        `convergence_bound`, plus the settled interval itself."""
-        return 2 + self._bound(math.log(self.resolution)) + 1
+        monotone: at most hold + 1 intervals until the stale end is run, patience - 1
+        retries of it, then expansion from a first step of log(resolution) and
+        bisection as in `convergence_bound`, plus the settled interval itself."""
+        return self.hold + self.patience + self._bound(math.log(self.resolution)) + 1
 
     def state(self):
         """The search state as a dict, for the tidy rows."""
@@ -422,6 +454,21 @@ def settle_intervals(rows, at, band=SETTLE_BAND, last=CONVERGED_LAST):
     return s if s < len(segment) else None
 
 
+def resettle_intervals(rows, at):
+    """Intervals from a change at interval `at` until the search is settled again: 0 if
+    every interval from `at` to the next abrupt change (or the end) ran in a settled
+    phase; otherwise j - at for the first settled interval j after the first unsettled
+    one; None if it never settled again. Unlike `settle_intervals`, it needs no
+    converged value, and it counts from the first disturbance after the change, which
+    on a noisy machine may be a timing blip rather than the change itself."""
+    segment = _segment(rows, at)
+    settled = [r["phase"] in (SETTLED, BOUND) for r in segment]
+    if all(settled):
+        return 0
+    first = settled.index(False)
+    return next((j for j in range(first + 1, len(segment)) if settled[j]), None)
+
+
 # ----------------------------------------------------------------------- command line
 
 def _floats(text):
@@ -457,8 +504,9 @@ def parse_args(argv):
     limit.add_argument("--max-rounds", dest="max_rounds", type=_floats,
                        help="base round budget(s), comma-separated: one run each (deterministic)")
     p.add_argument("--relative", action="store_true",
-                   help="deadlines are multiples of the exact run's kernel time (seconds mode), "
-                        "or of its rounds (round-budget mode), measured on the initial demands")
+                   help="deadlines are multiples of a reference measured on the initial "
+                        "demands: the exact run's kernel time (median of 3, with the largest "
+                        "--threads) in seconds mode, its rounds in round-budget mode")
     p.add_argument("--threads", type=_ints, default=None,
                    help="thread count(s), comma-separated: one run each (default: all)")
     p.add_argument("--method", default="dcdrf", choices=("dcdrf", "sdcdrf"))
@@ -479,6 +527,10 @@ def parse_args(argv):
     p.add_argument("--eps-start", type=float, default=EPS_START, help="raise(0)")
     p.add_argument("--growth", type=float, default=GROWTH)
     p.add_argument("--resolution", type=float, default=RESOLUTION)
+    p.add_argument("--hold", type=int, default=1,
+                   help="settled: finishing intervals at hi before each probe of lo")
+    p.add_argument("--patience", type=int, default=1,
+                   help="surprises in a row at an end of the window before it slides")
     p.add_argument("--converged-last", type=int, default=CONVERGED_LAST,
                    help="converged epsilon: median of this many last finishing epsilons")
     p.add_argument("--csv", required=True, help="tidy rows, one per interval")
@@ -504,8 +556,7 @@ def parse_args(argv):
     base = Schedule.paper() if args.schedule == "paper" else Schedule.stable()
     try:
         args.schedule_obj = Schedule(**{**base.__dict__, **overrides})
-        EpsilonController(eps_min=args.eps_min, eps_max=args.eps_max, start=args.eps_start,
-                          growth=args.growth, resolution=args.resolution)
+        EpsilonController(**_controller_settings(args))
     except ValueError as exc:
         p.error(str(exc))
     if args.baseline == "none":
@@ -515,6 +566,12 @@ def parse_args(argv):
     if args.threads is None:
         args.threads = [default_threads()] if args.method == "dcdrf" else [1]
     return args
+
+
+def _controller_settings(args):
+    return dict(eps_min=args.eps_min, eps_max=args.eps_max, start=args.eps_start,
+                growth=args.growth, resolution=args.resolution, hold=args.hold,
+                patience=args.patience)
 
 
 def git_commit():
@@ -588,13 +645,13 @@ def main(argv=None):
     values = args.max_rounds if rounds_mode else args.deadlines
     schedule = args.schedule_obj
     rows, summary = [], []
+    reference = None
+    if args.relative:   # one reference for all runs, so that every thread count gets
+        ref_threads = max(args.threads) if args.method == "dcdrf" else None   # the same deadlines
+        reference = _reference(matrix, args.method, wl.weights, ref_threads, rounds_mode)
+        print(f"# reference (exact {args.method}, {ref_threads or 1} threads): "
+              f"{reference:.6g} {'rounds' if rounds_mode else 's'}", flush=True)
     for threads in args.threads:
-        reference = None
-        if args.relative:
-            reference = _reference(matrix, args.method, wl.weights,
-                                   threads if args.method == "dcdrf" else None, rounds_mode)
-            print(f"# reference (exact {args.method}, {threads} threads): "
-                  f"{reference} {'rounds' if rounds_mode else 's'}", flush=True)
         for value in values:
             matrix.data[:] = original          # every run starts from the same demands
             base = value * reference if args.relative else value
@@ -603,9 +660,7 @@ def main(argv=None):
             print(f"# run: {threads} threads, base {'round budget' if rounds_mode else 'deadline'} "
                   f"{base:.6g}{'' if rounds_mode else ' s'}"
                   + (f" ({value} x reference)" if args.relative else ""), flush=True)
-            ctl = EpsilonController(eps_min=args.eps_min, eps_max=args.eps_max,
-                                    start=args.eps_start, growth=args.growth,
-                                    resolution=args.resolution)
+            ctl = EpsilonController(**_controller_settings(args))
             run_rows = run_intervals(
                 matrix, args.intervals, controller=ctl, method=args.method,
                 threads=threads if args.method == "dcdrf" else None, weights=wl.weights,
@@ -614,24 +669,28 @@ def main(argv=None):
             head = {"profile": wl.profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
                     "nnz": wl.nnz, "seed": args.seed, "method": args.method,
                     "schedule": args.schedule, "base_deadline": base,
-                    "relative": value if args.relative else "", "reference": reference or ""}
+                    "relative": value if args.relative else "", "reference": reference or "",
+                    **_controller_settings(args)}
             rows += [{**head, **r, **stamp} for r in run_rows]
             eps = converged_epsilon(run_rows, args.converged_last)
+            points = [j for j in (1,) + schedule.change_points
+                      if any(r["interval"] == j for r in run_rows)]
             settle = {j: settle_intervals(run_rows, j, band=args.resolution ** 2,
-                                          last=args.converged_last)
-                      for j in (1,) + schedule.change_points
-                      if any(r["interval"] == j for r in run_rows)}
+                                          last=args.converged_last) for j in points}
+            resettle = {j: resettle_intervals(run_rows, j) for j in points}
             first = next((r["interval"] for r in run_rows if r["phase"] in (SETTLED, BOUND)), None)
             summary.append({**head, "threads": threads, "mode": run_rows[0]["mode"],
                             "converged_epsilon": eps, "first_settled": first,
                             "settle": ";".join(f"{j}:{'' if s is None else s}" for j, s in settle.items()),
+                            "resettle": ";".join(f"{j}:{'' if s is None else s}"
+                                                 for j, s in resettle.items()),
                             "timeouts": sum(r["timed_out"] for r in run_rows),
                             "restarts": ctl.restarts, **stamp})
             print(f"# converged epsilon {eps:.4g} (median of the last {args.converged_last} "
                   f"finishing intervals); first settled at interval {first}"
-                  + "".join(f"; settled {s} intervals after "
-                            + ("the start" if j == 1 else f"the change at {j}")
-                            for j, s in settle.items()), flush=True)
+                  + "".join(f"; after {'the start' if j == 1 else f'the change at {j}'}: "
+                            f"settled in {settle[j]} (band), {resettle[j]} (phase) intervals"
+                            for j in points), flush=True)
     write_csv(rows, args.csv)
     if args.summary:
         write_csv(summary, args.summary)

@@ -11,13 +11,14 @@ import drfbench
 from drfbench import workloads
 from drfbench.churn import Churn, Schedule, perturb_rows
 from drfbench.controller import (BOUND, EXPAND, SETTLED, ZERO, EpsilonController,
-                                 converged_epsilon, default_baseline, main, run_intervals,
-                                 settle_intervals)
+                                 converged_epsilon, default_baseline, main,
+                                 resettle_intervals, run_intervals, settle_intervals)
 
 SETTLED_PHASES = (SETTLED, BOUND)
 THRESHOLDS = np.geomspace(1e-11, 0.95, 97)   # beyond both default bounds on purpose
 SETTINGS = [{}, dict(growth=10.0, resolution=1.05),
-            dict(eps_min=1e-4, eps_max=0.1, start=0.05, growth=1.5, resolution=1.5)]
+            dict(eps_min=1e-4, eps_max=0.1, start=0.05, growth=1.5, resolution=1.5),
+            dict(hold=3, patience=2)]
 
 
 def drive(ctl, threshold, n):
@@ -115,6 +116,28 @@ def test_one_surprise_slides_the_window_by_one_step():
     assert lo < hi
 
 
+def test_hold_probes_the_lower_end_once_in_hold_plus_one():
+    ctl = EpsilonController(hold=3)
+    trace = drive(ctl, 3.7e-4, 60)[ctl.convergence_bound():]
+    outcomes = [t for _, _, t in trace]
+    start = outcomes.index(True)
+    assert outcomes[start:start + 16] == [True, False, False, False] * 4
+    assert all(phase == SETTLED for phase, _, _ in trace)
+
+
+def test_patience_retries_a_stale_end_before_sliding():
+    ctl = EpsilonController(patience=2)
+    drive(ctl, 1e-3, 40)
+    if ctl.epsilon != ctl.hi:
+        ctl.update(True)
+    lo, hi = ctl.lo, ctl.hi
+    assert ctl.update(True) == hi and ctl.restarts == 0      # one blip: retry hi
+    assert ctl.update(False) == lo and (ctl.lo, ctl.hi) == (lo, hi)   # it finishes: as before
+    ctl.update(True)                                          # lo times out as expected
+    ctl.update(True)
+    assert ctl.update(True) == pytest.approx(hi * ctl.resolution) and ctl.restarts == 1
+
+
 def test_held_at_the_bounds():
     ctl = EpsilonController(eps_min=1e-6, eps_max=1e-2, start=1e-3)
     trace = drive(ctl, 0.5, 30)                # nothing finishes: held at eps_max
@@ -131,6 +154,7 @@ def test_held_at_the_bounds():
     (dict(start=0.9), "start"), (dict(start=1e-12), "start"),
     (dict(initial=0.7), "initial"), (dict(growth=1.0), "growth"),
     (dict(resolution=0.5), "resolution"), (dict(resolution=True), "resolution"),
+    (dict(hold=0), "hold"), (dict(patience=1.5), "patience"),
 ])
 def test_bad_controller_settings_are_named(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -341,6 +365,11 @@ def test_settle_and_converged_helpers():
     assert settle_intervals(rows, 1, last=1) == 2   # segment 1-4 converged to 5e-3
     assert settle_intervals(rows, 5, last=1) == 1   # 1e-2 lies outside 2e-2 / 1.44
     assert settle_intervals(rows, 6, last=1) == 0
+    assert resettle_intervals(rows, 5) == 0
+    rows[5]["phase"] = rows[6]["phase"] = EXPAND
+    assert resettle_intervals(rows, 5) == 3 and resettle_intervals(rows, 7) == 1
+    rows[7]["phase"] = EXPAND
+    assert resettle_intervals(rows, 5) is None
     with pytest.raises(ValueError, match="interval 9"):
         settle_intervals(rows, 9)
 
