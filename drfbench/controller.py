@@ -318,8 +318,9 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     """Run DC-DRF's outer loop for `n_intervals` control intervals; return one dict per
     interval.
 
-    demands: CSR demands (e.g. `Workload.demands`), float32 or float64 data in (0, 1];
-        when `schedule` changes demands, its data array is modified in place.
+    demands: a `drfbench.workloads.Workload` (its weights are used unless `weights` is
+        given) or CSR demands, float32 or float64 data in (0, 1]; when `schedule`
+        changes demands, their data array is modified in place.
     deadline: base wall-clock deadline in seconds, or max_rounds: base round budget
         (exactly one of the two); the schedule's deadline factors multiply it (round
         budgets are rounded, at least 1).
@@ -338,6 +339,9 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     shortfall_worst (against the exact allocation of the same interval's demands),
     baseline, baseline_rounds, baseline_elapsed, next_epsilon.
     """
+    if hasattr(demands, "demands") and hasattr(demands, "weights"):   # a Workload
+        weights = demands.weights if weights is None else weights
+        demands = demands.demands
     if (deadline is None) == (max_rounds is None):
         raise ValueError("give exactly one of deadline (seconds) and max_rounds (a round budget)")
     if deadline is not None:

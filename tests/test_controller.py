@@ -326,6 +326,15 @@ def test_round_budget_mode_reproduces_bit_for_bit():
     assert strip[0] == strip[1] == strip[2]   # floats compared exactly; any thread count
 
 
+def test_accepts_a_workload_and_its_weights():
+    wl = workloads.generate("G0", 500, 60, seed=1, weights="random")
+    weighted = run_intervals(wl, 4, max_rounds=5, threads=1)
+    explicit = run_intervals(wl.demands, 4, max_rounds=5, threads=1, weights=wl.weights)
+    unweighted = run_intervals(wl.demands, 4, max_rounds=5, threads=1)
+    assert [r["fairness"] for r in weighted] == [r["fairness"] for r in explicit]
+    assert [r["fairness"] for r in weighted] != [r["fairness"] for r in unweighted]
+
+
 def test_wall_clock_mode_runs(workload):
     rows = run_intervals(workload.demands, 6, deadline=10.0, threads=1)
     assert all(r["mode"] == "seconds" and r["deadline"] == 10.0 for r in rows)
