@@ -82,7 +82,8 @@ RESOLUTION = 1.2     # settled once the finishing and timing-out epsilons are th
 CONVERGED_LAST = 5   # converged epsilon: median of the last this many finishing epsilons
 SETTLE_BAND = RESOLUTION ** 2   # settling time: epsilon stays within this factor of where it converged
 
-ZERO, EXPAND, BISECT, SETTLED, BOUND = "zero", "expand", "bisect", "settled", "bound"
+ZERO, EXACT, EXPAND, BISECT, SETTLED, BOUND = "zero", "exact", "expand", "bisect", "settled", "bound"
+SETTLED_PHASES = (SETTLED, BOUND, EXACT)
 
 
 def _real(value, name):
@@ -188,16 +189,19 @@ class EpsilonController:
         self._direction = 0           # +1 / -1 while expanding up / down, else 0
         self._held = 0                # settled finishes at hi since lo was last probed
         self._surprises = 0           # stale-end outcomes in a row
+        self._exact = False           # epsilon 0 finished last time it ran
         self.restarts = 0             # times the window slid because an end went stale
 
     @property
     def phase(self):
-        """What the search is doing when it runs `epsilon`: 'zero' (exact, before any
-        timeout), 'expand' (fast start, one side of the window unknown), 'bisect',
-        'settled' (hi / lo <= resolution), or 'bound' (held at eps_min or eps_max)."""
+        """What the search is doing when it runs `epsilon`: 'zero' (exact, the paper's
+        start), 'exact' (epsilon 0 has finished inside the deadline: nothing to search),
+        'expand' (fast start, one side of the window unknown), 'bisect', 'settled'
+        (hi / lo <= resolution), or 'bound' (held at eps_min or eps_max). The search
+        has settled in 'settled', 'bound' and 'exact' (SETTLED_PHASES)."""
         e = self.epsilon
         if e == 0.0:
-            return ZERO
+            return EXACT if self._exact else ZERO
         if self.lo is not None and self.hi is not None and self.lo < self.hi:
             return SETTLED if self.hi <= self.lo * self.resolution else BISECT
         if (e == self.eps_min and self.hi == e) or (e == self.eps_max and self.lo == e):
@@ -206,7 +210,7 @@ class EpsilonController:
 
     @property
     def settled(self):
-        return self.phase in (SETTLED, BOUND)
+        return self.phase in SETTLED_PHASES
 
     def update(self, timed_out):
         """Record the outcome of running `epsilon`; return the epsilon for the next
@@ -244,6 +248,7 @@ class EpsilonController:
 
     def _raise(self, e):
         if e == 0.0:
+            self._exact = False
             return self.start                 # raise(0): leave exact EDRF
         first = None
         if self.hi is not None and self.hi <= e:   # a finishing epsilon timed out
@@ -264,6 +269,7 @@ class EpsilonController:
 
     def _lower(self, e):
         if e == 0.0:
+            self._exact = True
             return 0.0                        # exact EDRF fits the deadline: stay exact
         first = None
         if self.lo is not None and self.lo >= e:   # a timing-out epsilon finished
@@ -383,6 +389,8 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     if baseline is not None:
         api.method_info(baseline)
     schedule = Schedule.stable() if schedule is None else schedule
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"schedule must be a drfbench.churn.Schedule, got {schedule!r}")
     matrix = demand_matrix(demands)
     shared = getattr(demands, "data", None)
     if schedule != Schedule.stable() and not (
@@ -485,7 +493,7 @@ def resettle_intervals(rows, at):
     converged value, and it counts from the first disturbance after the change, which
     on a noisy machine may be a timing blip rather than the change itself."""
     segment = _segment(rows, at)
-    settled = [r["phase"] in (SETTLED, BOUND) for r in segment]
+    settled = [r["phase"] in SETTLED_PHASES for r in segment]
     if all(settled):
         return 0
     first = settled.index(False)
@@ -701,7 +709,7 @@ def main(argv=None):
             settle = {j: settle_intervals(run_rows, j, band=args.resolution ** 2,
                                           last=args.converged_last) for j in points}
             resettle = {j: resettle_intervals(run_rows, j) for j in points}
-            first = next((r["interval"] for r in run_rows if r["phase"] in (SETTLED, BOUND)), None)
+            first = next((r["interval"] for r in run_rows if r["phase"] in SETTLED_PHASES), None)
             summary.append({**head, "threads": threads, "mode": run_rows[0]["mode"],
                             "converged_epsilon": eps, "first_settled": first,
                             "settle": ";".join(f"{j}:{'' if s is None else s}" for j, s in settle.items()),

@@ -10,11 +10,11 @@ import pytest
 import drfbench
 from drfbench import workloads
 from drfbench.churn import Churn, Schedule, perturb_rows
-from drfbench.controller import (BOUND, EXPAND, SETTLED, ZERO, EpsilonController,
+from drfbench.controller import (BOUND, EXACT, EXPAND, SETTLED, SETTLED_PHASES, ZERO,
+                                 EpsilonController,
                                  converged_epsilon, default_baseline, main,
                                  resettle_intervals, run_intervals, settle_intervals)
 
-SETTLED_PHASES = (SETTLED, BOUND)
 THRESHOLDS = np.geomspace(1e-11, 0.95, 97)   # beyond both default bounds on purpose
 SETTINGS = [{}, dict(growth=10.0, resolution=1.05),
             dict(eps_min=1e-4, eps_max=0.1, start=0.05, growth=1.5, resolution=1.5),
@@ -74,6 +74,8 @@ def test_starts_exact_then_jumps_to_start():
     assert ctl.update(True) == 3e-3                 # raise(0) = start
     ctl = EpsilonController()
     assert [ctl.update(False) for _ in range(3)] == [0.0] * 3   # exact fits: stay exact
+    assert ctl.phase == EXACT and ctl.settled
+    assert ctl.update(True) == ctl.start and ctl.phase == EXPAND   # until it times out
     ctl = EpsilonController(initial=1e-3)
     assert ctl.epsilon == 1e-3 and ctl.phase == EXPAND
 
@@ -341,6 +343,7 @@ def test_wall_clock_mode_runs(workload):
     assert rows[0]["epsilon"] == 0.0 and rows[0]["elapsed"] > 0
     # a generous deadline: exact EDRF finishes and the controller stays exact
     assert not rows[0]["timed_out"] and all(r["epsilon"] == 0.0 for r in rows)
+    assert [r["phase"] for r in rows] == [ZERO] + [EXACT] * 5
 
 
 @pytest.mark.parametrize("kwargs, name", [
@@ -351,6 +354,7 @@ def test_wall_clock_mode_runs(workload):
     (dict(max_rounds=5, method="pedrf"), "epsilon"), (dict(max_rounds=5, threads=0), "threads"),
     (dict(max_rounds=5, controller="fast"), "controller"),
     (dict(max_rounds=5, baseline="nope"), "unknown method"),
+    (dict(max_rounds=5, schedule="paper"), "schedule"),
 ])
 def test_bad_run_settings_are_named(workload, kwargs, name):
     n = kwargs.pop("n_intervals", 3)
