@@ -37,11 +37,14 @@ wildcard_constraints:
 include: "workflows/workloads.smk"
 include: "workflows/sweeps.smk"
 include: "workflows/drf.smk"
+include: "workflows/controller.smk"
 
 
 rule all:
     input:
         expand("results/{name}/{family}.csv", name=NAME, family=list(RUNS)),
+        expand("results/{name}/controller/{table}.csv", name=NAME,
+               table=["epsilon_vs_deadline", "adaptation"]),
         expand("results/{name}/figures/{figure}", name=NAME,
                figure=["drf_properties.png", "drf_properties.md", "drf_vs_slots.png",
                        "drf_vs_slots.pdf"]),

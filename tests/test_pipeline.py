@@ -113,6 +113,10 @@ def test_tiny_pipeline_writes_every_family(tiny_run):
     assert {r["oversubscribed"] for r in configs if r["tpc"] == "2"} == {"True"}  # no SMT here
     exact = [r for r in rows(results / "deadlines.csv") if r["method"] == "pedrf" and r["timed_out"] == "False"]
     assert all(float(r["fairness"]) < 1e-6 for r in exact)
+    for table in ("epsilon_vs_deadline", "adaptation"):   # DC-DRF's outer loop, Figures 10, 11
+        got = rows(results / f"controller/{table}.csv")
+        assert got and all(0 <= float(r["epsilon"]) < 1 for r in got)
+    assert len(rows(results / "controller/adaptation.csv")) == 80 * len(load("smoke")["controller"]["threads"])
     extrapolated = rows(results / "edrf_extrapolated.csv")
     assert {r["profile"] for r in extrapolated} == {"G0", "U2"}, "edrf past its budget is extrapolated"
     assert all(float(r["elapsed"]) > 0 and r["extrapolated"] == "True" for r in extrapolated)
