@@ -38,8 +38,12 @@ def cpu_flags():
 
 
 def built(name):
-    """True if setup.py built this variant (x86 variants exist only on x86-64)."""
-    return importlib.util.find_spec(VARIANTS[name][0]) is not None
+    """True if setup.py built this variant's kernels (x86 variants exist only on x86-64,
+    and DRFBENCH_VARIANTS may leave some out): its package holds a compiled dcdrf."""
+    try:
+        return importlib.util.find_spec(f"{VARIANTS[name][0]}.dcdrf") is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def missing_features(name):

@@ -45,3 +45,13 @@ def test_every_runnable_variant_agrees(isa):
     got = drfbench.allocate(D, "dcdrf", epsilon=1e-3, isa=isa)
     assert got.isa == isa and got.rounds == ref.rounds
     np.testing.assert_allclose(got.allocation.data, ref.allocation.data, rtol=1e-9)
+
+
+def test_a_variant_that_was_not_built_is_not_chosen(monkeypatch):
+    monkeypatch.delenv(_isa.ENV_VARIABLE, raising=False)
+    real = _isa.importlib.util.find_spec
+    monkeypatch.setattr(_isa.importlib.util, "find_spec",
+                        lambda name: None if name.startswith("drfbench._kernels_avx") else real(name))
+    assert _isa.resolve() == "generic"
+    with pytest.raises(_isa.UnsupportedVariantError, match="not built"):
+        _isa.resolve("avx2")
