@@ -66,21 +66,6 @@ def test_ties_and_zeros_hypothesis(D, eps):
     assert_same(drfbench.allocate(D, METHOD), reference.edrf(D))
 
 
-def test_textbook_drf_example():
-    """<9 CPU, 18 GB>; user 1 wants <1 CPU, 4 GB> per task, user 2 <3 CPU, 1 GB>:
-    DRF gives user 1 three tasks' worth and user 2 two (DRF lecture, 'DRF example')."""
-    per_task = np.array([[1 / 9, 4 / 18], [3 / 9, 1 / 18]])
-    res = drfbench.allocate(per_task, METHOD)
-    tasks = res.allocation.toarray() / per_task
-    np.testing.assert_allclose(tasks, [[3, 3], [2, 2]], rtol=1e-12)
-    assert res.rounds == 1 and not res.timed_out
-
-
-def test_weights_scale_dominant_shares():
-    res = drfbench.allocate(np.array([[0.5], [0.5]]), METHOD, weights=[1, 3])
-    np.testing.assert_allclose(res.allocation.toarray().ravel(), [0.25, 0.75])
-
-
 def test_identical_tenants_leave_together():
     """Five identical tenants, dominant resource 2 (d = D / 0.6): all leave in one round
     at y = 1/5, each with a fifth of resource 2."""
