@@ -128,7 +128,6 @@ def main(argv=None):
     for method, epsilon, threads, dtype in configurations(args):
         times = []
         for _ in range(args.repeats):   # keep only the last result: each holds an allocation
-            last = None
             last = api.allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
                                 threads=threads, deadline=args.deadline, isa=args.isa)
             times.append(last.elapsed)
