@@ -276,7 +276,7 @@ cdef class TaskScheduler:
 
     @property
     def tasks_per_machine(self):
-        """Tasks running per (machine, user), (M, n) (a copy)."""
+        """Tasks running per machine, (M,) (a copy)."""
         return np.asarray(self.tasks_on).copy()
 
     @property
