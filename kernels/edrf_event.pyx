@@ -12,9 +12,13 @@ leaves with z_i = y_t (line 18). Algorithm 1 pays O(nnz) per round, Algorithm 2
 O(N + R) per round. Here a round costs only what changes in it:
 
   transposition  resource -> tenants (CSR of tenant ids, ascending within each resource):
-                 a counting sort in BLOCKS fixed blocks of tenants, run in parallel; its
-                 first pass also computes the scales and the initial mu. The tenant ids
-                 live in the allocation's own buffer, which is not needed until the end.
+                 a counting sort in fixed blocks of at most 65536 tenants (BLOCKS of
+                 them, more for over BLOCKS * 65536 tenants), run in parallel; its first
+                 pass also computes the scales and the initial mu. Resource r's list is
+                 one segment per block, at segment[r * blocks + b], and holds 16-bit ids
+                 relative to the block's first tenant: half the bytes of the scatter's
+                 random stores and of the column walks. The lists live in the
+                 allocation's own buffer, which is not needed until the end.
   state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i, mu_r and
                  users_r (active tenants demanding r), so that s_r(y) = unreached_r -
                  mu_r * y for every y at or above the last departure. A leaving tenant
@@ -57,7 +61,7 @@ exhausted (column walk; a resource is exhausted once), once when the allocation 
 written. Cost O(nnz + (rounds + stale entries) log R).
 
 Determinism: the scales, the transposition and the allocation do not depend on how the
-work is split; the initial mu is summed per resource over BLOCKS fixed blocks of tenants,
+work is split; the initial mu is summed per resource over the fixed blocks of tenants,
 block by block; the event loop is serial. So the result is bit for bit the same for any
 thread count.
 
@@ -73,20 +77,26 @@ loop is a function of its own, so that its pointers are locals: variables shared
 OpenMP regions have their address taken, and Python extensions are built with
 -fno-strict-aliasing, so the compiler would reload them after every store.
 """
+import threading
+
 import numpy as np
 
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdint cimport uint16_t
+from libc.string cimport memset
 from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
                       write_allocation)
 
 cdef enum:
     PHASES = 6             # entries written to the optional `phases` array
     BLOCKS = 16            # fixed tenant blocks of the transposition and initial mu
+    BLOCK_TENANTS = 65536  # at most this many tenants per block: 16-bit relative ids
     PREFETCH_AHEAD = 8     # leaving tenants' rows are requested this many rows ahead
     SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
     LINE = 64              # cache line bytes
+    HEAP_EXTRA = 8         # a heap's entries besides its capacity: heap_init's offset
+                           # (LINE / 16-byte entries, less 1) and heap_seal's 4 sentinels
 
 
 cdef extern from *:
@@ -129,18 +139,18 @@ cdef struct Entry:
 
 cdef struct Heap:
     # A 4-ary min-heap: the children of p are 4p + 1 .. 4p + 4, one cache line, as
-    # entry[1] sits on a line boundary (see heap_alloc).
+    # entry[1] sits on a line boundary (see heap_init).
     Entry* entry
     Py_ssize_t size
-    void* block               # what to free
 
 
 cdef struct Events:
     # What the event loop reads and writes, besides the demands (all IN/OUT pointers).
     Resource* state
     const double* scale
-    const int64_t* tstart      # resource r's tenants: tlist[tstart[r]:tstart[r + 1]]
-    const int32_t* tlist
+    const int64_t* segment     # resource r's tenants in block b: first_tenant(b) +
+    const uint16_t* tlist      #   tlist[segment[r * blocks + b]:segment[r * blocks + b + 1]]
+    Py_ssize_t blocks
     uint8_t* active            # tenant still in S_t
     uint8_t* done              # resource exhausted
     int32_t* exhausted         # this round's exhausted resources
@@ -155,19 +165,11 @@ cdef struct Events:
     long long n_active
 
 
-cdef bint heap_alloc(Heap* h, Py_ssize_t capacity) noexcept nogil:
-    """Room for `capacity` entries and the sentinels after them, with entry[1] on a
-    64-byte boundary."""
-    cdef size_t address
+cdef void heap_init(Heap* h, Entry* space) noexcept nogil:
+    """An empty heap in `space` (LINE-aligned, capacity + HEAP_EXTRA entries), with
+    entry[1] on a line boundary."""
     h.size = 0
-    h.block = malloc((capacity + 16) * sizeof(Entry))
-    if h.block == NULL:
-        h.entry = NULL
-        return False
-    address = <size_t>h.block + sizeof(Entry)
-    address = (address + 63) & ~(<size_t>63)
-    h.entry = <Entry*>(address - sizeof(Entry))
-    return True
+    h.entry = space + (LINE // sizeof(Entry) - 1)
 
 
 cdef inline void heap_seal(Heap* h) noexcept nogil:
@@ -267,6 +269,18 @@ cdef inline void prefetch_row(const floating* data, const int32_t* cols, const i
         prefetch(&cols[end - 1])
 
 
+cdef inline Py_ssize_t first_tenant(Py_ssize_t b, Py_ssize_t n_tenants,
+                                     Py_ssize_t blocks) noexcept nogil:
+    """The first tenant of fixed block b (of `blocks`)."""
+    return <Py_ssize_t>(<int64_t>b * n_tenants // blocks)
+
+
+cdef inline Py_ssize_t block_count(Py_ssize_t n_tenants) noexcept nogil:
+    """BLOCKS, or more when needed to keep every block within BLOCK_TENANTS tenants
+    (their ids relative to the block fit 16 bits). Depends on n_tenants only."""
+    return max(<Py_ssize_t>BLOCKS, (n_tenants + BLOCK_TENANTS - 1) // BLOCK_TENANTS)
+
+
 cdef long long run_events(const floating* D, const int32_t* cols, const int64_t* ptr,
                           Events* ev, double t_start, double deadline,
                           long long max_rounds, bint* timed_out) noexcept nogil:
@@ -275,8 +289,9 @@ cdef long long run_events(const floating* D, const int32_t* cols, const int64_t*
     cdef Resource* state = ev.state
     cdef Resource* s
     cdef const double* scale = ev.scale
-    cdef const int64_t* tstart = ev.tstart
-    cdef const int32_t* tlist = ev.tlist
+    cdef const int64_t* segment = ev.segment
+    cdef const uint16_t* tlist = ev.tlist
+    cdef Py_ssize_t blocks = ev.blocks, n_tenants = ev.n_tenants
     cdef uint8_t* active = ev.active
     cdef uint8_t* done = ev.done
     cdef int32_t* exhausted = ev.exhausted
@@ -288,7 +303,7 @@ cdef long long run_events(const floating* D, const int32_t* cols, const int64_t*
     cdef bint two_heaps = ev.two_heaps
     cdef double threshold = ev.threshold
     cdef long long n_active = ev.n_active, rounds = 0
-    cdef Py_ssize_t i, j, n_candidates, n_exhausted, n_leaving
+    cdef Py_ssize_t i, j, b, base, n_candidates, n_exhausted, n_leaving
     cdef int64_t k, p
     cdef int32_t q, top
     cdef double y, key, f, rate
@@ -334,15 +349,17 @@ cdef long long run_events(const floating* D, const int32_t* cols, const int64_t*
         n_leaving = 0
         for j in range(n_exhausted):
             q = exhausted[j]
-            for p in range(tstart[q], tstart[q + 1]):
-                i = tlist[p]
-                if active[i]:
-                    active[i] = 0
-                    level[i] = y
-                    leaving[n_leaving] = <int32_t>i
-                    n_leaving = n_leaving + 1
-                    prefetch(&ptr[i])
-                    prefetch(&scale[i])
+            for b in range(blocks):
+                base = first_tenant(b, n_tenants, blocks)
+                for p in range(segment[q * blocks + b], segment[q * blocks + b + 1]):
+                    i = base + tlist[p]
+                    if active[i]:
+                        active[i] = 0
+                        level[i] = y
+                        leaving[n_leaving] = <int32_t>i
+                        n_leaving = n_leaving + 1
+                        prefetch(&ptr[i])
+                        prefetch(&scale[i])
         n_active = n_active - n_leaving
         # Line 17: their rows leave unreached and mu.
         for j in range(min(n_leaving, <Py_ssize_t>PREFETCH_AHEAD)):
@@ -370,15 +387,19 @@ cdef long long run_events(const floating* D, const int32_t* cols, const int64_t*
     return rounds
 
 
-cdef void tally_block(const floating* data, const int32_t* indices, const int64_t* indptr,
-                      const double* weights, Py_ssize_t i_begin, Py_ssize_t i_end,
-                      double* scale, Tally* tally) noexcept nogil:
+cdef Py_ssize_t tally_block(const floating* data, const int32_t* indices,
+                            const int64_t* indptr, const double* weights, Py_ssize_t i_begin,
+                            Py_ssize_t i_end, Py_ssize_t R, double* scale, uint8_t* active,
+                            double* level, Tally* tally) noexcept nogil:
     """Tenants [i_begin, i_end): scale[i] = w_i / max_r D_ir (OUT; 0 for an all-zero
-    row, as tenant_scales), and per resource the block's tenant count and partial mu."""
-    cdef Py_ssize_t i
+    row, as tenant_scales), active[i] = scale[i] > 0 and level[i] = 0 (OUT), and per
+    resource the block's tenant count and partial mu (OUT: tally[0:R], zeroed here,
+    by the thread that fills it). Returns the block's active tenants."""
+    cdef Py_ssize_t i, n_active = 0
     cdef int64_t k
     cdef double peak, f
     cdef Tally* t
+    memset(tally, 0, R * sizeof(Tally))
     for i in range(i_begin, i_end):
         peak = 0.0
         for k in range(indptr[i], indptr[i + 1]):
@@ -386,16 +407,21 @@ cdef void tally_block(const floating* data, const int32_t* indices, const int64_
                 peak = data[k]
         f = weights[i] / peak if peak > 0.0 else 0.0
         scale[i] = f
+        active[i] = f > 0.0
+        level[i] = 0.0
+        n_active = n_active + active[i]
         for k in range(indptr[i], indptr[i + 1]):
             t = &tally[indices[k]]
             t.count = t.count + 1
             t.mu = t.mu + data[k] * f
+    return n_active
 
 
 cdef void scatter_block(const int32_t* indices, const int64_t* indptr,
                         Py_ssize_t i_begin, Py_ssize_t i_end, Tally* cursor,
-                        int32_t* tenants) noexcept nogil:
-    """Tenants [i_begin, i_end) into their resources' lists, at the block's cursors.
+                        uint16_t* tenants) noexcept nogil:
+    """Tenants [i_begin, i_end) into their resources' lists, at the block's cursors,
+    as ids relative to i_begin.
     The stores go to as many places as there are resources, too many for the L1 cache;
     each destination is requested (for writing) SCATTER_AHEAD non-zeros in advance,
     which about halves the time of this pass."""
@@ -407,26 +433,34 @@ cdef void scatter_block(const int32_t* indices, const int64_t* indptr,
             if k + SCATTER_AHEAD < last:
                 prefetch_write(&tenants[cursor[indices[k + SCATTER_AHEAD]].count])
             c = &cursor[indices[k]]
-            tenants[c.count] = <int32_t>i
+            tenants[c.count] = <uint16_t>(i - i_begin)
             c.count = c.count + 1
 
 
-cdef void reduce_tallies(Tally* tally, Py_ssize_t R, Py_ssize_t r, Resource* state,
-                         int64_t* counts) noexcept nogil:
-    """Resource r: mu and users summed over the blocks in block order; each block's
-    count becomes its offset within r's list."""
-    cdef Py_ssize_t b
-    cdef int64_t total = 0, c
-    cdef double mu = 0.0
-    for b in range(BLOCKS):
-        c = tally[b * R + r].count
-        tally[b * R + r].count = total
-        total = total + c
-        mu = mu + tally[b * R + r].mu
-    counts[r] = total
-    state[r].unreached = 1.0
-    state[r].mu = mu
-    state[r].users = total
+cdef void lay_out_lists(Tally* tally, Py_ssize_t R, Py_ssize_t blocks, Resource* state,
+                        uint8_t* done, int64_t* segment) noexcept nogil:
+    """After the tally: per resource r, mu and users summed over the blocks in block
+    order (state[r]; r is not done), and the place of each block's segment of r's
+    list, resources in order and blocks in order within each (segment, and the
+    block's cursor in tally for the scatter). One serial pass: O(R * blocks) is
+    small, and a parallel region costs a time slice when the other core is busy."""
+    cdef Py_ssize_t b, r
+    cdef int64_t total = 0, first
+    cdef double mu
+    cdef Tally* t
+    for r in range(R):
+        mu = 0.0
+        first = total
+        for b in range(blocks):
+            t = &tally[b * R + r]
+            segment[r * blocks + b] = total
+            t.count, total = total, total + t.count
+            mu = mu + t.mu
+        state[r].users = total - first
+        state[r].unreached = 1.0
+        state[r].mu = mu
+        done[r] = 0
+    segment[R * blocks] = total
 
 
 cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
@@ -444,11 +478,33 @@ cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
             ev.thresh.entry[ev.thresh.size].item = <int32_t>r
             ev.thresh.size = ev.thresh.size + 1
     heap_seal(&ev.thresh)
-    heap_seal(&ev.zero)
     for j in range((ev.thresh.size - 2) // 4, -1, -1):
         sift_down(&ev.thresh, j)
-    for j in range((ev.zero.size - 2) // 4, -1, -1):
-        sift_down(&ev.zero, j)
+    if ev.two_heaps:    # else ev.zero has no space
+        heap_seal(&ev.zero)
+        for j in range((ev.zero.size - 2) // 4, -1, -1):
+            sift_down(&ev.zero, j)
+
+
+# Scratch buffers kept between calls (see scratch), and the lock of the call using them.
+_WORKSPACE = {}
+_WORKSPACE_LOCK = threading.Lock()
+
+
+def scratch(dict workspace, str name, Py_ssize_t count, dtype):
+    """`count` items of `dtype`, LINE-aligned, uninitialized, from workspace[name], a
+    byte buffer replaced by a larger one when too small and otherwise kept.
+
+    The module's workspace keeps edrf_event's scratch (about 60 MB at 1M x 100K) from
+    one call to the next: memory new to the process costs a page fault per page at
+    first touch (on a virtual machine, several microseconds each), which the scratch
+    would otherwise pay on every call whose outputs the caller keeps."""
+    cdef Py_ssize_t nbytes = count * np.dtype(dtype).itemsize
+    buffer = workspace.get(name)
+    if buffer is None or buffer.shape[0] < nbytes + LINE:
+        buffer = workspace[name] = np.empty(nbytes + LINE, dtype=np.uint8)
+    cdef Py_ssize_t offset = (-buffer.ctypes.data) % LINE
+    return buffer[offset:offset + nbytes].view(dtype)
 
 
 def edrf_event(const floating[::1] data, const int32_t[::1] indices,
@@ -466,99 +522,106 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     Returns (rounds, timed_out, elapsed seconds), rounds counted as Algorithm 1 does.
     phases (OUT, optional, length >= PHASES): seconds since the start at the end of
     each phase (tally, offsets, scatter, heaps, events, allocation), for profiling.
+    The scratch buffers are the module's workspace, kept between calls, or new ones
+    for a call made while another uses it (from another Python thread).
     """
     cdef double t_start = now()
+    if indptr.shape[0] <= 1:
+        return 0, False, now() - t_start
+    workspace = _WORKSPACE if _WORKSPACE_LOCK.acquire(blocking=False) else {}
+    try:
+        return run_edrf_event(data, indices, indptr, n_resources, weights, epsilon,
+                              deadline, max_rounds, n_threads, allocation, level, phases,
+                              workspace, t_start)
+    finally:
+        if workspace is _WORKSPACE:
+            _WORKSPACE_LOCK.release()
+
+
+cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
+                          const int64_t[::1] indptr, Py_ssize_t n_resources,
+                          const double[::1] weights, double epsilon, double deadline,
+                          long long max_rounds, int n_threads, floating[::1] allocation,
+                          double[::1] level, double[::1] phases, dict workspace,
+                          double t_start):
+    """edrf_event for n_tenants > 0, with its scratch buffers from `workspace`."""
     cdef Py_ssize_t n_tenants = indptr.shape[0] - 1
     cdef Py_ssize_t R = n_resources, nnz = data.shape[0]
-    cdef Py_ssize_t b, r, i, j
-    cdef long long rounds = 0
+    cdef Py_ssize_t blocks = block_count(n_tenants)
+    cdef Py_ssize_t R1 = R if R > 0 else 1
+    cdef Py_ssize_t b, j
+    cdef long long rounds = 0, n_active = 0
     cdef bint timed_out = False
     cdef double stamp[PHASES]
     cdef Events ev
-
-    if n_tenants == 0:
-        return 0, False, now() - t_start
-    scale_arr = np.empty(n_tenants, dtype=np.float64)
-    start_arr = np.empty(R + 1, dtype=np.int64)
-    active_arr = np.empty(n_tenants, dtype=np.uint8)
-    done_arr = np.zeros(R, dtype=np.uint8)
-    leaving_arr = np.empty(n_tenants, dtype=np.int32)
-    cdef double[::1] scale = scale_arr
-    cdef int64_t[::1] start = start_arr
-    cdef uint8_t[::1] active = active_arr, done = done_arr
-    cdef int32_t[::1] leaving = leaving_arr
+    cdef double[::1] scale = scratch(workspace, "scale", n_tenants, np.float64)
+    cdef int64_t[::1] segment = scratch(workspace, "segment", R * blocks + 1, np.int64)
+    cdef uint8_t[::1] active = scratch(workspace, "active", n_tenants, np.uint8)
+    cdef uint8_t[::1] done = scratch(workspace, "done", R1, np.uint8)
+    cdef int32_t[::1] leaving = scratch(workspace, "leaving", n_tenants, np.int32)
+    cdef int32_t[::1] exhausted = scratch(workspace, "exhausted", R1, np.int32)
+    cdef uint8_t[::1] tally_bytes = scratch(workspace, "tally", blocks * R1 * sizeof(Tally),
+                                            np.uint8)
+    cdef uint8_t[::1] state_bytes = scratch(workspace, "state", R1 * sizeof(Resource),
+                                            np.uint8)
+    cdef uint8_t[::1] candidate_bytes = scratch(workspace, "candidates",
+                                                R1 * sizeof(Entry), np.uint8)
+    cdef uint8_t[::1] zero_bytes = scratch(workspace, "zero heap",
+                                           (R1 + HEAP_EXTRA) * sizeof(Entry) * (epsilon > 0.0),
+                                           np.uint8)
+    cdef uint8_t[::1] thresh_bytes = scratch(workspace, "threshold heap",
+                                             (R1 + HEAP_EXTRA) * sizeof(Entry), np.uint8)
     cdef const floating* D = &data[0] if nnz else NULL
     cdef const int32_t* cols = &indices[0] if nnz else NULL
     cdef const int64_t* ptr = &indptr[0]
-    cdef int64_t* tstart = &start[0]
-    # The transposition (one int32 tenant id per non-zero) lives in the allocation's
-    # own buffer, at least as large: it is dead before the allocation is written.
-    cdef int32_t* tlist = <int32_t*>&allocation[0] if nnz else NULL
+    # The transposition (one 16-bit tenant id per non-zero) lives in the allocation's
+    # own buffer, larger: it is dead before the allocation is written.
+    cdef uint16_t* tlist = <uint16_t*>&allocation[0] if nnz else NULL
 
-    cdef Py_ssize_t R1 = R if R > 0 else 1
-    cdef Tally* tally = <Tally*>calloc(BLOCKS * R1, sizeof(Tally))
-    cdef Resource* state = <Resource*>malloc(R1 * sizeof(Resource))
-    heap_alloc(&ev.zero, R1)
-    heap_alloc(&ev.thresh, R1)
-    ev.exhausted = <int32_t*>malloc(R1 * sizeof(int32_t))
-    ev.candidates = <Entry*>malloc(R1 * sizeof(Entry))
-    try:
-        if (tally == NULL or state == NULL or ev.zero.entry == NULL
-                or ev.thresh.entry == NULL or ev.exhausted == NULL or ev.candidates == NULL):
-            raise MemoryError("edrf_event: cannot allocate its per-resource buffers")
-        with nogil:
-            # Transposition, pass 1: scales, counts and partial mu per fixed block.
-            for b in prange(BLOCKS, schedule='dynamic', num_threads=n_threads):
-                tally_block(D, cols, ptr, &weights[0], b * n_tenants // BLOCKS,
-                            (b + 1) * n_tenants // BLOCKS, &scale[0], &tally[b * R])
-            stamp[0] = now()
-            for r in prange(R, schedule='static', num_threads=n_threads):
-                reduce_tallies(tally, R, r, state, tstart + 1)
-            tstart[0] = 0
-            for r in range(R):
-                tstart[r + 1] = tstart[r + 1] + tstart[r]
-            for r in prange(R, schedule='static', num_threads=n_threads):
-                for b in range(BLOCKS):
-                    tally[b * R + r].count = tally[b * R + r].count + tstart[r]
-            stamp[1] = now()
-            # Pass 2: each block writes its tenants at its own cursors; tenants end up
-            # ascending within each resource's list whatever the thread count.
-            for b in prange(BLOCKS, schedule='dynamic', num_threads=n_threads):
-                scatter_block(cols, ptr, b * n_tenants // BLOCKS,
-                              (b + 1) * n_tenants // BLOCKS, &tally[b * R], tlist)
-            stamp[2] = now()
+    cdef Tally* tally = <Tally*>&tally_bytes[0]
+    cdef Resource* state = <Resource*>&state_bytes[0]
+    heap_init(&ev.thresh, <Entry*>&thresh_bytes[0])
+    heap_init(&ev.zero, <Entry*>&zero_bytes[0] if epsilon > 0.0 else NULL)
+    ev.exhausted = &exhausted[0]
+    ev.candidates = <Entry*>&candidate_bytes[0]
+    with nogil:
+        # Transposition, pass 1: scales, counts and partial mu per fixed block.
+        for b in prange(blocks, schedule='dynamic', num_threads=n_threads):
+            n_active += tally_block(D, cols, ptr, &weights[0],
+                                    first_tenant(b, n_tenants, blocks),
+                                    first_tenant(b + 1, n_tenants, blocks), R, &scale[0],
+                                    &active[0], &level[0], &tally[b * R])
+        stamp[0] = now()
+        lay_out_lists(tally, R, blocks, state, &done[0], &segment[0])
+        stamp[1] = now()
+        # Pass 2: each block writes its tenants at its own cursors; tenants end up
+        # ascending within each resource's list whatever the thread count.
+        for b in prange(blocks, schedule='dynamic', num_threads=n_threads):
+            scatter_block(cols, ptr, first_tenant(b, n_tenants, blocks),
+                          first_tenant(b + 1, n_tenants, blocks), &tally[b * R], tlist)
+        stamp[2] = now()
 
-            ev.state = state
-            ev.scale = &scale[0]
-            ev.tstart = tstart
-            ev.tlist = tlist
-            ev.active = &active[0]
-            ev.done = &done[0] if R else NULL
-            ev.leaving = &leaving[0]
-            ev.level = &level[0]
-            ev.two_heaps = epsilon > 0.0
-            ev.threshold = epsilon + ROUNDING_SLACK
-            ev.n_tenants = n_tenants
-            ev.n_active = 0
-            for i in range(n_tenants):
-                level[i] = 0.0
-                active[i] = scale[i] > 0.0
-                ev.n_active = ev.n_active + active[i]
-            build_heaps(&ev, R)
-            stamp[3] = now()
-            rounds = run_events(D, cols, ptr, &ev, t_start, deadline, max_rounds,
-                                &timed_out)
-            stamp[4] = now()
-            write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
-                             &allocation[0] if nnz else NULL, n_threads)
-            stamp[5] = now()
-    finally:
-        free(tally)
-        free(state)
-        free(ev.zero.block)
-        free(ev.thresh.block)
-        free(ev.exhausted)
-        free(ev.candidates)
+        ev.state = state
+        ev.scale = &scale[0]
+        ev.segment = &segment[0]
+        ev.tlist = tlist
+        ev.blocks = blocks
+        ev.active = &active[0]
+        ev.done = &done[0]
+        ev.leaving = &leaving[0]
+        ev.level = &level[0]
+        ev.two_heaps = epsilon > 0.0
+        ev.threshold = epsilon + ROUNDING_SLACK
+        ev.n_tenants = n_tenants
+        ev.n_active = n_active
+        build_heaps(&ev, R)
+        stamp[3] = now()
+        rounds = run_events(D, cols, ptr, &ev, t_start, deadline, max_rounds,
+                            &timed_out)
+        stamp[4] = now()
+        write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
+                         &allocation[0] if nnz else NULL, n_threads)
+        stamp[5] = now()
     if phases is not None:
         for j in range(min(PHASES, phases.shape[0])):
             phases[j] = stamp[j] - t_start

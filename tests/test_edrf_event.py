@@ -193,3 +193,15 @@ def test_invariants_on_random_sparse_input():
                for i in np.flatnonzero(has))
     np.testing.assert_allclose(res.allocation.data, drfbench.allocate(D, "edrf").allocation.data,
                                rtol=1e-9)
+
+
+def test_more_than_16_tenant_blocks():
+    """Past 16 x 65,536 tenants the transposition's 16-bit tenant ids span more blocks:
+    still the same allocation as round-based DC-DRF, and the same bits on 1 and 2 threads."""
+    D = workloads.generate("U1", 1_200_000, 300, seed=5).demands.astype(np.float64)
+    one = drfbench.allocate(D, METHOD, threads=1)
+    two = drfbench.allocate(D, METHOD, threads=2)
+    dcdrf = drfbench.allocate(D, "sdcdrf")
+    assert one.rounds == two.rounds == dcdrf.rounds
+    np.testing.assert_array_equal(one.allocation.data, two.allocation.data)
+    assert max_relative_difference(one.allocation.data, dcdrf.allocation.data) <= 1e-9
