@@ -38,18 +38,14 @@ include: "workflows/workloads.smk"
 include: "workflows/sweeps.smk"
 include: "workflows/drf.smk"
 include: "workflows/controller.smk"
+include: "workflows/figures.smk"
 
 
 rule all:
     input:
         expand("results/{name}/{family}.csv", name=NAME, family=list(RUNS)),
         expand("results/{name}/controller/{table}.csv", name=NAME,
-               table=["epsilon_vs_deadline", "adaptation"]),
-        expand("results/{name}/figures/{figure}", name=NAME,
-               figure=["drf_properties.png", "drf_properties.md", "drf_vs_slots.png",
-                       "drf_vs_slots.pdf"]),
-        (
-            [f"results/{NAME}/edrf_extrapolated.csv"]
-            if {"scaling", "profiles"} <= set(RUNS)
-            else []
-        ),
+               table=[f"epsilon_vs_deadline_{m}" for m in CONTROLLER_METHODS] + ["adaptation"]),
+        rules.figures.input,
+        expand("results/{name}/edrf_extrapolated.csv", name=NAME)
+        if "edrf_extrapolated" in PRODUCED else [],

@@ -115,7 +115,9 @@ def omp_environment(cores, tpc, smt):
     logical = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     physical = logical // 2 if smt else logical
     n_cores = physical if cores == "all" else min(int(cores), physical)
-    places = "threads" if (smt and tpc == 2) else "cores"
+    # n places (cores, or hardware threads with SMT at 2 per core), so that cores=1 at 2
+    # threads per core runs both threads on one core
+    places = f"threads({n_cores * tpc})" if (smt and tpc == 2) else f"cores({n_cores})"
     return {"OMP_NUM_THREADS": str(n_cores * tpc), "OMP_PLACES": places,
             "OMP_PROC_BIND": "close"}
 
@@ -136,7 +138,7 @@ def provenance(kernels, threads):
     from . import config
     info = config()
     return {"git_commit": git_commit(), "drfbench_version": info["drfbench"],
-            "cpu_model": info["cpu_model"], "isa_variant": kernels.name,
+            "cpu_model": info["cpu_model"], "cpu_count": os.cpu_count(), "isa_variant": kernels.name,
             "isa_flags": kernels.compile_flags, "smt_present": info["smt"],
             "threads_run": threads, "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""),
             "omp_places": os.environ.get("OMP_PLACES", ""),
@@ -271,8 +273,11 @@ def cmd_extrapolate(args):
              "elapsed": math.exp(intercept + slope * math.log(int(r["baseline_rounds"]) * int(r["nnz"]))),
              "extrapolated": True, "fit": f"elapsed = exp({intercept:.4f}) * (rounds*nnz)^{slope:.4f}",
              "fit_points": len(done)} for r in pending]
-    write_csv(rows or [{"family": "", "run": "", "extrapolated": True, "fit_points": len(done)}],
-              args.out)
+    columns = ("family", "run", "profile", "tenants", "resources", "seed", "method", "nnz",
+               "baseline_rounds", "elapsed", "extrapolated", "fit", "fit_points")
+    write_csv(rows or [{**dict.fromkeys(columns, ""), "extrapolated": True,
+                        "fit": f"elapsed = exp({intercept:.4f}) * (rounds*nnz)^{slope:.4f}",
+                        "fit_points": len(done)}], args.out)
 
 
 def main(argv=None):

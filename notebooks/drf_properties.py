@@ -27,10 +27,8 @@
 # `drfbench.allocate`.
 
 # %% tags=["parameters"]
-table = "results/smoke/drf/drf_properties.csv"
-examples = "results/smoke/drf/drf_examples.csv"
-figure = "results/smoke/figures/drf_properties.png"
-markdown = "results/smoke/figures/drf_properties.md"
+results = "../reference/default"      # a profile's results directory
+figures = "../results/default/figures"  # where the figure is written
 
 # %%
 from pathlib import Path
@@ -43,11 +41,13 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-rows = pd.read_csv(table)
-ex = pd.read_csv(examples)
+from drfbench import figures as figs
+
+rows = figs.read(results, "drf/drf_properties")
+ex = figs.read(results, "drf/drf_examples")
 PROPERTY_ORDER = list(dict.fromkeys(rows["property_name"]))
 POLICY_ORDER = list(dict.fromkeys(rows["policy"]))
-machine = rows["cpu_model"].iloc[0]
+machine = figs.machine(rows)
 n_instances = int(rows["instances"].iloc[0])
 SETTING = {0.0: "every user demands every resource"}
 
@@ -92,12 +92,9 @@ for ax, zeros in zip(axes[0], settings):
     ax.set_ylabel("policy")
     ax.set_xticklabels(ax.get_xticklabels(), rotation=35, ha="right", fontsize=8)
 fig.suptitle("Fairness properties found empirically (share of instances violating each)", fontsize=11)
-fig.text(0.01, 0.005, f"drfbench.properties, {n_instances} random instances per check (seed "
-         f"{int(rows['seed'].iloc[0])}, tolerance {rows['tol'].iloc[0]:g}); machine: {machine}",
-         fontsize=7, ha="left", va="bottom")
-fig.tight_layout(rect=(0, 0.03, 1, 1))
-Path(figure).parent.mkdir(parents=True, exist_ok=True)
-fig.savefig(figure, dpi=150)
+figs.caption(fig, f"drfbench.properties, {n_instances} random instances per check (seed "
+             f"{int(rows['seed'].iloc[0])}, tolerance {rows['tol'].iloc[0]:g}). {machine}")
+figs.save(fig, figures, "drf_properties")
 
 # %% [markdown]
 # ## Against the lecture
@@ -123,10 +120,10 @@ for zeros in settings:
             cells.append(cell)
         lines.append(f"| {prop} | " + " | ".join(cells) + " |")
     lines.append("")
-lines.append(f"*{n_instances} random instances per check; machine: {machine}.*")
+lines.append(f"*{n_instances} random instances per check. {machine}.*")
 text = "\n".join(lines)
-Path(markdown).parent.mkdir(parents=True, exist_ok=True)
-Path(markdown).write_text(text + "\n")
+Path(figures).mkdir(parents=True, exist_ok=True)
+(Path(figures) / "drf_properties.md").write_text(text + "\n")
 display(Markdown(text))
 
 # %% [markdown]

@@ -29,13 +29,10 @@
 # optimistic for slots.
 
 # %% tags=["parameters"]
-data = "results/smoke/drf/drf_vs_slots.csv"
-figure_png = "results/smoke/figures/drf_vs_slots.png"
-figure_pdf = "results/smoke/figures/drf_vs_slots.pdf"
+results = "../reference/default"      # a profile's results directory
+figures = "../results/default/figures"  # where the figure is written
 
 # %%
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -44,9 +41,11 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-rows = pd.read_csv(data)
+from drfbench import figures as figs
+
+rows = figs.read(results, "drf/drf_vs_slots")
 first = rows.iloc[0]
-machine = first["cpu_model"]
+machine = figs.machine(rows)
 cpu, mem = (float(v) for v in str(first["machine"]).split())
 setup = (f"{int(first['machines'])} machines of ⟨{cpu:g} CPU, {mem:g} GB⟩; jobs of "
          f"{int(first['tasks_per_job'])} tasks of {float(first['duration']):g} s "
@@ -78,12 +77,8 @@ for ax, job_type in zip(axes, types):
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
 axes[0].legend(title="scheduler", fontsize=8)
-fig.text(0.01, 0.01, f"Simulated: {setup}. drfbench.drf.simulate_cluster; machine: {machine}",
-         fontsize=7, ha="left", va="bottom")
-fig.tight_layout(rect=(0, 0.04, 1, 1))
-for path in (figure_png, figure_pdf):
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=150)
+figs.caption(fig, f"Simulated: {setup}. drfbench.drf.simulate_cluster. {machine}")
+figs.save(fig, figures, "drf_vs_slots")
 
 # %% [markdown]
 # ## What each scheduler gave each type
@@ -111,4 +106,4 @@ display(summary.round(3))
 
 # %%
 display(Markdown(f"*Caption: jobs finished over time under DRF and the slot scheduler. {setup}; "
-                 f"data produced on {machine}.*"))
+                 f"{machine}.*"))

@@ -48,7 +48,12 @@ def test_grid_skips_variants_the_cpu_cannot_run():
 
 def test_oversubscription_without_smt():
     env = pipeline.omp_environment("all", 2, smt=False)
-    assert env["OMP_PLACES"] == "cores" and int(env["OMP_NUM_THREADS"]) % 2 == 0
+    cores = int(env["OMP_NUM_THREADS"]) // 2
+    assert env["OMP_PLACES"] == f"cores({cores})" and int(env["OMP_NUM_THREADS"]) % 2 == 0
+    # one core at 2 threads per core: both threads on that core, with or without SMT
+    assert pipeline.omp_environment(1, 2, smt=False) == {
+        "OMP_NUM_THREADS": "2", "OMP_PLACES": "cores(1)", "OMP_PROC_BIND": "close"}
+    assert pipeline.omp_environment(1, 2, smt=True)["OMP_PLACES"] == "threads(2)"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -89,7 +94,7 @@ def tiny_run(tmp_path_factory):
     path = workdir / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
     code, out = snakemake(workdir, "--configfile", str(path))
-    assert code == 0, out[-3000:]
+    assert code == 0, out[-3000:] + notebook_logs(workdir)
     return workdir, path
 
 
@@ -113,8 +118,8 @@ def test_tiny_pipeline_writes_every_family(tiny_run):
     assert {r["oversubscribed"] for r in configs if r["tpc"] == "2"} == {"True"}  # no SMT here
     exact = [r for r in rows(results / "deadlines.csv") if r["method"] == "pedrf" and r["timed_out"] == "False"]
     assert all(float(r["fairness"]) < 1e-6 for r in exact)
-    for table in ("epsilon_vs_deadline", "adaptation"):   # DC-DRF's outer loop, Figures 10, 11
-        got = rows(results / f"controller/{table}.csv")
+    for table in ("epsilon_vs_deadline_dcdrf", "epsilon_vs_deadline_sdcdrf", "adaptation"):
+        got = rows(results / f"controller/{table}.csv")   # DC-DRF's outer loop, Figures 10, 11
         assert got and all(0 <= float(r["epsilon"]) < 1 for r in got)
     assert len(rows(results / "controller/adaptation.csv")) == 80 * len(load("smoke")["controller"]["threads"])
     extrapolated = rows(results / "edrf_extrapolated.csv")
@@ -134,10 +139,56 @@ def test_rerun_does_nothing_and_a_deleted_file_reruns_only_its_dependents(tiny_r
     assert code == 0 and "Nothing to be done" in out
     (workdir / "results/smoke/deadlines.csv").unlink()
     code, out = snakemake(workdir, "--configfile", str(config), "--dry-run")
-    assert code == 0 and job_counts(out) == {"gather": 1, "all": 1, "total": 2}
+    assert code == 0 and job_counts(out) == {"gather": 1, "notebook_fig08_09_deadlines": 1,
+                                             "all": 1, "total": 3}
     (workdir / "results/smoke/profiles.csv").unlink()
     code, out = snakemake(workdir, "--configfile", str(config), "--dry-run")
-    assert code == 0 and job_counts(out) == {"gather": 2, "extrapolate": 1, "all": 1, "total": 4}
+    assert code == 0 and job_counts(out) == {
+        "gather": 2, "extrapolate": 1, "notebook_fig08_09_deadlines": 1,
+        "notebook_fig03_edrf_runtime": 1, "notebook_fig07_profiles": 1,
+        "notebook_event_vs_dcdrf": 1, "all": 1, "total": 8}
+
+
+FIGURE_STEMS = ("fig02_azure_activity", "fig03_edrf_runtime", "fig05_thread_scaling",
+                "fig06_configurations", "fig07_profiles", "fig08_utilization", "fig09_fairness",
+                "fig10_epsilon", "fig11_adaptation", "event_vs_dcdrf", "drf_properties",
+                "drf_vs_slots")
+
+
+def test_every_notebook_draws_its_figures(tiny_run):
+    workdir, _ = tiny_run
+    figures = workdir / "results/smoke/figures"
+    for stem in FIGURE_STEMS:
+        for ext in ("png", "pdf"):
+            assert (figures / f"{stem}.{ext}").stat().st_size > 1000, f"{stem}.{ext}"
+    executed = sorted(p.stem for p in (workdir / "results/smoke/notebooks").glob("*.ipynb"))
+    assert executed == sorted(p.stem for p in (ROOT / "notebooks").glob("*.py"))
+
+
+def notebook_logs(workdir):
+    """The notebooks' logs (papermill's output), to show why a notebook failed."""
+    return "".join(f"\n--- {log.name}\n{log.read_text()[-2000:]}"
+                   for log in sorted((workdir / "results/smoke/logs/notebooks").glob("*.log")))
+
+
+def test_figures_redrawn_from_reference_results_without_sweeps(tiny_run, tmp_path):
+    """`--config figures_from=DIR` runs only the notebooks, on the CSVs in DIR."""
+    workdir, config = tiny_run
+    code, out = snakemake(workdir, "--configfile", str(config))  # restore what other tests deleted
+    assert code == 0, out[-3000:] + notebook_logs(workdir)
+    reference = tmp_path / "reference"
+    for csv_file in (workdir / "results/smoke").rglob("*.csv"):
+        relative = csv_file.relative_to(workdir / "results/smoke")
+        if relative.parts[0] != "runs":
+            (reference / relative).parent.mkdir(parents=True, exist_ok=True)
+            (reference / relative).write_bytes(csv_file.read_bytes())
+    code, out = snakemake(tmp_path, "--configfile", str(config), "--config",
+                          f"figures_from={reference}", "--", "figures")
+    assert code == 0, out[-3000:] + notebook_logs(tmp_path)
+    counts = job_counts(out)
+    assert set(counts) - {"figures", "total"} == {f"notebook_{p.stem}" for p in (ROOT / "notebooks").glob("*.py")}
+    for stem in FIGURE_STEMS:
+        assert (tmp_path / f"results/smoke/figures/{stem}.png").stat().st_size > 1000
 
 
 def test_a_config_is_not_merged_with_the_smoke_profile(tmp_path):

@@ -1,6 +1,6 @@
 # Classic DRF (issue 7): the lecture's property table, checked empirically, and its DRF vs
-# slots experiment, each a results CSV from a pipeline step and a notebook run headless
-# (jupytext to .ipynb, then papermill with the paths as parameters).
+# slots experiment, each a results CSV from a pipeline step, drawn by its notebook
+# (workflows/figures.smk).
 #
 # Config (key `drf`):
 #   instances: random instances per property check    seed: their seed
@@ -51,40 +51,3 @@ rule drf_vs_slots:
         "--slots {params.slots} --horizon {params.horizon} --jitter {params.jitter} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
-
-rule drf_properties_notebook:
-    input:
-        notebook=f"{workflow.basedir}/notebooks/drf_properties.py",
-        table="results/{name}/drf/drf_properties.csv",
-        examples="results/{name}/drf/drf_examples.csv",
-    output:
-        executed="results/{name}/drf/drf_properties.ipynb",
-        figure=report("results/{name}/figures/drf_properties.png", category="DRF"),
-        markdown=report("results/{name}/figures/drf_properties.md", category="DRF"),
-    log:
-        "results/{name}/logs/drf/drf_properties_notebook.log",
-    params:
-        python=PYTHON,
-    shell:
-        "{params.python} -m jupytext --to ipynb --output - {input.notebook} 2> {log} | "
-        "{params.python} -m papermill - {output.executed} --kernel python3 --log-output "
-        "-p table {input.table} -p examples {input.examples} -p figure {output.figure} "
-        "-p markdown {output.markdown} >> {log} 2>&1"
-
-
-rule drf_vs_slots_notebook:
-    input:
-        notebook=f"{workflow.basedir}/notebooks/drf_vs_slots.py",
-        data="results/{name}/drf/drf_vs_slots.csv",
-    output:
-        executed="results/{name}/drf/drf_vs_slots.ipynb",
-        png=report("results/{name}/figures/drf_vs_slots.png", category="DRF"),
-        pdf="results/{name}/figures/drf_vs_slots.pdf",
-    log:
-        "results/{name}/logs/drf/drf_vs_slots_notebook.log",
-    params:
-        python=PYTHON,
-    shell:
-        "{params.python} -m jupytext --to ipynb --output - {input.notebook} 2> {log} | "
-        "{params.python} -m papermill - {output.executed} --kernel python3 --log-output "
-        "-p data {input.data} -p figure_png {output.png} -p figure_pdf {output.pdf} >> {log} 2>&1"

@@ -1,0 +1,75 @@
+"""What every figure notebook (notebooks/*.py) shares: reading a profile's results,
+the caption naming the machine that produced them, and writing a figure as PNG and PDF.
+
+A notebook takes two parameters, `results` (a profile's results directory: the pipeline's
+results/<name>, or the committed reference/<name>) and `figures` (where it writes), so
+the same notebook runs headless from the pipeline (papermill) and as it is in JupyterLab.
+"""
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+
+PAPER = "DC-DRF (Kim, Bhatotia et al., SoCC'18)"
+
+
+def read(results, name):
+    """The results table `name` (e.g. "profiles", "controller/adaptation") of a results
+    directory, with an error that says which pipeline target makes it."""
+    path = Path(results) / f"{name}.csv"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} does not exist: run the pipeline for this profile first "
+            f"(snakemake --cores all [--configfile workflows/config/<profile>.yaml]), "
+            f"or point `results` at reference/default")
+    return pd.read_csv(path)
+
+
+def machine(table):
+    """One line naming the machine and code that produced a results table, from its
+    provenance columns (sweep rows and controller rows name them differently)."""
+    row = table.iloc[0]
+    get = lambda *keys: next((row[k] for k in keys if k in row and pd.notna(row[k])), None)
+    parts = [str(get("cpu_model") or "unknown CPU")]
+    cpus = get("cpu_count")
+    if cpus is not None:
+        parts.append(f"{int(cpus)} logical CPUs")
+    threads = [c for c in ("threads_run", "threads") if c in table]
+    if threads:
+        parts.append(f"up to {int(table[threads[0]].max())} threads")
+    smt = get("smt_present", "smt")
+    if smt is not None:
+        parts.append("SMT" if str(smt) == "True" else "no SMT")
+    host = get("host")
+    if host is not None:
+        parts.append(f"host {host}")
+    version, commit = get("drfbench_version", "drfbench"), get("git_commit", "commit")
+    code = f"drfbench {version}" + (f" @ {str(commit)[:7]}" if commit else "")
+    return f"Measured on {', '.join(parts)}; {code}"
+
+
+def caption(fig, text):
+    """Put `text` (usually machine(...) plus what the data are) under the figure, leaving
+    room for as many lines as it wraps to (about 0.056 inch per character at 7 pt)."""
+    fig.text(0.01, 0.005, text, fontsize=7, ha="left", va="bottom", wrap=True)
+    width, height = fig.get_size_inches()
+    lines = math.ceil(len(text) * 0.056 / (0.97 * width))
+    fig.tight_layout(rect=(0, min(0.4, (0.13 * lines + 0.06) / height), 1, 1))
+
+
+def save(fig, figures, stem):
+    """Write `fig` as figures/<stem>.png and .pdf, each atomically (no half-written file)."""
+    figures = Path(figures)
+    figures.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "pdf"):
+        path = figures / f"{stem}.{ext}"
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.{ext}")
+        try:
+            fig.savefig(tmp, dpi=150)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        paths.append(path)
+    return paths
