@@ -268,16 +268,15 @@ def cmd_extrapolate(args):
     slope, intercept = np.polyfit(x, y, 1)
     pending = [r for path in (args.profiles, args.scaling) for r in read(path)
                if r["method"] == "edrf" and r["timed_out"] == "True" and r["repeat"] == "0"]
-    rows = [{**{k: r[k] for k in ("family", "run", "profile", "tenants", "resources", "seed",
-                                  "method", "nnz", "baseline_rounds")},
+    fit = f"elapsed = exp({intercept:.4f}) * (rounds*nnz)^{slope:.4f}"
+    keys = ("family", "run", "profile", "tenants", "resources", "seed", "method", "nnz",
+            "baseline_rounds")
+    rows = [{**{k: r[k] for k in keys},
              "elapsed": math.exp(intercept + slope * math.log(int(r["baseline_rounds"]) * int(r["nnz"]))),
-             "extrapolated": True, "fit": f"elapsed = exp({intercept:.4f}) * (rounds*nnz)^{slope:.4f}",
-             "fit_points": len(done)} for r in pending]
-    columns = ("family", "run", "profile", "tenants", "resources", "seed", "method", "nnz",
-               "baseline_rounds", "elapsed", "extrapolated", "fit", "fit_points")
-    write_csv(rows or [{**dict.fromkeys(columns, ""), "extrapolated": True,
-                        "fit": f"elapsed = exp({intercept:.4f}) * (rounds*nnz)^{slope:.4f}",
-                        "fit_points": len(done)}], args.out)
+             "extrapolated": True, "fit": fit, "fit_points": len(done)} for r in pending]
+    # no run to extrapolate: one row with the fit alone, under the full header
+    write_csv(rows or [{**dict.fromkeys(keys + ("elapsed",), ""), "extrapolated": True,
+                        "fit": fit, "fit_points": len(done)}], args.out)
 
 
 def main(argv=None):
