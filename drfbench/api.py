@@ -113,7 +113,9 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     kernels = _isa.kernels(isa)
     matrix = check.demand_matrix(demands, dtype)
     w = check.tenant_weights(weights, matrix.shape[0])
-    allocation = np.zeros(matrix.nnz, dtype=matrix.dtype)
+    # Not zeroed: every kernel writes every entry (A_ir = rho_i d_ir z_i at the end), and
+    # memory freed by an earlier result is then reused as it is, without new page faults.
+    allocation = np.empty(matrix.nnz, dtype=matrix.dtype)
     level = np.zeros(matrix.shape[0], dtype=np.float64)
     rounds, timed_out, elapsed = spec.run(
         kernels, matrix, w, eps, np.inf if seconds is None else seconds,

@@ -8,6 +8,7 @@ cdef extern from "_platform.h" nogil:
     const int DRFBENCH_OPENMP
     int omp_get_max_threads()
     int omp_get_thread_num()
+    int omp_get_num_threads()
     const double ROUNDING_SLACK "DRFBENCH_ROUNDING_SLACK"
 
 cdef enum:

@@ -10,6 +10,7 @@
 #define DRFBENCH_OPENMP 0
 static inline int omp_get_max_threads(void) { return 1; }
 static inline int omp_get_thread_num(void) { return 0; }
+static inline int omp_get_num_threads(void) { return 1; }
 #endif
 
 /* Residuals at or below epsilon + DRFBENCH_ROUNDING_SLACK count as exhausted, so

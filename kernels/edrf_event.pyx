@@ -15,10 +15,13 @@ O(N + R) per round. Here a round costs only what changes in it:
                  a counting sort in fixed blocks of at most 65536 tenants (BLOCKS of
                  them, more for over BLOCKS * 65536 tenants), run in parallel; its first
                  pass also computes the scales and the initial mu. Resource r's list is
-                 one segment per block, at segment[r * blocks + b], and holds 16-bit ids
-                 relative to the block's first tenant: half the bytes of the scatter's
-                 random stores and of the column walks. The lists live in the
-                 allocation's own buffer, which is not needed until the end.
+                 one segment per block, at segment[b * R + r] (block-major: each
+                 block's scatter writes one contiguous region, not one line in every
+                 resource's stretch of the whole buffer: half the scatter's time at
+                 paper scale), and holds 16-bit ids relative to the block's first
+                 tenant: half the bytes of the scatter's random stores and of the
+                 column walks. The lists live in the allocation's own buffer, which is
+                 not needed until the end.
   state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i, mu_r and
                  users_r (active tenants demanding r), so that s_r(y) = unreached_r -
                  mu_r * y for every y at or above the last departure. A leaving tenant
@@ -42,7 +45,8 @@ One round:
      and forcing it means that every round exhausts a resource, so the loop ends
      whatever the rounding.
   3. The still-active tenants of the exhausted resources leave with z_i = y_t (line 18)
-     and their rows are walked once to update state (line 17), fetched a few rows ahead.
+     and their rows are walked once to update state (line 17), fetched a few rows ahead,
+     by every thread for the resources it owns (below).
   4. Lines 19-21: stop on max_rounds or the deadline, freezing the active tenants at y_t.
 
 One heap or two. With epsilon > 0 the resources exhausted in round t (threshold key
@@ -60,17 +64,30 @@ transposition, once when the tenant leaves (row walk), at most once when the res
 exhausted (column walk; a resource is exhausted once), once when the allocation is
 written. Cost O(nnz + (rounds + stale entries) log R).
 
+Threads in the event loop. Steps 1-3's heap work and collection are serial, on the
+leader (thread 0). The row walks, most of the loop's time, are split by resource: each
+thread owns a contiguous range of resources with about equal non-zeros and applies, for
+every leaver in the order they left, the part of its (sorted) row inside its range. The
+leader publishes leavers as it collects them (release stores, Handoff), so the others
+walk while it collects; it then walks its own range and, before the next round's heap
+work, waits for theirs. A waiting thread spins briefly, then yields its core.
+
 Determinism: the scales, the transposition and the allocation do not depend on how the
 work is split; the initial mu is summed per resource over the fixed blocks of tenants,
-block by block; the event loop is serial. So the result is bit for bit the same for any
+block by block; in the event loop every resource is updated by one thread, in the order
+the tenants left, as on one thread. So the result is bit for bit the same for any
 thread count.
 
 Memory, not arithmetic, sets the pace (G0 at paper scale: 65M non-zeros, 20K rounds):
   - the leaving tenants' rows sit at random places in the CSR arrays; each round
     collects its leavers first, then walks their rows with every cache line of the row
-    PREFETCH_AHEAD rows ahead requested (about 4x faster than waiting for each line);
+    PREFETCH_AHEAD rows ahead requested into L2 (about 4x faster than waiting for each
+    line; into L2 rather than L1 cut the event loop by 10-30% on this machine, as more
+    requests can be in flight);
   - the transposition's stores go to one place per resource, more than the caches hold;
     each destination is requested for writing SCATTER_AHEAD non-zeros ahead;
+  - an exhausted resource's segments lie one per block: all are requested before the
+    column walk, and those of the heap's top (likely next) during the row walks;
   - the heaps are 4-ary with a node's children on one cache line.
 The prefetches are volatile asm: GCC deletes loops of __builtin_prefetch. The event
 loop is a function of its own, so that its pointers are locals: variables shared with
@@ -81,12 +98,12 @@ import threading
 
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY
 from libc.stdint cimport uint16_t
 from libc.string cimport memset
-from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
-                      write_allocation)
+from _common cimport (floating, int32_t, int64_t, uint8_t, now, omp_get_num_threads,
+                      ROUNDING_SLACK, write_allocation)
 
 cdef enum:
     PHASES = 6             # entries written to the optional `phases` array
@@ -104,13 +121,13 @@ cdef extern from *:
     # (they have no effect it can see), which is how prefetch_row is written.
     """
     #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char*)(p)))
+    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prefetcht1 %0" : : "m"(*(const char*)(p)))
     #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char*)(p)))
     #elif defined(__GNUC__) && defined(__aarch64__)
-    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prfm pldl1keep, %0" : : "Q"(*(const char*)(p)))
+    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prfm pldl2keep, %0" : : "Q"(*(const char*)(p)))
     #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prfm pstl1keep, %0" : : "Q"(*(const char*)(p)))
     #elif defined(__GNUC__)
-    #define DRFBENCH_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+    #define DRFBENCH_PREFETCH(p) __builtin_prefetch((p), 0, 2)
     #define DRFBENCH_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
     #else
     #define DRFBENCH_PREFETCH(p) ((void)(p))
@@ -119,6 +136,42 @@ cdef extern from *:
     """
     void prefetch "DRFBENCH_PREFETCH" (const void*) nogil
     void prefetch_write "DRFBENCH_PREFETCH_W" (const void*) nogil
+
+
+cdef extern from *:
+    # The event loop's hand-offs between threads (GCC and Clang atomics): the leader
+    # publishes with release stores, the others read with acquire loads. A waiting
+    # thread spins briefly, then yields its core, so that more threads than cores
+    # (an oversubscribed sweep) still make progress.
+    """
+    #include <sched.h>
+    #if defined(__x86_64__) || defined(__i386__)
+    #define DRFBENCH_PAUSE() __builtin_ia32_pause()
+    #elif defined(__aarch64__)
+    #define DRFBENCH_PAUSE() __asm__ volatile("yield")
+    #else
+    #define DRFBENCH_PAUSE() ((void)0)
+    #endif
+    static inline long long drfbench_load(const long long* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
+    static inline void drfbench_store(long long* p, long long v) {
+        __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    }
+    static inline void drfbench_add(long long* p, long long v) {
+        (void)__atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+    }
+    static inline void drfbench_wait(const long long* p, long long value) {
+        int spins = 0;
+        while (__atomic_load_n(p, __ATOMIC_ACQUIRE) < value) {
+            if (++spins < 2048) { DRFBENCH_PAUSE(); } else { spins = 0; sched_yield(); }
+        }
+    }
+    """
+    long long load_acquire "drfbench_load" (const long long*) nogil
+    void store_release "drfbench_store" (long long*, long long) nogil
+    void add_release "drfbench_add" (long long*, long long) nogil
+    void wait_until "drfbench_wait" (const long long*, long long) nogil
 
 
 cdef struct Resource:
@@ -144,12 +197,29 @@ cdef struct Heap:
     Py_ssize_t size
 
 
+cdef struct Handoff:
+    # How the leader hands a round to the other threads of the event loop. Each field
+    # on a cache line of its own: the leader writes the first three, the others
+    # `applied` (see run_events).
+    long long go               # rounds handed out; then the count after the last, to stop
+    char pad0[LINE - 8]
+    long long published        # leaving tenants of this round collected so far
+    char pad1[LINE - 8]
+    long long collected        # this round's leaving tenants, -1 until all are collected
+    char pad2[LINE - 8]
+    long long applied          # the other threads' finished rounds, summed
+    char pad3[LINE - 8]
+    long long ready            # threads that have found their resources
+    char pad4[LINE - 8]
+
+
 cdef struct Events:
     # What the event loop reads and writes, besides the demands (all IN/OUT pointers).
     Resource* state
     const double* scale
-    const int64_t* segment     # resource r's tenants in block b: first_tenant(b) +
-    const uint16_t* tlist      #   tlist[segment[r * blocks + b]:segment[r * blocks + b + 1]]
+    const int64_t* segment     # resource r's tenants in block b: first[b] +
+    const uint16_t* tlist      #   tlist[segment[b * R + r]:segment[b * R + r + 1]]
+    const Py_ssize_t* first    # first[b]: the first tenant of block b (blocks + 1 entries)
     Py_ssize_t blocks
     uint8_t* active            # tenant still in S_t
     uint8_t* done              # resource exhausted
@@ -162,7 +232,12 @@ cdef struct Events:
     bint two_heaps
     double threshold           # epsilon + ROUNDING_SLACK
     Py_ssize_t n_tenants
+    Py_ssize_t n_resources
     long long n_active
+    double y                   # this round's level, set before the round is handed out
+    long long rounds           # OUT: rounds run
+    bint timed_out             # OUT: stopped by max_rounds or the deadline
+    Handoff* handoff
 
 
 cdef void heap_init(Heap* h, Entry* space) noexcept nogil:
@@ -281,17 +356,127 @@ cdef inline Py_ssize_t block_count(Py_ssize_t n_tenants) noexcept nogil:
     return max(<Py_ssize_t>BLOCKS, (n_tenants + BLOCK_TENANTS - 1) // BLOCK_TENANTS)
 
 
-cdef long long run_events(const floating* D, const int32_t* cols, const int64_t* ptr,
-                          Events* ev, double t_start, double deadline,
-                          long long max_rounds, bint* timed_out) noexcept nogil:
-    """The rounds (see the module docstring), until no tenant is active or a stop.
-    Writes ev.level (z per tenant); returns the number of rounds."""
+cdef inline int64_t lower_bound(const int32_t* cols, int64_t lo, int64_t hi,
+                                int32_t value) noexcept nogil:
+    """The first k in [lo, hi) with cols[k] >= value (hi if none); cols[lo:hi] sorted."""
+    cdef int64_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cols[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline void apply_leaver(const floating* D, const int32_t* cols, const int64_t* ptr,
+                              const double* scale, Resource* state, int32_t i, double y,
+                              int32_t lo, int32_t hi, bint whole) noexcept nogil:
+    """Line 17 for leaving tenant i and the resources [lo, hi) it demands (all of them
+    when `whole`): unreached -= rate * y, mu -= rate, users -= 1."""
+    cdef int64_t k, begin = ptr[i], end = ptr[i + 1]
+    cdef double f = scale[i], rate
+    cdef Resource* s
+    if not whole:
+        if lo > 0:
+            begin = lower_bound(cols, begin, end, lo)
+        end = lower_bound(cols, begin, end, hi)
+    for k in range(begin, end):
+        s = &state[cols[k]]
+        rate = D[k] * f
+        s.unreached = s.unreached - rate * y
+        s.mu = s.mu - rate
+        s.users = s.users - 1
+
+
+cdef inline void apply_range(const floating* D, const int32_t* cols, const int64_t* ptr,
+                             const double* scale, Resource* state, const int32_t* leaving,
+                             Py_ssize_t j_begin, Py_ssize_t j_end, double y, int32_t lo,
+                             int32_t hi, bint whole) noexcept nogil:
+    """apply_leaver for leaving[j_begin:j_end] in order, every cache line of each row
+    requested PREFETCH_AHEAD rows ahead (about 4x faster than waiting for each line)."""
+    cdef Py_ssize_t j
+    for j in range(j_begin, min(j_end, j_begin + PREFETCH_AHEAD)):
+        prefetch_row(D, cols, ptr, leaving[j])
+    for j in range(j_begin, j_end):
+        if j + PREFETCH_AHEAD < j_end:
+            prefetch_row(D, cols, ptr, leaving[j + PREFETCH_AHEAD])
+        apply_leaver(D, cols, ptr, scale, state, leaving[j], y, lo, hi, whole)
+
+
+cdef void owned_resources(const Resource* state, Py_ssize_t R, int tid, int n_threads,
+                          int32_t* lo, int32_t* hi) noexcept nogil:
+    """The resources [lo, hi) whose state thread tid updates: contiguous ranges in
+    resource order with about equal numbers of non-zeros, from the users before the
+    first round."""
+    cdef int64_t nnz = 0, seen = 0, begin, end
+    cdef Py_ssize_t r
+    for r in range(R):
+        nnz = nnz + state[r].users
+    begin = nnz * tid // n_threads
+    end = nnz * (tid + 1) // n_threads
+    r = 0
+    while r < R and seen < begin:
+        seen = seen + state[r].users
+        r = r + 1
+    lo[0] = <int32_t>r
+    while r < R and seen < end:
+        seen = seen + state[r].users
+        r = r + 1
+    hi[0] = <int32_t>(R if tid == n_threads - 1 else r)
+
+
+cdef void run_events(const floating* D, const int32_t* cols, const int64_t* ptr,
+                     Events* ev, double t_start, double deadline,
+                     long long max_rounds, int tid, int n_threads) noexcept nogil:
+    """The rounds (see the module docstring), run by n_threads threads, this one tid.
+
+    Thread 0, the leader, runs every round's heap work and collects its leaving
+    tenants (lines 13-16, 18), publishing them as it goes; every thread walks the
+    leavers' rows for the resources it owns (line 17, owned_resources), the others
+    starting as soon as the first leavers are published. Each resource is updated by
+    one thread, in the order the tenants left, so the result is the same bits for any
+    thread count. Writes ev.level (z per tenant), ev.rounds and ev.timed_out."""
+    cdef Handoff* handoff = ev.handoff
+    cdef int32_t lo, hi
+    cdef Py_ssize_t j, known
+    cdef long long t, collected
+    owned_resources(ev.state, ev.n_resources, tid, n_threads, &lo, &hi)
+    add_release(&handoff.ready, 1)       # no thread updates state before all know
+    wait_until(&handoff.ready, n_threads)  # their ranges
+    if tid == 0:
+        lead_rounds(D, cols, ptr, ev, t_start, deadline, max_rounds, lo, hi, n_threads)
+        return
+    t = 1
+    while True:
+        wait_until(&handoff.go, t)
+        if ev.rounds < t:         # the leader stopped: no round t
+            return
+        j = 0
+        while True:
+            collected = load_acquire(&handoff.collected)
+            known = load_acquire(&handoff.published)
+            apply_range(D, cols, ptr, ev.scale, ev.state, ev.leaving, j, known, ev.y, lo,
+                        hi, False)
+            j = known
+            if collected >= 0 and j >= collected:
+                break
+        add_release(&handoff.applied, 1)
+        t = t + 1
+
+
+cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
+                      Events* ev, double t_start, double deadline, long long max_rounds,
+                      int32_t lo, int32_t hi, int n_threads) noexcept nogil:
+    """The leader's part of run_events: every round until no tenant is active or a
+    stop, then the stop handed to the other threads."""
     cdef Resource* state = ev.state
     cdef Resource* s
     cdef const double* scale = ev.scale
     cdef const int64_t* segment = ev.segment
     cdef const uint16_t* tlist = ev.tlist
-    cdef Py_ssize_t blocks = ev.blocks, n_tenants = ev.n_tenants
+    cdef const Py_ssize_t* first = ev.first
+    cdef Py_ssize_t blocks = ev.blocks, R = ev.n_resources
     cdef uint8_t* active = ev.active
     cdef uint8_t* done = ev.done
     cdef int32_t* exhausted = ev.exhausted
@@ -300,15 +485,18 @@ cdef long long run_events(const floating* D, const int32_t* cols, const int64_t*
     cdef double* level = ev.level
     cdef Heap* zero = &ev.zero
     cdef Heap* thresh = &ev.thresh
-    cdef bint two_heaps = ev.two_heaps
+    cdef Handoff* handoff = ev.handoff
+    cdef bint two_heaps = ev.two_heaps, whole = n_threads == 1
     cdef double threshold = ev.threshold
     cdef long long n_active = ev.n_active, rounds = 0
     cdef Py_ssize_t i, j, b, base, n_candidates, n_exhausted, n_leaving
-    cdef int64_t k, p
+    cdef int64_t p
     cdef int32_t q, top
-    cdef double y, key, f, rate
+    cdef double y, key
 
     while n_active > 0:
+        # The other threads have applied the last round's leavers to their resources.
+        wait_until(&handoff.applied, (n_threads - 1) * rounds)
         # Line 13: y = the least zero key; candidates = threshold keys <= y.
         top = -1
         y = INFINITY
@@ -345,13 +533,26 @@ cdef long long run_events(const floating* D, const int32_t* cols, const int64_t*
             done[top] = 1
             exhausted[n_exhausted] = top
             n_exhausted = n_exhausted + 1
-        # Line 18: the active tenants of the exhausted resources leave at y.
+        # Hand the round out, then line 18: the active tenants of the exhausted
+        # resources leave at y, published after each resource.
+        ev.y = y
+        handoff.published = 0
+        handoff.collected = -1
+        rounds = rounds + 1
+        ev.rounds = rounds
+        store_release(&handoff.go, rounds)
+        for j in range(n_exhausted):     # each block's segment of each exhausted
+            for b in range(blocks):      # resource lies apart: request them all
+                prefetch(&segment[b * R + exhausted[j]])
+        for j in range(n_exhausted):
+            for b in range(blocks):
+                prefetch(&tlist[segment[b * R + exhausted[j]]])
         n_leaving = 0
         for j in range(n_exhausted):
             q = exhausted[j]
             for b in range(blocks):
-                base = first_tenant(b, n_tenants, blocks)
-                for p in range(segment[q * blocks + b], segment[q * blocks + b + 1]):
+                base = first[b]
+                for p in range(segment[b * R + q], segment[b * R + q + 1]):
                     i = base + tlist[p]
                     if active[i]:
                         active[i] = 0
@@ -360,31 +561,25 @@ cdef long long run_events(const floating* D, const int32_t* cols, const int64_t*
                         n_leaving = n_leaving + 1
                         prefetch(&ptr[i])
                         prefetch(&scale[i])
+            store_release(&handoff.published, n_leaving)
+        store_release(&handoff.collected, n_leaving)
         n_active = n_active - n_leaving
-        # Line 17: their rows leave unreached and mu.
-        for j in range(min(n_leaving, <Py_ssize_t>PREFETCH_AHEAD)):
-            prefetch_row(D, cols, ptr, leaving[j])
-        for j in range(n_leaving):
-            if j + PREFETCH_AHEAD < n_leaving:
-                prefetch_row(D, cols, ptr, leaving[j + PREFETCH_AHEAD])
-            i = leaving[j]
-            f = scale[i]
-            for k in range(ptr[i], ptr[i + 1]):
-                s = &state[cols[k]]
-                rate = D[k] * f
-                s.unreached = s.unreached - rate * y
-                s.mu = s.mu - rate
-                s.users = s.users - 1
-        rounds = rounds + 1
+        # The resource atop the heap is likely exhausted next: request its segments.
+        if thresh.size > 0:
+            for b in range(blocks):
+                prefetch(&segment[b * R + thresh.entry[0].item])
+        # Line 17, for the leader's own resources.
+        apply_range(D, cols, ptr, scale, state, leaving, 0, n_leaving, y, lo, hi, whole)
         if n_active > 0 and (rounds >= max_rounds or
                              (deadline < INFINITY and now() - t_start > deadline)):
-            timed_out[0] = True                                     # lines 19-21
+            ev.timed_out = True                                     # lines 19-21
             for i in range(ev.n_tenants):
                 if active[i]:
                     level[i] = y
             break
     ev.n_active = n_active
-    return rounds
+    wait_until(&handoff.applied, (n_threads - 1) * rounds)
+    store_release(&handoff.go, rounds + 1)    # no round rounds + 1: the others return
 
 
 cdef Py_ssize_t tally_block(const floating* data, const int32_t* indices,
@@ -441,26 +636,30 @@ cdef void lay_out_lists(Tally* tally, Py_ssize_t R, Py_ssize_t blocks, Resource*
                         uint8_t* done, int64_t* segment) noexcept nogil:
     """After the tally: per resource r, mu and users summed over the blocks in block
     order (state[r]; r is not done), and the place of each block's segment of r's
-    list, resources in order and blocks in order within each (segment, and the
-    block's cursor in tally for the scatter). One serial pass: O(R * blocks) is
-    small, and a parallel region costs a time slice when the other core is busy."""
+    list: block by block, resources in order within each (segment, and the block's
+    cursor in tally for the scatter), so that each block's scatter writes to one
+    contiguous region. One serial pass: O(R * blocks) is small, and a parallel region
+    costs a time slice when the other core is busy."""
     cdef Py_ssize_t b, r
-    cdef int64_t total = 0, first
+    cdef int64_t total = 0, users
     cdef double mu
     cdef Tally* t
     for r in range(R):
         mu = 0.0
-        first = total
+        users = 0
         for b in range(blocks):
-            t = &tally[b * R + r]
-            segment[r * blocks + b] = total
-            t.count, total = total, total + t.count
-            mu = mu + t.mu
-        state[r].users = total - first
+            mu = mu + tally[b * R + r].mu
+            users = users + tally[b * R + r].count
+        state[r].users = users
         state[r].unreached = 1.0
         state[r].mu = mu
         done[r] = 0
-    segment[R * blocks] = total
+    for b in range(blocks):
+        for r in range(R):
+            t = &tally[b * R + r]
+            segment[b * R + r] = total
+            t.count, total = total, total + t.count
+    segment[blocks * R] = total
 
 
 cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
@@ -550,12 +749,13 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     cdef Py_ssize_t blocks = block_count(n_tenants)
     cdef Py_ssize_t R1 = R if R > 0 else 1
     cdef Py_ssize_t b, j
-    cdef long long rounds = 0, n_active = 0
-    cdef bint timed_out = False
+    cdef long long n_active = 0
     cdef double stamp[PHASES]
     cdef Events ev
     cdef double[::1] scale = scratch(workspace, "scale", n_tenants, np.float64)
     cdef int64_t[::1] segment = scratch(workspace, "segment", R * blocks + 1, np.int64)
+    cdef Py_ssize_t[::1] first = scratch(workspace, "first", blocks + 1, np.intp)
+    cdef uint8_t[::1] handoff_bytes = scratch(workspace, "handoff", sizeof(Handoff), np.uint8)
     cdef uint8_t[::1] active = scratch(workspace, "active", n_tenants, np.uint8)
     cdef uint8_t[::1] done = scratch(workspace, "done", R1, np.uint8)
     cdef int32_t[::1] leaving = scratch(workspace, "leaving", n_tenants, np.int32)
@@ -584,27 +784,29 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     heap_init(&ev.zero, <Entry*>&zero_bytes[0] if epsilon > 0.0 else NULL)
     ev.exhausted = &exhausted[0]
     ev.candidates = <Entry*>&candidate_bytes[0]
+    ev.handoff = <Handoff*>&handoff_bytes[0]
+    memset(ev.handoff, 0, sizeof(Handoff))
+    for b in range(blocks + 1):
+        first[b] = first_tenant(b, n_tenants, blocks)
     with nogil:
         # Transposition, pass 1: scales, counts and partial mu per fixed block.
         for b in prange(blocks, schedule='dynamic', num_threads=n_threads):
-            n_active += tally_block(D, cols, ptr, &weights[0],
-                                    first_tenant(b, n_tenants, blocks),
-                                    first_tenant(b + 1, n_tenants, blocks), R, &scale[0],
-                                    &active[0], &level[0], &tally[b * R])
+            n_active += tally_block(D, cols, ptr, &weights[0], first[b], first[b + 1], R,
+                                    &scale[0], &active[0], &level[0], &tally[b * R])
         stamp[0] = now()
         lay_out_lists(tally, R, blocks, state, &done[0], &segment[0])
         stamp[1] = now()
         # Pass 2: each block writes its tenants at its own cursors; tenants end up
         # ascending within each resource's list whatever the thread count.
         for b in prange(blocks, schedule='dynamic', num_threads=n_threads):
-            scatter_block(cols, ptr, first_tenant(b, n_tenants, blocks),
-                          first_tenant(b + 1, n_tenants, blocks), &tally[b * R], tlist)
+            scatter_block(cols, ptr, first[b], first[b + 1], &tally[b * R], tlist)
         stamp[2] = now()
 
         ev.state = state
         ev.scale = &scale[0]
         ev.segment = &segment[0]
         ev.tlist = tlist
+        ev.first = &first[0]
         ev.blocks = blocks
         ev.active = &active[0]
         ev.done = &done[0]
@@ -613,11 +815,15 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.two_heaps = epsilon > 0.0
         ev.threshold = epsilon + ROUNDING_SLACK
         ev.n_tenants = n_tenants
+        ev.n_resources = R
         ev.n_active = n_active
+        ev.rounds = 0
+        ev.timed_out = False
         build_heaps(&ev, R)
         stamp[3] = now()
-        rounds = run_events(D, cols, ptr, &ev, t_start, deadline, max_rounds,
-                            &timed_out)
+        with parallel(num_threads=n_threads):
+            run_events(D, cols, ptr, &ev, t_start, deadline, max_rounds, threadid(),
+                       omp_get_num_threads())
         stamp[4] = now()
         write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
                          &allocation[0] if nnz else NULL, n_threads)
@@ -625,4 +831,4 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     if phases is not None:
         for j in range(min(PHASES, phases.shape[0])):
             phases[j] = stamp[j] - t_start
-    return rounds, bool(timed_out), now() - t_start
+    return ev.rounds, bool(ev.timed_out), now() - t_start
