@@ -12,16 +12,18 @@ leaves with z_i = y_t (line 18). Algorithm 1 pays O(nnz) per round, Algorithm 2
 O(N + R) per round. Here a round costs only what changes in it:
 
   transposition  resource -> tenants (CSR of tenant ids, ascending within each resource):
-                 a counting sort in fixed blocks of at most 65536 tenants (BLOCKS of
-                 them, more for over BLOCKS * 65536 tenants), run in parallel; its first
-                 pass also computes the scales and the initial mu. Resource r's list is
-                 one segment per block, at segment[b * R + r] (block-major: each
-                 block's scatter writes one contiguous region, not one line in every
-                 resource's stretch of the whole buffer: half the scatter's time at
-                 paper scale), and holds 16-bit ids relative to the block's first
-                 tenant: half the bytes of the scatter's random stores and of the
-                 column walks. The lists live in the allocation's own buffer, which is
-                 not needed until the end.
+                 a counting sort of each of the fixed blocks of at most 65536 tenants
+                 (BLOCKS of them, more for over BLOCKS * 65536 tenants), blocks in
+                 parallel; its counting pass also computes the scales and the block's
+                 partial mu. Resource r's list is one segment per block, at
+                 segment[b * R + r]: block-major, so each block's lists lie where its
+                 non-zeros lie in the CSR arrays, and the block is sorted whole, alone,
+                 its scatter writing one contiguous region rather than one line in
+                 every resource's stretch of the buffer (half the scatter's time at
+                 paper scale). Ids are 16 bits, relative to the block's first tenant:
+                 half the bytes of the scatter's random stores and of the column walks.
+                 The lists live in the allocation's own buffer, which is not needed
+                 until the end.
   state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i, mu_r and
                  users_r (active tenants demanding r), so that s_r(y) = unreached_r -
                  mu_r * y for every y at or above the last departure. A leaving tenant
@@ -106,10 +108,11 @@ from _common cimport (floating, int32_t, int64_t, uint8_t, now, omp_get_num_thre
                       ROUNDING_SLACK, write_allocation)
 
 cdef enum:
-    PHASES = 6             # entries written to the optional `phases` array
+    PHASES = 5             # entries written to the optional `phases` array
     BLOCKS = 16            # fixed tenant blocks of the transposition and initial mu
     BLOCK_TENANTS = 65536  # at most this many tenants per block: 16-bit relative ids
     PREFETCH_AHEAD = 8     # leaving tenants' rows are requested this many rows ahead
+    PUBLISH_EVERY = 8      # the leader hands out leavers in groups of this many
     SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
     LINE = 64              # cache line bytes
     HEAP_EXTRA = 8         # a heap's entries besides its capacity: heap_init's offset
@@ -258,7 +261,8 @@ cdef inline void heap_seal(Heap* h) noexcept nogil:
 
 cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
     """Restore the min-heap order below pos (the entry at pos may be too large). The
-    least of 4 children is found without branches (their order is unpredictable)."""
+    least of 4 children is found without branches (their order is unpredictable); the
+    next level's lines are requested while this one is compared."""
     cdef Entry moving = h.entry[pos]
     cdef Entry* e = h.entry
     cdef Py_ssize_t child, a, b, n = h.size
@@ -266,6 +270,11 @@ cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
         child = 4 * pos + 1
         if child >= n:
             break
+        if 16 * pos + 5 < n:          # the grandchildren: 4 lines, requested together
+            prefetch(&e[16 * pos + 5])
+            prefetch(&e[16 * pos + 9])
+            prefetch(&e[16 * pos + 13])
+            prefetch(&e[16 * pos + 17])
         a = child + (e[child + 1].key < e[child].key)
         b = child + 2 + (e[child + 3].key < e[child + 2].key)
         child = b if e[b].key < e[a].key else a
@@ -561,7 +570,9 @@ cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr
                         n_leaving = n_leaving + 1
                         prefetch(&ptr[i])
                         prefetch(&scale[i])
-            store_release(&handoff.published, n_leaving)
+                        if n_leaving % PUBLISH_EVERY == 0:
+                            store_release(&handoff.published, n_leaving)
+        store_release(&handoff.published, n_leaving)
         store_release(&handoff.collected, n_leaving)
         n_active = n_active - n_leaving
         # The resource atop the heap is likely exhausted next: request its segments.
@@ -632,34 +643,46 @@ cdef void scatter_block(const int32_t* indices, const int64_t* indptr,
             c.count = c.count + 1
 
 
-cdef void lay_out_lists(Tally* tally, Py_ssize_t R, Py_ssize_t blocks, Resource* state,
-                        uint8_t* done, int64_t* segment) noexcept nogil:
-    """After the tally: per resource r, mu and users summed over the blocks in block
-    order (state[r]; r is not done), and the place of each block's segment of r's
-    list: block by block, resources in order within each (segment, and the block's
-    cursor in tally for the scatter), so that each block's scatter writes to one
-    contiguous region. One serial pass: O(R * blocks) is small, and a parallel region
-    costs a time slice when the other core is busy."""
+cdef Py_ssize_t transpose_block(const floating* data, const int32_t* indices,
+                                const int64_t* indptr, const double* weights,
+                                Py_ssize_t i_begin, Py_ssize_t i_end, Py_ssize_t R,
+                                double* scale, uint8_t* active, double* level, Tally* tally,
+                                int64_t* segment, uint16_t* tenants) noexcept nogil:
+    """One block of the transposition, whole: tally_block, then the place of the
+    block's segment of each resource's list (OUT: segment[0:R]; the block's lists lie
+    together, resources in order, where its tenants' non-zeros lie in the CSR arrays,
+    so no other block is needed), then scatter_block while the block's column indices
+    are still in cache. The tally's counts become the cursors. Returns the block's
+    active tenants."""
+    cdef Py_ssize_t r, n_active
+    cdef int64_t total = indptr[i_begin]
+    n_active = tally_block(data, indices, indptr, weights, i_begin, i_end, R, scale, active,
+                           level, tally)
+    for r in range(R):
+        segment[r] = total
+        tally[r].count, total = total, total + tally[r].count
+    scatter_block(indices, indptr, i_begin, i_end, tally, tenants)
+    return n_active
+
+
+cdef void sum_blocks(const Tally* tally, const int64_t* segment, Py_ssize_t R,
+                     Py_ssize_t blocks, Resource* state, uint8_t* done) noexcept nogil:
+    """After the transposition: per resource r, mu summed over the blocks' partial sums
+    in block order, and users (state[r]; r is not done). One serial pass: O(R * blocks)
+    is small, and a parallel region costs a time slice when the other core is busy."""
     cdef Py_ssize_t b, r
-    cdef int64_t total = 0, users
     cdef double mu
-    cdef Tally* t
     for r in range(R):
         mu = 0.0
-        users = 0
         for b in range(blocks):
             mu = mu + tally[b * R + r].mu
-            users = users + tally[b * R + r].count
-        state[r].users = users
+        state[r].users = 0
         state[r].unreached = 1.0
         state[r].mu = mu
         done[r] = 0
     for b in range(blocks):
         for r in range(R):
-            t = &tally[b * R + r]
-            segment[b * R + r] = total
-            t.count, total = total, total + t.count
-    segment[blocks * R] = total
+            state[r].users = state[r].users + segment[b * R + r + 1] - segment[b * R + r]
 
 
 cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
@@ -720,7 +743,7 @@ def edrf_event(const floating[::1] data, const int32_t[::1] indices,
     allocation (OUT, same layout as data: rho_i d_ir z_i) and level (OUT, z per tenant).
     Returns (rounds, timed_out, elapsed seconds), rounds counted as Algorithm 1 does.
     phases (OUT, optional, length >= PHASES): seconds since the start at the end of
-    each phase (tally, offsets, scatter, heaps, events, allocation), for profiling.
+    each phase (transposition, sums, heaps, events, allocation), for profiling.
     The scratch buffers are the module's workspace, kept between calls, or new ones
     for a call made while another uses it (from another Python thread).
     """
@@ -789,18 +812,16 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     for b in range(blocks + 1):
         first[b] = first_tenant(b, n_tenants, blocks)
     with nogil:
-        # Transposition, pass 1: scales, counts and partial mu per fixed block.
+        # Transposition: scales, partial mu and each block's lists, block by block;
+        # tenants end up ascending within each resource's list whatever the thread count.
+        segment[blocks * R] = nnz
         for b in prange(blocks, schedule='dynamic', num_threads=n_threads):
-            n_active += tally_block(D, cols, ptr, &weights[0], first[b], first[b + 1], R,
-                                    &scale[0], &active[0], &level[0], &tally[b * R])
+            n_active += transpose_block(D, cols, ptr, &weights[0], first[b], first[b + 1], R,
+                                        &scale[0], &active[0], &level[0], &tally[b * R],
+                                        &segment[b * R], tlist)
         stamp[0] = now()
-        lay_out_lists(tally, R, blocks, state, &done[0], &segment[0])
+        sum_blocks(tally, &segment[0], R, blocks, state, &done[0])
         stamp[1] = now()
-        # Pass 2: each block writes its tenants at its own cursors; tenants end up
-        # ascending within each resource's list whatever the thread count.
-        for b in prange(blocks, schedule='dynamic', num_threads=n_threads):
-            scatter_block(cols, ptr, first[b], first[b + 1], &tally[b * R], tlist)
-        stamp[2] = now()
 
         ev.state = state
         ev.scale = &scale[0]
@@ -820,14 +841,14 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.rounds = 0
         ev.timed_out = False
         build_heaps(&ev, R)
-        stamp[3] = now()
+        stamp[2] = now()
         with parallel(num_threads=n_threads):
             run_events(D, cols, ptr, &ev, t_start, deadline, max_rounds, threadid(),
                        omp_get_num_threads())
-        stamp[4] = now()
+        stamp[3] = now()
         write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
                          &allocation[0] if nnz else NULL, n_threads)
-        stamp[5] = now()
+        stamp[4] = now()
     if phases is not None:
         for j in range(min(PHASES, phases.shape[0])):
             phases[j] = stamp[j] - t_start

@@ -1,7 +1,7 @@
 """Measure edrf-event against issue 3's targets, and show where its time goes.
 
     python scripts/profile_edrf_event.py phases  [N R [THREADS [REPEATS]]]
-        the kernel's own phase timestamps on G0 (tally, offsets, scatter, heaps,
+        the kernel's own phase timestamps on G0 (transposition, sums, heaps,
         events, allocation), called directly on a reused allocation buffer
     python scripts/profile_edrf_event.py paper   [PROFILE [REPEATS [N R]]]
         paper scale (1M x 100K, float32) through drfbench.allocate on 2 threads, in
@@ -29,7 +29,7 @@ import numpy as np
 import drfbench
 from drfbench import workloads
 
-PHASES = ("tally", "offsets", "scatter", "heaps", "events", "allocation")
+PHASES = ("transposition", "sums", "heaps", "events", "allocation")
 
 
 def peak_rss_mb():
