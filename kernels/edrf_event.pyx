@@ -24,19 +24,20 @@ O(N + R) per round. Here a round costs only what changes in it:
                  half the bytes of the scatter's random stores and of the column walks.
                  The lists live in the allocation's own buffer, which is not needed
                  until the end.
-  state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i, mu_r and
-                 users_r (active tenants demanding r), so that s_r(y) = unreached_r -
-                 mu_r * y for every y at or above the last departure. A leaving tenant
-                 updates only the resources it demands: unreached -= rate * y_t,
-                 mu -= rate, users -= 1 (line 17), in any order.
+  state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i and mu_r
+                 (summed rates of the active tenants demanding r), so that s_r(y) =
+                 unreached_r - mu_r * y for every y at or above the last departure. A
+                 leaving tenant updates only the resources it demands: unreached -=
+                 rate * y_t, mu -= rate (line 17), in any order.
   lazy heaps     4-ary min-heaps of (key, resource). A key is the level at which a live
                  resource's residual falls to a value: unreached / mu (zero key) or
                  (unreached - epsilon - ROUNDING_SLACK) / mu (threshold key). Departures
                  only lower mu, so keys only grow, and a key in a heap is a lower bound
                  of the true one. Departures do not touch the heaps: when an entry
                  reaches the top its key is recomputed; if it grew the entry sinks,
-                 otherwise it is the true minimum. Resources no active tenant demands
-                 any more (users = 0) are dropped when they reach a top.
+                 otherwise it is the true minimum. A resource no active tenant demands
+                 any more keeps mu = 0 up to rounding: its key turns infinite or huge
+                 and it sinks for good (checked on its list should it come out least).
 
 One round:
   1. y_t, the minimum zero key (line 13), and the candidates: every live resource whose
@@ -178,9 +179,10 @@ cdef extern from *:
 
 
 cdef struct Resource:
+    # 16 bytes: a row walk updates one line per resource, and at paper scale each
+    # thread's half of the state (0.8 MB) fits its core's L2.
     double unreached       # 1 - sum over departed tenants of rho_i d_ir z_i
     double mu              # summed rho_i d_ir of the active tenants demanding r
-    int64_t users          # active tenants demanding r (0: r is no longer live)
 
 
 cdef struct Tally:
@@ -191,6 +193,8 @@ cdef struct Tally:
 cdef struct Entry:
     double key
     int32_t item
+    float residue          # mu at most this may be all rounding left of a resource no
+                           # active tenant demands (see residue_of, fresh_top)
 
 
 cdef struct Heap:
@@ -212,8 +216,6 @@ cdef struct Handoff:
     char pad2[LINE - 8]
     long long applied          # the other threads' finished rounds, summed
     char pad3[LINE - 8]
-    long long ready            # threads that have found their resources
-    char pad4[LINE - 8]
 
 
 cdef struct Events:
@@ -223,6 +225,7 @@ cdef struct Events:
     const int64_t* segment     # resource r's tenants in block b: first[b] +
     const uint16_t* tlist      #   tlist[segment[b * R + r]:segment[b * R + r + 1]]
     const Py_ssize_t* first    # first[b]: the first tenant of block b (blocks + 1 entries)
+    const int32_t* count       # the length of each resource's list
     Py_ssize_t blocks
     uint8_t* active            # tenant still in S_t
     uint8_t* done              # resource exhausted
@@ -309,27 +312,50 @@ cdef inline void pop(Heap* h) noexcept nogil:
 
 cdef inline double level_at(const Resource* s, double value) noexcept nogil:
     """The level at which r's residual unreached - mu * y falls to `value`: a lower bound
-    of every later answer, since mu only falls. Infinite if mu has reached 0 by
-    rounding while r still has users."""
+    of every later answer, since mu only falls. Infinite once mu has reached 0 (by
+    rounding, when no active tenant demands r any more)."""
     if s.mu <= 0.0:
         return INFINITY
     return (s.unreached - value) / s.mu
 
 
-cdef inline bint fresh_top(Heap* h, const Resource* state, double value) noexcept nogil:
-    """Bring a live, up-to-date entry to h's top (False when h is empty): drop
-    resources without users, sink entries whose key has grown."""
+cdef inline float residue_of(double mu) noexcept nogil:
+    """An entry's residue for a resource whose initial mu is `mu`: a millionth of it.
+    Subtracting every rate from mu leaves about (tenants on the list) * 1e-16 * mu of
+    rounding, far below; a live resource whose mu has fallen this low costs one walk
+    of its list when it comes out least (fresh_top)."""
+    return <float>(mu * 1e-6)
+
+
+cdef bint demanded(const Events* ev, int32_t q) noexcept nogil:
+    """Whether an active tenant demands resource q (a walk of q's list)."""
+    cdef Py_ssize_t b
+    cdef int64_t p
+    for b in range(ev.blocks):
+        for p in range(ev.segment[b * ev.n_resources + q],
+                       ev.segment[b * ev.n_resources + q + 1]):
+            if ev.active[ev.first[b] + ev.tlist[p]]:
+                return True
+    return False
+
+
+cdef inline bint fresh_top(Heap* h, const Events* ev, double value) noexcept nogil:
+    """Bring an up-to-date entry of a live resource to h's top (False when there is
+    none): an entry whose key has grown sinks. A resource no active tenant demands any
+    more has mu = 0 up to rounding, so its key turns infinite or huge and it sinks out
+    of the way, never to come up while live resources remain; should it come out least
+    all the same (mu at most the entry's residue), its list is checked and it is
+    dropped."""
     cdef const Resource* s
     cdef double key
     while h.size > 0:
-        s = &state[h.entry[0].item]
-        if s.users == 0:
-            pop(h)
-            continue
+        s = &ev.state[h.entry[0].item]
         key = level_at(s, value)
         if key > h.entry[0].key:
             h.entry[0].key = key
             sift_down(h, 0)
+        elif s.mu <= h.entry[0].residue and not demanded(ev, h.entry[0].item):
+            pop(h)
         else:
             h.entry[0].key = key
             return True
@@ -382,7 +408,7 @@ cdef inline void apply_leaver(const floating* D, const int32_t* cols, const int6
                               const double* scale, Resource* state, int32_t i, double y,
                               int32_t lo, int32_t hi, bint whole) noexcept nogil:
     """Line 17 for leaving tenant i and the resources [lo, hi) it demands (all of them
-    when `whole`): unreached -= rate * y, mu -= rate, users -= 1."""
+    when `whole`): unreached -= rate * y, mu -= rate."""
     cdef int64_t k, begin = ptr[i], end = ptr[i + 1]
     cdef double f = scale[i], rate
     cdef Resource* s
@@ -395,7 +421,6 @@ cdef inline void apply_leaver(const floating* D, const int32_t* cols, const int6
         rate = D[k] * f
         s.unreached = s.unreached - rate * y
         s.mu = s.mu - rate
-        s.users = s.users - 1
 
 
 cdef inline void apply_range(const floating* D, const int32_t* cols, const int64_t* ptr,
@@ -413,24 +438,23 @@ cdef inline void apply_range(const floating* D, const int32_t* cols, const int64
         apply_leaver(D, cols, ptr, scale, state, leaving[j], y, lo, hi, whole)
 
 
-cdef void owned_resources(const Resource* state, Py_ssize_t R, int tid, int n_threads,
+cdef void owned_resources(const int32_t* count, Py_ssize_t R, int tid, int n_threads,
                           int32_t* lo, int32_t* hi) noexcept nogil:
     """The resources [lo, hi) whose state thread tid updates: contiguous ranges in
-    resource order with about equal numbers of non-zeros, from the users before the
-    first round."""
+    resource order with about equal numbers of non-zeros (count: each list's length)."""
     cdef int64_t nnz = 0, seen = 0, begin, end
     cdef Py_ssize_t r
     for r in range(R):
-        nnz = nnz + state[r].users
+        nnz = nnz + count[r]
     begin = nnz * tid // n_threads
     end = nnz * (tid + 1) // n_threads
     r = 0
     while r < R and seen < begin:
-        seen = seen + state[r].users
+        seen = seen + count[r]
         r = r + 1
     lo[0] = <int32_t>r
     while r < R and seen < end:
-        seen = seen + state[r].users
+        seen = seen + count[r]
         r = r + 1
     hi[0] = <int32_t>(R if tid == n_threads - 1 else r)
 
@@ -450,9 +474,7 @@ cdef void run_events(const floating* D, const int32_t* cols, const int64_t* ptr,
     cdef int32_t lo, hi
     cdef Py_ssize_t j, known
     cdef long long t, collected
-    owned_resources(ev.state, ev.n_resources, tid, n_threads, &lo, &hi)
-    add_release(&handoff.ready, 1)       # no thread updates state before all know
-    wait_until(&handoff.ready, n_threads)  # their ranges
+    owned_resources(ev.count, ev.n_resources, tid, n_threads, &lo, &hi)
     if tid == 0:
         lead_rounds(D, cols, ptr, ev, t_start, deadline, max_rounds, lo, hi, n_threads)
         return
@@ -510,12 +532,12 @@ cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr
         top = -1
         y = INFINITY
         if two_heaps:
-            if not fresh_top(zero, state, 0.0):
+            if not fresh_top(zero, ev, 0.0):
                 break     # unreachable: an active tenant's resources are live
             top = zero.entry[0].item
             y = zero.entry[0].key
         n_candidates = 0
-        while fresh_top(thresh, state, threshold) and thresh.entry[0].key <= y:
+        while fresh_top(thresh, ev, threshold) and thresh.entry[0].key <= y:
             candidates[n_candidates] = thresh.entry[0]
             n_candidates = n_candidates + 1
             q = thresh.entry[0].item
@@ -666,38 +688,42 @@ cdef Py_ssize_t transpose_block(const floating* data, const int32_t* indices,
 
 
 cdef void sum_blocks(const Tally* tally, const int64_t* segment, Py_ssize_t R,
-                     Py_ssize_t blocks, Resource* state, uint8_t* done) noexcept nogil:
+                     Py_ssize_t blocks, Resource* state, uint8_t* done,
+                     int32_t* count) noexcept nogil:
     """After the transposition: per resource r, mu summed over the blocks' partial sums
-    in block order, and users (state[r]; r is not done). One serial pass: O(R * blocks)
-    is small, and a parallel region costs a time slice when the other core is busy."""
+    in block order (state[r]; r is not done), and the length of its list (count[r]).
+    One serial pass: O(R * blocks) is small, and a parallel region costs a time slice
+    when the other core is busy."""
     cdef Py_ssize_t b, r
     cdef double mu
     for r in range(R):
         mu = 0.0
         for b in range(blocks):
             mu = mu + tally[b * R + r].mu
-        state[r].users = 0
         state[r].unreached = 1.0
         state[r].mu = mu
         done[r] = 0
+        count[r] = 0
     for b in range(blocks):
         for r in range(R):
-            state[r].users = state[r].users + segment[b * R + r + 1] - segment[b * R + r]
+            count[r] = count[r] + <int32_t>(segment[b * R + r + 1] - segment[b * R + r])
 
 
 cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
-    """Every resource with users, keyed by its level of exhaustion."""
+    """Every resource some tenant demands, keyed by its level of exhaustion."""
     cdef Py_ssize_t r, j
     ev.zero.size = 0
     ev.thresh.size = 0
     for r in range(R):
-        if ev.state[r].users > 0:
+        if ev.count[r] > 0:
             if ev.two_heaps:
                 ev.zero.entry[ev.zero.size].key = level_at(&ev.state[r], 0.0)
                 ev.zero.entry[ev.zero.size].item = <int32_t>r
+                ev.zero.entry[ev.zero.size].residue = residue_of(ev.state[r].mu)
                 ev.zero.size = ev.zero.size + 1
             ev.thresh.entry[ev.thresh.size].key = level_at(&ev.state[r], ev.threshold)
             ev.thresh.entry[ev.thresh.size].item = <int32_t>r
+            ev.thresh.entry[ev.thresh.size].residue = residue_of(ev.state[r].mu)
             ev.thresh.size = ev.thresh.size + 1
     heap_seal(&ev.thresh)
     for j in range((ev.thresh.size - 2) // 4, -1, -1):
@@ -781,6 +807,7 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     cdef uint8_t[::1] handoff_bytes = scratch(workspace, "handoff", sizeof(Handoff), np.uint8)
     cdef uint8_t[::1] active = scratch(workspace, "active", n_tenants, np.uint8)
     cdef uint8_t[::1] done = scratch(workspace, "done", R1, np.uint8)
+    cdef int32_t[::1] count = scratch(workspace, "count", R1, np.int32)
     cdef int32_t[::1] leaving = scratch(workspace, "leaving", n_tenants, np.int32)
     cdef int32_t[::1] exhausted = scratch(workspace, "exhausted", R1, np.int32)
     cdef uint8_t[::1] tally_bytes = scratch(workspace, "tally", blocks * R1 * sizeof(Tally),
@@ -820,7 +847,7 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
                                         &scale[0], &active[0], &level[0], &tally[b * R],
                                         &segment[b * R], tlist)
         stamp[0] = now()
-        sum_blocks(tally, &segment[0], R, blocks, state, &done[0])
+        sum_blocks(tally, &segment[0], R, blocks, state, &done[0], &count[0])
         stamp[1] = now()
 
         ev.state = state
@@ -828,6 +855,7 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.segment = &segment[0]
         ev.tlist = tlist
         ev.first = &first[0]
+        ev.count = &count[0]
         ev.blocks = blocks
         ev.active = &active[0]
         ev.done = &done[0]

@@ -14,9 +14,10 @@
         threads), edrf (one run: it is slow), the floor, and the largest relative
         difference of edrf-event's allocation from edrf's in float64 and float32
 
-Timings are medians unless said otherwise; the machine is shared, so compare ratios
-within one run. The floor is one streaming pass that sums the non-zeros (data, as
-float64): numpy on one thread, and the same split in two halves on two threads.
+Timings are medians unless said otherwise (`compare` after one untimed call per
+configuration); the machine is shared, so compare ratios within one run. The floor is
+one streaming pass that sums the non-zeros (data, as float64): numpy on one thread, and
+the same split in two halves on two threads.
 """
 import resource
 import subprocess
@@ -104,7 +105,9 @@ def compare(n=100_000, m=10_000, repeats=5):
     D64 = D32.astype(np.float64)
 
     def median(method, D, **kw):
-        runs = [drfbench.allocate(D, method, **kw) for _ in range(repeats)]
+        """Median kernel time of `repeats` calls after one untimed call (memory new to
+        the process: the first call of each configuration pays its page faults)."""
+        runs = [drfbench.allocate(D, method, **kw) for _ in range(repeats + 1)][1:]
         return float(np.median([r.elapsed for r in runs])), runs[-1]
 
     event, ev32 = median("edrf-event", D32, threads=2)

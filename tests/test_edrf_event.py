@@ -180,6 +180,31 @@ def test_threads_give_identical_results(g0_100k, eps, dtype, threads):
     assert one.rounds == many.rounds
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("eps", [0.0, 1e-3])
+def test_resources_left_with_rounding_residue_or_tiny_rates(threads, eps):
+    """No per-resource count of active tenants is kept: once every tenant on a list has
+    left, mu is what rounding leaves. Here resource 0 is left with mu = 1.1e-16 > 0
+    (0.1 + 0.2 + 0.3 subtracted again) while the only tenant still active, of weight
+    1e-20, demands resource 3 alone: the dead resource's key (about 7e15) comes out below
+    the live one (1e20) and must be dropped, not exhausted. Resource 2 keeps a live
+    tenant of rate 2^-30 after a rate-0.5 tenant leaves: mu far below a millionth of its
+    initial value, yet live (rates chosen so that mu cancels exactly, as Algorithm 1,
+    which re-sums, would have it)."""
+    D = np.array([[0.1, 1.0, 0.0, 0.0, 0.0],      # tenants 0-2 leave at y = 1/3 when
+                  [0.2, 1.0, 0.0, 0.0, 0.0],      # resource 1 runs out, leaving resource 0
+                  [0.3, 1.0, 0.0, 0.0, 0.0],      # with nobody and mu = 1.1e-16
+                  [0.0, 0.0, 0.0, 1.0, 0.0],      # weight 1e-20: leaves at y = 1e20
+                  [0.0, 0.0, 0.5, 0.0, 1.0],      # leaves at y = 1 (resource 4)
+                  [0.0, 0.0, 1.0, 0.0, 0.0]])     # weight 2^-30: leaves at y = 2^29
+    w = np.array([1.0, 1.0, 1.0, 1e-20, 1.0, 2.0**-30])
+    res = drfbench.allocate(D, METHOD, weights=w, epsilon=eps, threads=threads)
+    expected = reference.edrf(D, w) if eps == 0 else reference.dcdrf(D, w, epsilon=eps)
+    assert_same(res, expected)
+    assert res.level[3] > 1e19 and 1e8 < res.level[5] < 1e10
+    assert res.allocation.toarray()[:, 0].sum() < 1    # resource 0 was never exhausted
+
+
 def test_invariants_on_random_sparse_input():
     rng = np.random.default_rng(11)
     D = sp.random_array((3000, 400), density=0.03, format="csr", rng=rng, dtype=np.float64)
