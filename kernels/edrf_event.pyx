@@ -48,8 +48,7 @@ One round:
      and forcing it means that every round exhausts a resource, so the loop ends
      whatever the rounding.
   3. The still-active tenants of the exhausted resources leave with z_i = y_t (line 18)
-     and their rows are walked once to update state (line 17), fetched a few rows ahead,
-     by every thread for the resources it owns (below).
+     and their rows are walked once to update state (line 17), fetched a few rows ahead.
   4. Lines 19-21: stop on max_rounds or the deadline, freezing the active tenants at y_t.
 
 One heap or two. With epsilon > 0 the resources exhausted in round t (threshold key
@@ -67,22 +66,19 @@ transposition, once when the tenant leaves (row walk), at most once when the res
 exhausted (column walk; a resource is exhausted once), once when the allocation is
 written. Cost O(nnz + (rounds + stale entries) log R).
 
-Threads in the event loop. Steps 1-3's heap work and collection are serial, on the
-leader (thread 0). The row walks, most of the loop's time, are split by resource: each
-thread owns a contiguous range of resources with about equal non-zeros and applies, for
-every leaver in the order they left, the part of its (sorted) row inside its range. The
-leader publishes leavers in groups of PUBLISH_EVERY as it collects them (release stores,
-Handoff), so the others walk while it collects; it then walks its own range and, before
-the next round's heap work, waits for theirs. A waiting thread spins briefly, then
-yields its core. Measured and not kept: a smaller share of the row walks for the
-leader (no gain), and every thread doing the heap work and collection for its own
-resources, with three barriers a round (35-50% slower: most rounds exhaust one
-resource, so one thread collects while the others wait at a barrier).
+Threads. The transposition (blocks of tenants) and the allocation (rows) are split over
+the threads; the event loop runs on one. Its rounds are short (a few microseconds: most
+exhaust one resource and free a few dozen tenants) and each needs the state the last one
+left, so a hand-off between threads costs about what it saves. Measured and not kept, side
+by side in one process (G0, 2 threads, event loop alone): row walks split over the
+threads by resource range, the leader publishing leavers as it collects them, 17.4 ms
+against 11.2 ms on one thread at 100K x 10K and 286 ms against 161 ms at paper scale;
+before that, every thread doing the heap work and collection for its own resources,
+with three barriers a round (35-50% slower than one thread).
 
 Determinism: the scales, the transposition and the allocation do not depend on how the
 work is split; the initial mu is summed per resource over the fixed blocks of tenants,
-block by block; in the event loop every resource is updated by one thread, in the order
-the tenants left, as on one thread. So the result is bit for bit the same for any
+block by block; the event loop is serial. So the result is bit for bit the same for any
 thread count.
 
 Memory, not arithmetic, sets the pace (G0 at paper scale: 65M non-zeros, 20K rounds):
@@ -98,19 +94,19 @@ Memory, not arithmetic, sets the pace (G0 at paper scale: 65M non-zeros, 20K rou
   - the heaps are 4-ary with a node's children on one cache line, and a sift requests
     the four lines of the next level while it compares the current one.
 The prefetches are volatile asm: GCC deletes loops of __builtin_prefetch. The event
-loop is a function of its own, so that its pointers are locals: variables shared with
-OpenMP regions have their address taken, and Python extensions are built with
--fno-strict-aliasing, so the compiler would reload them after every store.
+loop is a function of its own, so that its pointers are locals: the caller's variables
+are shared with OpenMP regions, so their address is taken, and Python extensions are
+built with -fno-strict-aliasing, so the compiler would reload them after every store.
 """
 import threading
 
 import numpy as np
 
-from cython.parallel cimport parallel, prange, threadid
+from cython.parallel cimport prange
 from libc.math cimport INFINITY
-from libc.stdint cimport uint16_t
+from libc.stdint cimport uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memset
-from _common cimport (floating, int32_t, int64_t, uint8_t, now, omp_get_num_threads,
+from _common cimport (floating, int32_t, int64_t, uint8_t, now,
                       ROUNDING_SLACK, write_allocation)
 
 cdef enum:
@@ -118,7 +114,6 @@ cdef enum:
     BLOCKS = 16            # fixed tenant blocks of the transposition and initial mu
     BLOCK_TENANTS = 65536  # at most this many tenants per block: 16-bit relative ids
     PREFETCH_AHEAD = 8     # leaving tenants' rows are requested this many rows ahead
-    PUBLISH_EVERY = 8      # the leader hands out leavers in groups of this many
     SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
     LINE = 64              # cache line bytes
     HEAP_EXTRA = 8         # a heap's entries besides its capacity: heap_init's offset
@@ -147,52 +142,11 @@ cdef extern from *:
     void prefetch_write "DRFBENCH_PREFETCH_W" (const void*) nogil
 
 
-cdef extern from *:
-    # The event loop's hand-offs between threads (GCC and Clang atomics): the leader
-    # publishes with release stores, the others read with acquire loads. A waiting
-    # thread spins briefly, then yields its core, so that more threads than cores
-    # (an oversubscribed sweep) still make progress.
-    """
-    #include <sched.h>
-    #if defined(__x86_64__) || defined(__i386__)
-    #define DRFBENCH_PAUSE() __builtin_ia32_pause()
-    #elif defined(__aarch64__)
-    #define DRFBENCH_PAUSE() __asm__ volatile("yield")
-    #else
-    #define DRFBENCH_PAUSE() ((void)0)
-    #endif
-    static inline long long drfbench_load(const long long* p) {
-        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-    }
-    static inline void drfbench_store(long long* p, long long v) {
-        __atomic_store_n(p, v, __ATOMIC_RELEASE);
-    }
-    static inline void drfbench_add(long long* p, long long v) {
-        (void)__atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
-    }
-    static inline void drfbench_wait(const long long* p, long long value) {
-        int spins = 0;
-        while (__atomic_load_n(p, __ATOMIC_ACQUIRE) < value) {
-            if (++spins < 2048) { DRFBENCH_PAUSE(); } else { spins = 0; sched_yield(); }
-        }
-    }
-    """
-    long long load_acquire "drfbench_load" (const long long*) nogil
-    void store_release "drfbench_store" (long long*, long long) nogil
-    void add_release "drfbench_add" (long long*, long long) nogil
-    void wait_until "drfbench_wait" (const long long*, long long) nogil
-
-
 cdef struct Resource:
-    # 16 bytes: a row walk updates one line per resource, and at paper scale each
-    # thread's half of the state (0.8 MB) fits its core's L2.
+    # 16 bytes: a row walk updates one line per resource, and at paper scale the
+    # state (1.6 MB) nearly fits a core's L2.
     double unreached       # 1 - sum over departed tenants of rho_i d_ir z_i
     double mu              # summed rho_i d_ir of the active tenants demanding r
-
-
-cdef struct Tally:
-    double mu              # a block's partial sum of rho_i d_ir for one resource
-    int64_t count          # a block's tenants demanding the resource, then its cursor
 
 
 cdef struct Entry:
@@ -209,20 +163,6 @@ cdef struct Heap:
     Py_ssize_t size
 
 
-cdef struct Handoff:
-    # How the leader hands a round to the other threads of the event loop. Each field
-    # on a cache line of its own: the leader writes the first three, the others
-    # `applied` (see run_events).
-    long long go               # rounds handed out; then the count after the last, to stop
-    char pad0[LINE - 8]
-    long long published        # leaving tenants of this round collected so far
-    char pad1[LINE - 8]
-    long long collected        # this round's leaving tenants, -1 until all are collected
-    char pad2[LINE - 8]
-    long long applied          # the other threads' finished rounds, summed
-    char pad3[LINE - 8]
-
-
 cdef struct Events:
     # What the event loop reads and writes, besides the demands (all IN/OUT pointers).
     Resource* state
@@ -230,9 +170,8 @@ cdef struct Events:
     const int64_t* segment     # resource r's tenants in block b: first[b] +
     const uint16_t* tlist      #   tlist[segment[b * R + r]:segment[b * R + r + 1]]
     const Py_ssize_t* first    # first[b]: the first tenant of block b (blocks + 1 entries)
-    const int32_t* count       # the length of each resource's list
     Py_ssize_t blocks
-    uint8_t* active            # tenant still in S_t
+    uint64_t* active           # tenant i still in S_t: bit i (is_active)
     uint8_t* done              # resource exhausted
     int32_t* exhausted         # this round's exhausted resources
     Entry* candidates          # this round's popped threshold-heap entries
@@ -245,10 +184,19 @@ cdef struct Events:
     Py_ssize_t n_tenants
     Py_ssize_t n_resources
     long long n_active
-    double y                   # this round's level, set before the round is handed out
     long long rounds           # OUT: rounds run
     bint timed_out             # OUT: stopped by max_rounds or the deadline
-    Handoff* handoff
+
+
+cdef inline bint is_active(const uint64_t* active, Py_ssize_t i) noexcept nogil:
+    """Tenant i is still in S_t. One bit a tenant: the collection's random look-ups stay
+    in the L1 or L2 cache (125 KB at 1M tenants)."""
+    return (active[i >> 6] >> (i & 63)) & 1
+
+
+cdef inline void deactivate(uint64_t* active, Py_ssize_t i) noexcept nogil:
+    """Tenant i leaves S_t."""
+    active[i >> 6] = active[i >> 6] & ~((<uint64_t>1) << (i & 63))
 
 
 cdef void heap_init(Heap* h, Entry* space) noexcept nogil:
@@ -339,7 +287,7 @@ cdef bint demanded(const Events* ev, int32_t q) noexcept nogil:
     for b in range(ev.blocks):
         for p in range(ev.segment[b * ev.n_resources + q],
                        ev.segment[b * ev.n_resources + q + 1]):
-            if ev.active[ev.first[b] + ev.tlist[p]]:
+            if is_active(ev.active, ev.first[b] + ev.tlist[p]):
                 return True
     return False
 
@@ -367,21 +315,19 @@ cdef inline bint fresh_top(Heap* h, const Events* ev, double value) noexcept nog
     return False
 
 
+cdef inline void prefetch_span(const void* begin, const void* end) noexcept nogil:
+    """Request every cache line of the bytes [begin, end)."""
+    cdef uintptr_t line = <uintptr_t>begin & ~(<uintptr_t>LINE - 1)
+    while line < <uintptr_t>end:
+        prefetch(<const void*>line)
+        line = line + LINE
+
+
 cdef inline void prefetch_row(const floating* data, const int32_t* cols, const int64_t* ptr,
                               int32_t i) noexcept nogil:
     """Request every cache line of tenant i's row (values and column indices)."""
-    cdef int64_t k, begin = ptr[i], end = ptr[i + 1]
-    k = begin
-    while k < end:
-        prefetch(&data[k])
-        k = k + <int64_t>(LINE // sizeof(floating))
-    k = begin
-    while k < end:
-        prefetch(&cols[k])
-        k = k + LINE // 4
-    if end > begin:
-        prefetch(&data[end - 1])
-        prefetch(&cols[end - 1])
+    prefetch_span(&data[ptr[i]], &data[ptr[i + 1]])
+    prefetch_span(&cols[ptr[i]], &cols[ptr[i + 1]])
 
 
 cdef inline Py_ssize_t first_tenant(Py_ssize_t b, Py_ssize_t n_tenants,
@@ -396,116 +342,37 @@ cdef inline Py_ssize_t block_count(Py_ssize_t n_tenants) noexcept nogil:
     return max(<Py_ssize_t>BLOCKS, (n_tenants + BLOCK_TENANTS - 1) // BLOCK_TENANTS)
 
 
-cdef inline int64_t lower_bound(const int32_t* cols, int64_t lo, int64_t hi,
-                                int32_t value) noexcept nogil:
-    """The first k in [lo, hi) with cols[k] >= value (hi if none); cols[lo:hi] sorted."""
-    cdef int64_t mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if cols[mid] < value:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-cdef inline void apply_leaver(const floating* D, const int32_t* cols, const int64_t* ptr,
-                              const double* scale, Resource* state, int32_t i, double y,
-                              int32_t lo, int32_t hi, bint whole) noexcept nogil:
-    """Line 17 for leaving tenant i and the resources [lo, hi) it demands (all of them
-    when `whole`): unreached -= rate * y, mu -= rate."""
-    cdef int64_t k, begin = ptr[i], end = ptr[i + 1]
-    cdef double f = scale[i], rate
-    cdef Resource* s
-    if not whole:
-        if lo > 0:
-            begin = lower_bound(cols, begin, end, lo)
-        end = lower_bound(cols, begin, end, hi)
-    for k in range(begin, end):
-        s = &state[cols[k]]
-        rate = D[k] * f
-        s.unreached = s.unreached - rate * y
-        s.mu = s.mu - rate
-
-
-cdef inline void apply_range(const floating* D, const int32_t* cols, const int64_t* ptr,
-                             const double* scale, Resource* state, const int32_t* leaving,
-                             Py_ssize_t j_begin, Py_ssize_t j_end, double y, int32_t lo,
-                             int32_t hi, bint whole) noexcept nogil:
-    """apply_leaver for leaving[j_begin:j_end] in order, every cache line of each row
-    requested PREFETCH_AHEAD rows ahead (about 4x faster than waiting for each line)."""
+cdef inline void apply_leavers(const floating* D, const int32_t* cols, const int64_t* ptr,
+                               const double* scale, Resource* state, const int32_t* leaving,
+                               Py_ssize_t n_leaving, double y) noexcept nogil:
+    """Line 17 for the tenants leaving[0:n_leaving] at level y, in order: for every
+    resource r a leaver demands, unreached -= rate * y and mu -= rate. Each row's cache
+    lines are requested PREFETCH_AHEAD rows ahead (about 4x faster than waiting for
+    each line)."""
     cdef Py_ssize_t j
-    for j in range(j_begin, min(j_end, j_begin + PREFETCH_AHEAD)):
+    cdef int64_t k
+    cdef int32_t i
+    cdef double f, rate
+    cdef Resource* s
+    for j in range(min(n_leaving, <Py_ssize_t>PREFETCH_AHEAD)):
         prefetch_row(D, cols, ptr, leaving[j])
-    for j in range(j_begin, j_end):
-        if j + PREFETCH_AHEAD < j_end:
+    for j in range(n_leaving):
+        if j + PREFETCH_AHEAD < n_leaving:
             prefetch_row(D, cols, ptr, leaving[j + PREFETCH_AHEAD])
-        apply_leaver(D, cols, ptr, scale, state, leaving[j], y, lo, hi, whole)
+        i = leaving[j]
+        f = scale[i]
+        for k in range(ptr[i], ptr[i + 1]):
+            s = &state[cols[k]]
+            rate = D[k] * f
+            s.unreached = s.unreached - rate * y
+            s.mu = s.mu - rate
 
 
-cdef void owned_resources(const int32_t* count, Py_ssize_t R, int tid, int n_threads,
-                          int32_t* lo, int32_t* hi) noexcept nogil:
-    """The resources [lo, hi) whose state thread tid updates: contiguous ranges in
-    resource order with about equal numbers of non-zeros (count: each list's length)."""
-    cdef int64_t nnz = 0, seen = 0, begin, end
-    cdef Py_ssize_t r
-    for r in range(R):
-        nnz = nnz + count[r]
-    begin = nnz * tid // n_threads
-    end = nnz * (tid + 1) // n_threads
-    r = 0
-    while r < R and seen < begin:
-        seen = seen + count[r]
-        r = r + 1
-    lo[0] = <int32_t>r
-    while r < R and seen < end:
-        seen = seen + count[r]
-        r = r + 1
-    hi[0] = <int32_t>(R if tid == n_threads - 1 else r)
-
-
-cdef void run_events(const floating* D, const int32_t* cols, const int64_t* ptr,
+cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                      Events* ev, double t_start, double deadline,
-                     long long max_rounds, int tid, int n_threads) noexcept nogil:
-    """The rounds (see the module docstring), run by n_threads threads, this one tid.
-
-    Thread 0, the leader, runs every round's heap work and collects its leaving
-    tenants (lines 13-16, 18), publishing them as it goes; every thread walks the
-    leavers' rows for the resources it owns (line 17, owned_resources), the others
-    starting as soon as the first leavers are published. Each resource is updated by
-    one thread, in the order the tenants left, so the result is the same bits for any
-    thread count. Writes ev.level (z per tenant), ev.rounds and ev.timed_out."""
-    cdef Handoff* handoff = ev.handoff
-    cdef int32_t lo, hi
-    cdef Py_ssize_t j, known
-    cdef long long t, collected
-    owned_resources(ev.count, ev.n_resources, tid, n_threads, &lo, &hi)
-    if tid == 0:
-        lead_rounds(D, cols, ptr, ev, t_start, deadline, max_rounds, lo, hi, n_threads)
-        return
-    t = 1
-    while True:
-        wait_until(&handoff.go, t)
-        if ev.rounds < t:         # the leader stopped: no round t
-            return
-        j = 0
-        while True:
-            collected = load_acquire(&handoff.collected)
-            known = load_acquire(&handoff.published)
-            apply_range(D, cols, ptr, ev.scale, ev.state, ev.leaving, j, known, ev.y, lo,
-                        hi, False)
-            j = known
-            if collected >= 0 and j >= collected:
-                break
-        add_release(&handoff.applied, 1)
-        t = t + 1
-
-
-cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
-                      Events* ev, double t_start, double deadline, long long max_rounds,
-                      int32_t lo, int32_t hi, int n_threads) noexcept nogil:
-    """The leader's part of run_events: every round until no tenant is active or a
-    stop, then the stop handed to the other threads."""
+                     long long max_rounds) noexcept nogil:
+    """The rounds (see the module docstring), until no tenant is active or a stop.
+    Writes ev.level (z per tenant), ev.rounds and ev.timed_out."""
     cdef Resource* state = ev.state
     cdef Resource* s
     cdef const double* scale = ev.scale
@@ -513,7 +380,7 @@ cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr
     cdef const uint16_t* tlist = ev.tlist
     cdef const Py_ssize_t* first = ev.first
     cdef Py_ssize_t blocks = ev.blocks, R = ev.n_resources
-    cdef uint8_t* active = ev.active
+    cdef uint64_t* active = ev.active
     cdef uint8_t* done = ev.done
     cdef int32_t* exhausted = ev.exhausted
     cdef Entry* candidates = ev.candidates
@@ -521,8 +388,7 @@ cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr
     cdef double* level = ev.level
     cdef Heap* zero = &ev.zero
     cdef Heap* thresh = &ev.thresh
-    cdef Handoff* handoff = ev.handoff
-    cdef bint two_heaps = ev.two_heaps, whole = n_threads == 1
+    cdef bint two_heaps = ev.two_heaps
     cdef double threshold = ev.threshold
     cdef long long n_active = ev.n_active, rounds = 0
     cdef Py_ssize_t i, j, b, base, n_candidates, n_exhausted, n_leaving
@@ -531,8 +397,6 @@ cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr
     cdef double y, key
 
     while n_active > 0:
-        # The other threads have applied the last round's leavers to their resources.
-        wait_until(&handoff.applied, (n_threads - 1) * rounds)
         # Line 13: y = the least zero key; candidates = threshold keys <= y.
         top = -1
         y = INFINITY
@@ -569,20 +433,15 @@ cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr
             done[top] = 1
             exhausted[n_exhausted] = top
             n_exhausted = n_exhausted + 1
-        # Hand the round out, then line 18: the active tenants of the exhausted
-        # resources leave at y, published after each resource.
-        ev.y = y
-        handoff.published = 0
-        handoff.collected = -1
+        # Line 18: the active tenants of the exhausted resources leave at y.
         rounds = rounds + 1
-        ev.rounds = rounds
-        store_release(&handoff.go, rounds)
         for j in range(n_exhausted):     # each block's segment of each exhausted
             for b in range(blocks):      # resource lies apart: request them all
                 prefetch(&segment[b * R + exhausted[j]])
         for j in range(n_exhausted):
             for b in range(blocks):
-                prefetch(&tlist[segment[b * R + exhausted[j]]])
+                prefetch_span(&tlist[segment[b * R + exhausted[j]]],
+                              &tlist[segment[b * R + exhausted[j] + 1]])
         n_leaving = 0
         for j in range(n_exhausted):
             q = exhausted[j]
@@ -590,49 +449,43 @@ cdef void lead_rounds(const floating* D, const int32_t* cols, const int64_t* ptr
                 base = first[b]
                 for p in range(segment[b * R + q], segment[b * R + q + 1]):
                     i = base + tlist[p]
-                    if active[i]:
-                        active[i] = 0
+                    if is_active(active, i):
+                        deactivate(active, i)
                         level[i] = y
                         leaving[n_leaving] = <int32_t>i
                         n_leaving = n_leaving + 1
                         prefetch(&ptr[i])
                         prefetch(&scale[i])
-                        if n_leaving % PUBLISH_EVERY == 0:
-                            store_release(&handoff.published, n_leaving)
-        store_release(&handoff.published, n_leaving)
-        store_release(&handoff.collected, n_leaving)
         n_active = n_active - n_leaving
         # The resource atop the heap is likely exhausted next: request its segments.
         if thresh.size > 0:
             for b in range(blocks):
                 prefetch(&segment[b * R + thresh.entry[0].item])
-        # Line 17, for the leader's own resources.
-        apply_range(D, cols, ptr, scale, state, leaving, 0, n_leaving, y, lo, hi, whole)
+        apply_leavers(D, cols, ptr, scale, state, leaving, n_leaving, y)     # line 17
         if n_active > 0 and (rounds >= max_rounds or
                              (deadline < INFINITY and now() - t_start > deadline)):
             ev.timed_out = True                                     # lines 19-21
             for i in range(ev.n_tenants):
-                if active[i]:
+                if is_active(active, i):
                     level[i] = y
             break
     ev.n_active = n_active
-    wait_until(&handoff.applied, (n_threads - 1) * rounds)
-    store_release(&handoff.go, rounds + 1)    # no round rounds + 1: the others return
+    ev.rounds = rounds
 
 
-cdef Py_ssize_t tally_block(const floating* data, const int32_t* indices,
-                            const int64_t* indptr, const double* weights, Py_ssize_t i_begin,
-                            Py_ssize_t i_end, Py_ssize_t R, double* scale, uint8_t* active,
-                            double* level, Tally* tally) noexcept nogil:
+cdef void tally_block(const floating* data, const int32_t* indices,
+                      const int64_t* indptr, const double* weights, Py_ssize_t i_begin,
+                      Py_ssize_t i_end, Py_ssize_t R, double* scale, double* level,
+                      double* partial_mu, uint32_t* tally) noexcept nogil:
     """Tenants [i_begin, i_end): scale[i] = w_i / max_r D_ir (OUT; 0 for an all-zero
-    row, as tenant_scales), active[i] = scale[i] > 0 and level[i] = 0 (OUT), and per
-    resource the block's tenant count and partial mu (OUT: tally[0:R], zeroed here,
-    by the thread that fills it). Returns the block's active tenants."""
-    cdef Py_ssize_t i, n_active = 0
+    row, as tenant_scales) and level[i] = 0 (OUT), and per resource the block's partial
+    mu and tenant count (OUT: partial_mu[0:R], tally[0:R], zeroed here, by the thread
+    that fills them)."""
+    cdef Py_ssize_t i
     cdef int64_t k
     cdef double peak, f
-    cdef Tally* t
-    memset(tally, 0, R * sizeof(Tally))
+    memset(partial_mu, 0, R * sizeof(double))
+    memset(tally, 0, R * sizeof(uint32_t))
     for i in range(i_begin, i_end):
         peak = 0.0
         for k in range(indptr[i], indptr[i + 1]):
@@ -640,59 +493,74 @@ cdef Py_ssize_t tally_block(const floating* data, const int32_t* indices,
                 peak = data[k]
         f = weights[i] / peak if peak > 0.0 else 0.0
         scale[i] = f
-        active[i] = f > 0.0
         level[i] = 0.0
-        n_active = n_active + active[i]
         for k in range(indptr[i], indptr[i + 1]):
-            t = &tally[indices[k]]
-            t.count = t.count + 1
-            t.mu = t.mu + data[k] * f
-    return n_active
+            tally[indices[k]] += 1
+            partial_mu[indices[k]] += data[k] * f
 
 
 cdef void scatter_block(const int32_t* indices, const int64_t* indptr,
-                        Py_ssize_t i_begin, Py_ssize_t i_end, Tally* cursor,
+                        Py_ssize_t i_begin, Py_ssize_t i_end, uint32_t* cursor,
                         uint16_t* tenants) noexcept nogil:
-    """Tenants [i_begin, i_end) into their resources' lists, at the block's cursors,
-    as ids relative to i_begin.
+    """Tenants [i_begin, i_end) into their resources' lists, as ids relative to
+    i_begin, at tenants[cursor[r]] (cursors relative to the block's region, 4 bytes
+    each so that they stay in the L1 or L2 cache).
     The stores go to as many places as there are resources, too many for the L1 cache;
     each destination is requested (for writing) SCATTER_AHEAD non-zeros in advance,
     which about halves the time of this pass."""
     cdef Py_ssize_t i
     cdef int64_t k, last = indptr[i_end]
-    cdef Tally* c
+    cdef uint32_t* c
     for i in range(i_begin, i_end):
         for k in range(indptr[i], indptr[i + 1]):
             if k + SCATTER_AHEAD < last:
-                prefetch_write(&tenants[cursor[indices[k + SCATTER_AHEAD]].count])
+                prefetch_write(&tenants[cursor[indices[k + SCATTER_AHEAD]]])
             c = &cursor[indices[k]]
-            tenants[c.count] = <uint16_t>(i - i_begin)
-            c.count = c.count + 1
+            tenants[c[0]] = <uint16_t>(i - i_begin)
+            c[0] = c[0] + 1
 
 
-cdef Py_ssize_t transpose_block(const floating* data, const int32_t* indices,
-                                const int64_t* indptr, const double* weights,
-                                Py_ssize_t i_begin, Py_ssize_t i_end, Py_ssize_t R,
-                                double* scale, uint8_t* active, double* level, Tally* tally,
-                                int64_t* segment, uint16_t* tenants) noexcept nogil:
+cdef void transpose_block(const floating* data, const int32_t* indices,
+                          const int64_t* indptr, const double* weights, Py_ssize_t i_begin,
+                          Py_ssize_t i_end, Py_ssize_t R, double* scale, double* level,
+                          double* partial_mu, uint32_t* tally, int64_t* segment,
+                          uint16_t* tenants) noexcept nogil:
     """One block of the transposition, whole: tally_block, then the place of the
     block's segment of each resource's list (OUT: segment[0:R]; the block's lists lie
     together, resources in order, where its tenants' non-zeros lie in the CSR arrays,
     so no other block is needed), then scatter_block while the block's column indices
-    are still in cache. The tally's counts become the cursors. Returns the block's
-    active tenants."""
-    cdef Py_ssize_t r, n_active
-    cdef int64_t total = indptr[i_begin]
-    n_active = tally_block(data, indices, indptr, weights, i_begin, i_end, R, scale, active,
-                           level, tally)
+    are still in cache. The tally's counts become the cursors, relative to the block's
+    first non-zero (less than 2**32 of them: checked by run_edrf_event)."""
+    cdef Py_ssize_t r
+    cdef int64_t start = indptr[i_begin]
+    cdef uint32_t total = 0
+    tally_block(data, indices, indptr, weights, i_begin, i_end, R, scale, level, partial_mu,
+                tally)
     for r in range(R):
-        segment[r] = total
-        tally[r].count, total = total, total + tally[r].count
-    scatter_block(indices, indptr, i_begin, i_end, tally, tenants)
+        segment[r] = start + total
+        tally[r], total = total, total + tally[r]
+    scatter_block(indices, indptr, i_begin, i_end, tally, tenants + start)
+
+
+cdef long long mark_active(const double* scale, Py_ssize_t n_tenants,
+                           uint64_t* active) noexcept nogil:
+    """active (OUT): bit i set for every tenant with scale[i] > 0 (not an all-zero row or
+    weight). Returns their number."""
+    cdef Py_ssize_t w, i
+    cdef uint64_t word
+    cdef long long n_active = 0
+    cdef bint live
+    for w in range((n_tenants + 63) // 64):
+        word = 0
+        for i in range(64 * w, min(64 * w + 64, n_tenants)):
+            live = scale[i] > 0.0
+            word = word | ((<uint64_t>live) << (i - 64 * w))
+            n_active = n_active + live
+        active[w] = word
     return n_active
 
 
-cdef void sum_blocks(const Tally* tally, const int64_t* segment, Py_ssize_t R,
+cdef void sum_blocks(const double* partial_mu, const int64_t* segment, Py_ssize_t R,
                      Py_ssize_t blocks, Resource* state, uint8_t* done,
                      int32_t* count) noexcept nogil:
     """After the transposition: per resource r, mu summed over the blocks' partial sums
@@ -700,27 +568,25 @@ cdef void sum_blocks(const Tally* tally, const int64_t* segment, Py_ssize_t R,
     One serial pass: O(R * blocks) is small, and a parallel region costs a time slice
     when the other core is busy."""
     cdef Py_ssize_t b, r
-    cdef double mu
     for r in range(R):
-        mu = 0.0
-        for b in range(blocks):
-            mu = mu + tally[b * R + r].mu
         state[r].unreached = 1.0
-        state[r].mu = mu
+        state[r].mu = 0.0
         done[r] = 0
         count[r] = 0
     for b in range(blocks):
         for r in range(R):
+            state[r].mu = state[r].mu + partial_mu[b * R + r]
             count[r] = count[r] + <int32_t>(segment[b * R + r + 1] - segment[b * R + r])
 
 
-cdef void build_heaps(Events* ev, Py_ssize_t R) noexcept nogil:
-    """Every resource some tenant demands, keyed by its level of exhaustion."""
+cdef void build_heaps(Events* ev, const int32_t* count, Py_ssize_t R) noexcept nogil:
+    """Every resource some tenant demands (count: each list's length), keyed by its
+    level of exhaustion."""
     cdef Py_ssize_t r, j
     ev.zero.size = 0
     ev.thresh.size = 0
     for r in range(R):
-        if ev.count[r] > 0:
+        if count[r] > 0:
             if ev.two_heaps:
                 ev.zero.entry[ev.zero.size].key = level_at(&ev.state[r], 0.0)
                 ev.zero.entry[ev.zero.size].item = <int32_t>r
@@ -809,14 +675,13 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     cdef double[::1] scale = scratch(workspace, "scale", n_tenants, np.float64)
     cdef int64_t[::1] segment = scratch(workspace, "segment", R * blocks + 1, np.int64)
     cdef Py_ssize_t[::1] first = scratch(workspace, "first", blocks + 1, np.intp)
-    cdef uint8_t[::1] handoff_bytes = scratch(workspace, "handoff", sizeof(Handoff), np.uint8)
-    cdef uint8_t[::1] active = scratch(workspace, "active", n_tenants, np.uint8)
+    cdef uint64_t[::1] active = scratch(workspace, "active", (n_tenants + 63) // 64, np.uint64)
     cdef uint8_t[::1] done = scratch(workspace, "done", R1, np.uint8)
     cdef int32_t[::1] count = scratch(workspace, "count", R1, np.int32)
     cdef int32_t[::1] leaving = scratch(workspace, "leaving", n_tenants, np.int32)
     cdef int32_t[::1] exhausted = scratch(workspace, "exhausted", R1, np.int32)
-    cdef uint8_t[::1] tally_bytes = scratch(workspace, "tally", blocks * R1 * sizeof(Tally),
-                                            np.uint8)
+    cdef double[::1] partial_mu = scratch(workspace, "partial mu", blocks * R1, np.float64)
+    cdef uint32_t[::1] tally = scratch(workspace, "tally", blocks * R1, np.uint32)
     cdef uint8_t[::1] state_bytes = scratch(workspace, "state", R1 * sizeof(Resource),
                                             np.uint8)
     cdef uint8_t[::1] candidate_bytes = scratch(workspace, "candidates",
@@ -833,26 +698,29 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     # own buffer, larger: it is dead before the allocation is written.
     cdef uint16_t* tlist = <uint16_t*>&allocation[0] if nnz else NULL
 
-    cdef Tally* tally = <Tally*>&tally_bytes[0]
     cdef Resource* state = <Resource*>&state_bytes[0]
     heap_init(&ev.thresh, <Entry*>&thresh_bytes[0])
     heap_init(&ev.zero, <Entry*>&zero_bytes[0] if epsilon > 0.0 else NULL)
     ev.exhausted = &exhausted[0]
     ev.candidates = <Entry*>&candidate_bytes[0]
-    ev.handoff = <Handoff*>&handoff_bytes[0]
-    memset(ev.handoff, 0, sizeof(Handoff))
     for b in range(blocks + 1):
         first[b] = first_tenant(b, n_tenants, blocks)
+    for b in range(blocks):       # the transposition's 4-byte cursors (transpose_block)
+        if indptr[first[b + 1]] - indptr[first[b]] >= (<int64_t>1) << 32:
+            raise ValueError(f"edrf-event: tenants {first[b]}..{first[b + 1] - 1} demand "
+                             f"2**32 or more (tenant, resource) pairs; at most "
+                             f"{BLOCK_TENANTS} tenants at a time may")
     with nogil:
         # Transposition: scales, partial mu and each block's lists, block by block;
         # tenants end up ascending within each resource's list whatever the thread count.
         segment[blocks * R] = nnz
         for b in prange(blocks, schedule='dynamic', num_threads=n_threads):
-            n_active += transpose_block(D, cols, ptr, &weights[0], first[b], first[b + 1], R,
-                                        &scale[0], &active[0], &level[0], &tally[b * R],
-                                        &segment[b * R], tlist)
+            transpose_block(D, cols, ptr, &weights[0], first[b], first[b + 1], R, &scale[0],
+                            &level[0], &partial_mu[b * R], &tally[b * R], &segment[b * R],
+                            tlist)
         stamp[0] = now()
-        sum_blocks(tally, &segment[0], R, blocks, state, &done[0], &count[0])
+        sum_blocks(&partial_mu[0], &segment[0], R, blocks, state, &done[0], &count[0])
+        n_active = mark_active(&scale[0], n_tenants, &active[0])
         stamp[1] = now()
 
         ev.state = state
@@ -860,7 +728,6 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.segment = &segment[0]
         ev.tlist = tlist
         ev.first = &first[0]
-        ev.count = &count[0]
         ev.blocks = blocks
         ev.active = &active[0]
         ev.done = &done[0]
@@ -873,11 +740,9 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.n_active = n_active
         ev.rounds = 0
         ev.timed_out = False
-        build_heaps(&ev, R)
+        build_heaps(&ev, &count[0], R)
         stamp[2] = now()
-        with parallel(num_threads=n_threads):
-            run_events(D, cols, ptr, &ev, t_start, deadline, max_rounds, threadid(),
-                       omp_get_num_threads())
+        run_rounds(D, cols, ptr, &ev, t_start, deadline, max_rounds)
         stamp[3] = now()
         write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
                          &allocation[0] if nnz else NULL, n_threads)
