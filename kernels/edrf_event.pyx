@@ -22,8 +22,6 @@ O(N + R) per round. Here a round costs only what changes in it:
                  every resource's stretch of the buffer (half the scatter's time at
                  paper scale). Ids are 16 bits, relative to the block's first tenant:
                  half the bytes of the scatter's random stores and of the column walks.
-                 The lists live in the allocation's own buffer, which is not needed
-                 until the end.
   state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i and mu_r
                  (summed rates of the active tenants demanding r), so that s_r(y) =
                  unreached_r - mu_r * y for every y at or above the last departure. A
@@ -66,8 +64,10 @@ transposition, once when the tenant leaves (row walk), at most once when the res
 exhausted (column walk; a resource is exhausted once), once when the allocation is
 written. Cost O(nnz + (rounds + stale entries) log R).
 
-Threads. The transposition (blocks of tenants) and the allocation (rows) are split over
-the threads; the event loop runs on one. Its rounds are short (a few microseconds: most
+Threads. The transposition (blocks of tenants) is split over the threads; the event loop
+runs on one, and a second writes the allocation beside it, each leaver's row as soon as
+its level is final (write_leavers: the allocation's page faults and row reads overlap the
+loop; on one thread the allocation is written after it). Its rounds are short (a few microseconds: most
 exhaust one resource and free a few dozen tenants) and each needs the state the last one
 left, so a hand-off between threads costs about what it saves. Measured and not kept, side
 by side in one process (G0, 2 threads, event loop alone): row walks split over the
@@ -102,7 +102,7 @@ import threading
 
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY
 from libc.stdint cimport uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memset
@@ -142,6 +142,45 @@ cdef extern from *:
     void prefetch_write "DRFBENCH_PREFETCH_W" (const void*) nogil
 
 
+cdef extern from *:
+    # How the event loop tells the allocation writer what it may write (GCC and Clang
+    # atomics): release stores, acquire loads. A waiting writer spins briefly, then
+    # yields its core, so that more threads than cores still make progress.
+    """
+    #include <sched.h>
+    #if defined(__x86_64__) || defined(__i386__)
+    #define DRFBENCH_PAUSE() __builtin_ia32_pause()
+    #elif defined(__aarch64__)
+    #define DRFBENCH_PAUSE() __asm__ volatile("yield")
+    #else
+    #define DRFBENCH_PAUSE() ((void)0)
+    #endif
+    static inline long long drfbench_load(const long long* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
+    static inline void drfbench_store(long long* p, long long v) {
+        __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    }
+    static inline void drfbench_pause(int* spins) {
+        if (++*spins < 2048) { DRFBENCH_PAUSE(); } else { *spins = 0; sched_yield(); }
+    }
+    """
+    long long load_acquire "drfbench_load" (const long long*) nogil
+    void store_release "drfbench_store" (long long*, long long) nogil
+    void pause "drfbench_pause" (int*) nogil
+
+
+cdef struct Progress:
+    # What the event loop has logged, on cache lines of their own: the loop writes
+    # `logged` and `ended`, the allocation writer `written`.
+    long long logged           # tenants in the leaving log whose level is final
+    char pad0[LINE - 8]
+    long long ended            # 1 once `logged` is final
+    char pad1[LINE - 8]
+    long long written          # the log's tenants whose rows the writer has written
+    char pad2[LINE - 8]
+
+
 cdef struct Resource:
     # 16 bytes: a row walk updates one line per resource, and at paper scale the
     # state (1.6 MB) nearly fits a core's L2.
@@ -175,7 +214,8 @@ cdef struct Events:
     uint8_t* done              # resource exhausted
     int32_t* exhausted         # this round's exhausted resources
     Entry* candidates          # this round's popped threshold-heap entries
-    int32_t* leaving           # this round's leaving tenants
+    int32_t* leaving           # the leaving log: every tenant that left, in order
+    Progress* progress
     double* level
     Heap zero                  # used only when epsilon > 0
     Heap thresh
@@ -186,6 +226,7 @@ cdef struct Events:
     long long n_active
     long long rounds           # OUT: rounds run
     bint timed_out             # OUT: stopped by max_rounds or the deadline
+    double loop_end            # OUT: now() when the loop ended
 
 
 cdef inline bint is_active(const uint64_t* active, Py_ssize_t i) noexcept nogil:
@@ -372,7 +413,8 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                      Events* ev, double t_start, double deadline,
                      long long max_rounds) noexcept nogil:
     """The rounds (see the module docstring), until no tenant is active or a stop.
-    Writes ev.level (z per tenant), ev.rounds and ev.timed_out."""
+    Writes ev.level (z per tenant), ev.rounds and ev.timed_out, and logs every tenant
+    it gives a level, active ones frozen by a stop included (ev.leaving, ev.progress)."""
     cdef Resource* state = ev.state
     cdef Resource* s
     cdef const double* scale = ev.scale
@@ -391,7 +433,7 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
     cdef bint two_heaps = ev.two_heaps
     cdef double threshold = ev.threshold
     cdef long long n_active = ev.n_active, rounds = 0
-    cdef Py_ssize_t i, j, b, base, n_candidates, n_exhausted, n_leaving
+    cdef Py_ssize_t i, j, b, base, n_candidates, n_exhausted, n_leaving, n_left = 0
     cdef int64_t p
     cdef int32_t q, top
     cdef double y, key
@@ -443,6 +485,7 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                 prefetch_span(&tlist[segment[b * R + exhausted[j]]],
                               &tlist[segment[b * R + exhausted[j] + 1]])
         n_leaving = 0
+        leaving = ev.leaving + n_left      # this round's part of the log
         for j in range(n_exhausted):
             q = exhausted[j]
             for b in range(blocks):
@@ -457,6 +500,8 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                         prefetch(&ptr[i])
                         prefetch(&scale[i])
         n_active = n_active - n_leaving
+        n_left = n_left + n_leaving
+        store_release(&ev.progress.logged, n_left)
         # The resource atop the heap is likely exhausted next: request its segments.
         if thresh.size > 0:
             for b in range(blocks):
@@ -464,13 +509,73 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
         apply_leavers(D, cols, ptr, scale, state, leaving, n_leaving, y)     # line 17
         if n_active > 0 and (rounds >= max_rounds or
                              (deadline < INFINITY and now() - t_start > deadline)):
-            ev.timed_out = True                                     # lines 19-21
-            for i in range(ev.n_tenants):
-                if is_active(active, i):
-                    level[i] = y
+            ev.timed_out = True
             break
+    if n_active > 0:    # lines 19-21: a stop freezes the active tenants at y_t
+        for i in range(ev.n_tenants):
+            if is_active(active, i):
+                level[i] = y if ev.timed_out else 0.0    # (0: unreachable breaks)
+                ev.leaving[n_left] = <int32_t>i
+                n_left = n_left + 1
     ev.n_active = n_active
     ev.rounds = rounds
+    ev.loop_end = now()
+    store_release(&ev.progress.logged, n_left)
+    store_release(&ev.progress.ended, 1)
+
+
+cdef inline void write_row(const floating* D, const int64_t* ptr, const double* scale,
+                           const double* level, Py_ssize_t i,
+                           floating* allocation) noexcept nogil:
+    """A_ir = rho_i d_ir z_i for tenant i's row (line 23), as write_allocation."""
+    cdef double factor = scale[i] * level[i]
+    cdef int64_t k
+    for k in range(ptr[i], ptr[i + 1]):
+        allocation[k] = <floating>(D[k] * factor)
+
+
+cdef void write_leavers(const floating* D, const int64_t* ptr, const Events* ev,
+                        floating* allocation) noexcept nogil:
+    """The allocation writer, a second thread beside the event loop: the rows of the
+    tenants that never enter the leaving log (scale 0: nothing but zeros), then each
+    logged tenant's row as soon as its level is final, until the loop has ended. Its
+    first writes to the allocation (new memory: page faults) and its reads of the
+    leavers' rows overlap the loop instead of following it."""
+    cdef Progress* progress = ev.progress
+    cdef const int32_t* leaving = ev.leaving
+    cdef Py_ssize_t i, j
+    cdef long long written = 0, logged, ended
+    cdef int spins = 0
+    for i in range(ev.n_tenants):
+        if ev.scale[i] == 0.0:
+            write_row(D, ptr, ev.scale, ev.level, i, allocation)
+    while True:
+        ended = load_acquire(&progress.ended)       # before `logged`: then final
+        logged = load_acquire(&progress.logged)
+        if written < logged:
+            for j in range(written, logged):
+                if j + PREFETCH_AHEAD < logged:
+                    prefetch_span(&D[ptr[leaving[j + PREFETCH_AHEAD]]],
+                                  &D[ptr[leaving[j + PREFETCH_AHEAD] + 1]])
+                write_row(D, ptr, ev.scale, ev.level, leaving[j], allocation)
+            written = logged
+            spins = 0
+        elif ended:
+            break
+        else:
+            pause(&spins)
+    store_release(&progress.written, written)
+
+
+cdef void event_thread(const floating* D, const int32_t* cols, const int64_t* ptr,
+                       Events* ev, double t_start, double deadline, long long max_rounds,
+                       floating* allocation, int tid) noexcept nogil:
+    """Thread 0 runs the event loop, thread 1 writes the allocation beside it (the
+    others have nothing to do: see the module docstring)."""
+    if tid == 0:
+        run_rounds(D, cols, ptr, ev, t_start, deadline, max_rounds)
+    elif tid == 1:
+        write_leavers(D, ptr, ev, allocation)
 
 
 cdef void tally_block(const floating* data, const int32_t* indices,
@@ -679,6 +784,9 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     cdef uint8_t[::1] done = scratch(workspace, "done", R1, np.uint8)
     cdef int32_t[::1] count = scratch(workspace, "count", R1, np.int32)
     cdef int32_t[::1] leaving = scratch(workspace, "leaving", n_tenants, np.int32)
+    cdef uint16_t[::1] tenant_lists = scratch(workspace, "tenant lists", nnz, np.uint16)
+    cdef uint8_t[::1] progress_bytes = scratch(workspace, "progress", sizeof(Progress),
+                                               np.uint8)
     cdef int32_t[::1] exhausted = scratch(workspace, "exhausted", R1, np.int32)
     cdef double[::1] partial_mu = scratch(workspace, "partial mu", blocks * R1, np.float64)
     cdef uint32_t[::1] tally = scratch(workspace, "tally", blocks * R1, np.uint32)
@@ -694,9 +802,9 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
     cdef const floating* D = &data[0] if nnz else NULL
     cdef const int32_t* cols = &indices[0] if nnz else NULL
     cdef const int64_t* ptr = &indptr[0]
-    # The transposition (one 16-bit tenant id per non-zero) lives in the allocation's
-    # own buffer, larger: it is dead before the allocation is written.
-    cdef uint16_t* tlist = <uint16_t*>&allocation[0] if nnz else NULL
+    # The transposition: one 16-bit tenant id per non-zero.
+    cdef uint16_t* tlist = &tenant_lists[0] if nnz else NULL
+    cdef floating* A = &allocation[0] if nnz else NULL
 
     cdef Resource* state = <Resource*>&state_bytes[0]
     heap_init(&ev.thresh, <Entry*>&thresh_bytes[0])
@@ -732,6 +840,9 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.active = &active[0]
         ev.done = &done[0]
         ev.leaving = &leaving[0]
+        ev.progress = <Progress*>&progress_bytes[0]
+        memset(ev.progress, 0, sizeof(Progress))
+        ev.progress.written = -1
         ev.level = &level[0]
         ev.two_heaps = epsilon > 0.0
         ev.threshold = epsilon + ROUNDING_SLACK
@@ -742,10 +853,11 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.timed_out = False
         build_heaps(&ev, &count[0], R)
         stamp[2] = now()
-        run_rounds(D, cols, ptr, &ev, t_start, deadline, max_rounds)
-        stamp[3] = now()
-        write_allocation(D, ptr, &scale[0], &level[0], n_tenants,
-                         &allocation[0] if nnz else NULL, n_threads)
+        with parallel(num_threads=n_threads):
+            event_thread(D, cols, ptr, &ev, t_start, deadline, max_rounds, A, threadid())
+        stamp[3] = ev.loop_end
+        if ev.progress.written < 0:     # no writer ran: one thread
+            write_allocation(D, ptr, &scale[0], &level[0], n_tenants, A, n_threads)
         stamp[4] = now()
     if phases is not None:
         for j in range(min(PHASES, phases.shape[0])):
