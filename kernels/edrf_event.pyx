@@ -64,17 +64,19 @@ transposition, once when the tenant leaves (row walk), at most once when the res
 exhausted (column walk; a resource is exhausted once), once when the allocation is
 written. Cost O(nnz + (rounds + stale entries) log R).
 
-Threads. The transposition (blocks of tenants) is split over the threads; the event loop
-runs on one, and a second writes the allocation beside it, each leaver's row as soon as
-its level is final (write_leavers: the allocation's page faults and row reads overlap the
-loop; on one thread the allocation is written after it). Its rounds are short (a few microseconds: most
-exhaust one resource and free a few dozen tenants) and each needs the state the last one
-left, so a hand-off between threads costs about what it saves. Measured and not kept, side
-by side in one process (G0, 2 threads, event loop alone): row walks split over the
-threads by resource range, the leader publishing leavers as it collects them, 17.4 ms
-against 11.2 ms on one thread at 100K x 10K and 286 ms against 161 ms at paper scale;
-before that, every thread doing the heap work and collection for its own resources,
-with three barriers a round (35-50% slower than one thread).
+Threads. The transposition (blocks of tenants) is split over the threads. The event loop
+runs on one: its rounds are short (a few microseconds: most exhaust one resource and free
+a few dozen tenants) and each needs the state the last one left, so a hand-off between
+threads costs about what it saves. A second thread writes the allocation beside it
+(write_leavers), each leaver's row as soon as its level is final, so that the
+allocation's page faults and row reads overlap the loop; on one thread the allocation is
+written after the loop. Measured and not kept, side by side in one process (G0, 2
+threads, event loop alone): row walks split over the threads by resource range, the
+loop publishing leavers as it collected them, 17.4 ms against 11.2 ms on one thread at
+100K x 10K and 286 ms against 161 ms at paper scale; before that, every thread doing
+the heap work and collection for its own resources, with three barriers a round (35-50%
+slower than one thread); 8-ary heaps (7% slower at paper scale); a branch-free
+collection (no gain).
 
 Determinism: the scales, the transposition and the allocation do not depend on how the
 work is split; the initial mu is summed per resource over the fixed blocks of tenants,

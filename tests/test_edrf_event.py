@@ -169,15 +169,45 @@ def test_100k_epsilon_matches_dcdrf(g0_100k, eps):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("threads", [2, 3])
 def test_threads_give_identical_results(g0_100k, eps, dtype, threads):
-    """Fixed blocks, fixed summation order, each resource updated by one thread in the
-    order its tenants left: the same bits on 1, 2 and 3 threads (3 on this 2-core
-    machine: several walking threads, more threads than cores)."""
+    """Fixed blocks, fixed summation order, a serial event loop: the same bits on 1, 2
+    and 3 threads (on 2 or more a second thread writes the allocation beside the loop;
+    3 on this 2-core machine: more threads than cores)."""
     D = g0_100k[0].astype(dtype)
     one = drfbench.allocate(D, METHOD, epsilon=eps, threads=1)
     many = drfbench.allocate(D, METHOD, epsilon=eps, threads=threads)
     np.testing.assert_array_equal(one.allocation.data, many.allocation.data)
     np.testing.assert_array_equal(one.level, many.level)
     assert one.rounds == many.rounds
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("max_rounds", [1, 5, 2**62])
+def test_every_row_of_the_allocation_is_written(threads, max_rounds):
+    """The kernel writes every entry of its output, whoever writes it (on 2 or more
+    threads a writer beside the event loop, each leaver's row once its level is final,
+    tenants frozen by a stop included): called directly on a NaN-filled buffer, with an
+    all-zero row stored as explicit zeros (which the public API would have removed)."""
+    from drfbench import _isa
+    kernel = _isa.kernels(_isa.resolve(None)).edrf_event.edrf_event
+    D = workloads.generate("U0", 3000, 200, seed=3).demands.astype(np.float64)
+    D.data[D.indptr[7]:D.indptr[8]] = 0.0
+    n, m = D.shape
+    results = []
+    for t in (1, threads):
+        allocation = np.full(D.nnz, np.nan)
+        level = np.full(n, np.nan)
+        rounds, timed_out, _ = kernel(D.data, D.indices.astype(np.int32),
+                                      D.indptr.astype(np.int64), m, np.ones(n), 0.0,
+                                      np.inf, max_rounds, t, allocation, level)
+        assert not np.isnan(allocation).any() and not np.isnan(level).any()
+        assert timed_out == (max_rounds < 2**62)
+        results.append(allocation)
+    np.testing.assert_array_equal(results[0], results[1])
+    assert (results[0][D.indptr[7]:D.indptr[8]] == 0).all()
+    expected = drfbench.allocate(D, "sdcdrf", max_rounds=max_rounds).allocation.data
+    stored = np.ones(D.nnz, dtype=bool)        # allocate drops the explicit zeros
+    stored[D.indptr[7]:D.indptr[8]] = False
+    np.testing.assert_allclose(results[0][stored], expected, rtol=1e-9)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
