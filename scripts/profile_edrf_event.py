@@ -6,7 +6,7 @@
     python scripts/profile_edrf_event.py paper   [PROFILE [REPEATS [N R]]]
         paper scale (1M x 100K, float32) through drfbench.allocate on 2 threads, in
         this process: elapsed (the kernel's) and wall time per run, rounds, the
-        one-pass floor in the same run, peak RSS of the process (workload included)
+        one-pass floors in the same run, peak RSS of the process (workload included)
     python scripts/profile_edrf_event.py profiles [REPEATS]
         `paper` for each of the six profiles, each in a fresh process
     python scripts/profile_edrf_event.py compare [N R [REPEATS]]
@@ -15,9 +15,12 @@
         difference of edrf-event's allocation from edrf's in float64 and float32
 
 Timings are medians unless said otherwise (`compare` after one untimed call per
-configuration); the machine is shared, so compare ratios within one run. The floor is
-one streaming pass that sums the non-zeros (data, as float64): numpy on one thread, and
-the same split in two halves on two threads.
+configuration); the machine is shared, so compare ratios within one run. The floors:
+one streaming pass that sums the non-zeros (data, as float64), numpy's on one thread and
+the same split in two halves on two threads, and drfbench's (kernels/floor.pyx) on two
+threads, both that one (stream) and one pass summing the non-zeros by resource
+(scatter: the least work of exact EDRF, which needs every resource's mu_r before its
+first round).
 """
 import resource
 import subprocess
@@ -28,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import drfbench
-from drfbench import workloads
+from drfbench import _isa, workloads
 
 PHASES = ("transposition", "sums", "heaps", "events", "allocation")
 
@@ -37,8 +40,10 @@ def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def floor_seconds(data, repeats=5):
-    """(one thread, two threads) medians of one streaming pass summing data as float64."""
+def floor_seconds(D, repeats=5):
+    """Medians of the floors on demands D: numpy's streaming sum on one and two threads,
+    drfbench's streaming and by-resource sums on two threads."""
+    data, kernels = D.data, _isa.kernels().floor
     one, two = [], []
     half = data.shape[0] // 2
     with ThreadPoolExecutor(2) as pool:
@@ -49,7 +54,19 @@ def floor_seconds(data, repeats=5):
             t = time.perf_counter()
             sum(pool.map(lambda part: part.sum(dtype=np.float64), (data[:half], data[half:])))
             two.append(time.perf_counter() - t)
-    return float(np.median(one)), float(np.median(two))
+    stream = [kernels.stream_sum(data, 2)[1] for _ in range(repeats)]
+    scatter = [kernels.scatter_sum(data, D.indices, D.shape[1], 2)[1] for _ in range(repeats)]
+    return tuple(float(np.median(x)) for x in (one, two, stream, scatter))
+
+
+def print_floors(D, elapsed=None):
+    """The floors of floor_seconds, and `elapsed` as a multiple of each."""
+    floors = floor_seconds(D)
+    names = ("numpy, 1 thread", "numpy, 2 threads", "stream kernel, 2 threads",
+             "scatter kernel, 2 threads")
+    for name, seconds in zip(names, floors):
+        ratio = f"   elapsed / floor = {elapsed / seconds:.1f}" if elapsed else ""
+        print(f"  floor ({name}) {seconds * 1e3:.1f} ms{ratio}")
 
 
 def phases(n=1_000_000, m=100_000, threads=2, repeats=3):
@@ -66,8 +83,7 @@ def phases(n=1_000_000, m=100_000, threads=2, repeats=3):
                                         threads, allocation, level, stamps)
         steps = np.diff(np.concatenate([[0.0], stamps]))
         print("   " + " ".join(f"{s:10.3f}" for s in steps) + f" {elapsed:10.3f}  {rounds}")
-    one, two = floor_seconds(D.data)
-    print(f"floor: {one:.3f} s on one thread, {two:.3f} s on two")
+    print_floors(D)
 
 
 def paper(profile="G0", repeats=3, n=1_000_000, m=100_000):
@@ -84,13 +100,11 @@ def paper(profile="G0", repeats=3, n=1_000_000, m=100_000):
         elapsed.append(res.elapsed)
         rounds = res.rounds
         del res
-    one, two = floor_seconds(D.data)
     e, w = float(np.median(elapsed)), float(np.median(wall))
     print("  elapsed per run (kernel): " + " ".join(f"{x:.3f}" for x in elapsed))
     print("  wall per run (allocate):  " + " ".join(f"{x:.3f}" for x in wall))
     print(f"  median elapsed {e:.3f} s, median wall {w:.3f} s, rounds {rounds}")
-    print(f"  floor {one:.4f} s (1 thread), {two:.4f} s (2 threads); elapsed / floor = "
-          f"{e / one:.1f} (1-thread floor), {e / two:.1f} (2-thread floor)")
+    print_floors(D, e)
     print(f"  peak RSS of the process {peak_rss_mb():.0f} MB")
 
 
@@ -115,7 +129,6 @@ def compare(n=100_000, m=10_000, repeats=5):
     dc1, dc = median("dcdrf", D32, threads=1)
     dc2, _ = median("dcdrf", D32, threads=2)
     edrf = drfbench.allocate(D32, "edrf")
-    one, two = floor_seconds(D32.data)
     print(f"G0 {n} x {m}, nnz {D32.nnz}, float32; rounds: edrf {edrf.rounds}, "
           f"dcdrf {dc.rounds}, edrf-event {ev32.rounds}")
     print(f"  edrf-event, 2 threads    {event:.4f} s")
@@ -124,7 +137,7 @@ def compare(n=100_000, m=10_000, repeats=5):
     print(f"  dcdrf eps=0, 2 threads   {dc2:.4f} s   / edrf-event (2 threads) = {dc2 / event:.1f}")
     print(f"  edrf (one run)           {edrf.elapsed:.4f} s   / edrf-event (2 threads) = "
           f"{edrf.elapsed / event:.1f}")
-    print(f"  floor                    {one:.4f} s (1 thread), {two:.4f} s (2 threads)")
+    print_floors(D32, event)
     edrf64 = drfbench.allocate(D64, "edrf")
     ev64 = drfbench.allocate(D64, "edrf-event", threads=2)
     ref = edrf64.allocation.data
