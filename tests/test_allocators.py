@@ -1,5 +1,7 @@
 """Every allocator against the literal transcriptions in reference.py, plus worked examples
 and invariants."""
+import mmap
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -8,6 +10,7 @@ from hypothesis.extra.numpy import arrays
 
 import drfbench
 import reference
+from drfbench import api
 from cases import assert_same, random_instance
 
 FAST_METHODS = ("dcdrf", "sdcdrf", "pedrf", "pedrf1")
@@ -155,3 +158,17 @@ def test_deterministic():
     D = random_sparse(500, 80, 0.05, seed=3)
     a, b = (drfbench.allocate(D, "dcdrf", epsilon=1e-3) for _ in range(2))
     np.testing.assert_array_equal(a.allocation.data, b.allocation.data)
+
+
+@pytest.mark.parametrize("n", [0, 5, api.OWN_PAGES_BYTES // 4 + 3])
+def test_output_arrays_are_plain_writable_arrays(n):
+    """Small outputs come from numpy, large ones from pages of their own (see
+    api.output_array): either way an ordinary, writable, contiguous array that outlives
+    what made it."""
+    out = api.output_array(n, np.float32)
+    assert out.shape == (n,) and out.dtype == np.float32
+    assert out.flags.writeable and out.flags.c_contiguous
+    out[:] = 1.5
+    assert out.sum(dtype=np.float64) == 1.5 * n
+    own_pages = isinstance(getattr(out.base, "obj", None), mmap.mmap)   # memoryview of it
+    assert own_pages == (n * 4 >= api.OWN_PAGES_BYTES)
