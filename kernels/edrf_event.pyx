@@ -576,8 +576,8 @@ cdef void write_leavers(const floating* D, const int64_t* ptr, const Events* ev,
 cdef void event_thread(const floating* D, const int32_t* cols, const int64_t* ptr,
                        Events* ev, double t_start, double deadline, long long max_rounds,
                        floating* allocation, int tid) noexcept nogil:
-    """Thread 0 runs the event loop, thread 1 writes the allocation beside it (the
-    others have nothing to do: see the module docstring)."""
+    """Thread 0 runs the event loop, thread 1 (if the team has one) writes the
+    allocation beside it."""
     if tid == 0:
         run_rounds(D, cols, ptr, ev, t_start, deadline, max_rounds)
     elif tid == 1:
@@ -859,7 +859,7 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.timed_out = False
         build_heaps(&ev, &count[0], R)
         stamp[2] = now()
-        with parallel(num_threads=n_threads):
+        with parallel(num_threads=min(n_threads, 2)):    # the loop and its writer
             event_thread(D, cols, ptr, &ev, t_start, deadline, max_rounds, A, threadid())
         stamp[3] = ev.loop_end
         if ev.progress.written < 0:     # no writer ran: one thread
