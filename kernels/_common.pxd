@@ -47,6 +47,17 @@ cdef inline void tenant_scales(const floating* data, const int64_t* indptr,
         scale[i] = weights[i] / peak if peak > 0.0 else 0.0
 
 
+cdef inline void write_row(const floating* data, const int64_t* indptr,
+                           const double* scale, const double* level, Py_ssize_t i,
+                           floating* allocation) noexcept nogil:
+    """A_ir = rho_i * d_ir * z_i for tenant i's row (Algorithm 2 line 23), into
+    allocation (OUT)."""
+    cdef double factor = scale[i] * level[i]
+    cdef int64_t k
+    for k in range(indptr[i], indptr[i + 1]):
+        allocation[k] = <floating>(data[k] * factor)
+
+
 cdef inline void write_allocation(const floating* data, const int64_t* indptr,
                                   const double* scale, const double* level,
                                   Py_ssize_t n_tenants, floating* allocation,
@@ -58,10 +69,6 @@ cdef inline void write_allocation(const floating* data, const int64_t* indptr,
     the process (edrf_event's transposition has used only its start), each takes half of the
     page faults."""
     cdef Py_ssize_t i
-    cdef int64_t k
-    cdef double factor
     for i in prange(n_tenants, schedule='static', chunksize=ALLOCATION_CHUNK,
                     num_threads=n_threads):
-        factor = scale[i] * level[i]
-        for k in range(indptr[i], indptr[i + 1]):
-            allocation[k] = <floating>(data[k] * factor)
+        write_row(data, indptr, scale, level, i, allocation)

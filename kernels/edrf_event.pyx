@@ -113,7 +113,7 @@ from libc.math cimport INFINITY
 from libc.stdint cimport uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memset
 from _common cimport (floating, int32_t, int64_t, uint8_t, now,
-                      ROUNDING_SLACK, write_allocation)
+                      ROUNDING_SLACK, write_allocation, write_row)
 
 cdef enum:
     PHASES = 5             # entries written to the optional `phases` array
@@ -528,16 +528,6 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
     ev.loop_end = now()
     store_release(&ev.progress.logged, n_left)
     store_release(&ev.progress.ended, 1)
-
-
-cdef inline void write_row(const floating* D, const int64_t* ptr, const double* scale,
-                           const double* level, Py_ssize_t i,
-                           floating* allocation) noexcept nogil:
-    """A_ir = rho_i d_ir z_i for tenant i's row (line 23), as write_allocation."""
-    cdef double factor = scale[i] * level[i]
-    cdef int64_t k
-    for k in range(ptr[i], ptr[i + 1]):
-        allocation[k] = <floating>(D[k] * factor)
 
 
 cdef void write_leavers(const floating* D, const int64_t* ptr, const Events* ev,
