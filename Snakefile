@@ -1,51 +1,45 @@
-# drfbench pipeline: setup only (DESIGN.md). Rules live in workflows/*.smk by family.
+# drfbench pipeline: setup only (DESIGN.md). Each family's rules live in workflows/rules/,
+# its config keys in workflows/schemas/<family>.schema.yaml; the figures in workflows/figures.smk.
 #   snakemake --cores all                                            # smoke profile
+#   snakemake --cores all --config repeats=1                         # smoke, overridden
 #   snakemake --cores all --configfile workflows/config/default.yaml # 100K x 10K
 #   snakemake --cores all --configfile workflows/config/paper.yaml   # 1M x 100K
 import sys
+from pathlib import Path
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
-from drfbench import _isa, pipeline
+from drfbench import pipeline, sweeps
 
 min_version("9.0")
 
 
-if not config:  # the smoke profile unless --configfile names one (which is not merged with it)
+if not workflow.overwrite_configfiles:  # no --configfile: the smoke profile, --config on top
 
     configfile: f"{workflow.basedir}/workflows/config/smoke.yaml"
 
 
-
-validate(config, schema="workflows/schemas/config.schema.yaml")
+pipeline.check_config(config, f"{workflow.basedir}/workflows/schemas")
 
 PYTHON = sys.executable  # the interpreter running Snakemake, with drfbench installed
 NAME = config["name"]
-RUNNABLE_ISAS = _isa.runnable()
-RUNS = pipeline.grid(config, RUNNABLE_ISAS)
-for _isa_name in pipeline.skipped_isas(config, RUNNABLE_ISAS):
-    print(f"drfbench: skipping kernel variant {_isa_name!r}: this CPU cannot run it "
-          f"(runnable: {', '.join(RUNNABLE_ISAS)})", file=sys.stderr)
+TARGETS = []    # each family's rules file adds the results it makes
+NOTEBOOKS = {}  # and the notebooks that draw its figures (workflows/figures.smk runs them)
 
 
 wildcard_constraints:
     name="[A-Za-z0-9-]+",
-    family="|".join(pipeline.FAMILIES),
-    workload=r"[A-Z][0-9]-\d+x\d+-s\d+",
 
 
-include: "workflows/workloads.smk"
-include: "workflows/sweeps.smk"
-include: "workflows/drf.smk"
-include: "workflows/controller.smk"
+for _rules in sorted(Path(workflow.basedir, "workflows/rules").glob("*.smk")):
+
+    include: _rules
+
+
 include: "workflows/figures.smk"
 
 
 rule all:
     input:
-        expand("results/{name}/{family}.csv", name=NAME, family=list(RUNS)),
-        expand("results/{name}/controller/{table}.csv", name=NAME,
-               table=[f"epsilon_vs_deadline_{m}" for m in CONTROLLER_METHODS] + ["adaptation"]),
+        TARGETS,
         rules.figures.input,
-        expand("results/{name}/edrf_extrapolated.csv", name=NAME)
-        if "edrf_extrapolated" in PRODUCED else [],

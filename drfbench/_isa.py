@@ -13,7 +13,7 @@ import platform
 from functools import cache
 from types import SimpleNamespace
 
-from ._config import cpu_info
+from ._machine import cpu_info
 
 ENV_VARIABLE = "DRFBENCH_ISA"
 # name -> (package, CPU flags it needs, compile flags; keep in step with setup.py)

@@ -119,12 +119,15 @@ def positive_int(value, name, allow_none=True):
     return int(value)
 
 
-def real(value, name):
+def real(value, name, finite=False):
+    """A float (bools rejected), not NaN; with finite=True, not infinite either."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     value = float(value)
     if math.isnan(value):
         raise ValueError(f"{name} must not be NaN")
+    if finite and math.isinf(value):
+        raise ValueError(f"{name} must be finite, got {value}")
     return value
 
 

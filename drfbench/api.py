@@ -1,24 +1,164 @@
-"""The public entry point: `allocate(demands, method=...)` and the method registry.
+"""The registry of every method drfbench knows, and `allocate()`, the entry point of the
+methods that take divisible demands.
 
-Each registered method names a kernel and says which options it takes, so that a user
-who asks for something a method cannot do (a tolerance for exact EDRF, threads for the
-single-threaded baseline) gets a clear error instead of a silently different run.
+A method is one `Method` in REGISTRY: its name, its family, what it takes (divisible
+demands, or tasks on machines; later families add trees and servers), the options it
+accepts, and where its implementation lives ("module:function" inside drfbench, imported
+on first use, so that reading the registry loads no kernel). Everything outside a family's
+own module asks the registry about methods (which take epsilon, which run threads, which
+is the conventional baseline) rather than naming them: the pipeline's grids, the
+controller, the benchmark, the property table, the rules.
+
+A user who asks a method for something it cannot do (a tolerance for exact EDRF, threads
+for the single-threaded baseline) gets a clear error instead of a silently different run.
 """
+import importlib
 import mmap
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
-from . import _isa
 from . import _validation as check
-from ._config import default_threads
+from ._machine import resolve_threads
+
+# What a method takes, and the function a user calls with it.
+DEMANDS = "demands"   # divisible demand fractions D_ir, tenants x resources
+TASKS = "tasks"       # discrete tasks of one shape per user, on machines
+ENTRY_POINTS = {
+    DEMANDS: "drfbench.allocate(demands, method, ...)",
+    TASKS: "drfbench.drf.schedule(demands, machines, policy=...), or drfbench.drf.scheduler "
+           "for the cluster simulator",
+}
+# Options of drfbench.allocate beyond demands, weights and dtype, with the value that
+# means "not asked for" (a method that does not take an option accepts that value only).
+ALLOCATE_OPTIONS = {"epsilon": 0.0, "deadline": None, "max_rounds": None, "threads": None,
+                    "isa": None}
 
 NO_ROUND_LIMIT = 2**62
 # Outputs of this many bytes or more get pages of their own (see output_array): the size
 # from which glibc's malloc maps new memory for every array anyway.
 OWN_PAGES_BYTES = 32 * 2**20
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered method.
+
+    name: what users pass as `method` (or `policy`); family: the paper family it belongs
+    to (its module is drfbench.<family> or lists it); takes: DEMANDS or TASKS; summary: one
+    line; implementation: "module:function" in drfbench, the function the entry point
+    calls (`run`); options: the options it accepts (for DEMANDS, names of ALLOCATE_OPTIONS);
+    label: its name in tables and figures; exact: gives the exact allocation (usable as
+    the fairness baseline); conventional: the literal, slow baseline, timed within a
+    budget and extrapolated beyond it; max_rounds: a fixed round budget, if it has one.
+    """
+    name: str
+    family: str
+    takes: str
+    summary: str
+    implementation: str
+    options: frozenset = field(default_factory=frozenset)
+    label: str = ""
+    exact: bool = False
+    conventional: bool = False
+    max_rounds: int | None = None
+
+    def takes_option(self, option):
+        """Whether the method accepts `option` (e.g. "epsilon", "threads")."""
+        return option in self.options
+
+    @property
+    def run(self):
+        """The implementation, imported on first use."""
+        module, _, function = self.implementation.partition(":")
+        return getattr(importlib.import_module(f"drfbench.{module}"), function)
+
+
+_KERNEL = frozenset({"deadline", "max_rounds", "isa"})
+# The registry is a module-level dict so that users can add their own methods with
+# register(); drfbench's own are the entries below, one block per family.
+REGISTRY: dict[str, Method] = {}
+
+
+def register(method: Method) -> Method:
+    """Add `method` to the registry (drfbench's own are registered below; a user's own
+    allocator can join the same way, with `implementation` pointing at its module)."""
+    if method.name in REGISTRY:
+        raise ValueError(f"a method named {method.name!r} is already registered")
+    if method.takes not in ENTRY_POINTS:
+        raise ValueError(f"method {method.name!r}: unknown input kind {method.takes!r}; "
+                         f"known: {', '.join(ENTRY_POINTS)}")
+    REGISTRY[method.name] = method
+    return method
+
+
+def methods(family=None, takes=None) -> tuple[str, ...]:
+    """Names of the registered methods, optionally only those of one family or input kind."""
+    return tuple(m.name for m in REGISTRY.values()
+                 if family in (None, m.family) and takes in (None, m.takes))
+
+
+def method_info(name) -> Method:
+    """The registered `Method` called `name`."""
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ValueError(f"unknown method {name!r}; registered methods: {', '.join(methods())}")
+    return REGISTRY[name]
+
+
+def families() -> tuple[str, ...]:
+    """The families of the registered methods, in registry order."""
+    return tuple(dict.fromkeys(m.family for m in REGISTRY.values()))
+
+
+# DC-DRF (Kash, O'Shea, Volos, SoCC'18): drfbench.dcdrf
+register(Method("edrf", "dcdrf", DEMANDS, "EDRF, Algorithm 1: the conventional single-threaded baseline",
+                "dcdrf:run_edrf", _KERNEL, label="EDRF", exact=True, conventional=True))
+register(Method("dcdrf", "dcdrf", DEMANDS, "DC-DRF, Algorithm 2's inner loop, parallel",
+                "dcdrf:run_dcdrf", _KERNEL | {"epsilon", "threads"}, label="DC-DRF", exact=True))
+register(Method("sdcdrf", "dcdrf", DEMANDS, "DC-DRF on one thread (sDC-DRF)",
+                "dcdrf:run_dcdrf", _KERNEL | {"epsilon"}, label="sDC-DRF", exact=True))
+register(Method("pedrf", "dcdrf", DEMANDS, "parallel EDRF stopped at the deadline (pEDRF: epsilon = 0)",
+                "dcdrf:run_dcdrf", _KERNEL | {"threads"}, label="pEDRF", exact=True))
+register(Method("pedrf1", "dcdrf", DEMANDS, "parallel EDRF for exactly one round (pEDRF-1, akin to HUG)",
+                "dcdrf:run_dcdrf", _KERNEL | {"threads"}, label="pEDRF-1", max_rounds=1))
+register(Method("edrf-event", "dcdrf", DEMANDS,
+                "exact EDRF, event-driven (drfbench's own); epsilon gives DC-DRF's rounds",
+                "dcdrf:run_edrf_event", _KERNEL | {"epsilon", "threads"}, label="edrf-event",
+                exact=True))
+# Classic DRF and the lecture's policies (Ghodsi et al., NSDI'11; cs262a): drfbench.drf
+register(Method("drf", "drf", DEMANDS, "divisible DRF by progressive filling (NumPy, small instances)",
+                "drf:run_drf", label="DRF", exact=True))
+register(Method("asset-fairness", "drf", DEMANDS, "asset fairness by progressive filling (NumPy)",
+                "drf:run_asset_fairness", label="Asset"))
+register(Method("ceei", "drf", DEMANDS, "competitive equilibrium from equal incomes (NumPy, exact)",
+                "drf:run_ceei", label="CEEI"))
+register(Method("online-drf", "drf", TASKS, "online DRF: the next task goes to the lowest dominant share",
+                "drf:task_scheduler", frozenset({"weights", "tasks"}), label="DRF"))
+register(Method("slots", "drf", TASKS, "slot-based fair sharing, k slots per machine (Hadoop)",
+                "drf:task_scheduler", frozenset({"weights", "tasks", "slots"}), label="slots"))
+
+
+@dataclass(frozen=True)
+class AllocationResult:
+    """What `allocate` returns.
+
+    allocation: CSR array shaped like the demands, A_ir = fraction of resource r given to
+        tenant i (it shares its index arrays with the validated demands).
+    level: z_i per tenant, tenant i's weighted dominant share max_r A_ir / w_i, i.e. the
+        y at which it left (Algorithm 2; 0 for all-zero rows).
+    rounds: iterations of the inner loop; elapsed: the method's own wall-clock seconds;
+    timed_out: stopped by the deadline or the round budget before every tenant left.
+    """
+    allocation: sp.csr_array
+    level: np.ndarray
+    rounds: int
+    elapsed: float
+    timed_out: bool
+    method: str
+    epsilon: float
+    threads: int
+    isa: str
 
 
 def output_array(n, dtype):
@@ -35,69 +175,39 @@ def output_array(n, dtype):
     return np.frombuffer(pages, dtype=dtype, count=n)
 
 
-@dataclass(frozen=True)
-class AllocationResult:
-    """What an allocator returns.
-
-    allocation: CSR array shaped like the demands, A_ir = fraction of resource r given to
-        tenant i (it shares its index arrays with the validated demands).
-    level: z_i per tenant, the y at which tenant i left (0 for all-zero rows).
-    rounds: iterations of the inner loop; elapsed: the kernel's own wall-clock seconds;
-    timed_out: stopped by the deadline or the round budget before every tenant left.
-    """
-    allocation: sp.csr_array
-    level: np.ndarray
-    rounds: int
-    elapsed: float
-    timed_out: bool
-    method: str
-    epsilon: float
-    threads: int
-    isa: str
-
-
-@dataclass(frozen=True)
-class Method:
-    """A registered allocator and the options it accepts.
-
-    run(kernels, demands, weights, epsilon, deadline, max_rounds, threads, allocation, level)
-    calls a kernel of the chosen variant (`kernels`, from drfbench._isa), fills allocation
-    and level, and returns (rounds, timed_out, elapsed).
-    """
-    name: str
-    run: Callable
-    summary: str
-    epsilon: bool = True          # accepts epsilon > 0
-    multithreaded: bool = True    # accepts threads > 1
-    max_rounds: int | None = None  # fixed round budget, if the method has one
+def _options(spec, epsilon, deadline, max_rounds, threads, isa):
+    """The options as the method's implementation gets them: checked, refused when the
+    method does not take them, defaults filled in (threads decided here)."""
+    given = {"epsilon": check.epsilon_value(epsilon), "deadline": check.deadline_value(deadline),
+             "max_rounds": check.positive_int(max_rounds, "max_rounds"),
+             "threads": check.positive_int(threads, "threads"), "isa": isa}
+    if spec.max_rounds is not None:
+        if given["max_rounds"] not in (None, spec.max_rounds):
+            raise ValueError(f"method {spec.name!r} always runs {spec.max_rounds} round(s); "
+                             f"got max_rounds={given['max_rounds']}")
+        given["max_rounds"] = spec.max_rounds
+    for option, neutral in ALLOCATE_OPTIONS.items():
+        value = given[option]
+        if spec.takes_option(option) or value == neutral or (option == "threads" and value == 1):
+            continue
+        if option == "epsilon":
+            raise ValueError(f"method {spec.name!r} is exact and takes no epsilon (got {value}); "
+                             f"methods with a tolerance: {', '.join(_with('epsilon'))}")
+        if option == "threads":
+            raise ValueError(f"method {spec.name!r} is single-threaded; threads must be 1 or None, got {value}")
+        raise ValueError(f"method {spec.name!r} takes no {option} (got {value!r})")
+    given["threads"] = resolve_threads(given["threads"]) if spec.takes_option("threads") else 1
+    return given
 
 
-_REGISTRY: dict[str, Method] = {}
-
-
-def register(method: Method) -> Method:
-    """Add an allocator under `method.name` (other families register theirs the same way)."""
-    if method.name in _REGISTRY:
-        raise ValueError(f"an allocator named {method.name!r} is already registered")
-    _REGISTRY[method.name] = method
-    return method
-
-
-def methods() -> tuple[str, ...]:
-    """Names of the registered allocators, for `allocate(..., method=name)`."""
-    return tuple(_REGISTRY)
-
-
-def method_info(name) -> Method:
-    """The registered `Method` called `name` (its summary and the options it takes)."""
-    if not isinstance(name, str) or name not in _REGISTRY:
-        raise ValueError(f"unknown method {name!r}; registered methods: {', '.join(methods())}")
-    return _REGISTRY[name]
+def _with(option):
+    return [m.name for m in REGISTRY.values() if m.takes == DEMANDS and m.takes_option(option)]
 
 
 def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=None,
              max_rounds=None, threads=None, dtype=None, isa=None) -> AllocationResult:
-    """Allocate resources to tenants with a registered method (see `methods()`).
+    """Allocate resources to tenants with a registered method that takes divisible demands
+    (`methods(takes="demands")`).
 
     demands: dense 2-D array or scipy.sparse matrix, tenants x resources, entries the
         fraction D_ir of resource r that tenant i demands (in [0, 1]).
@@ -106,66 +216,22 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
         residual is at most epsilon (Algorithm 2 line 16).
     deadline: seconds after which the inner loop stops at the end of its round (line 19);
         max_rounds: the same, counted in rounds (deterministic, for reproducible runs).
-    threads: OpenMP threads (default: OMP_NUM_THREADS or all cores).
+    threads: OpenMP threads (default: OMP_NUM_THREADS, else every usable CPU).
     dtype: float32 or float64 for the kernel (default: the demands' float type).
     isa: kernel vector-width variant, "scalar", "generic", "avx2" or "avx512" (default:
         $DRFBENCH_ISA, else the widest this CPU runs); one the CPU cannot run is refused.
+    Each method takes only some of these options (`method_info(name).options`); asking
+    one for an option it does not take is an error.
     """
     spec = method_info(method)
-    eps = check.epsilon_value(epsilon)
-    seconds = check.deadline_value(deadline)
-    rounds_limit = check.positive_int(max_rounds, "max_rounds")
-    n_threads = check.positive_int(threads, "threads")
-    if eps > 0 and not spec.epsilon:
-        raise ValueError(f"method {method!r} is exact EDRF and takes no epsilon (got {eps}); "
-                         "use 'dcdrf' for a tolerance")
-    if n_threads is None:
-        n_threads = default_threads() if spec.multithreaded else 1
-    elif n_threads > 1 and not spec.multithreaded:
-        raise ValueError(f"method {method!r} is single-threaded; threads must be 1 or None, got {n_threads}")
-    if spec.max_rounds is not None:
-        if rounds_limit not in (None, spec.max_rounds):
-            raise ValueError(f"method {method!r} always runs {spec.max_rounds} round(s); got max_rounds={rounds_limit}")
-        rounds_limit = spec.max_rounds
-
-    kernels = _isa.kernels(isa)
+    if spec.takes != DEMANDS:
+        raise ValueError(f"method {method!r} takes {spec.takes}, not divisible demands: "
+                         f"use {ENTRY_POINTS[spec.takes]}")
+    options = _options(spec, epsilon, deadline, max_rounds, threads, isa)
     matrix = check.demand_matrix(demands, dtype)
     w = check.tenant_weights(weights, matrix.shape[0])
-    # Not zeroed: every kernel writes every entry (A_ir = rho_i d_ir z_i at the end), and
-    # memory freed by an earlier result is then reused as it is, without new page faults.
-    allocation = output_array(matrix.nnz, matrix.dtype)
-    level = np.zeros(matrix.shape[0], dtype=np.float64)
-    rounds, timed_out, elapsed = spec.run(
-        kernels, matrix, w, eps, np.inf if seconds is None else seconds,
-        NO_ROUND_LIMIT if rounds_limit is None else rounds_limit, n_threads, allocation, level)
+    values, level, rounds, timed_out, elapsed, variant = spec.run(spec, matrix, w, **options)
     return AllocationResult(
-        allocation=check.csr_from_arrays(allocation, matrix.indices, matrix.indptr, matrix.shape),
+        allocation=check.csr_from_arrays(values, matrix.indices, matrix.indptr, matrix.shape),
         level=level, rounds=int(rounds), elapsed=float(elapsed), timed_out=bool(timed_out),
-        method=method, epsilon=eps, threads=n_threads, isa=kernels.name)
-
-
-def _run_dcdrf(kernels, m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
-    return kernels.dcdrf.dcdrf(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
-                         deadline, max_rounds, threads, allocation, level)
-
-
-def _run_edrf(kernels, m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
-    return kernels.edrf.edrf(m.data, m.indices, m.indptr, m.shape[1], weights, deadline,
-                        max_rounds, allocation, level)
-
-
-def _run_edrf_event(kernels, m, weights, epsilon, deadline, max_rounds, threads, allocation, level):
-    return kernels.edrf_event.edrf_event(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
-                                         deadline, max_rounds, threads, allocation, level)
-
-
-register(Method("edrf", _run_edrf, "EDRF, Algorithm 1: the conventional single-threaded baseline",
-                epsilon=False, multithreaded=False))
-register(Method("dcdrf", _run_dcdrf, "DC-DRF, Algorithm 2's inner loop, parallel (DC-DRF)"))
-register(Method("sdcdrf", _run_dcdrf, "DC-DRF on one thread (sDC-DRF)", multithreaded=False))
-register(Method("pedrf", _run_dcdrf, "parallel EDRF stopped at the deadline (pEDRF: epsilon = 0)",
-                epsilon=False))
-register(Method("pedrf1", _run_dcdrf, "parallel EDRF for exactly one round (pEDRF-1, akin to HUG)",
-                epsilon=False, max_rounds=1))
-register(Method("edrf-event", _run_edrf_event,
-                "exact EDRF, event-driven (drfbench's own); epsilon gives DC-DRF's rounds"))
+        method=method, epsilon=options["epsilon"], threads=options["threads"], isa=variant)

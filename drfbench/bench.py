@@ -13,8 +13,6 @@ pass adding each into its resource's sum, the least work of exact EDRF), and eac
 method's time as a multiple of each. --csv writes the same rows, tidy, for later analysis.
 """
 import argparse
-import csv
-import os
 import resource
 import statistics
 import sys
@@ -23,8 +21,10 @@ import time
 import numpy as np
 
 from . import _isa, api, metrics, workloads
-from ._config import config, default_threads
+from . import rows as tidy
+from ._machine import resolve_threads
 from ._validation import demand_matrix
+from .dcdrf import BASELINE
 
 
 def float_list(text):
@@ -47,23 +47,27 @@ def parse_args(argv):
     p.add_argument("--resources", type=int, default=2_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workload", help="load this .npz workload instead of generating one")
-    p.add_argument("--methods", type=name_list, default=list(api.methods()),
-                   help="comma-separated methods (default: all registered)")
+    p.add_argument("--methods", type=name_list, default=list(api.methods(family="dcdrf")),
+                   help="comma-separated methods taking divisible demands (default: the "
+                        "DC-DRF family's)")
     p.add_argument("--epsilons", type=float_list, default=[0.0, 1e-3, 1e-2])
     p.add_argument("--threads", type=int_list, default=None,
-                   help="comma-separated thread counts (default: 1 and the default count)")
+                   help="comma-separated thread counts (default: 1 and the default count, "
+                        "OMP_NUM_THREADS or every usable CPU)")
     p.add_argument("--dtypes", type=name_list, default=["float32"])
     p.add_argument("--isa", default=None, help=f"kernel variant ({', '.join(_isa.VARIANTS)}; "
                    "default: $DRFBENCH_ISA or the widest this CPU runs)")
     p.add_argument("--deadline", type=float, default=None, help="seconds, for every method")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--baseline", default="edrf-event", help="exact method the metrics compare against")
+    p.add_argument("--baseline", default=BASELINE, help="exact method the metrics compare against")
     p.add_argument("--floor", action="store_true", help="also time the one-pass floor")
     p.add_argument("--csv", help="write one tidy row per configuration to this file")
     args = p.parse_args(argv)
-    unknown = [m for m in args.methods + [args.baseline] if m not in api.methods()]
+    known = api.methods(takes=api.DEMANDS)
+    unknown = [m for m in args.methods + [args.baseline] if m not in known]
     if unknown:
-        p.error(f"unknown method(s) {', '.join(unknown)}; registered: {', '.join(api.methods())}")
+        p.error(f"unknown method(s) {', '.join(unknown)}; methods taking divisible demands: "
+                f"{', '.join(known)}")
     if args.repeats < 1:
         p.error("--repeats must be at least 1")
     bad = [d for d in args.dtypes if d not in ("float32", "float64")]
@@ -74,7 +78,7 @@ def parse_args(argv):
     except (ValueError, _isa.UnsupportedVariantError) as exc:
         p.error(str(exc))
     if args.threads is None:
-        args.threads = sorted({1, default_threads()})
+        args.threads = sorted({1, resolve_threads()})
     return args
 
 
@@ -82,8 +86,8 @@ def configurations(args):
     """(method, epsilon, threads, dtype) for every run the arguments ask for."""
     for method in args.methods:
         spec = api.method_info(method)
-        for epsilon in (args.epsilons if spec.epsilon else [0.0]):
-            for threads in (args.threads if spec.multithreaded else [1]):
+        for epsilon in (args.epsilons if spec.takes_option("epsilon") else [0.0]):
+            for threads in (args.threads if spec.takes_option("threads") else [1]):
                 for dtype in args.dtypes:
                     yield method, epsilon, threads, dtype
 
@@ -94,9 +98,9 @@ def peak_rss_mib():
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    info = config()
-    print(f"# drfbench {info['drfbench']} on {info['cpu_model']} ({info['cpu_count']} cpus, "
-          f"openmp={info['openmp']}, vector: {info['cpu_vector_features']}), kernels: {args.isa}",
+    stamp = tidy.stamp(isa=args.isa)
+    print(f"# drfbench {stamp['drfbench_version']} on {stamp['cpu_model']} "
+          f"({stamp['cpu_count']} cpus, openmp={stamp['openmp']}), kernels: {args.isa}",
           flush=True)
     t0 = time.perf_counter()
     if args.workload:
@@ -143,7 +147,7 @@ def main(argv=None):
                "repeats": args.repeats, "elapsed_median": statistics.median(times),
                "elapsed_min": min(times), "elapsed_max": max(times),
                "timed_out": last.timed_out, "baseline": args.baseline,
-               "floor": floor, "scatter_floor": scatter_floor, **m, "cpu_model": info["cpu_model"], "host": os.uname().nodename}
+               "floor": floor, "scatter_floor": scatter_floor, **m, **stamp}
         rows.append(row)
         print(f"{method:10s} {epsilon:7.0e} {threads:3d} {dtype:7s} {row['elapsed_median']:9.4f} "
               f"{row['elapsed_min']:8.4f} {row['elapsed_max']:8.4f} {m['rounds']:7d} "
@@ -153,10 +157,7 @@ def main(argv=None):
                  if floor else ""), flush=True)
     print(f"# peak RSS {peak_rss_mib():.0f} MiB", flush=True)
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        tidy.write(rows, args.csv)
     return rows
 
 

@@ -51,25 +51,19 @@ should); `patience` makes it wait for a repeated timeout before it does.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
-import numbers
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 
+from . import _validation as check
 from . import api, metrics
-from ._config import config as _machine_config
-from ._config import default_threads
-from ._validation import demand_matrix
+from . import rows as tidy
+from ._machine import resolve_threads
 from .churn import Churn, Schedule
+from .dcdrf import BASELINE
 
 __all__ = ["EpsilonController", "run_intervals", "converged_epsilon", "settle_intervals",
            "resettle_intervals", "default_baseline", "main"]
@@ -84,21 +78,6 @@ SETTLE_BAND = RESOLUTION ** 2   # settling time: epsilon stays within this facto
 
 ZERO, EXACT, EXPAND, BISECT, SETTLED, BOUND = "zero", "exact", "expand", "bisect", "settled", "bound"
 SETTLED_PHASES = (SETTLED, BOUND, EXACT)
-
-
-def _real(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
-
-
-def _positive_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 class EpsilonController:
@@ -158,23 +137,26 @@ class EpsilonController:
 
     def __init__(self, *, eps_min=EPS_MIN, eps_max=EPS_MAX, start=EPS_START, initial=0.0,
                  growth=GROWTH, resolution=RESOLUTION, hold=1, patience=1):
-        eps_min, eps_max = _real(eps_min, "eps_min"), _real(eps_max, "eps_max")
+        eps_min = check.real(eps_min, "eps_min", finite=True)
+        eps_max = check.real(eps_max, "eps_max", finite=True)
         if not 0.0 < eps_min < eps_max < 1.0:
             raise ValueError(f"epsilon bounds must satisfy 0 < eps_min < eps_max < 1, "
                              f"got eps_min={eps_min}, eps_max={eps_max}")
-        start = _real(start, "start")
+        start = check.real(start, "start", finite=True)
         if not eps_min <= start <= eps_max:
             raise ValueError(f"start must lie in [eps_min, eps_max] = [{eps_min}, {eps_max}], got {start}")
-        initial = _real(initial, "initial")
+        initial = check.real(initial, "initial", finite=True)
         if initial != 0.0 and not eps_min <= initial <= eps_max:
             raise ValueError(f"initial must be 0 or lie in [eps_min, eps_max] = "
                              f"[{eps_min}, {eps_max}], got {initial}")
-        growth, resolution = _real(growth, "growth"), _real(resolution, "resolution")
+        growth = check.real(growth, "growth", finite=True)
+        resolution = check.real(resolution, "resolution", finite=True)
         if growth <= 1.0:
             raise ValueError(f"growth must be greater than 1, got {growth}")
         if resolution <= 1.0:
             raise ValueError(f"resolution must be greater than 1, got {resolution}")
-        self.hold, self.patience = _positive_int(hold, "hold"), _positive_int(patience, "patience")
+        self.hold = check.positive_int(hold, "hold", allow_none=False)
+        self.patience = check.positive_int(patience, "patience", allow_none=False)
         self.eps_min, self.eps_max, self.start, self.initial = eps_min, eps_max, start, initial
         self.growth, self.resolution = growth, resolution
         self._width = math.log(eps_max / eps_min)
@@ -326,15 +308,19 @@ class EpsilonController:
 
 
 def default_baseline():
-    """The exact method each interval is compared with: 'edrf-event' where registered,
-    else 'dcdrf' (run with epsilon 0 and no deadline, which is exact too)."""
-    return "edrf-event" if "edrf-event" in api.methods() else "dcdrf"
+    """The exact method each interval is compared with (drfbench.dcdrf.BASELINE)."""
+    return BASELINE
 
 
-def _run_exact(demands, method, weights, threads):
-    spec = api.method_info(method)
-    return api.allocate(demands, method, weights=weights,
-                        threads=threads if spec.multithreaded else None)
+def _threads_for(method, threads):
+    """`threads` for a method that runs threads, 1 for one that does not."""
+    return threads if api.method_info(method).takes_option("threads") else 1
+
+
+def tunable_methods():
+    """The registered methods the controller can tune: those that take epsilon."""
+    return tuple(m for m in api.methods(takes=api.DEMANDS)
+                 if api.method_info(m).takes_option("epsilon"))
 
 
 def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, controller=None,
@@ -370,28 +356,28 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     if (deadline is None) == (max_rounds is None):
         raise ValueError("give exactly one of deadline (seconds) and max_rounds (a round budget)")
     if deadline is not None:
-        deadline = _real(deadline, "deadline")
+        deadline = check.real(deadline, "deadline", finite=True)
         if deadline <= 0:
             raise ValueError(f"deadline must be positive (seconds), got {deadline}")
     else:
-        max_rounds = _positive_int(max_rounds, "max_rounds")
-    n_intervals = _positive_int(n_intervals, "n_intervals")
-    first_interval = _positive_int(first_interval, "first_interval")
+        max_rounds = check.positive_int(max_rounds, "max_rounds", allow_none=False)
+    n_intervals = check.positive_int(n_intervals, "n_intervals", allow_none=False)
+    first_interval = check.positive_int(first_interval, "first_interval", allow_none=False)
     if controller is None:
         controller = EpsilonController()
     elif not isinstance(controller, EpsilonController):
         raise ValueError(f"controller must be an EpsilonController, got {controller!r}")
-    spec = api.method_info(method)
-    if not spec.epsilon:
-        raise ValueError(f"method {method!r} takes no epsilon; the controller needs 'dcdrf' or 'sdcdrf'")
+    if not api.method_info(method).takes_option("epsilon"):
+        raise ValueError(f"method {method!r} takes no epsilon; the controller needs one that "
+                         f"does: {', '.join(tunable_methods())}")
     if baseline == "auto":
         baseline = default_baseline()
-    if baseline is not None:
-        api.method_info(baseline)
+    if baseline is not None and not api.method_info(baseline).exact:
+        raise ValueError(f"baseline {baseline!r} is not an exact method")
     schedule = Schedule.stable() if schedule is None else schedule
     if not isinstance(schedule, Schedule):
         raise ValueError(f"schedule must be a drfbench.churn.Schedule, got {schedule!r}")
-    matrix = demand_matrix(demands)
+    matrix = check.demand_matrix(demands)
     shared = getattr(demands, "data", None)
     if schedule != Schedule.stable() and not (
             isinstance(shared, np.ndarray) and shared.shape == matrix.data.shape
@@ -399,8 +385,7 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
         raise ValueError("demands must be a canonical CSR matrix (float32/float64, int32 "
                          "indices, int64 indptr) for the schedule to change them in place")
     churn = Churn(matrix, schedule, seed)
-    threads = None if threads is None else _positive_int(threads, "threads")
-    run_threads = threads if spec.multithreaded else None
+    threads = resolve_threads(threads)
 
     rows, exact = [], None
     for interval in range(first_interval, first_interval + n_intervals):
@@ -414,7 +399,7 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
             mode, shown = "rounds", limit["max_rounds"]
         epsilon, state = controller.epsilon, controller.state()
         result = api.allocate(matrix, method, weights=weights, epsilon=epsilon,
-                              threads=run_threads, **limit)
+                              threads=_threads_for(method, threads), **limit)
         next_epsilon = controller.update(result.timed_out)
         row = {"interval": interval, "events": ";".join(change.events),
                "changed_tenants": int(change.tenants.size), "mode": mode, "deadline": shown,
@@ -423,7 +408,8 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
                "threads": result.threads}
         if baseline is not None:
             if exact is None or change.demands_changed:
-                exact = _run_exact(matrix, baseline, weights, threads)
+                exact = api.allocate(matrix, baseline, weights=weights,
+                                     threads=_threads_for(baseline, threads))
             row.update(utilization_ratio=metrics.utilization_ratio(result.allocation, exact.allocation),
                        fairness=metrics.fairness(result.allocation, exact.allocation),
                        shortfall_worst=metrics.shortfall_outliers(result.allocation, exact.allocation)[0],
@@ -443,7 +429,7 @@ def converged_epsilon(rows, last=CONVERGED_LAST):
     """The epsilon a run converged to: the median of the epsilons of its last `last`
     intervals that finished inside the deadline (NaN if none finished). In the settled
     oscillation these are the window's upper end, the epsilon that just finishes."""
-    last = _positive_int(last, "last")
+    last = check.positive_int(last, "last", allow_none=False)
     done = [r["epsilon"] for r in rows if not r["timed_out"]][-last:]
     return statistics.median(done) if done else math.nan
 
@@ -471,7 +457,7 @@ def settle_intervals(rows, at, band=SETTLE_BAND, last=CONVERGED_LAST):
     lies within [v / band, v * band]. 0: the change was absorbed without leaving the
     band. The band, resolution^2 by default, holds the settled oscillation between
     hi = v and lo = v / resolution and one slide of the window by a timing blip."""
-    band = _real(band, "band")
+    band = check.real(band, "band", finite=True)
     if band < 1:
         raise ValueError(f"band must be at least 1, got {band}")
     segment = _segment(rows, at)
@@ -510,6 +496,10 @@ def _ints(text):
     return [int(x) for x in text.split(",") if x]
 
 
+def _thread_counts(text):
+    return [x if x == "all" else int(x) for x in text.split(",") if x]
+
+
 def _changes(text):
     pairs = []
     for item in (x for x in text.split(",") if x):
@@ -538,12 +528,13 @@ def parse_args(argv):
                    help="deadlines are multiples of a reference measured on the initial "
                         "demands: the exact run's kernel time (median of 3, with the largest "
                         "--threads) in seconds mode, its rounds in round-budget mode")
-    p.add_argument("--threads", type=_ints, default=None,
-                   help="thread count(s), comma-separated: one run each (default: all)")
-    p.add_argument("--method", default="dcdrf", choices=("dcdrf", "sdcdrf"))
+    p.add_argument("--threads", type=_thread_counts, default=["all"],
+                   help="thread counts, comma-separated, 'all' for the default count "
+                        "(OMP_NUM_THREADS, else every usable CPU): one run each; a "
+                        "single-threaded method runs once, on 1")
+    p.add_argument("--method", default="dcdrf", choices=tunable_methods())
     p.add_argument("--baseline", default="auto",
-                   help="exact method for the metrics ('auto': edrf-event if registered, "
-                        "else dcdrf at epsilon 0; 'none' skips the metrics)")
+                   help="exact method for the metrics ('auto': edrf-event; 'none' skips them)")
     p.add_argument("--schedule", default="stable", choices=("stable", "paper"),
                    help="demand and deadline changes (paper: section 5.6, Figure 11)")
     p.add_argument("--churn-fraction", type=float)
@@ -576,8 +567,12 @@ def parse_args(argv):
         if any(v != int(v) for v in args.max_rounds):
             p.error("--max-rounds needs whole round counts (or --relative)")
         args.max_rounds = [int(v) for v in args.max_rounds]
-    if args.threads is not None and (not args.threads or min(args.threads) < 1):
-        p.error("--threads needs positive thread counts")
+    try:
+        args.threads = ([1] if not api.method_info(args.method).takes_option("threads") else
+                        list(dict.fromkeys(resolve_threads(None if t == "all" else t)
+                                           for t in args.threads)))
+    except (TypeError, ValueError) as exc:
+        p.error(f"--threads: {exc}")
     if args.converged_last < 1:
         p.error("--converged-last must be a positive integer")
     overrides = {k: getattr(args, k) for k in ("churn_fraction", "churn_magnitude", "shift_at",
@@ -592,10 +587,9 @@ def parse_args(argv):
         p.error(str(exc))
     if args.baseline == "none":
         args.baseline = None
-    elif args.baseline != "auto" and args.baseline not in api.methods():
-        p.error(f"unknown baseline {args.baseline!r}; registered: {', '.join(api.methods())}")
-    if args.threads is None:
-        args.threads = [default_threads()] if args.method == "dcdrf" else [1]
+    elif args.baseline != "auto" and args.baseline not in api.methods(takes=api.DEMANDS):
+        p.error(f"unknown baseline {args.baseline!r}; registered: "
+                f"{', '.join(api.methods(takes=api.DEMANDS))}")
     return args
 
 
@@ -605,39 +599,9 @@ def _controller_settings(args):
                 patience=args.patience)
 
 
-def git_commit():
-    """The commit of the source tree drfbench runs from ('' outside a git checkout)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                             text=True, cwd=Path(__file__).resolve().parent, timeout=10)
-        return out.stdout.strip() if out.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def write_csv(rows, path):
-    """Write rows (dicts with the same keys) to `path` atomically: a temporary file in
-    the same directory, then os.replace, so a reader never sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else [])
-            writer.writeheader()
-            writer.writerows(rows)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _reference(matrix, method, weights, threads, rounds_mode):
     """Exact run of `method` at epsilon 0: its rounds, or the median of 3 kernel times."""
-    runs = [api.allocate(matrix, method, weights=weights, threads=threads)
+    runs = [api.allocate(matrix, method, weights=weights, threads=_threads_for(method, threads))
             for _ in range(1 if rounds_mode else 3)]
     return runs[0].rounds if rounds_mode else statistics.median(r.elapsed for r in runs)
 
@@ -658,17 +622,14 @@ def _progress(row):
 def main(argv=None):
     from . import workloads
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    info = _machine_config()
-    stamp = {"drfbench": info["drfbench"], "commit": git_commit(), "cpu_model": info["cpu_model"],
-             "cpu_count": info["cpu_count"], "smt": info["smt"], "openmp": info["openmp"],
-             "host": os.uname().nodename,
-             "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    print(f"# drfbench {info['drfbench']} on {info['cpu_model']} ({info['cpu_count']} cpus, "
-          f"openmp={info['openmp']})", flush=True)
+    tidy.exit_on_sigterm()
+    stamp = tidy.stamp()
+    print(f"# drfbench {stamp['drfbench_version']} on {stamp['cpu_model']} "
+          f"({stamp['cpu_count']} cpus, openmp={stamp['openmp']})", flush=True)
     t0 = time.perf_counter()
     wl = (workloads.load(args.workload) if args.workload else
           workloads.generate(args.profile, args.tenants, args.resources, seed=args.seed))
-    matrix = demand_matrix(wl.demands)
+    matrix = check.demand_matrix(wl.demands)
     original = matrix.data.copy()
     print(f"# workload {wl.profile} {wl.n_tenants} x {wl.n_resources}, {wl.nnz} non-zeros, "
           f"{time.perf_counter() - t0:.2f} s", flush=True)
@@ -678,9 +639,9 @@ def main(argv=None):
     rows, summary = [], []
     reference = None
     if args.relative:   # one reference for all runs, so that every thread count gets
-        ref_threads = max(args.threads) if args.method == "dcdrf" else None   # the same deadlines
+        ref_threads = max(args.threads)                                        # the same deadlines
         reference = _reference(matrix, args.method, wl.weights, ref_threads, rounds_mode)
-        print(f"# reference (exact {args.method}, {ref_threads or 1} threads): "
+        print(f"# reference (exact {args.method}, {ref_threads} threads): "
               f"{reference:.6g} {'rounds' if rounds_mode else 's'}", flush=True)
     for threads in args.threads:
         for value in values:
@@ -694,7 +655,7 @@ def main(argv=None):
             ctl = EpsilonController(**_controller_settings(args))
             run_rows = run_intervals(
                 matrix, args.intervals, controller=ctl, method=args.method,
-                threads=threads if args.method == "dcdrf" else None, weights=wl.weights,
+                threads=threads, weights=wl.weights,
                 schedule=schedule, seed=args.seed, baseline=args.baseline, on_row=_progress,
                 **({"max_rounds": base} if rounds_mode else {"deadline": base}))
             head = {"profile": wl.profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
@@ -722,9 +683,9 @@ def main(argv=None):
                   + "".join(f"; after {'the start' if j == 1 else f'the change at {j}'}: "
                             f"settled in {settle[j]} (band), {resettle[j]} (phase) intervals"
                             for j in points), flush=True)
-    write_csv(rows, args.csv)
+    tidy.write(rows, args.csv)
     if args.summary:
-        write_csv(summary, args.summary)
+        tidy.write(summary, args.summary)
     return rows, summary
 
 

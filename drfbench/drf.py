@@ -30,10 +30,10 @@ Divisible Leontief users (the model of the properties table; drfbench.properties
 Every divisible policy is a callable policy(demands, weights=None) -> dense (n, m) array.
 """
 import argparse
-import functools
 import heapq
 import math
 import sys
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,29 +130,60 @@ def scheduler(demands, capacity, *, weights=None, tasks=None, slots=0, isa=None)
     return _isa.kernels(isa).drf.TaskScheduler(D, C, w, queue, k)
 
 
-def _static(demands, capacity, weights, tasks, slots):
+def task_scheduler(spec, demands, machines, *, weights=None, tasks=None, slots=None, isa=None):
+    """The registry's implementation of the task methods: a `scheduler` for method `spec`
+    ("online-drf", or "slots" with `slots` per machine)."""
+    if spec.takes_option("slots"):
+        if slots is None:
+            raise ValueError(f"policy {spec.name!r} needs slots, the number of slots per machine")
+        return scheduler(demands, machines, weights=weights, tasks=tasks,
+                         slots=check.positive_int(slots, "slots"), isa=isa)
+    if slots is not None:
+        raise ValueError(f"policy {spec.name!r} takes no slots (got {slots!r})")
+    return scheduler(demands, machines, weights=weights, tasks=tasks, isa=isa)
+
+
+def schedule(demands, machines, policy="online-drf", *, weights=None, tasks=None, slots=None,
+             isa=None):
+    """Launch tasks with a registered task policy (`drfbench.methods(takes="tasks")`) until
+    no user's next task can start; a static run on an idle cluster.
+
+    demands: (users, resources) one task's resources per user, absolute units;
+    machines: one machine's capacity (1-D) or one row per machine; weights: per user;
+    tasks: tasks each user has to run (None or inf: an infinite queue); slots: per
+    machine, for policy "slots". Returns a TaskAllocation."""
+    from .api import TASKS, method_info
+    spec = method_info(policy)
+    if spec.takes != TASKS:
+        raise ValueError(f"policy {policy!r} does not take tasks on machines; task policies: "
+                         f"{', '.join(m for m in _task_methods())}")
     D = _task_demands(demands)
-    s = scheduler(D, capacity, weights=weights, tasks=tasks, slots=slots)
-    users, machines = s.schedule()
+    s = spec.run(spec, D, machines, weights=weights, tasks=tasks, slots=slots, isa=isa)
+    users, where = s.schedule()
     count = s.launched
     return TaskAllocation(tasks=count, allocation=count[:, None] * D, shares=s.shares,
-                          order_users=users, order_machines=machines, decisions=s.decisions)
+                          order_users=users, order_machines=where, decisions=s.decisions)
+
+
+def _task_methods():
+    from .api import TASKS, methods
+    return methods(takes=TASKS)
 
 
 def online_drf(demands, capacity, *, weights=None, tasks=None):
     """Online DRF for discrete tasks: repeatedly launch a task of the user with the smallest
     weighted dominant share whose next task fits, until none fits (lecture, "Online DRF
-    Scheduler"). E.g. capacity <9 CPU, 18 GB>, tasks <1, 4> and <3, 1>: 3 and 2 tasks."""
-    return _static(demands, capacity, weights, tasks, 0)
+    Scheduler"). E.g. capacity <9 CPU, 18 GB>, tasks <1, 4> and <3, 1>: 3 and 2 tasks.
+    The same as schedule(demands, capacity, "online-drf", ...)."""
+    return schedule(demands, capacity, "online-drf", weights=weights, tasks=tasks)
 
 
 def slot_schedule(demands, capacity, slots, *, weights=None, tasks=None):
     """Slot-based fair sharing (Hadoop fair scheduler): each machine has `slots` slots, a
     task takes one whatever it demands, the user with the fewest slots per weight gets the
-    next free one. Machines may end up oversubscribed (allocation beyond capacity)."""
-    if not slots:
-        raise ValueError("slots must be a positive integer")
-    return _static(demands, capacity, weights, tasks, slots)
+    next free one. Machines may end up oversubscribed (allocation beyond capacity).
+    The same as schedule(demands, capacity, "slots", slots=slots, ...)."""
+    return schedule(demands, capacity, "slots", weights=weights, tasks=tasks, slots=slots)
 
 
 # --------------------------------------------------------------------------------------
@@ -186,12 +217,17 @@ def progressive_filling(demands, rates):
     next saturation. Returns the (n, m) allocation x_i * D_i.
     """
     D = divisible_demands(demands)
+    return _fill(D, np.asarray(rates, dtype=np.float64))[0]
+
+
+def _fill(D, rates):
+    """progressive_filling on validated demands: (allocation, steps taken)."""
     n, m = D.shape
-    rates = np.asarray(rates, dtype=np.float64)
     x = np.zeros(n)
     residual = np.ones(m)
     uses = D > 0
     active = uses.any(axis=1)
+    steps = 0
     while active.any():
         speed = rates[active] @ D[active]          # resource consumed per unit of time
         grows = speed > 0
@@ -201,27 +237,32 @@ def progressive_filling(demands, rates):
         full = residual <= SATURATED
         residual[full] = 0.0
         active &= ~(uses[:, full].any(axis=1))
-    return x[:, None] * D
+        steps += 1
+    return x[:, None] * D, steps
 
 
 def drf(demands, weights=None):
     """Divisible DRF: max-min fairness on weighted dominant shares max_r A_ir / w_i, by
     progressive filling (Ghodsi et al.'s definition, literal NumPy)."""
-    D = divisible_demands(demands)
+    return _drf_filling(divisible_demands(demands), weights)[0]
+
+
+def _drf_filling(D, weights):
     w = check.tenant_weights(weights, D.shape[0])
     peak = D.max(axis=1, initial=0.0)
-    rates = np.divide(w, peak, out=np.zeros_like(w), where=peak > 0)
-    return progressive_filling(D, rates)
+    return _fill(D, np.divide(w, peak, out=np.zeros_like(w), where=peak > 0))
 
 
 def asset_fairness(demands, weights=None):
     """Asset fairness: max-min fairness on weighted sums of shares sum_r A_ir / w_i, by
     progressive filling (users still unsaturated keep growing after others freeze)."""
-    D = divisible_demands(demands)
+    return _asset_filling(divisible_demands(demands), weights)[0]
+
+
+def _asset_filling(D, weights):
     w = check.tenant_weights(weights, D.shape[0])
     total = D.sum(axis=1)
-    rates = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
-    return progressive_filling(D, rates)
+    return _fill(D, np.divide(w, total, out=np.zeros_like(w), where=total > 0))
 
 
 def ceei(demands, weights=None):
@@ -295,43 +336,39 @@ def _polish_prices(D, w, p):
     return q_p if err < best_err else best
 
 
-def edrf(demands, weights=None):
-    """The project's exact EDRF kernel (drfbench.allocate(..., "edrf")) as a policy: the
-    same allocation as drf() in exact arithmetic. Rows are scaled to at most 1 first (only
-    their direction matters: allocations are proportional to demands, uncapped)."""
-    return _allocate(demands, weights, "edrf", 0.0)
+# The registry's implementations of the divisible policies (drfbench.allocate(..., method)):
+# dense NumPy references, for the small instances of the property checks.
+DENSE_LIMIT = 10**8        # entries of the dense demand matrix these methods build
 
 
-def dcdrf(epsilon):
-    """A policy running DC-DRF (drfbench.allocate(..., "dcdrf")) at this epsilon."""
-    eps = check.epsilon_value(epsilon)
-
-    def policy(demands, weights=None):
-        return _allocate(demands, weights, "dcdrf", eps)
-    policy.__name__ = f"dcdrf_eps{eps:g}"
-    policy.__doc__ = f"DC-DRF (drfbench.allocate, method 'dcdrf') at epsilon = {eps:g}."
-    return policy
-
-
-@functools.cache
-def _variant():
-    """The kernel variant, resolved once: the properties call allocate() thousands of times
-    on tiny instances, and resolving reads /proc/cpuinfo."""
-    return _isa.resolve()
+def _run_divisible(spec, matrix, weights, fill):
+    n, m = matrix.shape
+    if n * m > DENSE_LIMIT:
+        raise ValueError(f"method {spec.name!r} is a dense NumPy reference for small instances; "
+                         f"demands of shape {matrix.shape} are too large (use 'edrf-event')")
+    start = time.perf_counter()
+    A, rounds = fill(matrix.toarray().astype(np.float64, copy=False), weights)
+    elapsed = time.perf_counter() - start
+    rows = np.repeat(np.arange(n), np.diff(matrix.indptr))
+    level = A.max(axis=1, initial=0.0) / weights
+    return A[rows, matrix.indices].astype(matrix.dtype), level, rounds, False, elapsed, "numpy"
 
 
-def _allocate(demands, weights, method, epsilon):
-    from .api import allocate
-    D = divisible_demands(demands)
-    peak = D.max(axis=1, initial=0.0)
-    D = D / np.maximum(peak, 1.0)[:, None]
-    kwargs = {"epsilon": epsilon} if epsilon else {}
-    res = allocate(D, method, weights=weights, threads=1, dtype=np.float64, isa=_variant(),
-                   **kwargs)
-    return res.allocation.toarray()
+def run_drf(spec, matrix, weights, **options):
+    """Divisible DRF (drf()); rounds: progressive filling's steps."""
+    return _run_divisible(spec, matrix, weights, _drf_filling)
 
 
-POLICIES = {"Asset": asset_fairness, "CEEI": ceei, "DRF": drf, "EDRF": edrf}
+def run_asset_fairness(spec, matrix, weights, **options):
+    """Asset fairness (asset_fairness()); rounds: progressive filling's steps."""
+    return _run_divisible(spec, matrix, weights, _asset_filling)
+
+
+def run_ceei(spec, matrix, weights, **options):
+    """CEEI (ceei()); rounds: 0, it is solved as one convex program."""
+    return _run_divisible(spec, matrix, weights, lambda D, w: (ceei(D, w), 0))
+
+
 
 
 # --------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
     from drfbench import drf, properties as props
     props.strategy_proofness(drf.ceei, props.lecture_instance())      # Verdict(holds=False, ...)
-    props.envy_freeness(drf.dcdrf(0.1), props.random_instances(200, seed=0))
+    props.envy_freeness(props.policy_of("dcdrf", epsilon=0.1), props.random_instances(200, seed=0))
     props.check(drf.drf, props.random_instances(100))                 # {property: Verdict}
 
 The model (divisible Leontief users, as in the lecture's table). Each resource has capacity 1.
@@ -15,7 +15,8 @@ Adding capacity to resource r by a factor c is the instance with column r divide
 
 A policy is a callable policy(demands, weights) -> allocation (or policy(demands) when it
 takes no weights), where allocation is a dense array, a scipy.sparse matrix or an
-drfbench AllocationResult; drfbench.drf has asset_fairness, ceei, drf, edrf and dcdrf(eps).
+drfbench AllocationResult; drfbench.drf has asset_fairness, ceei and drf, and policy_of(name,
+**options) makes any registered method taking divisible demands one (e.g. "dcdrf", epsilon=0.1).
 An allocation beyond capacity (by more than 1e-6) or negative is an error, not a verdict.
 
 Each check takes a policy and an instance (an Instance, a 2-D demand array, or a
@@ -207,6 +208,27 @@ class Policy:
 
 def as_policy(policy, name=None):
     return policy if isinstance(policy, Policy) else Policy(policy, name)
+
+
+def policy_of(method, **options):
+    """Registered method `method` (one taking divisible demands: drfbench.methods(takes=
+    "demands")) as a Policy named by its label, run on one thread in float64 with
+    `options` (e.g. epsilon=0.1). Rows are scaled to at most 1 first: every such method is
+    Leontief and uncapped, so only a row's direction matters."""
+    from .api import DEMANDS, allocate, method_info
+    spec = method_info(method)
+    if spec.takes != DEMANDS:
+        raise ValueError(f"method {method!r} takes {spec.takes}, not divisible demands")
+    threads = {"threads": 1} if spec.takes_option("threads") else {}
+
+    def run(demands, weights=None):
+        D = _drf.divisible_demands(demands)
+        D = D / np.maximum(D.max(axis=1, initial=0.0), 1.0)[:, None]
+        return allocate(D, method, weights=weights, dtype=np.float64, **threads, **options).allocation
+    label = spec.label or spec.name
+    if "epsilon" in options:
+        label = f"{label} eps={options['epsilon']:g}"
+    return Policy(run, label)
 
 
 @dataclass(frozen=True)
@@ -565,11 +587,17 @@ def check(policy, instances=None, *, properties=None, count=100, seed=0, zeros=0
     return out
 
 
-def table_policies(epsilons=(0.01, 0.1)):
-    """The table's rows: the lecture's three policies, EDRF and DC-DRF at each epsilon."""
-    policies = {"Asset": _drf.asset_fairness, "CEEI": _drf.ceei, "DRF": _drf.drf, "EDRF": _drf.edrf}
-    for eps in epsilons:
-        policies[f"DC-DRF eps={eps:g}"] = _drf.dcdrf(eps)
+def table_policies(methods, epsilons=(0.01, 0.1)):
+    """The table's rows: {label: policy} for each registered method in `methods` (see
+    policy_of), once per epsilon for the methods that take one."""
+    from .api import method_info
+    policies = {}
+    for method in methods:
+        runs = ([{"epsilon": eps} for eps in epsilons]
+                if method_info(method).takes_option("epsilon") else [{}])
+        for options in runs:
+            policy = policy_of(method, **options)
+            policies[policy.name] = policy
     return policies
 
 
@@ -608,9 +636,8 @@ def lecture_examples():
                          "tasks": float(u[i]), **{f"share_{r}": float(A[i, r]) for r in range(A.shape[1])}})
 
     lec = lecture_instance()
-    for name in ("DRF", "Asset", "CEEI"):
-        add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", name, lec,
-            _drf.POLICIES[name](lec.demands))
+    for name, policy in (("DRF", _drf.drf), ("Asset", _drf.asset_fairness), ("CEEI", _drf.ceei)):
+        add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", name, lec, policy(lec.demands))
     online = _drf.online_drf([[1, 4], [3, 1]], [9, 18])
     add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", "online DRF (tasks)", lec,
         online.allocation / np.array([9.0, 18.0]))
@@ -629,16 +656,18 @@ def lecture_examples():
 
 def main(argv=None):
     """python -m drfbench.properties --out table.csv [--examples examples.csv] [options]"""
-    from ._config import config
-    from .pipeline import write_csv
+    from . import rows as tidy
+    from .api import DEMANDS, methods
     p = argparse.ArgumentParser(prog="python -m drfbench.properties",
                                 description="Regenerate the DRF lecture's property table empirically.")
     p.add_argument("--out", required=True, help="the table, one row per (policy, property)")
     p.add_argument("--examples", help="also write the lecture's worked examples here")
+    p.add_argument("--methods", nargs="+", default=list(methods(takes=DEMANDS)),
+                   help="registered methods taking divisible demands, one row each (default: all)")
     p.add_argument("--instances", type=int, default=200, help="random instances per check")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--epsilons", type=float, nargs="*", default=[0.01, 0.1],
-                   help="DC-DRF rows, one per epsilon")
+                   help="one row per epsilon for the methods that take one")
     p.add_argument("--zeros", type=float, nargs="+", default=[0.0, 0.2],
                    help="fractions of zero demands in the random instances, one table each "
                         "(0: every user demands every resource, the lecture's setting)")
@@ -646,15 +675,19 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.instances < 1 or any(not 0 <= z < 1 for z in args.zeros):
         p.error("--instances must be >= 1 and every --zeros in [0, 1)")
-    stamp = {"instances": args.instances, "seed": args.seed, "tol": args.tol,
-             "cpu_model": config()["cpu_model"]}
+    unknown = [m for m in args.methods if m not in methods(takes=DEMANDS)]
+    if unknown:
+        p.error(f"--methods: {', '.join(unknown)} do not take divisible demands; "
+                f"choose from {', '.join(methods(takes=DEMANDS))}")
+    tidy.exit_on_sigterm()
+    stamp = {"instances": args.instances, "seed": args.seed, "tol": args.tol, **tidy.stamp()}
     rows = []
     for zeros in args.zeros:
-        rows += property_table(table_policies(args.epsilons), args.instances, args.seed,
-                               zeros=zeros, tol=args.tol, progress=sys.stderr)
-    write_csv([{**row, **stamp} for row in rows], args.out)
+        rows += property_table(table_policies(args.methods, args.epsilons), args.instances,
+                               args.seed, zeros=zeros, tol=args.tol, progress=sys.stderr)
+    tidy.write([{**row, **stamp} for row in rows], args.out)
     if args.examples:
-        write_csv([{**row, **stamp} for row in lecture_examples()], args.examples)
+        tidy.write([{**row, **stamp} for row in lecture_examples()], args.examples)
 
 
 if __name__ == "__main__":

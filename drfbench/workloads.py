@@ -57,15 +57,15 @@ from __future__ import annotations
 import math
 import operator
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import csr_array
 
-from ._config import default_threads
-from ._kernels import workloads as _kernel
+from . import _isa
+from ._io import replacing
+from ._machine import resolve_threads
 from ._validation import csr_from_arrays
 
 __all__ = ["PROFILES", "Workload", "generate", "save", "load"]
@@ -195,8 +195,8 @@ def generate(profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
 
     n_tenants >= 1 rows, n_resources >= 2 columns; seed: integer in [0, 2^64); dtype:
     float32 (default) or float64 values; weights: None or "random"; threads: OpenMP
-    threads (None: OpenMP's default, OMP_NUM_THREADS respected). The result does not
-    depend on `threads`.
+    threads (None: OMP_NUM_THREADS, else every usable CPU). The result does not depend
+    on `threads`.
     """
     name = _check_profile(profile)
     n_tenants = _as_int(n_tenants, "n_tenants", 1)
@@ -205,23 +205,25 @@ def generate(profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
     dt = _check_dtype(dtype)
     if not (weights is None or (isinstance(weights, str) and weights in WEIGHT_OPTIONS)):
         raise ValueError(f"weights must be one of {WEIGHT_OPTIONS}, got {weights!r}")
-    threads = default_threads() if threads is None else _as_int(threads, "threads", 1)
+    threads = resolve_threads(None if threads is None else _as_int(threads, "threads", 1))
+    # The generic variant always: the same numbers whatever the CPU (and no FMA contraction).
+    kernel = _isa.kernels("generic").workloads
 
     capacities = np.empty(n_resources, dtype=np.float64)
-    _kernel.capacities(seed, CAPACITY_RANGE[0], CAPACITY_RANGE[1], capacities)
+    kernel.capacities(seed, CAPACITY_RANGE[0], CAPACITY_RANGE[1], capacities)
     bounds = cluster_bounds(n_resources)
 
     indptr = np.empty(n_tenants + 1, dtype=np.int64)
-    nnz = _kernel.row_lengths(seed, _LENGTH_THRESHOLDS[name[0]], MIN_LENGTH,
+    nnz = kernel.row_lengths(seed, _LENGTH_THRESHOLDS[name[0]], MIN_LENGTH,
                               min(MAX_LENGTH, n_resources), indptr, threads)
     indices = np.empty(nnz, dtype=np.int32)
     data = np.empty(nnz, dtype=dt)
-    _kernel.fill_rows(seed, int(name[1]), indptr, bounds, capacities, indices, data, threads)
+    kernel.fill_rows(seed, int(name[1]), indptr, bounds, capacities, indices, data, threads)
 
     w = None
     if weights == "random":
         w = np.empty(n_tenants, dtype=np.float64)
-        _kernel.uniform_reals(seed, WEIGHT_RANGE[0], WEIGHT_RANGE[1], w)
+        kernel.uniform_reals(seed, WEIGHT_RANGE[0], WEIGHT_RANGE[1], w)
     return Workload(demands=csr_from_arrays(data, indices, indptr, (n_tenants, n_resources)),
                     capacities=capacities, weights=w, cluster_bounds=bounds, profile=name,
                     seed=seed, weights_option=weights)
@@ -249,20 +251,8 @@ def save(workload: Workload, path) -> str:
     }
     if workload.weights is not None:
         arrays["weights"] = workload.weights
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    with replacing(path, suffix=".npz") as tmp:
+        np.savez(tmp, **arrays)
     return path
 
 

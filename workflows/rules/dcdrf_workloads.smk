@@ -1,5 +1,9 @@
-# Workloads, generated once per (profile, scale, seed) and reused by every run, and the
-# exact allocation of each, against which every run's fairness is measured.
+# DC-DRF family: workloads, generated once per (profile, scale, seed) and reused by every
+# run, and the exact allocation of each, against which every run's fairness is measured.
+
+
+wildcard_constraints:
+    workload=r"[A-Z][0-9]-\d+x\d+-s\d+",
 
 
 rule workload:
@@ -10,7 +14,7 @@ rule workload:
     params:
         python=PYTHON,
     shell:
-        "{params.python} -m drfbench.pipeline workload --workload {wildcards.workload} "
+        "{params.python} -m drfbench.sweeps workload --workload {wildcards.workload} "
         "--out {output} > {log} 2>&1"
 
 
@@ -26,5 +30,5 @@ rule baseline:
         method=config["baseline"],
     threads: workflow.cores
     shell:
-        "{params.python} -m drfbench.pipeline baseline --workload-file {input} "
+        "{params.python} -m drfbench.sweeps baseline --workload-file {input} "
         "--method {params.method} --out {output} > {log} 2>&1"

@@ -1,20 +1,18 @@
-# DC-DRF's outer loop (python -m drfbench.controller): the epsilon it converges to against
-# the deadline (Figure 10), and its adaptation to changes in demand and deadline over 80
-# control intervals (Figure 11). Budgets are seconds, or rounds (mode: rounds, exact and
-# reproducible); `relative` makes them multiples of the exact run's time or rounds. Figure 10
-# is drawn for each of `methods` (DC-DRF and sDC-DRF); Figure 11 for DC-DRF.
+# DC-DRF family: the outer loop (python -m drfbench.controller), the epsilon it converges
+# to against the deadline (Figure 10), and its adaptation to changes in demand and deadline
+# over 80 control intervals (Figure 11). Budgets are seconds, or rounds (mode: rounds, exact
+# and reproducible); `relative` makes them multiples of the exact run's time or rounds.
+# Figure 10 is drawn for each of `methods`; Figure 11 for the first. Threads: the config's
+# counts, "all" for the job's cores; a single-threaded method runs once, on one.
 
 CONTROLLER = config["controller"]
-CONTROLLER_WORKLOAD = pipeline.workload_name(
+CONTROLLER_WORKLOAD = sweeps.workload_name(
     CONTROLLER["profile"], CONTROLLER["tenants"], CONTROLLER["resources"], config["seed"])
 CONTROLLER_BUDGET = "--max-rounds" if CONTROLLER["mode"] == "rounds" else "--deadline"
 CONTROLLER_RELATIVE = "--relative" if CONTROLLER["relative"] else ""
-CONTROLLER_THREADS = ",".join(str(workflow.cores if t == "all" else t) for t in CONTROLLER["threads"])
-
-
-def controller_threads(method):
-    """sDC-DRF is single-threaded whatever is asked: run its outer loop once, on 1 thread."""
-    return "1" if method == "sdcdrf" else CONTROLLER_THREADS
+CONTROLLER_THREADS = ",".join(map(str, CONTROLLER["threads"]))
+CONTROLLER_TABLES = [f"epsilon_vs_deadline_{m}" for m in CONTROLLER["methods"]] + ["adaptation"]
+TARGETS += expand("results/{name}/controller/{table}.csv", name=NAME, table=CONTROLLER_TABLES)
 
 
 rule epsilon_vs_deadline:
@@ -30,7 +28,7 @@ rule epsilon_vs_deadline:
         python=PYTHON,
         budget_flag=CONTROLLER_BUDGET,
         relative=CONTROLLER_RELATIVE,
-        threads=lambda w: controller_threads(w.method),
+        threads=CONTROLLER_THREADS,
         budgets=",".join(map(str, CONTROLLER["budgets"])),
         intervals=CONTROLLER["intervals"],
     threads: workflow.cores  # timing runs alone
@@ -56,8 +54,17 @@ rule adaptation:
         relative=CONTROLLER_RELATIVE,
         threads=CONTROLLER_THREADS,
         budget=CONTROLLER["adaptation_budget"],
+        method=CONTROLLER["methods"][0],
     threads: workflow.cores
     shell:
         "{params.python} -m drfbench.controller --workload {input} --intervals 80 "
-        "{params.budget_flag} {params.budget} {params.relative} --threads {params.threads} --schedule paper --csv {output.rows} "
+        "{params.budget_flag} {params.budget} {params.relative} --threads {params.threads} "
+        "--method {params.method} --schedule paper --csv {output.rows} "
         "--summary {output.summary} > {log} 2>&1"
+
+
+NOTEBOOKS["fig10_11_controller"] = dict(
+    results=[f"controller/{table}{suffix}.csv"
+             for table in CONTROLLER_TABLES for suffix in ("", "_summary")],
+    figures=["fig10_epsilon.png", "fig10_epsilon.pdf", "fig11_adaptation.png",
+             "fig11_adaptation.pdf"])

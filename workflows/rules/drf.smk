@@ -1,15 +1,18 @@
-# Classic DRF (issue 7): the lecture's property table, checked empirically, and its DRF vs
-# slots experiment, each a results CSV from a pipeline step, drawn by its notebook
-# (workflows/figures.smk).
+# Classic DRF (Ghodsi et al., NSDI'11, as the cs262a lecture presents it): the lecture's
+# property table, checked empirically, and its DRF vs slots experiment on the cluster
+# simulator, each a results CSV drawn by its notebook.
 #
 # Config (key `drf`):
+#   methods: the table's rows (registered methods taking divisible demands)
 #   instances: random instances per property check    seed: their seed
-#   zeros: fractions of zero demands, one table each   epsilons: DC-DRF rows
+#   zeros: fractions of zero demands, one table each   epsilons: rows of methods taking one
 #   machines, machine: the simulated cluster (count; one machine's <CPU, GB>)
 #   tasks_per_job, duration: jobs of both types (tasks per job, seconds per task)
 #   slots: slots per machine for the slot scheduler    horizon, jitter: simulation length, noise
 
 DRF = config["drf"]
+TARGETS += expand("results/{name}/drf/{table}.csv", name=NAME,
+                  table=["drf_properties", "drf_examples", "drf_vs_slots"])
 
 
 rule drf_properties:
@@ -20,13 +23,15 @@ rule drf_properties:
         "results/{name}/logs/drf/properties.log",
     params:
         python=PYTHON,
+        methods=" ".join(DRF["methods"]),
         instances=DRF["instances"],
         seed=DRF["seed"],
         zeros=" ".join(map(str, DRF["zeros"])),
         epsilons=" ".join(map(str, DRF["epsilons"])),
     shell:
         "{params.python} -m drfbench.properties --out {output.table} "
-        "--examples {output.examples} --instances {params.instances} --seed {params.seed} "
+        "--examples {output.examples} --methods {params.methods} "
+        "--instances {params.instances} --seed {params.seed} "
         "--zeros {params.zeros} --epsilons {params.epsilons} > {log} 2>&1"
 
 
@@ -51,3 +56,9 @@ rule drf_vs_slots:
         "--slots {params.slots} --horizon {params.horizon} --jitter {params.jitter} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
+
+NOTEBOOKS["drf_properties"] = dict(
+    results=["drf/drf_properties.csv", "drf/drf_examples.csv"],
+    figures=["drf_properties.png", "drf_properties.pdf", "drf_properties.md"])
+NOTEBOOKS["drf_vs_slots"] = dict(
+    results=["drf/drf_vs_slots.csv"], figures=["drf_vs_slots.png", "drf_vs_slots.pdf"])
