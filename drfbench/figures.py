@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-PAPER = "DC-DRF (Kim, Bhatotia et al., SoCC'18)"
+PAPER = "DC-DRF (Kash, O'Shea and Volos, SoCC'18)"
 
 
 def read(results, name):

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Figure 2: how often Azure VMs become active or idle within 5 minutes
 #
-# Regenerates Figure 2 of DC-DRF (Kim, Bhatotia et al., SoCC'18, Section 2.2), "Fraction of
+# Regenerates Figure 2 of DC-DRF (Kash, O'Shea and Volos, SoCC'18, Section 2.2), "Fraction of
 # VMs that become active or idle at least once within each 5-min interval". The paper plots,
 # per 5-minute interval of an Azure VM CPU trace, the number (fraction) of VMs that make at
 # least one transition between idle and active, and reports the 95th percentile over 350

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Figure 3: conventional DRF (EDRF, Algorithm 1) does not scale
 #
-# Regenerates Figure 3 of DC-DRF (Kim, Bhatotia et al., SoCC'18, Section 2.3), "Conventional
+# Regenerates Figure 3 of DC-DRF (Kash, O'Shea and Volos, SoCC'18, Section 2.3), "Conventional
 # DRF performance analysis". **Left:** for each demand profile, the number of rounds and the
 # time of a basic single-threaded EDRF on 100K resources and 1M tenants. Key: demand vector
 # lengths in [0, 128] drawn from a Gaussian (g) or uniform (u) distribution; resource

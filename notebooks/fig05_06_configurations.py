@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Figures 5 (left) and 6: thread scaling and configuration options
 #
-# Regenerates two figures of DC-DRF (Kim, Bhatotia et al., SoCC'18), §4.4–4.8:
+# Regenerates two figures of DC-DRF (Kash, O'Shea and Volos, SoCC'18), §4.4–4.8:
 #
 # * **Figure 5 (left)**, "Core-level scalability with hyperthreading enabled (two threads
 #   per core)": the elapsed time of a DC-DRF microbenchmark against the number of cores

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Figure 7: DC-DRF rounds and fairness by demand profile
 #
-# Regenerates Figure 7 of DC-DRF (Kim, Bhatotia et al., SoCC'18), §5.2: "DC-DRF
+# Regenerates Figure 7 of DC-DRF (Kash, O'Shea and Volos, SoCC'18), §5.2: "DC-DRF
 # performance and fairness by demand profile. Bars show rounds normalized to baseline.
 # Markers show standard deviation against baseline. Key: demand vector length [0,128],
 # Gaussian (g), Uniform (u), resource locality none (0), one (1) or two (2) clusters."

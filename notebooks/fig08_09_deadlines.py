@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Figures 8 and 9: utilization and fairness against the deadline
 #
-# Regenerates Figures 8 and 9 of DC-DRF (Kim, Bhatotia et al., SoCC'18), §5.3–5.4. On the
+# Regenerates Figures 8 and 9 of DC-DRF (Kash, O'Shea and Volos, SoCC'18), §5.3–5.4. On the
 # G0 profile (1M tenants x 100K resources) the paper compares four configurations
 # against the deadline (seconds): parallel DC-DRF (DC-DRF), single-threaded DC-DRF
 # (sDC-DRF), parallel EDRF stopped at the deadline (pEDRF) and parallel EDRF allowed one
