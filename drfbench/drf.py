@@ -510,8 +510,7 @@ def drf_vs_slots(cluster, job_types, slot_counts, *, horizon, jitter, seed, samp
 
 def main(argv=None):
     """python -m drfbench.drf slots --out results/<name>/drf/drf_vs_slots.csv [options]"""
-    from .pipeline import write_csv
-    from ._config import config
+    from . import rows as tidy
     p = argparse.ArgumentParser(prog="python -m drfbench.drf", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     a = sub.add_parser("slots", help="the lecture's DRF vs slots experiment, as a tidy CSV")
@@ -536,14 +535,13 @@ def main(argv=None):
                  JobType("Type 2", tuple(args.type2), args.tasks_per_job, args.duration)]
     rows = drf_vs_slots(cluster, job_types, args.slots, horizon=args.horizon,
                         jitter=args.jitter, seed=args.seed, sample=args.sample)
-    info = config()
+    tidy.exit_on_sigterm()
     stamp = {"machines": args.machines, "machine": " ".join(f"{c:g}" for c in args.machine),
              "type1": " ".join(f"{c:g}" for c in args.type1),
              "type2": " ".join(f"{c:g}" for c in args.type2),
              "tasks_per_job": args.tasks_per_job, "duration": args.duration,
-             "jitter": args.jitter, "seed": args.seed, "cpu_model": info["cpu_model"],
-             "drfbench_version": info["drfbench"]}
-    write_csv([{**row, **stamp} for row in rows], args.out)
+             "jitter": args.jitter, "seed": args.seed, **tidy.stamp()}
+    tidy.write([{**row, **stamp} for row in rows], args.out)
     print(f"drf_vs_slots: {len(rows)} rows -> {args.out}", file=sys.stderr)
 
 

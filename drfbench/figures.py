@@ -6,31 +6,42 @@ results/<name>, or the committed reference/<name>) and `figures` (where it write
 the same notebook runs headless from the pipeline (papermill) and as it is in JupyterLab.
 """
 import math
-import os
 from pathlib import Path
 
 import pandas as pd
+
+from . import rows
+from ._io import replacing
 
 PAPER = "DC-DRF (Kash, O'Shea and Volos, SoCC'18)"
 
 
 def read(results, name):
     """The results table `name` (e.g. "profiles", "controller/adaptation") of a results
-    directory, with an error that says which pipeline target makes it."""
+    directory, read through drfbench.rows (which checks its provenance columns), with an
+    error that says which pipeline target makes it. Rows of runs the machine skipped (a
+    kernel variant its CPU cannot run) are left out; their reasons are in
+    table.attrs["skipped"]."""
     path = Path(results) / f"{name}.csv"
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} does not exist: run the pipeline for this profile first "
             f"(snakemake --cores all [--configfile workflows/config/<profile>.yaml]), "
             f"or point `results` at reference/default")
-    return pd.read_csv(path)
+    table = rows.read(path)
+    if "skipped" not in table:
+        return table
+    skipped = table["skipped"].notna() & (table["skipped"].astype(str) != "")
+    measured = table[~skipped].reset_index(drop=True)
+    measured.attrs["skipped"] = sorted(set(table.loc[skipped, "skipped"].astype(str)))
+    return measured
 
 
 def machine(table):
     """One line naming the machine and code that produced a results table, from its
-    provenance columns (sweep rows and controller rows name them differently)."""
+    provenance columns (drfbench.rows.PROVENANCE)."""
     row = table.iloc[0]
-    get = lambda *keys: next((row[k] for k in keys if k in row and pd.notna(row[k])), None)
+    get = lambda key: row[key] if key in row and pd.notna(row[key]) and row[key] != "" else None
     parts = [str(get("cpu_model") or "unknown CPU")]
     cpus = get("cpu_count")
     if cpus is not None:
@@ -38,14 +49,14 @@ def machine(table):
     threads = [c for c in ("threads_run", "threads") if c in table]
     if threads:
         parts.append(f"up to {int(table[threads[0]].max())} threads")
-    smt = get("smt_present", "smt")
+    smt = get("smt_present")
     if smt is not None:
         parts.append("SMT" if str(smt) == "True" else "no SMT")
     host = get("host")
     if host is not None:
         parts.append(f"host {host}")
-    version, commit = get("drfbench_version", "drfbench"), get("git_commit", "commit")
-    code = f"drfbench {version}" + (f" @ {str(commit)[:7]}" if commit else "")
+    commit = get("git_commit")
+    code = f"drfbench {get('drfbench_version')}" + (f" @ {str(commit)[:7]}" if commit else "")
     return f"Measured on {', '.join(parts)}; {code}"
 
 
@@ -60,16 +71,10 @@ def caption(fig, text):
 
 def save(fig, figures, stem):
     """Write `fig` as figures/<stem>.png and .pdf, each atomically (no half-written file)."""
-    figures = Path(figures)
-    figures.mkdir(parents=True, exist_ok=True)
     paths = []
     for ext in ("png", "pdf"):
-        path = figures / f"{stem}.{ext}"
-        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.{ext}")
-        try:
+        path = Path(figures) / f"{stem}.{ext}"
+        with replacing(path, suffix=f".{ext}") as tmp:
             fig.savefig(tmp, dpi=150)
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
         paths.append(path)
     return paths

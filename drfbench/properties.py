@@ -180,7 +180,7 @@ class Policy:
             self.weighted = True
 
     def __call__(self, demands, weights=None):
-        D = np.asarray(demands, dtype=np.float64)
+        D = _drf.divisible_demands(demands)
         if self.weighted:
             out = self.fn(D, weights)
         else:

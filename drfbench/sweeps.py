@@ -59,9 +59,14 @@ def parse_run_id(text):
     return {k: PARAMS[k](v) for k, v in pairs.items()}
 
 
-def _epsilons(method, epsilons):
-    """The swept epsilons for a method that takes one, else just 0."""
-    return epsilons if method_info(method).takes_option("epsilon") else [0.0]
+def _epsilons(method, epsilons, methods):
+    """The epsilons a sweep runs `method` at: its entry of the config's {method: [epsilon,
+    ...]} mapping, else just 0 (exact)."""
+    for named in epsilons:
+        if named not in methods or not method_info(named).takes_option("epsilon"):
+            raise ValueError(f"epsilons given for {named!r}, which the sweep does not run or "
+                             "which takes no epsilon")
+    return epsilons.get(method, [0.0])
 
 
 def grid(config):
@@ -84,14 +89,14 @@ def grid(config):
                         method=method, epsilon=eps,
                         deadline=p["budget"] if method_info(method).conventional else "none"))
             for prof in p["profiles"] for method in p["methods"]
-            for eps in _epsilons(method, p["epsilons"])]
+            for eps in _epsilons(method, p["epsilons"], p["methods"])]
     d = config.get("deadlines")
     if d:
         runs["deadlines"] = [
             run_id(dict(profile=d["profile"], tenants=d["tenants"], resources=d["resources"],
                         seed=seed, method=method, epsilon=eps, deadline=deadline))
             for method in d["methods"] for deadline in d["deadlines"]
-            for eps in _epsilons(method, d["epsilons"])]
+            for eps in _epsilons(method, d["epsilons"], d["methods"])]
     s = config.get("scaling")
     if s:
         runs["scaling"] = [

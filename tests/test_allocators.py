@@ -14,6 +14,9 @@ from drfbench import api
 from cases import assert_same, random_instance
 
 FAST_METHODS = ("dcdrf", "sdcdrf", "pedrf", "pedrf1")
+# Every method computing DRF's allocation: the DC-DRF family and classic divisible DRF
+DRF_METHODS = drfbench.methods(family="dcdrf") + ("drf",)
+DIVISIBLE = drfbench.methods(takes="demands")
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -53,7 +56,7 @@ def test_ties_and_zeros_hypothesis(D, eps):
     assert_same(drfbench.allocate(D, "edrf"), reference.edrf(D))
 
 
-@pytest.mark.parametrize("method", drfbench.methods())
+@pytest.mark.parametrize("method", DRF_METHODS)
 def test_textbook_drf_example(method):
     """<9 CPU, 18 GB>; user 1 wants <1 CPU, 4 GB> per task, user 2 <3 CPU, 1 GB>:
     DRF gives user 1 three tasks' worth and user 2 two (DRF lecture, 'DRF example')."""
@@ -64,7 +67,7 @@ def test_textbook_drf_example(method):
     assert res.rounds == 1 and not res.timed_out
 
 
-@pytest.mark.parametrize("method", drfbench.methods())
+@pytest.mark.parametrize("method", DIVISIBLE)
 def test_weights_scale_dominant_shares(method):
     """Two tenants on one resource with weights 1 and 3 split it 1:3."""
     res = drfbench.allocate(np.array([[0.5], [0.5]]), method, weights=[1, 3])
@@ -76,7 +79,7 @@ def test_edge_shapes():
     np.testing.assert_allclose(one_tenant.allocation.toarray(), [[0.5, 1.0, 0.0]])
     one_resource = drfbench.allocate(np.array([[0.2], [0.0], [0.9]]), "edrf")
     np.testing.assert_allclose(one_resource.allocation.toarray().ravel(), [0.5, 0.0, 0.5])
-    for method in ("edrf",) + FAST_METHODS:
+    for method in DIVISIBLE:
         empty = drfbench.allocate(np.zeros((3, 4)), method)
         assert empty.allocation.nnz == 0 and empty.rounds == 0 and not empty.timed_out
         none = drfbench.allocate(np.zeros((0, 4)), method)
@@ -172,3 +175,42 @@ def test_output_arrays_are_plain_writable_arrays(n):
     assert out.sum(dtype=np.float64) == 1.5 * n
     own_pages = isinstance(getattr(out.base, "obj", None), mmap.mmap)   # memoryview of it
     assert own_pages == (n * 4 >= api.OWN_PAGES_BYTES)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_numpy_policies_through_allocate(seed):
+    """Classic DRF's divisible policies behind drfbench.allocate give the same allocation
+    as calling them directly, and level is the weighted dominant share."""
+    from drfbench import drf
+    D, w = random_instance(np.random.default_rng(5000 + seed))
+    for method, policy in (("drf", drf.drf), ("asset-fairness", drf.asset_fairness),
+                           ("ceei", drf.ceei)):
+        res = drfbench.allocate(D, method, weights=w)
+        A = policy(D, w)
+        np.testing.assert_allclose(res.allocation.toarray(), A, rtol=1e-12, atol=1e-15)
+        weights = np.ones(len(D)) if w is None else w
+        np.testing.assert_allclose(res.level, A.max(axis=1, initial=0.0) / weights, rtol=1e-12)
+        assert res.isa == "numpy" and res.threads == 1 and not res.timed_out
+
+
+def test_registry_facts():
+    """What the pipeline, the controller and the benchmark ask the registry."""
+    assert set(DIVISIBLE) >= {"edrf", "dcdrf", "edrf-event", "drf", "ceei"}
+    assert drfbench.methods(takes="tasks") == ("online-drf", "slots")
+    assert [m for m in DIVISIBLE if api.method_info(m).conventional] == ["edrf"]
+    assert {m for m in DIVISIBLE if api.method_info(m).takes_option("epsilon")} == {
+        "dcdrf", "sdcdrf", "edrf-event"}
+    assert not api.method_info("sdcdrf").takes_option("threads")
+    assert set(drfbench.families()) == {"dcdrf", "drf"}
+    with pytest.raises(ValueError, match="already registered"):
+        api.register(api.method_info("edrf"))
+    with pytest.raises(ValueError, match="drfbench.drf.schedule"):
+        drfbench.allocate(np.ones((2, 2)) / 2, "online-drf")
+
+
+@pytest.mark.parametrize("method, option, value", [
+    ("edrf", "epsilon", 0.1), ("sdcdrf", "threads", 2), ("ceei", "deadline", 1.0),
+    ("drf", "max_rounds", 3), ("ceei", "isa", "avx2"), ("pedrf1", "max_rounds", 2)])
+def test_an_option_a_method_does_not_take_is_refused(method, option, value):
+    with pytest.raises(ValueError, match=method):
+        drfbench.allocate(np.array([[0.5, 0.2]]), method, **{option: value})

@@ -1,6 +1,7 @@
 """The Snakemake pipeline: grids and run ids, the schema, each profile's DAG, and a real
 run on tiny inputs that is idempotent and reruns only what a deleted file needs."""
 import csv
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drfbench import pipeline
+from drfbench import _isa, _machine, pipeline, sweeps
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--cores", "2"]
@@ -27,33 +28,115 @@ def load(profile):
 def test_run_id_round_trip():
     params = dict(profile="G0", tenants=10, resources=5, seed=1, method="edrf-event",
                   epsilon=1e-05, deadline="0.5", dtype="float64", isa="avx2", cores="all", tpc=2)
-    rid = pipeline.run_id(params)
-    assert pipeline.parse_run_id(rid) == params
+    rid = sweeps.run_id(params)
+    assert sweeps.parse_run_id(rid) == params
     with pytest.raises(ValueError, match="parameters"):
-        pipeline.parse_run_id("profile~G0_method~edrf")
+        sweeps.parse_run_id("profile~G0_method~edrf")
 
 
-def test_grid_skips_variants_the_cpu_cannot_run():
+def test_grid_names_every_variant_and_asks_the_registry():
+    """The grid does not depend on the CPU of the machine reading the workflow: every
+    configured variant is in it (a job skips one its CPU cannot run)."""
     config = load("smoke")
-    runs = pipeline.grid(config, ["scalar", "generic", "avx2"])
-    isas = {pipeline.parse_run_id(r)["isa"] for r in runs["configs"]}
-    assert isas == {"scalar", "generic", "avx2"}
-    assert pipeline.skipped_isas(config, ["scalar", "generic", "avx2"]) == ["avx512"]
+    runs = sweeps.grid(config)
     c = config["configs"]
-    assert len(runs["configs"]) == len(c["dtypes"]) * 3 * len(c["cores"]) * len(c["threads_per_core"])
-    # edrf is timed within its budget; dcdrf once per epsilon
-    edrf = [pipeline.parse_run_id(r) for r in runs["profiles"] if "method~edrf_" in r]
+    assert {sweeps.parse_run_id(r)["isa"] for r in runs["configs"]} == set(c["isas"])
+    assert len(runs["configs"]) == len(c["dtypes"]) * len(c["isas"]) * len(c["cores"]) * len(c["threads_per_core"])
+    # the conventional method (edrf) is timed within its budget; dcdrf once per epsilon
+    profiles = [sweeps.parse_run_id(r) for r in runs["profiles"]]
+    edrf = [p for p in profiles if p["method"] == "edrf"]
     assert edrf and all(p["deadline"] == str(config["profiles"]["budget"]) for p in edrf)
+    eps = {p["epsilon"] for p in profiles if p["method"] == "dcdrf"}
+    assert eps == set(config["profiles"]["epsilons"]["dcdrf"])
+    assert {p["epsilon"] for p in profiles if p["method"] == "edrf-event"} == {0.0}
+
+
+def test_the_snakefile_decides_nothing_from_the_cpu():
+    text = (ROOT / "Snakefile").read_text() + "".join(
+        p.read_text() for p in (ROOT / "workflows").rglob("*.smk"))
+    assert "_isa" not in text and "cpu_info" not in text and "runnable" not in text
 
 
 def test_oversubscription_without_smt():
-    env = pipeline.omp_environment("all", 2, smt=False)
+    env = _machine.omp_environment("all", 2, smt=False)
     cores = int(env["OMP_NUM_THREADS"]) // 2
     assert env["OMP_PLACES"] == f"cores({cores})" and int(env["OMP_NUM_THREADS"]) % 2 == 0
     # one core at 2 threads per core: both threads on that core, with or without SMT
-    assert pipeline.omp_environment(1, 2, smt=False) == {
+    assert _machine.omp_environment(1, 2, smt=False) == {
         "OMP_NUM_THREADS": "2", "OMP_PLACES": "cores(1)", "OMP_PROC_BIND": "close"}
-    assert pipeline.omp_environment(1, 2, smt=True)["OMP_PLACES"] == "threads(2)"
+    assert _machine.omp_environment(1, 2, smt=True)["OMP_PLACES"] == "threads(2)"
+
+
+def test_importing_drfbench_loads_no_openmp_runtime():
+    """The measuring job sets OMP_* itself before the kernels load OpenMP (which reads its
+    environment once): so importing the package and the pipeline steps must not load it."""
+    code = ("import drfbench, drfbench.sweeps, drfbench.controller, drfbench.drf, "
+            "drfbench.properties, drfbench.bench, drfbench.workloads, drfbench.pipeline\n"
+            "from drfbench import _machine\n"
+            "assert not _machine.openmp_loaded()\n"
+            "drfbench.allocate([[0.5]], 'dcdrf')\n"
+            "assert _machine.openmp_loaded()\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_threads_are_decided_once(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert _machine.resolve_threads() == 3 and _machine.resolve_threads(5) == 5
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert _machine.resolve_threads() == _machine.usable_cpus()
+    monkeypatch.setenv("OMP_NUM_THREADS", "zero")
+    with pytest.raises(ValueError, match="OMP_NUM_THREADS"):
+        _machine.resolve_threads()
+
+
+def make_workload(tmp_path):
+    wl = tmp_path / "W.npz"
+    base = tmp_path / "B.npz"
+    sweeps.main(["workload", "--workload", "G0-300x40-s0", "--out", str(wl)])
+    sweeps.main(["baseline", "--workload-file", str(wl), "--method", "edrf-event", "--out", str(base)])
+    return wl, base
+
+
+def run_step(tmp_path, run, wl, base):
+    out = tmp_path / "rows.csv"
+    code = ("import sys; from drfbench import sweeps; sweeps.main(sys.argv[1:])")
+    proc = subprocess.run([sys.executable, "-c", code, "run", "--family", "configs", "--run", run,
+                           "--workload-file", str(wl), "--baseline-file", str(base),
+                           "--repeats", "2", "--out", str(out)], capture_output=True, text=True,
+                          env={**os.environ, "OMP_NUM_THREADS": "7"})
+    assert proc.returncode == 0, proc.stderr
+    with open(out, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_run_sets_its_openmp_environment_itself(tmp_path):
+    """No re-exec: the step sets OMP_* from its cores and threads per core before the
+    kernels load, whatever the job's environment said (Snakemake sets OMP_NUM_THREADS)."""
+    wl, base = make_workload(tmp_path)
+    run = sweeps.run_id(dict(profile="G0", tenants=300, resources=40, seed=0, method="dcdrf",
+                             epsilon=1e-3, cores=1, tpc=2))
+    got = run_step(tmp_path, run, wl, base)
+    assert len(got) == 2 and all(r["skipped"] == "" for r in got)
+    assert {(r["omp_num_threads"], r["omp_places"], r["threads_run"], r["threads"]) for r in got} == {
+        ("2", "cores(1)" if not _machine.cpu_info()[2] else "threads(2)", "2", "2")}
+
+
+def test_a_variant_the_cpu_cannot_run_is_skipped_by_its_job(tmp_path, monkeypatch):
+    """The job, not the workflow, finds that its CPU cannot run a variant: it writes one
+    row saying so, and the run succeeds."""
+    wl, base = make_workload(tmp_path)
+    monkeypatch.setattr(_isa, "cpu_flags", lambda: frozenset())      # a CPU with no AVX at all
+    monkeypatch.setattr(sweeps, "openmp_loaded", lambda: False)      # kernels loaded in-process
+    out = tmp_path / "skip.csv"
+    run = sweeps.run_id(dict(profile="G0", tenants=300, resources=40, seed=0, method="dcdrf",
+                             isa="avx2"))
+    monkeypatch.setattr(os, "environ", dict(os.environ))            # the step sets OMP_*
+    sweeps.main(["run", "--family", "configs", "--run", run, "--workload-file", str(wl),
+                 "--baseline-file", str(base), "--out", str(out)])
+    with open(out, newline="") as f:
+        (row,) = csv.DictReader(f)
+    assert "avx2" in row["skipped"] and "needs CPU features" in row["skipped"]
+    assert row["isa"] == row["isa_variant"] == "avx2" and row["git_commit"]
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -88,8 +171,9 @@ def tiny_run(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("pipeline")
     config = load("smoke")
     config["configs"].update(tenants=600, resources=60, dtypes=["float32"], isas=["generic", "scalar"], cores=["all"])
-    config["profiles"].update(profiles=["G0", "U2"], tenants=600, resources=60, epsilons=[1e-2], budget=1e-5)
-    config["deadlines"].update(tenants=600, resources=60, deadlines=[1e-3], epsilons=[1e-2])
+    config["profiles"].update(profiles=["G0", "U2"], tenants=600, resources=60, epsilons={"dcdrf": [1e-2]}, budget=1e-5)
+    config["deadlines"].update(tenants=600, resources=60, deadlines=[1e-3],
+                               epsilons={"dcdrf": [1e-2], "sdcdrf": [1e-2]})
     config["scaling"].update(ratios=[2], resources=[20, 40, 80])
     path = workdir / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -106,7 +190,7 @@ def rows(path):
 def test_tiny_pipeline_writes_every_family(tiny_run):
     workdir, _ = tiny_run
     results = workdir / "results/smoke"
-    for family in pipeline.FAMILIES:
+    for family in sweeps.FAMILIES:
         got = rows(results / f"{family}.csv")
         assert got and all(r["family"] == family for r in got)
         assert {r["repeat"] for r in got} == {"0", "1", "2"}

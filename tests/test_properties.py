@@ -69,7 +69,7 @@ def test_strategy_proofness():
 
 
 def test_pareto_efficiency():
-    for policy in (drf.drf, drf.ceei, drf.asset_fairness, drf.edrf):
+    for policy in (drf.drf, drf.ceei, drf.asset_fairness, props.policy_of("edrf")):
         assert props.pareto_efficiency(policy, [LECTURE, *mixed()])
     v = props.pareto_efficiency(half_drf, LECTURE)
     assert not v and v.worst == pytest.approx(11 / 6)   # user 0: 1.5 tasks, 2.75 more in free memory
@@ -91,7 +91,7 @@ def test_envy_freeness():
 
 def test_single_resource_fairness():
     single = list(props.random_instances(10, kind="single"))
-    for policy in (drf.drf, drf.ceei, drf.asset_fairness, drf.dcdrf(0.1)):
+    for policy in (drf.drf, drf.ceei, drf.asset_fairness, props.policy_of("dcdrf", epsilon=0.1)):
         v = props.single_resource_fairness(policy, single)
         assert v and v.checked == 10
     assert not props.single_resource_fairness(proportional, [[0.1], [0.5]])
@@ -141,7 +141,7 @@ def test_dcdrf_through_allocate_as_a_policy():
     assert props.envy_freeness(dcdrf_policy, pool)
     assert props.share_guarantee(dcdrf_policy, pool)
     assert not props.pareto_efficiency(dcdrf_policy, pool)             # epsilon is left unused
-    assert props.pareto_efficiency(drf.dcdrf(0.0), pool)
+    assert props.pareto_efficiency(props.policy_of("dcdrf", epsilon=0.0), pool)
 
 
 def test_weighted_instances():
@@ -206,9 +206,19 @@ def test_table_reproduces_the_lecture_on_positive_demands():
 def test_cli_writes_table_and_examples(tmp_path):
     out, ex = tmp_path / "t.csv", tmp_path / "e.csv"
     props.main(["--out", str(out), "--examples", str(ex), "--instances", "2", "--epsilons", "0.1",
-                "--zeros", "0"])
+                "--zeros", "0", "--methods", "asset-fairness", "ceei", "drf", "edrf", "dcdrf"])
     lines = out.read_text().splitlines()
     assert lines[0].startswith("zeros,policy,property,property_name,holds")
     assert len(lines) == 1 + 5 * 8                                     # 5 policies x 8 properties
     examples = ex.read_text()
     assert "CEEI, user 2 reports <3 CPU, 2 GB>" in examples and "online DRF (tasks)" in examples
+
+
+def test_table_rows_come_from_the_registry():
+    """One row per method, once per epsilon for those taking one, labelled as in the
+    lecture's table; the registry's policies agree with the direct NumPy ones."""
+    policies = props.table_policies(["asset-fairness", "ceei", "drf", "edrf", "dcdrf"], [0.01, 0.1])
+    assert list(policies) == ["Asset", "CEEI", "DRF", "EDRF", "DC-DRF eps=0.01", "DC-DRF eps=0.1"]
+    np.testing.assert_allclose(policies["CEEI"](LECTURE.demands), drf.ceei(LECTURE.demands), rtol=1e-12)
+    with pytest.raises(ValueError, match="divisible demands"):
+        props.policy_of("online-drf")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drfbench import pipeline
+from drfbench import sweeps
 
 pytestmark = pytest.mark.slurm
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,9 +65,9 @@ def tiny_config(path):
     config = yaml.safe_load((ROOT / "workflows/config/smoke.yaml").read_text())
     config["configs"].update(tenants=600, resources=60, dtypes=["float32"], isas=["generic"],
                              cores=["all"], threads_per_core=[1])
-    config["profiles"].update(profiles=["G0", "U1"], tenants=600, resources=60, epsilons=[1e-2], budget=1e-5)
+    config["profiles"].update(profiles=["G0", "U1"], tenants=600, resources=60, epsilons={"dcdrf": [1e-2]}, budget=1e-5)
     config["deadlines"].update(tenants=600, resources=60, methods=["dcdrf", "pedrf1"], deadlines=[1e-3],
-                               epsilons=[1e-2])
+                               epsilons={"dcdrf": [1e-2]})
     config["scaling"].update(ratios=[2], resources=[20, 40, 80])
     path.write_text(yaml.safe_dump(config))
     return path
@@ -115,9 +115,9 @@ def test_slurm_run_matches_a_local_run(cluster, tmp_path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert snakemake(local, config, "--cores", "2").returncode == 0
 
-    for name in [f"{f}.csv" for f in pipeline.FAMILIES] + ["edrf_extrapolated.csv"]:
+    for name in [f"{f}.csv" for f in sweeps.FAMILIES] + ["edrf_extrapolated.csv"]:
         assert (remote / "results/smoke" / name).stat().st_size > 0, name
-    for family in pipeline.FAMILIES:
+    for family in sweeps.FAMILIES:
         rows = read(remote / f"results/smoke/{family}.csv")
         assert rows and all(r["slurm_job_id"] for r in rows), f"{family}: a row did not run as a SLURM job"
         assert comparable(rows) == comparable(read(local / f"results/smoke/{family}.csv"))
@@ -152,6 +152,6 @@ def test_cancelled_job_is_reported_and_a_rerun_finishes_without_redoing(cluster,
     second = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     assert second.returncode == 0, (second.stdout + second.stderr)[-4000:]
     assert all(p.stat().st_mtime_ns == t for p, t in before.items()), "finished runs were redone"
-    for family in pipeline.FAMILIES:
+    for family in sweeps.FAMILIES:
         assert read(tmp_path / f"results/smoke/{family}.csv")
     assert half_written(tmp_path / "results") == []

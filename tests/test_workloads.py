@@ -2,6 +2,8 @@
 import os
 import zipfile
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -221,7 +223,7 @@ def test_save_is_atomic(tmp_path, monkeypatch):
     W.save(first, path)
 
     def broken_savez(f, **arrays):
-        f.write(b"PK partial")
+        Path(f).write_bytes(b"PK partial")
         raise OSError("disk full")
 
     monkeypatch.setattr(W.np, "savez", broken_savez)
