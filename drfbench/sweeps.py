@@ -141,8 +141,9 @@ def cmd_run(args):
         raise RuntimeError("the OpenMP runtime was loaded before the run could set its "
                            "environment; nothing may load the kernels before cmd_run")
     smt = bool(cpu_info()[2])
-    os.environ.update(omp_environment(params["cores"], params["tpc"], smt))
-    threads = int(os.environ["OMP_NUM_THREADS"])
+    env = omp_environment(params["cores"], params["tpc"], smt)
+    os.environ.update(env)
+    threads = int(env["OMP_NUM_THREADS"])
     head = {"family": args.family, "run": args.run}
     with open(args.log, "a") if args.log else open(os.devnull, "w") as log:
         try:

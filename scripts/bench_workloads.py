@@ -39,7 +39,7 @@ def one_run(args):
     """Generate once in this process: (seconds, nnz, peak RSS MiB, threads)."""
     import numpy as np
     from drfbench import workloads
-    from drfbench._config import default_threads
+    from drfbench._machine import resolve_threads
 
     t0 = time.perf_counter()
     wl = workloads.generate(args.profile, args.tenants, args.resources, seed=args.seed,
@@ -50,7 +50,7 @@ def one_run(args):
     del wl
     gc.collect()
     return {"time_s": elapsed, "nnz": nnz, "peak_rss_mib": peak_rss_mib(),
-            "threads": args.threads or default_threads()}
+            "threads": resolve_threads(args.threads)}
 
 
 def main(argv=None):
