@@ -43,7 +43,9 @@ def demand_matrix(demands, dtype=None):
             raise ValueError(f"demands must be 2-D (tenants x resources), got shape {dense.shape}")
         _check_numeric(dense.dtype)
         _check_values(dense)
-        matrix, canonical, lowest = sp.csr_array(dense), True, None
+        # In the kernel's float type first: scipy.sparse holds no float16, for one.
+        target = dtype or (dense.dtype if dense.dtype in FLOAT_DTYPES else np.dtype(np.float64))
+        matrix, canonical, lowest = sp.csr_array(dense.astype(target, copy=False)), True, None
     if not canonical or lowest == 0:
         matrix = matrix.copy()  # never modify the caller's arrays
         matrix.sum_duplicates()

@@ -92,6 +92,30 @@ def configurations(args):
                     yield method, epsilon, threads, dtype
 
 
+# What each column of the table means (printed under it).
+LEGEND = {
+    "method": "the registered method", "eps": "epsilon", "thr": "threads",
+    "dtype": "precision of the demand values",
+    "median_s": "median kernel time over --repeats runs, seconds (the kernel's own timer)",
+    "min_s": "fastest of those runs", "max_s": "slowest of those runs",
+    "rounds": "rounds of the inner loop",
+    "t/o": "timed out: y if stopped by the deadline before every tenant left",
+    "util": "total allocation relative to the baseline's (1 = as much as exact EDRF)",
+    "fair_sd": "fairness: std dev over tenants of (share - baseline share) / baseline share",
+    "worst": "shortfall of the worst-off tenant: (baseline share - share) / baseline share",
+    "p0.1": "the same for the tenant at the 0.1% worst",
+    "x_floor": "median_s as a multiple of the streaming floor (one pass over the non-zeros)",
+    "x_scatter": "median_s as a multiple of the by-resource floor (each non-zero added "
+                 "into its resource's sum)",
+}
+
+
+def legend(columns):
+    """The legend lines for these table columns."""
+    width = max(map(len, columns))
+    return "\n".join(f"#   {c:<{width}}  {LEGEND[c]}" for c in columns)
+
+
 def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -134,6 +158,7 @@ def main(argv=None):
               f"{'max_s':>8s} {'rounds':>7s} {'t/o':>3s} {'util':>8s} {'fair_sd':>9s} {'worst':>7s} "
               f"{'p0.1':>7s}" + (f" {'x_floor':>8s} {'x_scatter':>9s}" if floor else ""))
     print(header, flush=True)
+    columns = header.split()
     for method, epsilon, threads, dtype in configurations(args):
         times = []
         for _ in range(args.repeats):   # keep only the last result: each holds an allocation
@@ -155,6 +180,7 @@ def main(argv=None):
               f"{m['fairness']:9.2e} {m['shortfall_worst']:7.4f} {m['shortfall_p0.1']:7.4f}"
               + (f" {row['elapsed_median'] / floor:8.1f} {row['elapsed_median'] / scatter_floor:9.1f}"
                  if floor else ""), flush=True)
+    print(f"# columns (baseline: exact {args.baseline}):\n{legend(columns)}", flush=True)
     print(f"# peak RSS {peak_rss_mib():.0f} MiB", flush=True)
     if args.csv:
         tidy.write(rows, args.csv)

@@ -55,8 +55,9 @@ def machine(table):
     host = get("host")
     if host is not None:
         parts.append(f"host {host}")
-    commit = get("git_commit")
-    code = f"drfbench {get('drfbench_version')}" + (f" @ {str(commit)[:7]}" if commit else "")
+    version, commit = get("drfbench_version"), get("git_commit")
+    code = (f"drfbench {version}" if version else "drfbench (version not recorded)") + (
+        f" @ {str(commit)[:7]}" if commit else "")
     return f"Measured on {', '.join(parts)}; {code}"
 
 

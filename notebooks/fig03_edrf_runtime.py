@@ -152,8 +152,8 @@ width = 0.38
 c_rounds, c_time, c_event = "0.55", sns.color_palette("deep")[0], "black"
 ax.bar(x - width / 2, left["rounds"], width, color=c_rounds, label="rounds")
 ax.set_ylabel("number of rounds")
-ax.set_xticks(x, [p.lower() for p in left["profile"]])
-ax.set_xlabel("demand profile (u/g: uniform/Gaussian lengths; 0/1/2: locality)")
+ax.set_xticks(x, list(left["profile"]))
+ax.set_xlabel("demand profile (U/G: uniform/Gaussian lengths; 0/1/2: locality)")
 ax.set_ylim(0, 1.4 * left["rounds"].max())  # room for the legend
 tx = ax.twinx()
 extra = left["how"].str.startswith("extrapolated")
@@ -167,8 +167,8 @@ has_event = left["event_time"].notna()
 tx.plot(x[has_event] + width / 2, left.loc[has_event, "event_time"], ls="none", marker="D", ms=4,
         color=c_event, mfc="white", clip_on=False, label="edrf-event (drfbench, exact)")
 for xi, t in zip(x[has_event], left.loc[has_event, "event_time"]):
-    tx.annotate(f"{1e3 * t:.2g} ms" if t < 1 else f"{t:.2g} s", (xi + width / 2, t), xytext=(0, 5),
-                textcoords="offset points", ha="center", fontsize=6.5, color=c_event,
+    tx.annotate(f"{1e3 * t:.2g} ms" if t < 1 else f"{t:.2g} s", (xi + width / 2, t), xytext=(0, 7),
+                textcoords="offset points", ha="center", va="bottom", fontsize=6.5, color=c_event,
                 bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.7))
 if left["timed_out"].any():
     tx.axhline(left["budget"].max(), color=c_time, ls=":", lw=1, label="EDRF budget")
@@ -209,6 +209,8 @@ axs.legend(handles=ratio_handles + key, fontsize=7.5, title="tenant:resource", t
            loc="upper left")
 axs.set_title(f"Scalability, profile {'/'.join(scaling['profile'].astype(str).unique())}, "
               f"budget {right['budget'].max():g} s", fontsize=10)
+fig.suptitle("Figure 3: conventional EDRF (Algorithm 1), rounds and runtime by demand profile "
+             "(left) and against scale (right)", fontsize=11)
 fit_text = f"time ≈ exp({fit[0]:.2f})·(rounds·nnz)^{fit[1]:.2f} ({fit_source})" if fit else "no fit"
 any_extra = bool(left["timed_out"].any() or right["timed_out"].any())
 figs.caption(fig, "EDRF = drfbench's Algorithm 1, single-threaded, stopped at its budget; "

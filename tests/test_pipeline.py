@@ -63,7 +63,9 @@ def test_oversubscription_without_smt():
     assert env["OMP_PLACES"] == f"cores({cores})" and int(env["OMP_NUM_THREADS"]) % 2 == 0
     # one core at 2 threads per core: both threads on that core, with or without SMT
     assert _machine.omp_environment(1, 2, smt=False) == {
-        "OMP_NUM_THREADS": "2", "OMP_PLACES": "cores(1)", "OMP_PROC_BIND": "close"}
+        "OMP_NUM_THREADS": "2", "OMP_PLACES": "cores(1)", "OMP_PROC_BIND": "close",
+        "OMP_WAIT_POLICY": "passive"}
+    assert "OMP_WAIT_POLICY" not in _machine.omp_environment("all", 1, smt=False)
     assert _machine.omp_environment(1, 2, smt=True)["OMP_PLACES"] == "threads(2)"
 
 
@@ -119,6 +121,7 @@ def test_a_run_sets_its_openmp_environment_itself(tmp_path):
     assert len(got) == 2 and all(r["skipped"] == "" for r in got)
     assert {(r["omp_num_threads"], r["omp_places"], r["threads_run"], r["threads"]) for r in got} == {
         ("2", "cores(1)" if not _machine.cpu_info()[2] else "threads(2)", "2", "2")}
+    assert {r["omp_wait_policy"] for r in got} == {"passive"}   # two threads per core
 
 
 def test_a_variant_the_cpu_cannot_run_is_skipped_by_its_job(tmp_path, monkeypatch):

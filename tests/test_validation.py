@@ -78,3 +78,16 @@ def test_negative_duplicate_cannot_hide_in_a_sum():
     D = sp.coo_array(([-0.5, 0.7], ([0, 0], [0, 0])), shape=(1, 1))
     with pytest.raises(ValueError, match="non-negative"):
         drfbench.allocate(D)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.bool_, np.longdouble])
+def test_other_real_dtypes_are_converted(dtype):
+    """float16 (which scipy.sparse cannot hold), integers, booleans, long doubles: converted
+    to the kernel's float type, float32 when asked, else float64."""
+    D = np.array([[0.5, 0.25], [0.0, 1.0]]).astype(dtype)
+    for asked, got in ((np.float32, np.float32), (None, np.float64)):
+        res = drfbench.allocate(D, "dcdrf", dtype=asked)
+        assert res.allocation.dtype == got
+        np.testing.assert_allclose(res.allocation.toarray(),
+                                   drfbench.allocate(D.astype(np.float64), "dcdrf").allocation.toarray(),
+                                   rtol=1e-6)
