@@ -1,15 +1,10 @@
-# Shared helpers for every kernel: the fused value type, index types, the OpenMP
-# shim and a monotonic wall clock usable without the GIL.
+# Shared helpers for every kernel: the fused value type, index types, the rounding
+# slack (declared with the rest of _platform.h in _platform.pxd), a monotonic wall
+# clock usable without the GIL, the tenants' scales and the allocation writer.
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cython.parallel cimport prange
-
-cdef extern from "_platform.h" nogil:
-    const int DRFBENCH_OPENMP
-    int omp_get_max_threads()
-    int omp_get_thread_num()
-    int omp_get_num_threads()
-    const double ROUNDING_SLACK "DRFBENCH_ROUNDING_SLACK"
+from _platform cimport ROUNDING_SLACK
 
 cdef enum:
     ALLOCATION_CHUNK = 1024    # tenants per chunk of write_allocation

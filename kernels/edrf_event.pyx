@@ -114,6 +114,7 @@ from libc.stdint cimport uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memset
 from _common cimport (floating, int32_t, int64_t, uint8_t, now,
                       ROUNDING_SLACK, write_allocation, write_row)
+from _platform cimport LINE, load_acquire, pause, prefetch, prefetch_write, store_release
 
 cdef enum:
     PHASES = 5             # entries written to the optional `phases` array
@@ -121,59 +122,8 @@ cdef enum:
     BLOCK_TENANTS = 65536  # at most this many tenants per block: 16-bit relative ids
     PREFETCH_AHEAD = 8     # leaving tenants' rows are requested this many rows ahead
     SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
-    LINE = 64              # cache line bytes
     HEAP_EXTRA = 8         # a heap's entries besides its capacity: heap_init's offset
                            # (LINE / 16-byte entries, less 1) and heap_seal's 4 sentinels
-
-
-cdef extern from *:
-    # A prefetch the compiler must keep: GCC deletes loops of __builtin_prefetch
-    # (they have no effect it can see), which is how prefetch_row is written.
-    """
-    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prefetcht1 %0" : : "m"(*(const char*)(p)))
-    #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char*)(p)))
-    #elif defined(__GNUC__) && defined(__aarch64__)
-    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prfm pldl2keep, %0" : : "Q"(*(const char*)(p)))
-    #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prfm pstl1keep, %0" : : "Q"(*(const char*)(p)))
-    #elif defined(__GNUC__)
-    #define DRFBENCH_PREFETCH(p) __builtin_prefetch((p), 0, 2)
-    #define DRFBENCH_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
-    #else
-    #define DRFBENCH_PREFETCH(p) ((void)(p))
-    #define DRFBENCH_PREFETCH_W(p) ((void)(p))
-    #endif
-    """
-    void prefetch "DRFBENCH_PREFETCH" (const void*) nogil
-    void prefetch_write "DRFBENCH_PREFETCH_W" (const void*) nogil
-
-
-cdef extern from *:
-    # How the event loop tells the allocation writer what it may write (GCC and Clang
-    # atomics): release stores, acquire loads. A waiting writer spins briefly, then
-    # yields its core, so that more threads than cores still make progress.
-    """
-    #include <sched.h>
-    #if defined(__x86_64__) || defined(__i386__)
-    #define DRFBENCH_PAUSE() __builtin_ia32_pause()
-    #elif defined(__aarch64__)
-    #define DRFBENCH_PAUSE() __asm__ volatile("yield")
-    #else
-    #define DRFBENCH_PAUSE() ((void)0)
-    #endif
-    static inline long long drfbench_load(const long long* p) {
-        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-    }
-    static inline void drfbench_store(long long* p, long long v) {
-        __atomic_store_n(p, v, __ATOMIC_RELEASE);
-    }
-    static inline void drfbench_pause(int* spins) {
-        if (++*spins < 2048) { DRFBENCH_PAUSE(); } else { *spins = 0; sched_yield(); }
-    }
-    """
-    long long load_acquire "drfbench_load" (const long long*) nogil
-    void store_release "drfbench_store" (long long*, long long) nogil
-    void pause "drfbench_pause" (int*) nogil
 
 
 cdef struct Progress:
