@@ -115,6 +115,7 @@ from libc.string cimport memset
 from _common cimport (floating, int32_t, int64_t, uint8_t, now,
                       ROUNDING_SLACK, write_allocation, write_row)
 from _platform cimport LINE, load_acquire, pause, prefetch, prefetch_write, store_release
+from _heap cimport Entry, Heap, HEAP_EXTRA, heap_build, heap_init, pop, push, sift_down
 
 cdef enum:
     PHASES = 5             # entries written to the optional `phases` array
@@ -122,8 +123,6 @@ cdef enum:
     BLOCK_TENANTS = 65536  # at most this many tenants per block: 16-bit relative ids
     PREFETCH_AHEAD = 8     # leaving tenants' rows are requested this many rows ahead
     SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
-    HEAP_EXTRA = 8         # a heap's entries besides its capacity: heap_init's offset
-                           # (LINE / 16-byte entries, less 1) and heap_seal's 4 sentinels
 
 
 cdef struct Progress:
@@ -142,20 +141,6 @@ cdef struct Resource:
     # state (1.6 MB) nearly fits a core's L2.
     double unreached       # 1 - sum over departed tenants of rho_i d_ir z_i
     double mu              # summed rho_i d_ir of the active tenants demanding r
-
-
-cdef struct Entry:
-    double key
-    int32_t item
-    float residue          # mu at most this may be all rounding left of a resource no
-                           # active tenant demands (see residue_of, fresh_top)
-
-
-cdef struct Heap:
-    # A 4-ary min-heap: the children of p are 4p + 1 .. 4p + 4, one cache line, as
-    # entry[1] sits on a line boundary (see heap_init).
-    Entry* entry
-    Py_ssize_t size
 
 
 cdef struct Events:
@@ -196,70 +181,6 @@ cdef inline void deactivate(uint64_t* active, Py_ssize_t i) noexcept nogil:
     active[i >> 6] = active[i >> 6] & ~((<uint64_t>1) << (i & 63))
 
 
-cdef void heap_init(Heap* h, Entry* space) noexcept nogil:
-    """An empty heap in `space` (LINE-aligned, capacity + HEAP_EXTRA entries), with
-    entry[1] on a line boundary."""
-    h.size = 0
-    h.entry = space + (LINE // sizeof(Entry) - 1)
-
-
-cdef inline void heap_seal(Heap* h) noexcept nogil:
-    """Infinite keys in the 4 slots after the last entry: sift_down can then compare
-    4 children without looking at the size (such a key never moves up)."""
-    cdef Py_ssize_t j
-    for j in range(h.size, h.size + 4):
-        h.entry[j].key = INFINITY
-        h.entry[j].item = -1
-
-
-cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
-    """Restore the min-heap order below pos (the entry at pos may be too large). The
-    least of 4 children is found without branches (their order is unpredictable); the
-    next level's lines are requested while this one is compared."""
-    cdef Entry moving = h.entry[pos]
-    cdef Entry* e = h.entry
-    cdef Py_ssize_t child, a, b, n = h.size
-    while True:
-        child = 4 * pos + 1
-        if child >= n:
-            break
-        if 16 * pos + 5 < n:          # the grandchildren: 4 lines, requested together
-            prefetch(&e[16 * pos + 5])
-            prefetch(&e[16 * pos + 9])
-            prefetch(&e[16 * pos + 13])
-            prefetch(&e[16 * pos + 17])
-        a = child + (e[child + 1].key < e[child].key)
-        b = child + 2 + (e[child + 3].key < e[child + 2].key)
-        child = b if e[b].key < e[a].key else a
-        if e[child].key >= moving.key:
-            break
-        e[pos] = e[child]
-        pos = child
-    e[pos] = moving
-
-
-cdef inline void push(Heap* h, Entry e) noexcept nogil:
-    cdef Py_ssize_t pos = h.size, parent
-    h.size = h.size + 1
-    while pos > 0:
-        parent = (pos - 1) // 4
-        if h.entry[parent].key <= e.key:
-            break
-        h.entry[pos] = h.entry[parent]
-        pos = parent
-    h.entry[pos] = e
-
-
-cdef inline void pop(Heap* h) noexcept nogil:
-    h.size = h.size - 1
-    if h.size > 0:
-        h.entry[0] = h.entry[h.size]
-    h.entry[h.size].key = INFINITY
-    h.entry[h.size].item = -1
-    if h.size > 0:
-        sift_down(h, 0)
-
-
 cdef inline double level_at(const Resource* s, double value) noexcept nogil:
     """The level at which r's residual unreached - mu * y falls to `value`: a lower bound
     of every later answer, since mu only falls. Infinite once mu has reached 0 (by
@@ -270,10 +191,11 @@ cdef inline double level_at(const Resource* s, double value) noexcept nogil:
 
 
 cdef inline float residue_of(double mu) noexcept nogil:
-    """An entry's residue for a resource whose initial mu is `mu`: a millionth of it.
-    Subtracting every rate from mu leaves about (tenants on the list) * 1e-16 * mu of
-    rounding, far below; a live resource whose mu has fallen this low costs one walk
-    of its list when it comes out least (fresh_top)."""
+    """A heap entry's payload, its residue: a millionth of the resource's initial mu,
+    `mu`; a mu at most this may be all that rounding left of a resource no active
+    tenant demands. Subtracting every rate from mu leaves about (tenants on the list)
+    * 1e-16 * mu of rounding, far below; a live resource whose mu has fallen this low
+    costs one walk of its list when it comes out least (fresh_top)."""
     return <float>(mu * 1e-6)
 
 
@@ -304,7 +226,7 @@ cdef inline bint fresh_top(Heap* h, const Events* ev, double value) noexcept nog
         if key > h.entry[0].key:
             h.entry[0].key = key
             sift_down(h, 0)
-        elif s.mu <= h.entry[0].residue and not demanded(ev, h.entry[0].item):
+        elif s.mu <= h.entry[0].payload and not demanded(ev, h.entry[0].item):
             pop(h)
         else:
             h.entry[0].key = key
@@ -633,27 +555,23 @@ cdef void sum_blocks(const double* partial_mu, const int64_t* segment, Py_ssize_
 cdef void build_heaps(Events* ev, const int32_t* count, Py_ssize_t R) noexcept nogil:
     """Every resource some tenant demands (count: each list's length), keyed by its
     level of exhaustion."""
-    cdef Py_ssize_t r, j
-    ev.zero.size = 0
+    cdef Py_ssize_t r
+    ev.zero.size = 0      # (ev.zero has no space unless two_heaps)
     ev.thresh.size = 0
     for r in range(R):
         if count[r] > 0:
             if ev.two_heaps:
                 ev.zero.entry[ev.zero.size].key = level_at(&ev.state[r], 0.0)
                 ev.zero.entry[ev.zero.size].item = <int32_t>r
-                ev.zero.entry[ev.zero.size].residue = residue_of(ev.state[r].mu)
+                ev.zero.entry[ev.zero.size].payload = residue_of(ev.state[r].mu)
                 ev.zero.size = ev.zero.size + 1
             ev.thresh.entry[ev.thresh.size].key = level_at(&ev.state[r], ev.threshold)
             ev.thresh.entry[ev.thresh.size].item = <int32_t>r
-            ev.thresh.entry[ev.thresh.size].residue = residue_of(ev.state[r].mu)
+            ev.thresh.entry[ev.thresh.size].payload = residue_of(ev.state[r].mu)
             ev.thresh.size = ev.thresh.size + 1
-    heap_seal(&ev.thresh)
-    for j in range((ev.thresh.size - 2) // 4, -1, -1):
-        sift_down(&ev.thresh, j)
-    if ev.two_heaps:    # else ev.zero has no space
-        heap_seal(&ev.zero)
-        for j in range((ev.zero.size - 2) // 4, -1, -1):
-            sift_down(&ev.zero, j)
+    heap_build(&ev.thresh)
+    if ev.two_heaps:
+        heap_build(&ev.zero)
 
 
 # Scratch buffers kept between calls (see scratch), and the lock of the call using them.
