@@ -112,8 +112,8 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY
 from libc.stdint cimport uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memset
-from _common cimport (floating, int32_t, int64_t, uint8_t, now,
-                      ROUNDING_SLACK, write_allocation, write_row)
+from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
+                      row_scale, write_allocation, write_row)
 from _platform cimport LINE, load_acquire, pause, prefetch, prefetch_write, store_release
 from _heap cimport Entry, Heap, HEAP_EXTRA, heap_build, heap_init, pop, push, sift_down
 
@@ -450,21 +450,16 @@ cdef void tally_block(const floating* data, const int32_t* indices,
                       const int64_t* indptr, const double* weights, Py_ssize_t i_begin,
                       Py_ssize_t i_end, Py_ssize_t R, double* scale, double* level,
                       double* partial_mu, uint32_t* tally) noexcept nogil:
-    """Tenants [i_begin, i_end): scale[i] = w_i / max_r D_ir (OUT; 0 for an all-zero
-    row, as tenant_scales) and level[i] = 0 (OUT), and per resource the block's partial
-    mu and tenant count (OUT: partial_mu[0:R], tally[0:R], zeroed here, by the thread
-    that fills them)."""
+    """Tenants [i_begin, i_end): scale[i] = row_scale(..., i) (OUT) and level[i] = 0
+    (OUT), and per resource the block's partial mu and tenant count (OUT:
+    partial_mu[0:R], tally[0:R], zeroed here, by the thread that fills them)."""
     cdef Py_ssize_t i
     cdef int64_t k
-    cdef double peak, f
+    cdef double f
     memset(partial_mu, 0, R * sizeof(double))
     memset(tally, 0, R * sizeof(uint32_t))
     for i in range(i_begin, i_end):
-        peak = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            if data[k] > peak:
-                peak = data[k]
-        f = weights[i] / peak if peak > 0.0 else 0.0
+        f = row_scale(data, indptr, weights, i)
         scale[i] = f
         level[i] = 0.0
         for k in range(indptr[i], indptr[i + 1]):
