@@ -1,108 +1,35 @@
 """Exact EDRF as an event-driven water-filling process: drfbench's own allocator.
 
-Algorithm 1 (EDRF) and Algorithm 2 (DC-DRF) of Kash, O'Shea and Volos (SoCC'18) raise all
-active tenants together in a level y; resource r's residual is
+EDRF and DC-DRF (Kash, O'Shea and Volos, SoCC'18, Algorithms 1 and 2) raise all active
+tenants together in a level y; resource r's residual is s_r(y) = 1 - sum_i rho_i d_ir
+min(y, z_i). A round ends at y_t, the least level at which a live residual reaches 0
+(Algorithm 2 lines 13-14); every live resource whose residual is at most epsilon +
+ROUNDING_SLACK is exhausted (line 16) and the active tenants demanding one leave with
+z_i = y_t (line 18). Algorithm 1 pays O(nnz) a round, Algorithm 2 O(N + R); here a round
+costs only what changes in it:
 
-    s_r(y) = 1 - sum_i rho_i d_ir min(y, z_i),
+  transposition  resource -> tenant lists: a counting sort of each fixed block of at most
+                 65536 tenants (16-bit ids), blocks in parallel, whose counting pass also
+                 gives the scales and the block's partial mu (transpose_block).
+  state[r]       unreached_r and mu_r, the summed rates of r's active tenants, so that
+                 s_r(y) = unreached_r - mu_r * y; a leaver updates only its resources.
+  lazy heaps     4-ary min-heaps (_heap.pxd) of resources keyed by the level at which the
+                 residual falls to 0 (zero key) or to the threshold (threshold key). mu
+                 only falls, so keys only grow: a heap's key is a lower bound, recomputed
+                 when it reaches the top (fresh_top). Departures never touch the heaps.
+  one or two     with epsilon > 0 a zero-key heap gives y_t and a threshold heap the
+                 exhausted resources; at epsilon = 0 the threshold heap alone gives both
+                 (run_rounds), halving the heap work of the common, exact case.
 
-and a round ends at y_t, the smallest level at which a live resource's residual reaches 0
-(Algorithm 2, lines 13-14). Then every live resource whose residual is at most
-epsilon + ROUNDING_SLACK is exhausted (line 16) and every active tenant that demands one
-leaves with z_i = y_t (line 18). Algorithm 1 pays O(nnz) per round, Algorithm 2
-O(N + R) per round. Here a round costs only what changes in it:
-
-  transposition  resource -> tenants (CSR of tenant ids, ascending within each resource):
-                 a counting sort of each of the fixed blocks of at most 65536 tenants
-                 (BLOCKS of them, more for over BLOCKS * 65536 tenants), blocks in
-                 parallel; its counting pass also computes the scales and the block's
-                 partial mu. Resource r's list is one segment per block, at
-                 segment[b * R + r]: block-major, so each block's lists lie where its
-                 non-zeros lie in the CSR arrays, and the block is sorted whole, alone,
-                 its scatter writing one contiguous region rather than one line in
-                 every resource's stretch of the buffer (half the scatter's time at
-                 paper scale). Ids are 16 bits, relative to the block's first tenant:
-                 half the bytes of the scatter's random stores and of the column walks.
-  state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i and mu_r
-                 (summed rates of the active tenants demanding r), so that s_r(y) =
-                 unreached_r - mu_r * y for every y at or above the last departure. A
-                 leaving tenant updates only the resources it demands: unreached -=
-                 rate * y_t, mu -= rate (line 17), in any order.
-  lazy heaps     4-ary min-heaps of (key, resource). A key is the level at which a live
-                 resource's residual falls to a value: unreached / mu (zero key) or
-                 (unreached - epsilon - ROUNDING_SLACK) / mu (threshold key). Departures
-                 only lower mu, so keys only grow, and a key in a heap is a lower bound
-                 of the true one. Departures do not touch the heaps: when an entry
-                 reaches the top its key is recomputed; if it grew the entry sinks,
-                 otherwise it is the true minimum. A resource no active tenant demands
-                 any more keeps mu = 0 up to rounding: its key turns infinite or huge
-                 and it sinks for good (checked on its list should it come out least).
-
-One round:
-  1. y_t, the minimum zero key (line 13), and the candidates: every live resource whose
-     threshold key is <= y_t, popped from the threshold heap.
-  2. A candidate whose residual at y_t is <= epsilon + ROUNDING_SLACK is exhausted
-     (line 16); the others (below y_t by rounding only) go back into the heap. The
-     resource that set y_t is exhausted in any case: its residual is 0 up to rounding,
-     and forcing it means that every round exhausts a resource, so the loop ends
-     whatever the rounding.
-  3. The still-active tenants of the exhausted resources leave with z_i = y_t (line 18)
-     and their rows are walked once to update state (line 17), fetched a few rows ahead.
-  4. Lines 19-21: stop on max_rounds or the deadline, freezing the active tenants at y_t.
-
-One heap or two. With epsilon > 0 the resources exhausted in round t (threshold key
-<= y_t) are not the ones near the minimum zero key, and no single key answers both
-questions, so a second heap on the zero key gives y_t: each heap costs O(log R) per
-exhausted resource and per stale entry that reaches its top. With epsilon = 0 the two
-keys differ by only ROUNDING_SLACK / mu_r and the threshold heap alone suffices: pop its
-fresh entries in order while their threshold key is <= the least zero key seen so far;
-every resource whose zero key could be the minimum has a threshold key below it, so the
-popped set holds the minimum and every candidate, and it is rarely more than them. This
-halves the heap work of the exact case, which is the common one.
-
-Each (tenant, resource) pair is touched a constant number of times: twice in the
-transposition, once when the tenant leaves (row walk), at most once when the resource is
-exhausted (column walk; a resource is exhausted once), once when the allocation is
-written. Cost O(nnz + (rounds + stale entries) log R).
-
-Threads. The transposition (blocks of tenants) is split over the threads. The event loop
-runs on one: its rounds are short (a few microseconds: most exhaust one resource and free
-a few dozen tenants) and each needs the state the last one left, so a hand-off between
-threads costs about what it saves. A second thread writes the allocation beside it
-(write_leavers), each leaver's row as soon as its level is final, so that the
-allocation's page faults and row reads overlap the loop; on one thread the allocation is
-written after the loop. Measured and not kept, side by side in one process (G0, 2
-threads, event loop alone): row walks split over the threads by resource range, the
-loop publishing leavers as it collected them, 17.4 ms against 11.2 ms on one thread at
-100K x 10K and 286 ms against 161 ms at paper scale; before that, every thread doing
-the heap work and collection for its own resources, with three barriers a round (35-50%
-slower than one thread); the helper walking every leaver's row as the loop logs it,
-the loop waiting for those walks before each round's heap work, 12.2 against 11.3 ms at
-100K x 10K and 270 against 167 ms at paper scale (the helper writes the resource state
-that the loop's heap work reads, so its lines move between the cores' caches every
-round); 8-ary heaps (7% slower at paper scale); a branch-free collection, and the
-blocks' list boundaries stored resource by resource (1-2%, within noise).
-
-Determinism: the scales, the transposition and the allocation do not depend on how the
-work is split; the initial mu is summed per resource over the fixed blocks of tenants,
-block by block; the event loop is serial. So the result is bit for bit the same for any
-thread count.
-
-Memory, not arithmetic, sets the pace (G0 at paper scale: 65M non-zeros, 20K rounds):
-  - the leaving tenants' rows sit at random places in the CSR arrays; each round
-    collects its leavers first, then walks their rows with every cache line of the row
-    PREFETCH_AHEAD rows ahead requested into L2 (about 4x faster than waiting for each
-    line; into L2 rather than L1 cut the event loop by 10-30% on this machine, as more
-    requests can be in flight);
-  - the transposition's stores go to one place per resource, more than the caches hold;
-    each destination is requested for writing SCATTER_AHEAD non-zeros ahead;
-  - an exhausted resource's segments lie one per block: all are requested before the
-    column walk, and those of the heap's top (likely next) during the row walks;
-  - the heaps are 4-ary with a node's children on one cache line, and a sift requests
-    the four lines of the next level while it compares the current one.
-The prefetches are volatile asm: GCC deletes loops of __builtin_prefetch. The event
-loop is a function of its own, so that its pointers are locals: the caller's variables
-are shared with OpenMP regions, so their address is taken, and Python extensions are
-built with -fno-strict-aliasing, so the compiler would reload them after every store.
+Each (tenant, resource) pair is touched a constant number of times (twice in the
+transposition, then once each in a row walk, a column walk and the allocation): cost
+O(nnz + (rounds + stale entries) log R). Memory, not arithmetic, sets the pace, so rows,
+lists and heap levels are requested ahead (prefetch). Threads: the transposition is split
+over them; the event loop runs on one (a round takes microseconds and needs the last
+one's state); a second writes the allocation beside it (write_leavers). Determinism: the
+split changes neither scales, transposition nor allocation, the initial mu is summed in
+fixed block order and the loop is serial, so the result is the same bits for any thread
+count. Measurements and what was tried: docs/edrf-event-history.md.
 """
 import threading
 
@@ -290,9 +217,25 @@ cdef inline void apply_leavers(const floating* D, const int32_t* cols, const int
 cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                      Events* ev, double t_start, double deadline,
                      long long max_rounds) noexcept nogil:
-    """The rounds (see the module docstring), until no tenant is active or a stop.
-    Writes ev.level (z per tenant), ev.rounds and ev.timed_out, and logs every tenant
-    it gives a level, active ones frozen by a stop included (ev.leaving, ev.progress)."""
+    """The rounds, until no tenant is active or a stop. Writes ev.level (z per tenant),
+    ev.rounds and ev.timed_out, and logs every tenant it gives a level, active ones
+    frozen by a stop included (ev.leaving, ev.progress). One round:
+      1. y_t, the least zero key (line 13), and the candidates: every live resource
+         whose threshold key is <= y_t, popped from the threshold heap.
+      2. A candidate whose residual at y_t is <= epsilon + ROUNDING_SLACK is exhausted
+         (line 16); the others (below y_t by rounding only) go back into the heap. The
+         resource that set y_t is exhausted in any case: its residual is 0 up to
+         rounding, and so every round exhausts a resource and the loop ends.
+      3. The still-active tenants of the exhausted resources leave with z_i = y_t (line
+         18) and their rows are walked once to update state (line 17).
+      4. Lines 19-21: stop on max_rounds or the deadline, freezing the active tenants.
+    One heap (epsilon = 0): the two keys differ by only ROUNDING_SLACK / mu_r, so pop
+    the threshold heap's fresh entries in order while their threshold key is <= the
+    least zero key seen so far; every resource whose zero key could be the minimum has a
+    threshold key below it, so the popped set holds the minimum and every candidate.
+    A function of its own so that its pointers are locals: the caller's variables are
+    shared with OpenMP regions (their address is taken) and extensions are built with
+    -fno-strict-aliasing, so they would be reloaded after every store."""
     cdef Resource* state = ev.state
     cdef Resource* s
     cdef const double* scale = ev.scale
@@ -496,9 +439,10 @@ cdef void transpose_block(const floating* data, const int32_t* indices,
     """One block of the transposition, whole: tally_block, then the place of the
     block's segment of each resource's list (OUT: segment[0:R]; the block's lists lie
     together, resources in order, where its tenants' non-zeros lie in the CSR arrays,
-    so no other block is needed), then scatter_block while the block's column indices
-    are still in cache. The tally's counts become the cursors, relative to the block's
-    first non-zero (less than 2**32 of them: checked by run_edrf_event)."""
+    so no other block is needed and the scatter writes one contiguous region, not a
+    line in every resource's stretch), then scatter_block while the block's column
+    indices are still in cache. The tally's counts become the cursors, relative to the
+    block's first non-zero (less than 2**32 of them: checked by run_edrf_event)."""
     cdef Py_ssize_t r
     cdef int64_t start = indptr[i_begin]
     cdef uint32_t total = 0
