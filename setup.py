@@ -8,8 +8,9 @@ per vector-width variant (faiss's pattern), with OpenMP when the compiler has it
   drfbench._kernels_avx2     256-bit AVX2 + FMA (x86-64 only)
   drfbench._kernels_avx512   512-bit AVX-512 F/VL/BW/DQ (x86-64 only)
 
-drfbench._isa picks one at run time from the CPU's features. Cython directives are set
-once here for the whole build.
+The variants, their packages, CPU flags and compile flags are drfbench/_variants.py's
+table, which drfbench._isa also reads to pick one at run time from the CPU's features.
+Cython directives are set once here for the whole build.
 
 Environment switches:
   DRFBENCH_DEBUG=1      bounds checking and wraparound back on, -O0 -g (for tests/debugging)
@@ -18,6 +19,7 @@ Environment switches:
 Nothing built by default uses -march=native: the default build targets the baseline x86-64
 (or aarch64) instruction set so that it runs on any machine of that architecture.
 """
+import importlib.util
 import os
 import platform
 import sys
@@ -38,18 +40,24 @@ DIRECTIVES = {
     "cdivision": True,
     "embedsignature": True,
 }
-OPT_FLAGS = ["-O0", "-g"] if DEBUG else ["-O3"]
+
+
+def load_variants():
+    """drfbench/_variants.py, loaded by its path: drfbench cannot be imported before its
+    kernels are built."""
+    spec = importlib.util.spec_from_file_location("drfbench_variants", "drfbench/_variants.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_variants = load_variants()
+OPT_FLAGS = list(_variants.DEBUG_FLAGS if DEBUG else _variants.OPT_FLAGS)
 X86 = platform.machine().lower() in ("x86_64", "amd64")
-# Keep in step with drfbench/_isa.py, which reads the same names and CPU flags.
-VARIANT_FLAGS = {
-    "generic": [],
-    "scalar": ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"],
-    **({"avx2": ["-mavx2", "-mfma"],
-        "avx512": ["-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mavx2", "-mfma",
-                   "-mprefer-vector-width=512"]} if X86 else {}),
-}
 _wanted = os.environ.get("DRFBENCH_VARIANTS")
-VARIANTS = [v for v in VARIANT_FLAGS if _wanted is None or v in _wanted.split(",") or v == "generic"]
+VARIANTS = {name: variant for name, variant in _variants.VARIANTS.items()
+            if (X86 or not variant.x86_only)
+            and (_wanted is None or name in _wanted.split(",") or name == "generic")}
 
 
 def compiler_has_openmp(compiler):
@@ -68,7 +76,7 @@ def compiler_has_openmp(compiler):
 
 
 class BuildExt(build_ext):
-    """Adds OpenMP flags when available, and says loudly when it is not."""
+    """Adds the OpenMP flags when available, and says loudly when it is not."""
 
     def build_extensions(self):
         openmp = compiler_has_openmp(self.compiler)
@@ -77,33 +85,29 @@ class BuildExt(build_ext):
             print(f"\n{bar}\n drfbench: the C compiler has no usable OpenMP; the kernels are built\n"
                   f" SINGLE-THREADED. drfbench.show_config() reports 'openmp: False'.\n{bar}\n",
                   file=sys.stderr)
-        for ext in self.extensions:
-            variant = ext.name.split(".")[1].removeprefix("_kernels").lstrip("_") or "generic"
-            ext.extra_compile_args = OPT_FLAGS + VARIANT_FLAGS[variant] + (["-fopenmp"] if openmp else [])
+        for ext in self.extensions:     # their variant's flags are set (see extensions)
+            ext.extra_compile_args = ext.extra_compile_args + (["-fopenmp"] if openmp else [])
             ext.extra_link_args = ["-fopenmp"] if openmp else []
         self.parallel = self.parallel or os.cpu_count()
         super().build_extensions()
 
 
-def package(variant):
-    return "drfbench._kernels" if variant == "generic" else f"drfbench._kernels_{variant}"
-
-
 # Cython translates each .pyx to C once; every variant compiles that same C with its flags.
 generic = cythonize(
-    [Extension(f"drfbench._kernels.{pyx.stem}", [str(pyx)],
+    [Extension(f"{VARIANTS['generic'].package}.{pyx.stem}", [str(pyx)],
                include_dirs=[numpy.get_include(), "kernels"],
                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")])
      for pyx in sorted(Path("kernels").glob("*.pyx"))],
     compiler_directives=DIRECTIVES, include_path=["kernels"], build_dir="build/cython")
 extensions = [
-    Extension(ext.name.replace("drfbench._kernels", package(variant)), ext.sources,
-              include_dirs=ext.include_dirs, define_macros=ext.define_macros)
-    for variant in VARIANTS for ext in generic
+    Extension(f"{variant.package}.{ext.name.rpartition('.')[2]}", ext.sources,
+              include_dirs=ext.include_dirs, define_macros=ext.define_macros,
+              extra_compile_args=OPT_FLAGS + list(variant.compile_flags))
+    for variant in VARIANTS.values() for ext in generic
 ]
 
 setup(
-    packages=["drfbench"] + [package(v) for v in VARIANTS],
+    packages=["drfbench"] + [variant.package for variant in VARIANTS.values()],
     ext_modules=extensions,
     cmdclass={"build_ext": BuildExt},
 )

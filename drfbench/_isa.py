@@ -15,15 +15,10 @@ from types import SimpleNamespace
 
 from ._machine import cpu_info
 
+# name -> Variant(package, CPU flags it needs, compile flags): the table setup.py builds from
+from ._variants import VARIANTS, flags_string
+
 ENV_VARIABLE = "DRFBENCH_ISA"
-# name -> (package, CPU flags it needs, compile flags; keep in step with setup.py)
-VARIANTS = {
-    "scalar": ("drfbench._kernels_scalar", (), "-O3 -fno-tree-vectorize -fno-tree-slp-vectorize"),
-    "generic": ("drfbench._kernels", (), "-O3"),
-    "avx2": ("drfbench._kernels_avx2", ("avx2", "fma"), "-O3 -mavx2 -mfma"),
-    "avx512": ("drfbench._kernels_avx512", ("avx512f", "avx512vl", "avx512bw", "avx512dq", "avx2", "fma"),
-               "-O3 -mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx2 -mfma -mprefer-vector-width=512"),
-}
 PREFERENCE = ("avx512", "avx2", "generic")     # widest first, for the default choice
 
 
@@ -82,7 +77,7 @@ def _load(name):
     package = importlib.import_module(VARIANTS[name][0])
     modules = {m.name: importlib.import_module(f"{package.__name__}.{m.name}")
                for m in pkgutil.iter_modules(package.__path__)}
-    return SimpleNamespace(name=name, compile_flags=VARIANTS[name][2], **modules)
+    return SimpleNamespace(name=name, compile_flags=flags_string(name), **modules)
 
 
 def kernels(isa=None):

@@ -1,15 +1,10 @@
-# Shared helpers for every kernel: the fused value type, index types, the OpenMP
-# shim and a monotonic wall clock usable without the GIL.
+# Shared helpers for every kernel: the fused value type, index types, the rounding
+# slack (declared with the rest of _platform.h in _platform.pxd), a monotonic wall
+# clock usable without the GIL, the tenants' scales and the allocation writer.
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cython.parallel cimport prange
-
-cdef extern from "_platform.h" nogil:
-    const int DRFBENCH_OPENMP
-    int omp_get_max_threads()
-    int omp_get_thread_num()
-    int omp_get_num_threads()
-    const double ROUNDING_SLACK "DRFBENCH_ROUNDING_SLACK"
+from _platform cimport ROUNDING_SLACK
 
 cdef enum:
     ALLOCATION_CHUNK = 1024    # tenants per chunk of write_allocation
@@ -27,24 +22,29 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + 1e-9 * ts.tv_nsec
 
 
+cdef inline double row_scale(const floating* data, const int64_t* indptr,
+                             const double* weights, Py_ssize_t i) noexcept nogil:
+    """Tenant i's scale, rho_i / max_r D_ir, so that rho_i * d_ir = D_ir * scale.
+
+    Table 1: d_ir = D_ir / max_r' D_ir' and, with one weight w_i per tenant, the weighted
+    dominant resource r* has d_ir* = 1, so rho_i = w_i / d_ir* = w_i. An all-zero row gets
+    scale 0 and takes no part in the allocation (it would never leave S_t otherwise).
+    """
+    cdef int64_t k
+    cdef double peak = 0.0
+    for k in range(indptr[i], indptr[i + 1]):
+        if data[k] > peak:
+            peak = data[k]
+    return weights[i] / peak if peak > 0.0 else 0.0
+
+
 cdef inline void tenant_scales(const floating* data, const int64_t* indptr,
                                const double* weights, Py_ssize_t n_tenants,
                                double* scale, int n_threads) noexcept nogil:
-    """scale[i] = rho_i / max_r D_ir (OUT), so that rho_i * d_ir = D_ir * scale[i].
-
-    Table 1: d_ir = D_ir / max_r' D_ir' and, with one weight w_i per tenant, the weighted
-    dominant resource r* has d_ir* = 1, so rho_i = w_i / d_ir* = w_i. All-zero rows get
-    scale 0 and take no part in the allocation (they would never leave S_t otherwise).
-    """
+    """scale[i] = row_scale(..., i) for every tenant (OUT)."""
     cdef Py_ssize_t i
-    cdef int64_t k
-    cdef double peak
     for i in prange(n_tenants, schedule='static', num_threads=n_threads):
-        peak = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            if data[k] > peak:
-                peak = data[k]
-        scale[i] = weights[i] / peak if peak > 0.0 else 0.0
+        scale[i] = row_scale(data, indptr, weights, i)
 
 
 cdef inline void write_row(const floating* data, const int64_t* indptr,

@@ -1,108 +1,35 @@
 """Exact EDRF as an event-driven water-filling process: drfbench's own allocator.
 
-Algorithm 1 (EDRF) and Algorithm 2 (DC-DRF) of Kash, O'Shea and Volos (SoCC'18) raise all
-active tenants together in a level y; resource r's residual is
+EDRF and DC-DRF (Kash, O'Shea and Volos, SoCC'18, Algorithms 1 and 2) raise all active
+tenants together in a level y; resource r's residual is s_r(y) = 1 - sum_i rho_i d_ir
+min(y, z_i). A round ends at y_t, the least level at which a live residual reaches 0
+(Algorithm 2 lines 13-14); every live resource whose residual is at most epsilon +
+ROUNDING_SLACK is exhausted (line 16) and the active tenants demanding one leave with
+z_i = y_t (line 18). Algorithm 1 pays O(nnz) a round, Algorithm 2 O(N + R); here a round
+costs only what changes in it:
 
-    s_r(y) = 1 - sum_i rho_i d_ir min(y, z_i),
+  transposition  resource -> tenant lists: a counting sort of each fixed block of at most
+                 65536 tenants (16-bit ids), blocks in parallel, whose counting pass also
+                 gives the scales and the block's partial mu (transpose_block).
+  state[r]       unreached_r and mu_r, the summed rates of r's active tenants, so that
+                 s_r(y) = unreached_r - mu_r * y; a leaver updates only its resources.
+  lazy heaps     4-ary min-heaps (_heap.pxd) of resources keyed by the level at which the
+                 residual falls to 0 (zero key) or to the threshold (threshold key). mu
+                 only falls, so keys only grow: a heap's key is a lower bound, recomputed
+                 when it reaches the top (fresh_top). Departures never touch the heaps.
+  one or two     with epsilon > 0 a zero-key heap gives y_t and a threshold heap the
+                 exhausted resources; at epsilon = 0 the threshold heap alone gives both
+                 (run_rounds), halving the heap work of the common, exact case.
 
-and a round ends at y_t, the smallest level at which a live resource's residual reaches 0
-(Algorithm 2, lines 13-14). Then every live resource whose residual is at most
-epsilon + ROUNDING_SLACK is exhausted (line 16) and every active tenant that demands one
-leaves with z_i = y_t (line 18). Algorithm 1 pays O(nnz) per round, Algorithm 2
-O(N + R) per round. Here a round costs only what changes in it:
-
-  transposition  resource -> tenants (CSR of tenant ids, ascending within each resource):
-                 a counting sort of each of the fixed blocks of at most 65536 tenants
-                 (BLOCKS of them, more for over BLOCKS * 65536 tenants), blocks in
-                 parallel; its counting pass also computes the scales and the block's
-                 partial mu. Resource r's list is one segment per block, at
-                 segment[b * R + r]: block-major, so each block's lists lie where its
-                 non-zeros lie in the CSR arrays, and the block is sorted whole, alone,
-                 its scatter writing one contiguous region rather than one line in
-                 every resource's stretch of the buffer (half the scatter's time at
-                 paper scale). Ids are 16 bits, relative to the block's first tenant:
-                 half the bytes of the scatter's random stores and of the column walks.
-  state[r]       unreached_r = 1 - sum over departed tenants of rho_i d_ir z_i and mu_r
-                 (summed rates of the active tenants demanding r), so that s_r(y) =
-                 unreached_r - mu_r * y for every y at or above the last departure. A
-                 leaving tenant updates only the resources it demands: unreached -=
-                 rate * y_t, mu -= rate (line 17), in any order.
-  lazy heaps     4-ary min-heaps of (key, resource). A key is the level at which a live
-                 resource's residual falls to a value: unreached / mu (zero key) or
-                 (unreached - epsilon - ROUNDING_SLACK) / mu (threshold key). Departures
-                 only lower mu, so keys only grow, and a key in a heap is a lower bound
-                 of the true one. Departures do not touch the heaps: when an entry
-                 reaches the top its key is recomputed; if it grew the entry sinks,
-                 otherwise it is the true minimum. A resource no active tenant demands
-                 any more keeps mu = 0 up to rounding: its key turns infinite or huge
-                 and it sinks for good (checked on its list should it come out least).
-
-One round:
-  1. y_t, the minimum zero key (line 13), and the candidates: every live resource whose
-     threshold key is <= y_t, popped from the threshold heap.
-  2. A candidate whose residual at y_t is <= epsilon + ROUNDING_SLACK is exhausted
-     (line 16); the others (below y_t by rounding only) go back into the heap. The
-     resource that set y_t is exhausted in any case: its residual is 0 up to rounding,
-     and forcing it means that every round exhausts a resource, so the loop ends
-     whatever the rounding.
-  3. The still-active tenants of the exhausted resources leave with z_i = y_t (line 18)
-     and their rows are walked once to update state (line 17), fetched a few rows ahead.
-  4. Lines 19-21: stop on max_rounds or the deadline, freezing the active tenants at y_t.
-
-One heap or two. With epsilon > 0 the resources exhausted in round t (threshold key
-<= y_t) are not the ones near the minimum zero key, and no single key answers both
-questions, so a second heap on the zero key gives y_t: each heap costs O(log R) per
-exhausted resource and per stale entry that reaches its top. With epsilon = 0 the two
-keys differ by only ROUNDING_SLACK / mu_r and the threshold heap alone suffices: pop its
-fresh entries in order while their threshold key is <= the least zero key seen so far;
-every resource whose zero key could be the minimum has a threshold key below it, so the
-popped set holds the minimum and every candidate, and it is rarely more than them. This
-halves the heap work of the exact case, which is the common one.
-
-Each (tenant, resource) pair is touched a constant number of times: twice in the
-transposition, once when the tenant leaves (row walk), at most once when the resource is
-exhausted (column walk; a resource is exhausted once), once when the allocation is
-written. Cost O(nnz + (rounds + stale entries) log R).
-
-Threads. The transposition (blocks of tenants) is split over the threads. The event loop
-runs on one: its rounds are short (a few microseconds: most exhaust one resource and free
-a few dozen tenants) and each needs the state the last one left, so a hand-off between
-threads costs about what it saves. A second thread writes the allocation beside it
-(write_leavers), each leaver's row as soon as its level is final, so that the
-allocation's page faults and row reads overlap the loop; on one thread the allocation is
-written after the loop. Measured and not kept, side by side in one process (G0, 2
-threads, event loop alone): row walks split over the threads by resource range, the
-loop publishing leavers as it collected them, 17.4 ms against 11.2 ms on one thread at
-100K x 10K and 286 ms against 161 ms at paper scale; before that, every thread doing
-the heap work and collection for its own resources, with three barriers a round (35-50%
-slower than one thread); the helper walking every leaver's row as the loop logs it,
-the loop waiting for those walks before each round's heap work, 12.2 against 11.3 ms at
-100K x 10K and 270 against 167 ms at paper scale (the helper writes the resource state
-that the loop's heap work reads, so its lines move between the cores' caches every
-round); 8-ary heaps (7% slower at paper scale); a branch-free collection, and the
-blocks' list boundaries stored resource by resource (1-2%, within noise).
-
-Determinism: the scales, the transposition and the allocation do not depend on how the
-work is split; the initial mu is summed per resource over the fixed blocks of tenants,
-block by block; the event loop is serial. So the result is bit for bit the same for any
-thread count.
-
-Memory, not arithmetic, sets the pace (G0 at paper scale: 65M non-zeros, 20K rounds):
-  - the leaving tenants' rows sit at random places in the CSR arrays; each round
-    collects its leavers first, then walks their rows with every cache line of the row
-    PREFETCH_AHEAD rows ahead requested into L2 (about 4x faster than waiting for each
-    line; into L2 rather than L1 cut the event loop by 10-30% on this machine, as more
-    requests can be in flight);
-  - the transposition's stores go to one place per resource, more than the caches hold;
-    each destination is requested for writing SCATTER_AHEAD non-zeros ahead;
-  - an exhausted resource's segments lie one per block: all are requested before the
-    column walk, and those of the heap's top (likely next) during the row walks;
-  - the heaps are 4-ary with a node's children on one cache line, and a sift requests
-    the four lines of the next level while it compares the current one.
-The prefetches are volatile asm: GCC deletes loops of __builtin_prefetch. The event
-loop is a function of its own, so that its pointers are locals: the caller's variables
-are shared with OpenMP regions, so their address is taken, and Python extensions are
-built with -fno-strict-aliasing, so the compiler would reload them after every store.
+Each (tenant, resource) pair is touched a constant number of times (twice in the
+transposition, then once each in a row walk, a column walk and the allocation): cost
+O(nnz + (rounds + stale entries) log R). Memory, not arithmetic, sets the pace, so rows,
+lists and heap levels are requested ahead (prefetch). Threads: the transposition is split
+over them; the event loop runs on one (a round takes microseconds and needs the last
+one's state); a second writes the allocation beside it (write_leavers). Determinism: the
+split changes neither scales, transposition nor allocation, the initial mu is summed in
+fixed block order and the loop is serial, so the result is the same bits for any thread
+count. Measurements and what was tried: docs/edrf-event-history.md.
 """
 import threading
 
@@ -112,8 +39,10 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY
 from libc.stdint cimport uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memset
-from _common cimport (floating, int32_t, int64_t, uint8_t, now,
-                      ROUNDING_SLACK, write_allocation, write_row)
+from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
+                      row_scale, write_allocation, write_row)
+from _platform cimport LINE, load_acquire, pause, prefetch, prefetch_write, store_release
+from _heap cimport Entry, Heap, HEAP_EXTRA, heap_build, heap_init, pop, push, sift_down
 
 cdef enum:
     PHASES = 5             # entries written to the optional `phases` array
@@ -121,59 +50,6 @@ cdef enum:
     BLOCK_TENANTS = 65536  # at most this many tenants per block: 16-bit relative ids
     PREFETCH_AHEAD = 8     # leaving tenants' rows are requested this many rows ahead
     SCATTER_AHEAD = 128    # the transposition's stores are requested this many ahead
-    LINE = 64              # cache line bytes
-    HEAP_EXTRA = 8         # a heap's entries besides its capacity: heap_init's offset
-                           # (LINE / 16-byte entries, less 1) and heap_seal's 4 sentinels
-
-
-cdef extern from *:
-    # A prefetch the compiler must keep: GCC deletes loops of __builtin_prefetch
-    # (they have no effect it can see), which is how prefetch_row is written.
-    """
-    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prefetcht1 %0" : : "m"(*(const char*)(p)))
-    #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prefetchw %0" : : "m"(*(const char*)(p)))
-    #elif defined(__GNUC__) && defined(__aarch64__)
-    #define DRFBENCH_PREFETCH(p) __asm__ volatile("prfm pldl2keep, %0" : : "Q"(*(const char*)(p)))
-    #define DRFBENCH_PREFETCH_W(p) __asm__ volatile("prfm pstl1keep, %0" : : "Q"(*(const char*)(p)))
-    #elif defined(__GNUC__)
-    #define DRFBENCH_PREFETCH(p) __builtin_prefetch((p), 0, 2)
-    #define DRFBENCH_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
-    #else
-    #define DRFBENCH_PREFETCH(p) ((void)(p))
-    #define DRFBENCH_PREFETCH_W(p) ((void)(p))
-    #endif
-    """
-    void prefetch "DRFBENCH_PREFETCH" (const void*) nogil
-    void prefetch_write "DRFBENCH_PREFETCH_W" (const void*) nogil
-
-
-cdef extern from *:
-    # How the event loop tells the allocation writer what it may write (GCC and Clang
-    # atomics): release stores, acquire loads. A waiting writer spins briefly, then
-    # yields its core, so that more threads than cores still make progress.
-    """
-    #include <sched.h>
-    #if defined(__x86_64__) || defined(__i386__)
-    #define DRFBENCH_PAUSE() __builtin_ia32_pause()
-    #elif defined(__aarch64__)
-    #define DRFBENCH_PAUSE() __asm__ volatile("yield")
-    #else
-    #define DRFBENCH_PAUSE() ((void)0)
-    #endif
-    static inline long long drfbench_load(const long long* p) {
-        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-    }
-    static inline void drfbench_store(long long* p, long long v) {
-        __atomic_store_n(p, v, __ATOMIC_RELEASE);
-    }
-    static inline void drfbench_pause(int* spins) {
-        if (++*spins < 2048) { DRFBENCH_PAUSE(); } else { *spins = 0; sched_yield(); }
-    }
-    """
-    long long load_acquire "drfbench_load" (const long long*) nogil
-    void store_release "drfbench_store" (long long*, long long) nogil
-    void pause "drfbench_pause" (int*) nogil
 
 
 cdef struct Progress:
@@ -192,20 +68,6 @@ cdef struct Resource:
     # state (1.6 MB) nearly fits a core's L2.
     double unreached       # 1 - sum over departed tenants of rho_i d_ir z_i
     double mu              # summed rho_i d_ir of the active tenants demanding r
-
-
-cdef struct Entry:
-    double key
-    int32_t item
-    float residue          # mu at most this may be all rounding left of a resource no
-                           # active tenant demands (see residue_of, fresh_top)
-
-
-cdef struct Heap:
-    # A 4-ary min-heap: the children of p are 4p + 1 .. 4p + 4, one cache line, as
-    # entry[1] sits on a line boundary (see heap_init).
-    Entry* entry
-    Py_ssize_t size
 
 
 cdef struct Events:
@@ -246,70 +108,6 @@ cdef inline void deactivate(uint64_t* active, Py_ssize_t i) noexcept nogil:
     active[i >> 6] = active[i >> 6] & ~((<uint64_t>1) << (i & 63))
 
 
-cdef void heap_init(Heap* h, Entry* space) noexcept nogil:
-    """An empty heap in `space` (LINE-aligned, capacity + HEAP_EXTRA entries), with
-    entry[1] on a line boundary."""
-    h.size = 0
-    h.entry = space + (LINE // sizeof(Entry) - 1)
-
-
-cdef inline void heap_seal(Heap* h) noexcept nogil:
-    """Infinite keys in the 4 slots after the last entry: sift_down can then compare
-    4 children without looking at the size (such a key never moves up)."""
-    cdef Py_ssize_t j
-    for j in range(h.size, h.size + 4):
-        h.entry[j].key = INFINITY
-        h.entry[j].item = -1
-
-
-cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
-    """Restore the min-heap order below pos (the entry at pos may be too large). The
-    least of 4 children is found without branches (their order is unpredictable); the
-    next level's lines are requested while this one is compared."""
-    cdef Entry moving = h.entry[pos]
-    cdef Entry* e = h.entry
-    cdef Py_ssize_t child, a, b, n = h.size
-    while True:
-        child = 4 * pos + 1
-        if child >= n:
-            break
-        if 16 * pos + 5 < n:          # the grandchildren: 4 lines, requested together
-            prefetch(&e[16 * pos + 5])
-            prefetch(&e[16 * pos + 9])
-            prefetch(&e[16 * pos + 13])
-            prefetch(&e[16 * pos + 17])
-        a = child + (e[child + 1].key < e[child].key)
-        b = child + 2 + (e[child + 3].key < e[child + 2].key)
-        child = b if e[b].key < e[a].key else a
-        if e[child].key >= moving.key:
-            break
-        e[pos] = e[child]
-        pos = child
-    e[pos] = moving
-
-
-cdef inline void push(Heap* h, Entry e) noexcept nogil:
-    cdef Py_ssize_t pos = h.size, parent
-    h.size = h.size + 1
-    while pos > 0:
-        parent = (pos - 1) // 4
-        if h.entry[parent].key <= e.key:
-            break
-        h.entry[pos] = h.entry[parent]
-        pos = parent
-    h.entry[pos] = e
-
-
-cdef inline void pop(Heap* h) noexcept nogil:
-    h.size = h.size - 1
-    if h.size > 0:
-        h.entry[0] = h.entry[h.size]
-    h.entry[h.size].key = INFINITY
-    h.entry[h.size].item = -1
-    if h.size > 0:
-        sift_down(h, 0)
-
-
 cdef inline double level_at(const Resource* s, double value) noexcept nogil:
     """The level at which r's residual unreached - mu * y falls to `value`: a lower bound
     of every later answer, since mu only falls. Infinite once mu has reached 0 (by
@@ -320,10 +118,11 @@ cdef inline double level_at(const Resource* s, double value) noexcept nogil:
 
 
 cdef inline float residue_of(double mu) noexcept nogil:
-    """An entry's residue for a resource whose initial mu is `mu`: a millionth of it.
-    Subtracting every rate from mu leaves about (tenants on the list) * 1e-16 * mu of
-    rounding, far below; a live resource whose mu has fallen this low costs one walk
-    of its list when it comes out least (fresh_top)."""
+    """A heap entry's payload, its residue: a millionth of the resource's initial mu,
+    `mu`; a mu at most this may be all that rounding left of a resource no active
+    tenant demands. Subtracting every rate from mu leaves about (tenants on the list)
+    * 1e-16 * mu of rounding, far below; a live resource whose mu has fallen this low
+    costs one walk of its list when it comes out least (fresh_top)."""
     return <float>(mu * 1e-6)
 
 
@@ -354,7 +153,7 @@ cdef inline bint fresh_top(Heap* h, const Events* ev, double value) noexcept nog
         if key > h.entry[0].key:
             h.entry[0].key = key
             sift_down(h, 0)
-        elif s.mu <= h.entry[0].residue and not demanded(ev, h.entry[0].item):
+        elif s.mu <= h.entry[0].payload and not demanded(ev, h.entry[0].item):
             pop(h)
         else:
             h.entry[0].key = key
@@ -418,9 +217,25 @@ cdef inline void apply_leavers(const floating* D, const int32_t* cols, const int
 cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                      Events* ev, double t_start, double deadline,
                      long long max_rounds) noexcept nogil:
-    """The rounds (see the module docstring), until no tenant is active or a stop.
-    Writes ev.level (z per tenant), ev.rounds and ev.timed_out, and logs every tenant
-    it gives a level, active ones frozen by a stop included (ev.leaving, ev.progress)."""
+    """The rounds, until no tenant is active or a stop. Writes ev.level (z per tenant),
+    ev.rounds and ev.timed_out, and logs every tenant it gives a level, active ones
+    frozen by a stop included (ev.leaving, ev.progress). One round:
+      1. y_t, the least zero key (line 13), and the candidates: every live resource
+         whose threshold key is <= y_t, popped from the threshold heap.
+      2. A candidate whose residual at y_t is <= epsilon + ROUNDING_SLACK is exhausted
+         (line 16); the others (below y_t by rounding only) go back into the heap. The
+         resource that set y_t is exhausted in any case: its residual is 0 up to
+         rounding, and so every round exhausts a resource and the loop ends.
+      3. The still-active tenants of the exhausted resources leave with z_i = y_t (line
+         18) and their rows are walked once to update state (line 17).
+      4. Lines 19-21: stop on max_rounds or the deadline, freezing the active tenants.
+    One heap (epsilon = 0): the two keys differ by only ROUNDING_SLACK / mu_r, so pop
+    the threshold heap's fresh entries in order while their threshold key is <= the
+    least zero key seen so far; every resource whose zero key could be the minimum has a
+    threshold key below it, so the popped set holds the minimum and every candidate.
+    A function of its own so that its pointers are locals: the caller's variables are
+    shared with OpenMP regions (their address is taken) and extensions are built with
+    -fno-strict-aliasing, so they would be reloaded after every store."""
     cdef Resource* state = ev.state
     cdef Resource* s
     cdef const double* scale = ev.scale
@@ -578,21 +393,16 @@ cdef void tally_block(const floating* data, const int32_t* indices,
                       const int64_t* indptr, const double* weights, Py_ssize_t i_begin,
                       Py_ssize_t i_end, Py_ssize_t R, double* scale, double* level,
                       double* partial_mu, uint32_t* tally) noexcept nogil:
-    """Tenants [i_begin, i_end): scale[i] = w_i / max_r D_ir (OUT; 0 for an all-zero
-    row, as tenant_scales) and level[i] = 0 (OUT), and per resource the block's partial
-    mu and tenant count (OUT: partial_mu[0:R], tally[0:R], zeroed here, by the thread
-    that fills them)."""
+    """Tenants [i_begin, i_end): scale[i] = row_scale(..., i) (OUT) and level[i] = 0
+    (OUT), and per resource the block's partial mu and tenant count (OUT:
+    partial_mu[0:R], tally[0:R], zeroed here, by the thread that fills them)."""
     cdef Py_ssize_t i
     cdef int64_t k
-    cdef double peak, f
+    cdef double f
     memset(partial_mu, 0, R * sizeof(double))
     memset(tally, 0, R * sizeof(uint32_t))
     for i in range(i_begin, i_end):
-        peak = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            if data[k] > peak:
-                peak = data[k]
-        f = weights[i] / peak if peak > 0.0 else 0.0
+        f = row_scale(data, indptr, weights, i)
         scale[i] = f
         level[i] = 0.0
         for k in range(indptr[i], indptr[i + 1]):
@@ -629,9 +439,10 @@ cdef void transpose_block(const floating* data, const int32_t* indices,
     """One block of the transposition, whole: tally_block, then the place of the
     block's segment of each resource's list (OUT: segment[0:R]; the block's lists lie
     together, resources in order, where its tenants' non-zeros lie in the CSR arrays,
-    so no other block is needed), then scatter_block while the block's column indices
-    are still in cache. The tally's counts become the cursors, relative to the block's
-    first non-zero (less than 2**32 of them: checked by run_edrf_event)."""
+    so no other block is needed and the scatter writes one contiguous region, not a
+    line in every resource's stretch), then scatter_block while the block's column
+    indices are still in cache. The tally's counts become the cursors, relative to the
+    block's first non-zero (less than 2**32 of them: checked by run_edrf_event)."""
     cdef Py_ssize_t r
     cdef int64_t start = indptr[i_begin]
     cdef uint32_t total = 0
@@ -683,27 +494,23 @@ cdef void sum_blocks(const double* partial_mu, const int64_t* segment, Py_ssize_
 cdef void build_heaps(Events* ev, const int32_t* count, Py_ssize_t R) noexcept nogil:
     """Every resource some tenant demands (count: each list's length), keyed by its
     level of exhaustion."""
-    cdef Py_ssize_t r, j
-    ev.zero.size = 0
+    cdef Py_ssize_t r
+    ev.zero.size = 0      # (ev.zero has no space unless two_heaps)
     ev.thresh.size = 0
     for r in range(R):
         if count[r] > 0:
             if ev.two_heaps:
                 ev.zero.entry[ev.zero.size].key = level_at(&ev.state[r], 0.0)
                 ev.zero.entry[ev.zero.size].item = <int32_t>r
-                ev.zero.entry[ev.zero.size].residue = residue_of(ev.state[r].mu)
+                ev.zero.entry[ev.zero.size].payload = residue_of(ev.state[r].mu)
                 ev.zero.size = ev.zero.size + 1
             ev.thresh.entry[ev.thresh.size].key = level_at(&ev.state[r], ev.threshold)
             ev.thresh.entry[ev.thresh.size].item = <int32_t>r
-            ev.thresh.entry[ev.thresh.size].residue = residue_of(ev.state[r].mu)
+            ev.thresh.entry[ev.thresh.size].payload = residue_of(ev.state[r].mu)
             ev.thresh.size = ev.thresh.size + 1
-    heap_seal(&ev.thresh)
-    for j in range((ev.thresh.size - 2) // 4, -1, -1):
-        sift_down(&ev.thresh, j)
-    if ev.two_heaps:    # else ev.zero has no space
-        heap_seal(&ev.zero)
-        for j in range((ev.zero.size - 2) // 4, -1, -1):
-            sift_down(&ev.zero, j)
+    heap_build(&ev.thresh)
+    if ev.two_heaps:
+        heap_build(&ev.zero)
 
 
 # Scratch buffers kept between calls (see scratch), and the lock of the call using them.

@@ -1,5 +1,5 @@
 """What the kernels were built with: OpenMP or not, and the default thread count."""
-from _common cimport DRFBENCH_OPENMP, omp_get_max_threads
+from _platform cimport DRFBENCH_OPENMP, omp_get_max_threads
 
 
 def openmp_enabled():
