@@ -14,7 +14,6 @@ from functools import cache
 from types import SimpleNamespace
 
 from ._machine import cpu_info
-
 # name -> Variant(package, CPU flags it needs, compile flags): the table setup.py builds from
 from ._variants import VARIANTS, flags_string
 

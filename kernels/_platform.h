@@ -1,20 +1,16 @@
-/* Platform code, the one place for it: the OpenMP shim, prefetches, atomics and the
+/* Platform code, the one place for it: whether OpenMP is on, prefetches, atomics and the
  * spin-wait pause. kernels/_platform.pxd declares all of it for Cython. */
 #ifndef DRFBENCH_PLATFORM_H
 #define DRFBENCH_PLATFORM_H
 #include <sched.h>
 
-/* The one place that includes OpenMP (scikit-learn's _openmp_helpers pattern).
- * Without OpenMP the kernels still build and run single-threaded: these stubs
- * stand in for the few runtime calls, and DRFBENCH_OPENMP tells Python. */
+/* Without OpenMP the kernels still build and run single-threaded (Cython's prange and
+ * parallel blocks run serially); DRFBENCH_OPENMP tells Python which it was. The kernels
+ * call no OpenMP function themselves: the thread count is passed in from Python. */
 #ifdef _OPENMP
-#include <omp.h>
 #define DRFBENCH_OPENMP 1
 #else
 #define DRFBENCH_OPENMP 0
-static inline int omp_get_max_threads(void) { return 1; }
-static inline int omp_get_thread_num(void) { return 0; }
-static inline int omp_get_num_threads(void) { return 1; }
 #endif
 
 /* Residuals at or below epsilon + DRFBENCH_ROUNDING_SLACK count as exhausted, so

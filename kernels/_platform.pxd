@@ -1,4 +1,4 @@
-# Cython's view of _platform.h, the one place for platform code: the OpenMP shim,
+# Cython's view of _platform.h, the one place for platform code: whether OpenMP is on,
 # prefetches, atomics and the spin-wait pause (see the header for why each is so).
 
 cdef enum:
@@ -6,9 +6,6 @@ cdef enum:
 
 cdef extern from "_platform.h" nogil:
     const int DRFBENCH_OPENMP
-    int omp_get_max_threads()
-    int omp_get_thread_num()
-    int omp_get_num_threads()
     const double ROUNDING_SLACK "DRFBENCH_ROUNDING_SLACK"
     # Request the cache line holding p, for reading (into L2) or for writing.
     void prefetch "DRFBENCH_PREFETCH" (const void* p)
