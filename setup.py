@@ -12,6 +12,14 @@ The variants, their packages, CPU flags and compile flags are drfbench/_variants
 table, which drfbench._isa also reads to pick one at run time from the CPU's features.
 Cython directives are set once here for the whole build.
 
+Rebuilds are incremental, by content rather than by timestamps: pip builds an editable
+install in a fresh build environment every time, whose Cython and headers are all new
+files, so timestamps would make every run re-translate and recompile everything. A .pyx
+is translated again only when it, a header it can include (kernels/*.pxd, *.h), Cython's
+version or the directives changed (a fingerprint beside its .c in build/cython); an
+extension is compiled only when no build of the same C source with the same flags and
+compiler is in build/kernel-cache, else the cached one is copied.
+
 Environment switches:
   DRFBENCH_DEBUG=1      bounds checking and wraparound back on, -O0 -g (for tests/debugging)
   DRFBENCH_NO_OPENMP=1  build without OpenMP even if the compiler has it
@@ -19,16 +27,21 @@ Environment switches:
 Nothing built by default uses -march=native: the default build targets the baseline x86-64
 (or aarch64) instruction set so that it runs on any machine of that architecture.
 """
+import hashlib
 import importlib.util
 import os
 import platform
+import re
+import shutil
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
+import Cython
 import numpy
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("DRFBENCH_DEBUG", "0") == "1"
@@ -75,8 +88,41 @@ def compiler_has_openmp(compiler):
     return True
 
 
+def fingerprint(*parts):
+    """A hex digest of strings and bytes, in order."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part if isinstance(part, bytes) else str(part).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+C_DIR = Path("build/cython")
+CACHE = Path("build/kernel-cache")
+# Cython's metadata comment in a .c file names the build environment's paths: not content.
+METADATA = re.compile(rb"/\* BEGIN: Cython Metadata.*?END: Cython Metadata \*/", re.S)
+
+
+def translate(pyx):
+    """kernels/<name>.pyx as C in build/cython, translated by Cython only if its
+    fingerprint (the .pyx, every kernels/*.pxd and *.h, Cython's version, the directives)
+    differs from the one recorded beside the .c."""
+    c_file = C_DIR / pyx.with_suffix(".c")
+    recorded = c_file.with_name(c_file.name + ".fingerprint")
+    headers = sorted(Path("kernels").glob("*.pxd")) + sorted(Path("kernels").glob("*.h"))
+    key = fingerprint(Cython.__version__, sorted(DIRECTIVES.items()),
+                      *(b for f in [pyx, *headers] for b in (str(f), f.read_bytes())))
+    if not (c_file.exists() and recorded.exists() and recorded.read_text() == key):
+        cythonize([str(pyx)], compiler_directives=DIRECTIVES, include_path=["kernels"],
+                  build_dir=str(C_DIR), force=True, quiet=True)
+        recorded.write_text(key)
+    return c_file
+
+
 class BuildExt(build_ext):
-    """Adds the OpenMP flags when available, and says loudly when it is not."""
+    """Adds the OpenMP flags when available (and says loudly when not), and compiles an
+    extension only when build/kernel-cache has no build of the same C source with the
+    same flags and compiler."""
 
     def build_extensions(self):
         openmp = compiler_has_openmp(self.compiler)
@@ -88,26 +134,41 @@ class BuildExt(build_ext):
         for ext in self.extensions:     # their variant's flags are set (see extensions)
             ext.extra_compile_args = ext.extra_compile_args + (["-fopenmp"] if openmp else [])
             ext.extra_link_args = ["-fopenmp"] if openmp else []
+        self.force = True               # build_extension decides, by content
         self.parallel = self.parallel or os.cpu_count()
         super().build_extensions()
 
+    def build_extension(self, ext):
+        target = Path(self.get_ext_fullpath(ext.name))
+        source = METADATA.sub(b"", Path(ext.sources[0]).read_bytes())
+        # (not the include paths: pip's build environment is a new directory each time;
+        # numpy's version stands for its headers)
+        key = fingerprint(source, ext.define_macros, ext.extra_compile_args, ext.extra_link_args,
+                          self.compiler.compiler_so, sysconfig.get_config_var("EXT_SUFFIX"),
+                          numpy.__version__)
+        cached = CACHE / f"{ext.name}.{key[:24]}{target.suffix}"
+        if cached.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(cached, target)
+            return
+        super().build_extension(ext)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(target, cached.with_suffix(".tmp"))
+        os.replace(cached.with_suffix(".tmp"), cached)
+
 
 # Cython translates each .pyx to C once; every variant compiles that same C with its flags.
-generic = cythonize(
-    [Extension(f"{VARIANTS['generic'].package}.{pyx.stem}", [str(pyx)],
-               include_dirs=[numpy.get_include(), "kernels"],
-               define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")])
-     for pyx in sorted(Path("kernels").glob("*.pyx"))],
-    compiler_directives=DIRECTIVES, include_path=["kernels"], build_dir="build/cython")
+sources = {pyx.stem: translate(pyx) for pyx in sorted(Path("kernels").glob("*.pyx"))}
 extensions = [
-    Extension(f"{variant.package}.{ext.name.rpartition('.')[2]}", ext.sources,
-              include_dirs=ext.include_dirs, define_macros=ext.define_macros,
+    Extension(f"{variant.package}.{name}", [str(c_file)],
+              include_dirs=[numpy.get_include(), "kernels"],
+              define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")],
               extra_compile_args=OPT_FLAGS + list(variant.compile_flags))
-    for variant in VARIANTS.values() for ext in generic
+    for variant in VARIANTS.values() for name, c_file in sources.items()
 ]
 
 setup(
-    packages=["drfbench"] + [variant.package for variant in VARIANTS.values()],
+    packages=find_packages(include=["drfbench", "drfbench.*"]),
     ext_modules=extensions,
     cmdclass={"build_ext": BuildExt},
 )
