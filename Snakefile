@@ -4,9 +4,11 @@
 #   snakemake --cores all --config repeats=1                         # smoke, overridden
 #   snakemake --cores all --configfile workflows/config/default.yaml # 100K x 10K
 #   snakemake --cores all --configfile workflows/config/paper.yaml   # 1M x 100K
+import os
 import sys
 from pathlib import Path
 
+from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import min_version
 
 from drfbench import pipeline, sweeps
@@ -21,7 +23,13 @@ if not workflow.overwrite_configfiles:  # no --configfile: the smoke profile, --
 
 pipeline.check_config(config, f"{workflow.basedir}/workflows/schemas")
 
-PYTHON = sys.executable  # the interpreter running Snakemake, with drfbench installed
+# Every rule runs in one software environment: with `--software-deployment-method conda`,
+# workflows/envs/drfbench.yaml, where its post-deploy script builds drfbench from this
+# checkout; otherwise the interpreter running Snakemake, with drfbench installed.
+CONDA_ENV = f"{workflow.basedir}/workflows/envs/drfbench.yaml"
+os.environ.update(DRFBENCH_SOURCE=workflow.basedir)  # set for the post-deploy script
+USES_CONDA = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+PYTHON = "python" if USES_CONDA else sys.executable
 NAME = config["name"]
 TARGETS = []    # each family's rules file adds the results it makes
 NOTEBOOKS = {}  # and the notebooks that draw its figures (workflows/figures.smk runs them)

@@ -28,16 +28,20 @@ for _notebook, _spec in NOTEBOOKS.items():
             executed=f"results/{{name}}/notebooks/{_notebook}.ipynb",
             figures=[report(f"results/{{name}}/figures/{f}", category="figures")
                      for f in _spec["figures"]],
+        conda:
+            CONDA_ENV
         log:
             f"results/{{name}}/logs/notebooks/{_notebook}.log",
         params:
             python=PYTHON,
-            results=RESULTS_FROM,
+            # the results directory: the inputs' paths less their relative part
+            results=lambda w, input, files=_spec["results"]: (
+                f"-p results {input.results[0].removesuffix(files[0])}" if files else ""),
             data=f"-p data {workflow.basedir}/data" if _spec.get("data") else "",
         shell:
             "{params.python} -m jupytext --to ipynb --output - {input.notebook} 2> {log} | "
             "{params.python} -m papermill - {output.executed} --kernel python3 --log-output "
-            "-p results {params.results} -p figures results/{wildcards.name}/figures "
+            "{params.results} -p figures results/{wildcards.name}/figures "
             "{params.data} >> {log} 2>&1"
 
 

@@ -22,6 +22,8 @@ rule epsilon_vs_deadline:
         rows=report("results/{name}/controller/epsilon_vs_deadline_{method}.csv",
                     category="controller"),
         summary="results/{name}/controller/epsilon_vs_deadline_{method}_summary.csv",
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/controller/epsilon_vs_deadline_{method}.log",
     params:
@@ -46,6 +48,8 @@ rule adaptation:
     output:
         rows=report("results/{name}/controller/adaptation.csv", category="controller"),
         summary="results/{name}/controller/adaptation_summary.csv",
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/controller/adaptation.log",
     params:

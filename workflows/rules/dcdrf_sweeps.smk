@@ -23,6 +23,8 @@ rule measure:
         baseline=lambda w: f"results/{w.name}/baselines/{sweeps.workload_of_run(w.run)}.npz",
     output:
         "results/{name}/runs/{family}/{run}.csv",
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/runs/{family}/{run}.log",
     params:
@@ -41,6 +43,8 @@ rule gather:
                          family=w.family, run=RUNS[w.family]),
     output:
         report("results/{name}/{family}.csv", category="results"),
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/gather/{family}.log",
     params:
@@ -55,6 +59,8 @@ rule extrapolate:
         profiles="results/{name}/profiles.csv",
     output:
         report("results/{name}/edrf_extrapolated.csv", category="results"),
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/extrapolate.log",
     params:

@@ -9,6 +9,8 @@ wildcard_constraints:
 rule workload:
     output:
         "results/{name}/workloads/{workload}.npz",
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/workloads/{workload}.log",
     params:
@@ -23,6 +25,8 @@ rule baseline:
         "results/{name}/workloads/{workload}.npz",
     output:
         "results/{name}/baselines/{workload}.npz",
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/baselines/{workload}.log",
     params:

@@ -19,6 +19,8 @@ rule drf_properties:
     output:
         table=report("results/{name}/drf/drf_properties.csv", category="DRF"),
         examples="results/{name}/drf/drf_examples.csv",
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/drf/properties.log",
     params:
@@ -38,6 +40,8 @@ rule drf_properties:
 rule drf_vs_slots:
     output:
         report("results/{name}/drf/drf_vs_slots.csv", category="DRF"),
+    conda:
+        CONDA_ENV
     log:
         "results/{name}/logs/drf/drf_vs_slots.log",
     params:
