@@ -72,6 +72,33 @@ class RandomFit:
         raise AssertionError("the simulator must call release_task")
 
 
+class RandomAnywhere:
+    """Launches a random number of random pending users' tasks on random machines,
+    whatever they need (oversubscribes: machine speeds below 1, not powers of 2)."""
+
+    def __init__(self, n_users, n_machines, seed):
+        self.pending = np.zeros(n_users, dtype=int)
+        self.M = n_machines
+        self.rng = np.random.default_rng(seed)
+
+    def add_tasks(self, user, count):
+        self.pending[user] += count
+
+    def schedule(self):
+        users = []
+        for _ in range(int(self.rng.integers(0, 4))):
+            waiting = np.flatnonzero(self.pending)
+            if not waiting.size:
+                break
+            u = int(self.rng.choice(waiting))
+            self.pending[u] -= 1
+            users.append(u)
+        return np.array(users, dtype=np.int32), self.rng.integers(0, self.M, len(users))
+
+    def release(self, user, machine):
+        pass
+
+
 class Liar:
     """Launches user 0 whether or not it has anything pending."""
 
@@ -337,3 +364,65 @@ def test_policy_launching_a_user_with_nothing_pending():
     trace = sim.Trace(user=[1], job=[0], arrival=[0.0], duration=[1.0], demands=[[0.5]], users=2)
     with pytest.raises(ValueError, match="policy launched user 0 at time 0.0, which has no pending task"):
         sim.simulate([[1.0]], trace, Liar())
+
+
+# ---------------------------------------------------------------------------------------
+# The kernel (kernels/sim.pyx) against the reference loop in Python, bit for bit
+# ---------------------------------------------------------------------------------------
+
+
+def assert_same(a, b):
+    assert (a.end, a.events, a.users, a.resources) == (b.end, b.events, b.users, b.resources)
+    for name in ("samples", "completions", "jobs", "tasks"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.keys() == y.keys()
+        for key in x:
+            np.testing.assert_array_equal(x[key], y[key], err_msg=f"{name}[{key!r}]")
+    np.testing.assert_array_equal(a.unschedulable, b.unschedulable)
+    np.testing.assert_array_equal(a.pending, b.pending)
+    assert a.rows == b.rows
+
+
+def kernel_variants():
+    from drfbench import _isa
+    return _isa.runnable()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_kernel_matches_reference_on_traces(seed):
+    rng = np.random.default_rng(300 + seed)
+    trace = random_trace(rng, n_tasks=int(rng.integers(1, 120)), resources=int(rng.integers(1, 4)))
+    C = random_machines(rng, M=int(rng.integers(1, 6)), resources=trace.resources)
+    horizon = [np.inf, 40.0][seed % 2]
+    policies = [lambda: RandomAnywhere(trace.users, len(C), seed),     # processor sharing
+                lambda: RandomFit(C, trace, seed), lambda: sim.FifoFirstFit(C, trace)]
+    for policy in policies:
+        expected = sim.reference.simulate(C, trace, policy(), horizon=horizon, sample=3.0)
+        for isa in kernel_variants():
+            assert_same(sim.simulate(C, trace, policy(), horizon=horizon, sample=3.0, isa=isa),
+                        expected)
+        assert_same(sim.simulate(C, trace, policy(), horizon=horizon), 
+                    sim.reference.simulate(C, trace, policy(), horizon=horizon))
+
+
+@pytest.mark.parametrize("slots", [0, 1, 3])
+def test_kernel_matches_reference_on_backlogs(slots):
+    rng = np.random.default_rng(400 + slots)
+    C = np.tile([4.0, 15.0], (5, 1))
+    backlog = sim.Backlog(rng.uniform(0.3, 3.0, (4, 2)).round(2), rng.integers(1, 6, 4),
+                          rng.uniform(5, 30, 4), jitter=0.25, seed=slots)
+
+    def run(simulate, **kw):
+        return simulate(C, backlog, drf.scheduler(backlog.demands, C, slots=slots),
+                        horizon=500.0, sample=7.0, **kw)
+    expected = run(sim.reference.simulate)
+    assert expected.completions["time"].size > 10
+    for isa in kernel_variants():
+        assert_same(run(sim.simulate, isa=isa), expected)
+
+
+def test_kernel_reports_the_same_errors():
+    trace = sim.Trace(user=[1], job=[0], arrival=[0.0], duration=[1.0], demands=[[0.5]], users=2)
+    for simulate in (sim.simulate, sim.reference.simulate):
+        with pytest.raises(ValueError, match="policy launched user 0 at time 0.0, which has no"):
+            simulate([[1.0]], trace, Liar())

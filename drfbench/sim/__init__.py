@@ -14,9 +14,10 @@ release(user, machine) (sim.Policy); drfbench.drf.scheduler(...) builds the onli
 slot schedulers of kernels/drf.pyx. sim.FifoFirstFit is a small reference policy.
 docs/simulator.md describes the model.
 """
+from . import reference
 from .engine import Simulation, simulate
 from .policies import FifoFirstFit, Policy, TaskPolicy
 from .workload import FIT_SLACK, Backlog, Trace, fits_somewhere, machines
 
-__all__ = ["FIT_SLACK", "Backlog", "FifoFirstFit", "Policy", "Simulation", "TaskPolicy", "Trace",
+__all__ = ["FIT_SLACK", "Backlog", "FifoFirstFit", "Policy", "Simulation", "TaskPolicy", "Trace", "reference",
            "fits_somewhere", "machines", "simulate"]

@@ -21,15 +21,18 @@ Processor sharing: every task on machine k progresses at speed
     1 / max(1, max over r with cap[k, r] > 0 of used[k, r] / cap[k, r])
 (no thrashing penalty); a policy that never oversubscribes runs every task at speed 1.
 A sample at time s shows the state just before the events at s (after time 0's launches).
+
+The loop itself is the kernel kernels/sim.pyx (drfbench.sim.reference is the same loop in
+plain Python, its specification); this module validates, prepares the arrays, takes the
+samples (NumPy) and assembles the results.
 """
-import heapq
 import math
-from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
+from .. import _isa
 from . import workload as wl
 
 DONE_TOLERANCE = 1e-9  # a task is done when its remaining work is at most this x its duration
@@ -136,16 +139,8 @@ def _check_time(value, name, allow_inf):
     return float(value)
 
 
-def simulate(machines, workload, policy, *, horizon=math.inf, sample=None):
-    """Run `policy` on `machines` with the tasks of `workload` until `horizon`, or, for a
-    trace, until nothing is left to happen (no task running or still to arrive).
-
-    machines  (M, m) capacities, one row per machine (see drfbench.sim.machines)
-    workload  a drfbench.sim.Trace or a drfbench.sim.Backlog (needs a finite horizon)
-    policy    a drfbench.sim.Policy; for a Backlog its queues must already be infinite
-    sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
-              ... up to the end
-    """
+def validate(machines, workload, policy, horizon, sample):
+    """Checked (capacity (M, m) float64, horizon, sample) for simulate()."""
     C = wl.machines(machines)
     if not isinstance(workload, (wl.Trace, wl.Backlog)):
         raise TypeError(f"workload must be a drfbench.sim.Trace or Backlog, got "
@@ -161,336 +156,157 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None):
         sample = _check_time(sample, "sample", allow_inf=False)
         if sample == 0:
             raise ValueError("sample must be > 0 (or None for no samples)")
-    return _Engine(C, workload, policy).run(horizon, sample)
+    return C, horizon, sample
 
 
-class _Tasks:
-    """Struct-of-arrays task table that grows (backlog tasks are made at launch)."""
+@dataclass(frozen=True, eq=False)
+class TraceSetup:
+    """A trace's jobs and schedulable tasks, prepared once for the loop.
 
-    COLUMNS = (("user", np.int64, -1), ("job", np.int64, -1), ("machine", np.int64, -1),
-               ("arrival", np.float64, np.nan), ("start", np.float64, np.nan),
-               ("end", np.float64, np.nan), ("left", np.float64, 0.0), ("tol", np.float64, 0.0))
-
-    def __init__(self, capacity, resources):
-        self.size = 0
-        for name, dtype, fill in self.COLUMNS:
-            setattr(self, name, np.full(capacity, fill, dtype=dtype))
-        self.demand = np.zeros((capacity, resources))
-
-    def grow(self, needed):
-        if needed <= len(self.user):
-            return
-        new = max(needed, 2 * len(self.user), 1024)
-        for name, dtype, fill in self.COLUMNS:
-            old = getattr(self, name)
-            a = np.full(new, fill, dtype=dtype)
-            a[:len(old)] = old
-            setattr(self, name, a)
-        d = np.zeros((new, self.demand.shape[1]))
-        d[:len(self.demand)] = self.demand
-        self.demand = d
+    job_ids (J,) the distinct job ids; job (N,) each task's job index; job_user,
+    job_submit (first arrival), job_left (J,) tasks per job (its unschedulable tasks
+    included: they never finish, so neither does the job); fits (N,) bool."""
+    job_ids: np.ndarray
+    job: np.ndarray
+    job_user: np.ndarray
+    job_submit: np.ndarray
+    job_left: np.ndarray
+    fits: np.ndarray
 
 
-class _Engine:
-    def __init__(self, C, workload, policy):
-        self.C = C
-        self.M, self.m = C.shape
-        self.total = C.sum(axis=0)
-        self.policy = policy
-        self.release = getattr(policy, "release_task", None)
-        self.backlog = isinstance(workload, wl.Backlog)
-        self.w = workload
-        n = workload.users
-        self.n = n
-        # machines: running task ids (launch order), speed, last update, version stamp
-        self.on = [[] for _ in range(self.M)]
-        self.speed = np.ones(self.M)
-        self.updated = np.zeros(self.M)
-        self.version = np.zeros(self.M, dtype=np.int64)
-        self.heap = []                  # (time, seq, machine, version)
-        self.seq = 0
-        self.events = 0
-        # jobs: per job index, its user, submit, finish, tasks not finished
-        self.done_t, self.done_u, self.done_c = [], [], []
-        self.finished = np.zeros(n, dtype=np.int64)
-        if self.backlog:
-            self.T = _Tasks(1024, self.m)
-            self.rng = np.random.default_rng(workload.seed)
-            self.normals = np.empty(0)
-            self.drawn = 0
-            self.job_of = np.full(n, -1, dtype=np.int64)   # current job per user
-            self.in_job = np.zeros(n, dtype=np.int64)      # its tasks launched so far
-            self.job_user, self.job_submit, self.job_finish, self.job_left = [], [], [], []
-            self.job_ids = None
-            self.pending = None
-            self.unschedulable = np.empty(0, dtype=np.int64)
+def trace_setup(trace, C):
+    ids, job = np.unique(trace.job, return_inverse=True)
+    job_user = np.zeros(len(ids), dtype=np.int64)
+    job_user[job] = trace.user
+    submit = np.full(len(ids), np.inf)
+    np.minimum.at(submit, job, trace.arrival)
+    left = np.bincount(job, minlength=len(ids)).astype(np.int64)
+    return TraceSetup(ids, job.astype(np.int64), job_user, submit, left, trace.fits(C))
+
+
+def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
+    """(share (n, m), speed (n,)) of the running tasks `ids` (machines in index order):
+    share[u, r] = sum over u's tasks of demand[t, r] x speed / total[r] (with one shape
+    per user, `shapes`: (sum of u's speeds) x shapes[u, r] / total[r]); speed[u] the mean
+    of u's tasks' speeds, 0 if none. Sums run in the order of `ids`."""
+    m = len(total)
+    share = np.zeros((n, m))
+    speed = np.zeros(n)
+    if ids.size:
+        u = user[ids]
+        s = task_speed
+        if shapes is not None:
+            share = np.bincount(u, weights=s, minlength=n)[:, None] * shapes / total
         else:
-            N = len(workload)
-            T = self.T = _Tasks(N, self.m)
-            T.size = N
-            T.user[:] = workload.user
-            T.arrival[:] = workload.arrival
-            T.demand[:] = workload.demands
-            T.left[:] = workload.duration
-            T.tol[:] = DONE_TOLERANCE * workload.duration
-            ids, T.job[:] = np.unique(workload.job, return_inverse=True)
-            self.job_ids = ids
-            self.job_user = np.zeros(len(ids), dtype=np.int64)
-            self.job_user[T.job] = T.user
-            self.job_submit = np.full(len(ids), np.inf)
-            np.minimum.at(self.job_submit, T.job, T.arrival)
-            self.job_finish = np.full(len(ids), np.nan)
-            fits = workload.fits(C)
-            self.unschedulable = np.flatnonzero(~fits)
-            # a job's unschedulable tasks never finish, so neither does the job
-            self.job_left = np.bincount(T.job, minlength=len(ids)).astype(np.int64)
-            self.schedulable = fits
-            self.pending = [deque() for _ in range(n)]
-            self.next_arrival = 0
+            for r in range(m):
+                share[:, r] = np.bincount(u, weights=s * demand[ids, r], minlength=n) / total[r]
+        speed = mean_by_group(s, u, n)
+    return share, speed
 
-    # -- machines ---------------------------------------------------------------------
 
-    def advance(self, k, now):
-        """Bring machine k's running tasks' remaining work up to `now`."""
-        dt = now - self.updated[k]
-        if dt:
-            step = dt * self.speed[k]
-            left = self.T.left
-            for t in self.on[k]:
-                left[t] -= step
-        self.updated[k] = now
+class Sampler:
+    """Takes samples at 0, sample, 2 sample, ...: record(until) takes every one not yet
+    taken up to `until` (all showing the state now) and returns the next instant."""
 
-    def refresh(self, k, now):
-        """Recompute machine k's speed and push its next completion."""
-        on = self.on[k]
-        if on:
-            used = self.T.demand[on].sum(axis=0)
-            load = np.divide(used, self.C[k], out=np.zeros(self.m), where=self.C[k] > 0).max()
-            self.speed[k] = 1.0 / max(1.0, load)
-        else:
-            self.speed[k] = 1.0
-        self.version[k] += 1
-        if on:
-            soonest = min(self.T.left[on].tolist())
-            self.seq += 1
-            heapq.heappush(self.heap, (now + max(soonest, 0.0) / self.speed[k], self.seq, k,
-                                       self.version[k]))
+    def __init__(self, sample, state):
+        self.sample, self.state = sample, state
+        self.times, self.shares, self.speeds = [], [], []
 
-    def complete(self, k, now):
-        """Finish machine k's tasks whose work is done at `now`."""
-        self.advance(k, now)
-        T = self.T
-        done = [t for t in self.on[k] if T.left[t] <= T.tol[t]]
-        if not done:
-            return
-        self.on[k] = [t for t in self.on[k] if T.left[t] > T.tol[t]]
-        for t in done:
-            u = int(T.user[t])
-            T.end[t] = now
-            if self.release is not None:
-                self.release(t, u, k)
-            else:
-                self.policy.release(u, k)
-            j = int(T.job[t])
-            self.job_left[j] -= 1
-            if self.job_left[j] == 0:
-                self.job_finish[j] = now
-                self.finished[u] += 1
-                self.done_t.append(now)
-                self.done_u.append(u)
-                self.done_c.append(int(self.finished[u]))
-        self.events += len(done)
-
-    # -- tasks ------------------------------------------------------------------------
-
-    def arrive(self, now):
-        """Add every trace task arriving at `now` (runs of one user: one add_tasks call)."""
-        T, w = self.T, self.w
-        i = self.next_arrival
-        stop = int(np.searchsorted(w.arrival, now, side="right"))
-        self.next_arrival = stop
-        self.events += stop - i
-        run_user, run = -1, 0
-        for t in range(i, stop):
-            if not self.schedulable[t]:
-                continue
-            u = int(T.user[t])
-            self.pending[u].append(t)
-            if u != run_user:
-                if run:
-                    self.policy.add_tasks(run_user, run)
-                run_user, run = u, 0
-            run += 1
-        if run:
-            self.policy.add_tasks(run_user, run)
-
-    def backlog_task(self, u, now):
-        """A new task of backlog user u, launched at `now` (its jitter drawn now)."""
-        T, w = self.T, self.w
-        if self.job_of[u] < 0 or self.in_job[u] == w.tasks_per_job[u]:
-            self.job_of[u] = len(self.job_user)
-            self.in_job[u] = 0
-            self.job_user.append(u)
-            self.job_submit.append(now)
-            self.job_finish.append(math.nan)
-            self.job_left.append(int(w.tasks_per_job[u]))
-        self.in_job[u] += 1
-        if self.drawn == len(self.normals):
-            self.normals = self.rng.standard_normal(4096).tolist()
-            self.drawn = 0
-        z = self.normals[self.drawn]
-        self.drawn += 1
-        t = T.size
-        T.grow(t + 1)
-        T.size = t + 1
-        T.user[t] = u
-        T.job[t] = self.job_of[u]
-        T.arrival[t] = self.job_submit[self.job_of[u]]
-        T.demand[t] = w.demands[u]
-        T.left[t] = w.duration[u] * math.exp(w.jitter * z)
-        T.tol[t] = DONE_TOLERANCE * w.duration[u]
-        return t
-
-    def settle(self, touched, now):
-        """Refresh the machines a launch touched, in index order (completions that come
-        out at equal times are then handled in that order)."""
-        for k in sorted(touched):
-            self.refresh(k, now)
-
-    def launch(self, now):
-        """Ask the policy for launches and start them; returns the set of machines touched."""
-        users, where = self.policy.schedule()
-        users = np.asarray(users).tolist()
-        where = np.asarray(where).tolist()
-        if len(users) != len(where):
-            raise ValueError(f"policy.schedule() returned {len(users)} users but {len(where)} "
-                             "machines")
-        T = self.T
-        touched = set()
-        for u, k in zip(users, where):
-            if not 0 <= u < self.n:
-                raise ValueError(f"policy launched unknown user {u} (users are 0..{self.n - 1})")
-            if not 0 <= k < self.M:
-                raise ValueError(f"policy launched a task on unknown machine {k} (machines are "
-                                 f"0..{self.M - 1})")
-            if self.backlog:
-                t = self.backlog_task(u, now)
-            else:
-                if not self.pending[u]:
-                    raise ValueError(f"policy launched user {u} at time {now}, which has no "
-                                     "pending task")
-                t = self.pending[u].popleft()
-            self.advance(k, now)
-            self.on[k].append(t)
-            T.machine[t] = k
-            T.start[t] = now
-            touched.add(k)
-        self.events += len(users)
-        return touched
-
-    # -- samples ----------------------------------------------------------------------
-
-    def snapshot(self):
-        """(share (n, m), speed (n,)) now: running tasks taken in machine order."""
-        ids = np.fromiter((t for on in self.on for t in on), dtype=np.int64)
-        n, m = self.n, self.m
-        share = np.zeros((n, m))
-        speed = np.zeros(n)
-        if ids.size:
-            T = self.T
-            u = T.user[ids]
-            s = self.speed[T.machine[ids]]
-            if self.backlog:            # one shape per user: (sum of speeds) x shape
-                share = np.bincount(u, weights=s, minlength=n)[:, None] * self.w.demands / self.total
-            else:
-                for r in range(m):
-                    share[:, r] = np.bincount(u, weights=s * T.demand[ids, r], minlength=n) / self.total[r]
-            speed = mean_by_group(s, u, n)
-        return share, speed
-
-    # -- the loop ---------------------------------------------------------------------
-
-    def next_event(self):
-        """(time, machine) of the next event: a machine's next completion (stale heap
-        entries dropped) or, machine -1, the next arrival; (inf, -1) if none. At equal
-        times completions come first, in the order they were scheduled."""
-        heap = self.heap
-        while heap and heap[0][3] != self.version[heap[0][2]]:
-            heapq.heappop(heap)
-        t, k = (heap[0][0], heap[0][2]) if heap else (math.inf, -1)
-        if not self.backlog and self.next_arrival < len(self.w.arrival):
-            arrival = float(self.w.arrival[self.next_arrival])
-            if arrival < t:
-                t, k = arrival, -1
-        return t, k
-
-    def run(self, horizon, sample):
-        times, shares, speeds = [], [], []
-        next_sample = 0.0 if sample is not None else math.inf
-        count = 0
-
-        def record(until):
-            """Samples at every sample instant up to `until`: the state now."""
-            nonlocal next_sample, count
-            if next_sample > until:
-                return
-            share, speed = self.snapshot()
+    def record(self, until):
+        next_sample = len(self.times) * self.sample
+        if next_sample <= until:
+            share, speed = self.state()
             while next_sample <= until:
-                times.append(next_sample)
-                shares.append(share)
-                speeds.append(speed)
-                count += 1
-                next_sample = count * sample
+                self.times.append(next_sample)
+                self.shares.append(share)
+                self.speeds.append(speed)
+                next_sample = len(self.times) * self.sample
+        return next_sample
 
-        # time 0: the backlog's first launches, or the trace's arrivals at 0 and theirs
-        now = 0.0
-        if not self.backlog:
-            self.arrive(0.0)
-        self.settle(self.launch(0.0), 0.0)
-        while True:
-            t, k = self.next_event()
-            if math.isinf(t) and not self.backlog:
-                end = now                       # nothing left to happen
-                break
-            record(min(t, horizon))
-            if t > horizon:
-                end = horizon
-                break
-            now = t
-            if k >= 0:                          # one machine's completions
-                heapq.heappop(self.heap)
-                self.complete(k, t)
-                self.refresh(k, t)
-            else:                               # every arrival at t
-                self.arrive(t)
-            self.settle(self.launch(t), t)
-        return self.result(end, times, shares, speeds)
+    def arrays(self, n, m):
+        share = np.array(self.shares).reshape(len(self.times), n, m)
+        return {"time": np.array(self.times, dtype=np.float64), "share": share,
+                "speed": np.array(self.speeds).reshape(len(self.times), n),
+                "utilization": share.sum(axis=1)}
 
-    def result(self, end, times, shares, speeds):
-        n, m, T = self.n, self.m, self.T
-        share = np.array(shares).reshape(len(times), n, m)
-        samples = {"time": np.array(times, dtype=np.float64), "share": share,
-                   "speed": np.array(speeds).reshape(len(times), n),
-                   "utilization": share.sum(axis=1)}
-        completions = {"time": np.array(self.done_t, dtype=np.float64),
-                       "user": np.array(self.done_u, dtype=np.int64),
-                       "count": np.array(self.done_c, dtype=np.int64)}
-        size = T.size
-        job_ids = np.arange(len(self.job_user)) if self.job_ids is None else self.job_ids
-        submit = np.array(self.job_submit, dtype=np.float64)
-        jobs = {"job": job_ids, "user": np.array(self.job_user, dtype=np.int64),
-                "submit": submit, "finish": np.array(self.job_finish, dtype=np.float64)}
-        tasks = {"task": np.arange(size), "user": T.user[:size].copy(),
-                 "job": job_ids[T.job[:size]] if size else np.empty(0, dtype=np.int64),
-                 "machine": T.machine[:size].copy(), "arrival": T.arrival[:size].copy(),
-                 "start": T.start[:size].copy(), "end": T.end[:size].copy()}
-        pending = np.zeros(n, dtype=np.int64) if self.backlog else \
-            np.array([len(q) for q in self.pending], dtype=np.int64)
-        if not self.backlog:
-            # tasks that never arrived count as pending too
-            late = T.user[self.next_arrival:size][self.schedulable[self.next_arrival:size]]
-            pending += np.bincount(late, minlength=n)
-        return Simulation(end=float(end), events=self.events, resources=m, users=n,
-                          samples=samples, completions=completions, jobs=jobs, tasks=tasks,
-                          unschedulable=self.unschedulable, pending=pending,
-                          names=None if self.backlog else self.w.names)
+
+def result(*, end, events, n, m, samples, completions, job_ids, job_user, job_submit,
+           job_finish, task_user, task_job, machine, arrival, start, end_times,
+           unschedulable, pending, names):
+    """The Simulation, from the loop's arrays (copied)."""
+    job_ids = np.arange(len(job_user)) if job_ids is None else job_ids
+    size = len(task_user)
+    return Simulation(
+        end=float(end), events=int(events), resources=m, users=n, samples=samples,
+        completions={"time": np.array(completions["time"], dtype=np.float64),
+                     "user": np.array(completions["user"], dtype=np.int64),
+                     "count": np.array(completions["count"], dtype=np.int64)},
+        jobs={"job": np.array(job_ids), "user": np.array(job_user, dtype=np.int64),
+              "submit": np.array(job_submit, dtype=np.float64),
+              "finish": np.array(job_finish, dtype=np.float64)},
+        tasks={"task": np.arange(size), "user": np.array(task_user, dtype=np.int64),
+               "job": job_ids[np.asarray(task_job, dtype=np.int64)],
+               "machine": np.array(machine, dtype=np.int64),
+               "arrival": np.array(arrival, dtype=np.float64),
+               "start": np.array(start, dtype=np.float64),
+               "end": np.array(end_times, dtype=np.float64)},
+        unschedulable=unschedulable, pending=np.array(pending, dtype=np.int64), names=names)
+
+
+def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=None):
+    """Run `policy` on `machines` with the tasks of `workload` until `horizon`, or, for a
+    trace, until nothing is left to happen (no task running or still to arrive).
+
+    machines  (M, m) capacities, one row per machine (see drfbench.sim.machines)
+    workload  a drfbench.sim.Trace or a drfbench.sim.Backlog (needs a finite horizon)
+    policy    a drfbench.sim.Policy; for a Backlog its queues must already be infinite
+    sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
+              ... up to the end
+    isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
+    """
+    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
+    n, m = workload.users, C.shape[1]
+    EventLoop = _isa.kernels(isa).sim.EventLoop
+    if isinstance(workload, wl.Trace):
+        setup = trace_setup(workload, C)
+        order = np.argsort(workload.user, kind="stable")
+        order = order[setup.fits[order]]                 # schedulable tasks, by user
+        tasks = {"user": workload.user, "job": setup.job, "arrival": workload.arrival,
+                 "left": workload.duration, "tol": DONE_TOLERANCE * workload.duration,
+                 "demand": workload.demands}
+        jobs = {"user": setup.job_user, "left": setup.job_left, "submit": setup.job_submit}
+        trace = {"by_user": order, "ptr": np.searchsorted(workload.user[order], np.arange(n + 1)),
+                 "schedulable": setup.fits}
+        loop = EventLoop(C, tasks, jobs, n, trace=trace)
+        shapes, job_ids, names = None, setup.job_ids, workload.names
+        unschedulable = np.flatnonzero(~setup.fits)
+    else:
+        rng = np.random.default_rng(workload.seed)
+        backlog = {"demands": workload.demands, "tasks_per_job": workload.tasks_per_job,
+                   "duration": workload.duration, "jitter": workload.jitter,
+                   "draw": lambda: rng.standard_normal(4096)}
+        empty = np.empty(0)
+        loop = EventLoop(C, {}, {"user": empty, "left": empty, "submit": empty}, n,
+                         backlog=backlog)
+        shapes, job_ids, names = workload.demands, None, None
+        unschedulable = np.empty(0, dtype=np.int64)
+    total = C.sum(axis=0)
+
+    def state():
+        ids, T = loop.running(), loop.tasks
+        return snapshot(ids, T["user"], loop.speed[T["machine"][ids]], T["demand"], n, total,
+                        shapes)
+    sampler = Sampler(sample, state) if sample is not None else None
+    end = loop.run(policy, horizon, sampler.record if sampler else None)
+    samples = sampler.arrays(n, m) if sampler else Sampler(1.0, None).arrays(n, m)
+    T, J = loop.tasks, loop.jobs
+    pending = loop.pending
+    if isinstance(workload, wl.Trace):                   # not yet arrived: pending too
+        late = slice(loop.arrived_until, len(workload))
+        pending = pending + np.bincount(workload.user[late][setup.fits[late]], minlength=n)
+    return result(end=end, events=loop.events, n=n, m=m, samples=samples,
+                  completions=loop.completions, job_ids=job_ids, job_user=J["user"],
+                  job_submit=J["submit"], job_finish=J["finish"], task_user=T["user"],
+                  task_job=T["job"], machine=T["machine"], arrival=T["arrival"],
+                  start=T["start"], end_times=T["end"], unschedulable=unschedulable,
+                  pending=pending, names=names)
