@@ -491,8 +491,10 @@ cdef class EventLoop:
         self._launch(policy, 0.0)
         while True:
             k = self._next(&t)
-            if t == INFINITY and self.is_trace:
-                return now                          # nothing left to happen
+            if t == INFINITY and self.is_trace:     # nothing left to happen
+                if next_sample <= now:
+                    record(now)
+                return now
             until = t if t < horizon else horizon
             if next_sample <= until:
                 next_sample = record(until)

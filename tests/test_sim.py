@@ -300,6 +300,14 @@ def test_trace_from_columns_and_user_names():
     np.testing.assert_array_equal(again.demands, trace.demands)
 
 
+def test_empty_trace():
+    trace = sim.Trace([], [], [], [], np.empty((0, 2)), users=2)
+    for simulate in (sim.simulate, sim.reference.simulate):
+        res = simulate(np.ones((2, 2)), trace, sim.FifoFirstFit(np.ones((2, 2)), trace), sample=5.0)
+        assert res.end == 0.0 and res.events == 0 and res.jobs["job"].size == 0
+        assert res.samples["time"].tolist() == [0.0] and (res.samples["share"] == 0).all()
+
+
 def test_policies_satisfy_the_protocol():
     C = np.ones((2, 2))
     assert isinstance(drf.scheduler([[0.5, 0.5]], C), sim.Policy)

@@ -273,8 +273,10 @@ class _Loop:
         self.launch(0.0)
         while True:
             t, k = self.next_event()
-            if math.isinf(t) and not self.backlog:
-                end = now                       # nothing left to happen
+            if math.isinf(t) and not self.backlog:     # nothing left to happen
+                if next_sample <= now:
+                    sampler.record(now)
+                end = now
                 break
             if next_sample <= min(t, horizon):
                 next_sample = sampler.record(min(t, horizon))
