@@ -183,7 +183,8 @@ cdef class EventLoop:
         J = self.J
         self.job_user, self.job_left = J["user"], J["left"]
         self.job_submit, self.job_finish = J["submit"], J["finish"]
-        self.done_time, self.done_user, self.done_count = J["done_time"], J["done_user"], J["done_count"]
+        self.done_time, self.done_user = J["done_time"], J["done_user"]
+        self.done_count = J["done_count"]
 
     cdef void _grow_tasks(self, Py_ssize_t needed):
         cdef Py_ssize_t new = max(needed, 2 * self.T["user"].shape[0], 1024)

@@ -119,7 +119,8 @@ def bench(name, build, args):
         own.append(time.perf_counter() - start - p.seconds)
     median, own = statistics.median(seconds), statistics.median(own)
     print(json.dumps({
-        "workload": name, "engine": args.engine, "events": res.events, "seconds_median": round(median, 4),
+        "workload": name, "engine": args.engine, "events": res.events,
+        "seconds_median": round(median, 4),
         "events_per_second": round(res.events / median),
         "simulator_seconds_median": round(own, 4),
         "simulator_events_per_second": round(res.events / own), "runs": args.repeats,

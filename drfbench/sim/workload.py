@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FIT_SLACK = 1e-12      # a task fits where demand <= capacity * (1 + FIT_SLACK), as in kernels/drf.pyx
+FIT_SLACK = 1e-12      # fits: demand <= capacity * (1 + FIT_SLACK), as in kernels/drf.pyx
 
 
 def _real_array(values, name, ndim):
@@ -33,7 +33,8 @@ def _finite_non_negative(a, name):
     bad = ~np.isfinite(a)
     if bad.any():
         where = np.argwhere(bad)[0]
-        raise ValueError(f"{name} must be finite: {a[tuple(where)]} at index {tuple(where.tolist())}")
+        raise ValueError(f"{name} must be finite: {a[tuple(where)]} at index "
+                         f"{tuple(where.tolist())}")
     if a.size and a.min() < 0:
         where = np.argwhere(a < 0)[0]
         raise ValueError(f"{name} must be non-negative: {a[tuple(where)]} at index "
@@ -149,17 +150,20 @@ class Trace:
         demands = _real_array(self.demands, "demands", 2)
         for name, a in (("arrival", arrival), ("duration", duration)):
             if a.shape != (N,):
-                raise ValueError(f"{name} must have one entry per task, shape ({N},), got {a.shape}")
+                raise ValueError(f"{name} must have one entry per task, shape ({N},), got "
+                                 f"{a.shape}")
         if demands.shape[0] != N:
-            raise ValueError(f"demands must have one row per task, {N} rows, got {demands.shape[0]}")
+            raise ValueError(f"demands must have one row per task, {N} rows, got "
+                             f"{demands.shape[0]}")
         bad = ~(np.isfinite(arrival) & (arrival >= 0))
         if bad.any():
             raise ValueError(f"arrival times must be finite and >= 0 (the simulation starts at "
                              f"0): {arrival[bad][0]} at row {np.argmax(bad)}")
         back = np.flatnonzero(np.diff(arrival) < 0)
         if back.size:
-            raise ValueError(f"arrival times must be sorted ascending: row {back[0] + 1} arrives at "
-                             f"{arrival[back[0] + 1]} after row {back[0]} at {arrival[back[0]]}")
+            raise ValueError(f"arrival times must be sorted ascending: row {back[0] + 1} "
+                             f"arrives at {arrival[back[0] + 1]} after row {back[0]} at "
+                             f"{arrival[back[0]]}")
         bad = ~(np.isfinite(duration) & (duration > 0))
         if bad.any():
             raise ValueError(f"durations must be positive and finite: {duration[bad][0]} at row "
@@ -172,7 +176,8 @@ class Trace:
             if mixed.any():
                 j = int(job[order][1:][mixed][0])
                 who = sorted(set(codes[job == j].tolist()))
-                raise ValueError(f"job {j} has tasks of several users {who}: a job belongs to one user")
+                raise ValueError(f"job {j} has tasks of several users {who}: a job belongs "
+                                 "to one user")
         for field, value in (("user", codes), ("job", job), ("arrival", arrival),
                              ("duration", duration), ("demands", demands), ("users", n),
                              ("names", names)):
