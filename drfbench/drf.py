@@ -11,7 +11,8 @@ Discrete tasks on a cluster (the online schedulers; kernel kernels/drf.pyx)
                                           dominant share", until no user's next task fits
     slot_schedule(demands, capacity, k)  Hadoop fair scheduler: k slots per machine
     scheduler(...)                       the stateful kernel, for simulators
-    simulate_cluster(...)                the lecture's DRF-vs-slots experiment
+    drf_vs_slots(...)                    the lecture's DRF-vs-slots experiment, on the
+                                         simulator drfbench.sim
 
 Divisible Leontief users (the model of the properties table; drfbench.properties)
     demands[i, r] = D_ir, the fraction of resource r (capacity 1) one task of user i needs;
@@ -30,8 +31,6 @@ Divisible Leontief users (the model of the properties table; drfbench.properties
 Every divisible policy is a callable policy(demands, weights=None) -> dense (n, m) array.
 """
 import argparse
-import heapq
-import math
 import sys
 import time
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
-from . import _isa
+from . import _isa, sim
 from . import _validation as check
 
 SATURATED = 1e-12      # a resource with residual at most this counts as saturated
@@ -385,126 +384,38 @@ class JobType:
     duration: float
 
 
-def simulate_cluster(machines, job_types, *, slots=0, horizon=3600.0, jitter=0.0, seed=0,
-                     sample=60.0):
-    """Discrete-event simulation of one scheduler on a cluster; returns tidy rows.
-
-    machines: (M, m) capacities; job_types: one JobType per user (each user has an
-    infinite backlog of its jobs; a job finishes when its last task does). slots=0 runs
-    online DRF (tasks only start where they fit); slots=k the slot scheduler with k slots
-    per machine, where a task starts in any free slot. Oversubscribed machines time-share:
-    every task on a machine progresses at speed 1 / max(1, max_r used_r / cap_r), a
-    processor-sharing model with no thrashing penalty (optimistic for slots).
-    Task durations are multiplied by exp(jitter * N(0, 1)) (seeded), so tasks do not all
-    end at once. Rows: {"scheduler", "slots", "job_type", "time", "metric", "value"} with
-    metric "jobs_finished" (cumulative, one row per job completion) and, every `sample`
-    seconds, "share_<resource index>" (fraction of the cluster's resource the type uses:
-    its running tasks' demands times their speed, so time-shared resources count once)
-    and "speed" (mean progress rate of its running tasks).
-    """
-    C = _capacity(machines, len(job_types[0].demand))
-    demands = np.array([jt.demand for jt in job_types], dtype=np.float64)
-    n, m = demands.shape
-    rng = np.random.default_rng(seed)
-    sched = scheduler(demands, C, slots=slots)
-    name = "DRF" if slots == 0 else f"slots (k={slots})"
-    total = C.sum(axis=0)
-    # per machine: running tasks {task id: [user, remaining work]}, speed, last update
-    on_machine = [dict() for _ in range(len(C))]
-    speed = np.ones(len(C))
-    updated = np.zeros(len(C))
-    version = np.zeros(len(C), dtype=np.int64)
-    task_job = {}
-    started = np.zeros(n, dtype=np.int64)          # tasks launched per user
-    left_in_job = {}                               # (user, job) -> tasks not finished
-    finished = np.zeros(n, dtype=np.int64)
-    events = []                                    # (time, seq, machine, version)
-    rows, seq, next_id = [], 0, 0
-
-    def refresh(k, now):
-        nonlocal seq
-        for task in on_machine[k].values():
-            task[1] -= (now - updated[k]) * speed[k]
-        used = np.zeros(m)
-        for user, _ in on_machine[k].values():
-            used += demands[user]
-        load = np.divide(used, C[k], out=np.zeros(m), where=C[k] > 0).max(initial=0.0)
-        speed[k] = 1.0 / max(1.0, load)
-        updated[k] = now
-        version[k] += 1
-        if on_machine[k]:
-            soonest = min(t[1] for t in on_machine[k].values())
-            seq += 1
-            heapq.heappush(events, (now + max(soonest, 0.0) / speed[k], seq, k, version[k]))
-
-    def launch(now):
-        nonlocal next_id
-        users, where = sched.schedule()
-        touched = set()
-        for user, k in zip(users.tolist(), where.tolist()):
-            job = started[user] // job_types[user].tasks
-            started[user] += 1
-            left_in_job.setdefault((user, job), job_types[user].tasks)
-            work = job_types[user].duration * math.exp(jitter * rng.standard_normal())
-            if k not in touched:
-                # bring the machine's running tasks up to date before the new one joins
-                for task in on_machine[k].values():
-                    task[1] -= (now - updated[k]) * speed[k]
-                updated[k] = now
-                touched.add(k)
-            on_machine[k][next_id] = [user, work]
-            task_job[next_id] = (user, job)
-            next_id += 1
-        for k in touched:
-            refresh(k, now)
-
-    def sample_rows(now):
-        for user in range(n):
-            rates = [speed[k] for k in range(len(C)) for u, _ in on_machine[k].values() if u == user]
-            held = sum(rates) * demands[user] / total
-            for r in range(m):
-                rows.append(dict(scheduler=name, slots=slots, job_type=job_types[user].name,
-                                 time=now, metric=f"share_{r}", value=float(held[r])))
-            rows.append(dict(scheduler=name, slots=slots, job_type=job_types[user].name,
-                             time=now, metric="speed",
-                             value=float(np.mean(rates)) if rates else 0.0))
-
-    launch(0.0)
-    next_sample = 0.0
-    while events:
-        now, _, k, ver = heapq.heappop(events)
-        while next_sample <= min(now, horizon):
-            sample_rows(next_sample)
-            next_sample += sample
-        if now > horizon:
-            break
-        if ver != version[k]:
-            continue                                # stale: the machine changed since
-        for task in on_machine[k].values():
-            task[1] -= (now - updated[k]) * speed[k]
-        updated[k] = now
-        done = [tid for tid, t in on_machine[k].items() if t[1] <= 1e-9 * job_types[t[0]].duration]
-        for tid in done:
-            user, job = task_job.pop(tid)
-            del on_machine[k][tid]
-            sched.release(user, k)
-            left_in_job[(user, job)] -= 1
-            if left_in_job[(user, job)] == 0:
-                del left_in_job[(user, job)]
-                finished[user] += 1
-                rows.append(dict(scheduler=name, slots=slots, job_type=job_types[user].name,
-                                 time=now, metric="jobs_finished", value=int(finished[user])))
-        refresh(k, now)
-        launch(now)
-    return rows
+def _job_rows(job_types, rows, name, slots):
+    """The simulator's per-user rows as the experiment's tidy rows (cluster-wide
+    utilization rows left out)."""
+    return [dict(scheduler=name, slots=slots, job_type=job_types[row["user"]].name,
+                 time=row["time"], metric=row["metric"], value=row["value"])
+            for row in rows if row["user"] is not None]
 
 
 def drf_vs_slots(cluster, job_types, slot_counts, *, horizon, jitter, seed, sample):
-    """Rows of simulate_cluster for DRF and for each slot count, on the same cluster."""
+    """The lecture's experiment on drfbench.sim: online DRF, then the slot scheduler for
+    each slot count, on the same cluster; returns tidy rows.
+
+    cluster: (M, m) capacities; job_types: one JobType per user (each user has an infinite
+    backlog of its jobs; a job finishes when its last task does). DRF launches tasks only
+    where they fit; the slot scheduler with k slots per machine in any free slot, and an
+    oversubscribed machine time-shares: every task on it progresses at speed
+    1 / max(1, max_r used_r / cap_r), with no thrashing penalty (optimistic for slots).
+    Task durations are multiplied by exp(jitter * N(0, 1)) (seeded, drawn per launch), so
+    tasks do not all end at once. Rows: {"scheduler", "slots", "job_type", "time", "metric",
+    "value"} with metric "jobs_finished" (cumulative, one row per job completion) and,
+    every `sample` seconds, "share_<resource index>" (fraction of the cluster's resource
+    the type uses: its running tasks' demands times their speed, so time-shared resources
+    count once) and "speed" (mean progress rate of its running tasks).
+    """
+    C = _capacity(cluster, len(job_types[0].demand))
+    backlog = sim.Backlog([jt.demand for jt in job_types], [jt.tasks for jt in job_types],
+                          [jt.duration for jt in job_types], jitter=jitter, seed=seed)
     rows = []
     for k in [0, *slot_counts]:
-        rows += simulate_cluster(cluster, job_types, slots=k, horizon=horizon, jitter=jitter,
-                                 seed=seed, sample=sample)
+        policy = scheduler(backlog.demands, C, slots=k)
+        res = sim.simulate(C, backlog, policy, horizon=horizon, sample=sample)
+        rows += _job_rows(job_types, res.rows, "DRF" if k == 0 else f"slots (k={k})", k)
     return rows
 
 

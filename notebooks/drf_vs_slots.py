@@ -77,7 +77,7 @@ for ax, job_type in zip(axes, types):
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
 axes[0].legend(title="scheduler", fontsize=8)
-figs.caption(fig, f"Simulated: {setup}. drfbench.drf.simulate_cluster. {machine}")
+figs.caption(fig, f"Simulated: {setup}. drfbench.drf.drf_vs_slots on drfbench.sim. {machine}")
 figs.save(fig, figures, "drf_vs_slots")
 
 # %% [markdown]

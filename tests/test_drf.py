@@ -6,7 +6,7 @@ import pytest
 import scipy.optimize
 import scipy.sparse as sp
 
-from drfbench import drf
+from drfbench import drf, sim
 from drfbench import properties as props
 
 # ---------------------------------------------------------------------------------------
@@ -319,9 +319,13 @@ def test_policies_accept_sparse_and_rows_above_one():
 
 
 def small_simulation(slots):
-    types = [drf.JobType("Type 1", (2, 2), 4, 10.0), drf.JobType("Type 2", (1, 0.5), 4, 10.0)]
-    return drf.simulate_cluster(np.tile([4.0, 15.0], (4, 1)), types, slots=slots, horizon=200.0,
-                                jitter=0.0, seed=0, sample=20.0)
+    """Two backlog users on drfbench.sim; rows with the user as its job type's name."""
+    cluster = np.tile([4.0, 15.0], (4, 1))
+    backlog = sim.Backlog([(2, 2), (1, 0.5)], tasks_per_job=[4, 4], duration=[10.0, 10.0])
+    res = sim.simulate(cluster, backlog, drf.scheduler(backlog.demands, cluster, slots=slots),
+                       horizon=200.0, sample=20.0)
+    names = ["Type 1", "Type 2"]
+    return [{**row, "job_type": names[row["user"]]} for row in res.rows if row["user"] is not None]
 
 
 def finished(rows):
@@ -351,6 +355,27 @@ def test_simulation_slots_share_slots_equally_and_oversubscribe():
     assert done["Type 1"] > 20 and done["Type 2"] < 40
     done = finished(small_simulation(2))                           # 8 slots: CPUs left idle
     assert done["Type 1"] + done["Type 2"] < 60
+
+
+def test_drf_vs_slots_reproduces_the_original_simulator():
+    # Numbers from drfbench.drf.simulate_cluster before it moved onto drfbench.sim (same
+    # seed, same jitter draws, same float operations): they must not change.
+    types = [drf.JobType("A", (3, 1.5), 5, 30.0), drf.JobType("B", (0.7, 2.2), 3, 20.0)]
+    rows = drf.drf_vs_slots(np.tile([4.0, 15.0], (3, 1)), types, [3], horizon=300.0, jitter=0.3,
+                            seed=7, sample=50.0)
+    expected = {
+        0: (80, [("B", 294.9094071077968, 34), ("B", 298.3526518121991, 35)],
+            [0.5, 0.06666666666666667, 1.0, 0.40833333333333327, 0.34222222222222226, 1.0]),
+        3: (62, [("B", 268.718718037078, 14), ("B", 296.4929660711766, 15)],
+            [0.8242876526458615, 0.10990502035278153, 0.6594301221166893, 0.1757123473541384,
+             0.1472636815920398, 0.7530529172320217]),
+    }
+    for slots, (count, last_done, at_horizon) in expected.items():
+        mine = [r for r in rows if r["slots"] == slots]
+        assert len(mine) == count
+        done = [(r["job_type"], r["time"], r["value"]) for r in mine if r["metric"] == "jobs_finished"]
+        assert done[-2:] == last_done
+        assert [r["value"] for r in mine if r["time"] == 300.0] == at_horizon
 
 
 def test_simulation_cli_writes_tidy_csv(tmp_path):

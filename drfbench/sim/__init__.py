@@ -1,0 +1,27 @@
+"""The one discrete-event cluster simulator: machines with capacity vectors, tasks arriving
+from a trace or from endless backlogs, a policy deciding launches, processor sharing where
+a policy oversubscribes a machine, sampled metrics as arrays and tidy rows.
+
+    from drfbench import sim
+    res = sim.simulate(machines, sim.Trace(user, job, arrival, duration, demands), policy,
+                       horizon=3600.0, sample=60.0)
+    res.rows            # tidy dict rows: share_<r> and speed per user, utilization_<r>,
+                        # jobs_finished
+    res.samples, res.jobs, res.tasks, res.unschedulable
+
+A policy is any object with add_tasks(user, count), schedule() -> (users, machines) and
+release(user, machine) (sim.Policy); drfbench.drf.scheduler(...) builds the online DRF and
+slot schedulers of kernels/drf.pyx. sim.FifoFirstFit is a small reference policy.
+
+Modules: workload (machines, Trace, Backlog: validated inputs), policies (the protocol,
+FifoFirstFit), engine (simulate: checks, samples, results; the loop is the kernel
+kernels/sim.pyx), reference (the same loop in plain Python, its specification).
+docs/simulator.md describes the model.
+"""
+from . import reference
+from .engine import Simulation, simulate
+from .policies import FifoFirstFit, Policy, TaskPolicy
+from .workload import FIT_SLACK, Backlog, Trace, fits_somewhere, machines
+
+__all__ = ["FIT_SLACK", "Backlog", "FifoFirstFit", "Policy", "Simulation", "TaskPolicy", "Trace",
+           "fits_somewhere", "machines", "reference", "simulate"]

@@ -1,0 +1,312 @@
+"""The discrete-event loop: tasks arrive, a policy launches them on machines, machines
+time-share their tasks, tasks finish; sampled metrics come out as arrays and tidy rows.
+
+    simulate(machines, workload, policy, *, horizon=inf, sample=None) -> Simulation
+
+At time 0 the trace's tasks arriving at 0 are added and the policy is asked for launches
+(a backlog's queues are full from the start). Then events happen one at a time, in time
+order:
+  - a machine's next completion: its tasks whose work is done are finished, and the policy
+    is told release(user, machine) for each (release_task(task, user, machine) if it has
+    that); completions at equal times are handled one machine at a time, in the order
+    they were scheduled;
+  - an arrival: every trace task arriving at that time is added, add_tasks(user, count)
+    for each run of one user in trace order (at equal times, completions come first).
+After each event the policy is asked once for launches (schedule()): each launched user's
+oldest pending task starts on the machine named. Every machine that changed gets its speed
+and next completion recomputed: a heap of per-machine events with version stamps, where a
+machine that changes again makes its older entry stale.
+
+Processor sharing: every task on machine k progresses at speed
+    1 / max(1, max over r with cap[k, r] > 0 of used[k, r] / cap[k, r])
+(no thrashing penalty); a policy that never oversubscribes runs every task at speed 1.
+A sample at time s shows the state just before the events at s (after time 0's launches).
+
+The loop itself is the kernel kernels/sim.pyx (drfbench.sim.reference is the same loop in
+plain Python, its specification); this module validates, prepares the arrays, takes the
+samples (NumPy) and assembles the results.
+"""
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .. import _isa
+from . import workload as wl
+
+DONE_TOLERANCE = 1e-9  # a task is done when its remaining work is at most this x its duration
+
+
+@dataclass(frozen=True, eq=False)
+class Simulation:
+    """What simulate() returns.
+
+    end            the time the simulation stopped (the horizon, or the last event if
+                   the trace drained first)
+    events         task events processed: arrivals + launches + completions
+    resources      number of resources; users: number of users
+    samples        arrays at every sample instant: "time" (S,), "share" (S, users,
+                   resources): each user's running tasks' demands times their speed, over
+                   the cluster's total; "speed" (S, users): mean speed of its running tasks
+                   (0 if none); "utilization" (S, resources): all users' shares summed
+    completions    job completions in order: "time", "user", "count" (the user's jobs
+                   finished so far, this one included)
+    jobs           the job table: "job", "user", "submit" (first task's arrival; backlog:
+                   first launch), "finish" (last task's end; NaN if unfinished, or if the
+                   job has a task that fits no machine)
+    tasks          the task table: "task", "user", "job", "machine" (-1: never started),
+                   "arrival", "start", "end" (NaN: not yet)
+    unschedulable  trace rows of tasks that fit no machine (reported, never simulated)
+    pending        tasks still waiting at the end, per user (backlog users: 0)
+    """
+    end: float
+    events: int
+    resources: int
+    users: int
+    samples: dict
+    completions: dict
+    jobs: dict
+    tasks: dict
+    unschedulable: np.ndarray
+    pending: np.ndarray
+    names: tuple = field(default=None)
+
+    @cached_property
+    def rows(self):
+        """Tidy rows (dicts with keys time, metric, user, value), in time order; at one
+        instant the samples come before job completions (a sample shows the state just
+        before the events at its time). Per sample instant: for each user, "share_<r>" for
+        every resource r, then "speed"; then "utilization_<r>" with user None. Per job
+        completion: "jobs_finished" (cumulative count per user)."""
+        out = []
+        times = self.samples["time"].tolist()
+        share = self.samples["share"].tolist()
+        speed = self.samples["speed"].tolist()
+        util = self.samples["utilization"].tolist()
+        done_t = self.completions["time"].tolist()
+        done_u = self.completions["user"].tolist()
+        done_c = self.completions["count"].tolist()
+        share_names = [f"share_{r}" for r in range(self.resources)]
+        util_names = [f"utilization_{r}" for r in range(self.resources)]
+        j = 0
+        for s, t in enumerate(times):
+            while j < len(done_t) and done_t[j] < t:
+                out.append({"time": done_t[j], "metric": "jobs_finished", "user": done_u[j],
+                            "value": done_c[j]})
+                j += 1
+            for u in range(self.users):
+                for r, name in enumerate(share_names):
+                    out.append({"time": t, "metric": name, "user": u, "value": share[s][u][r]})
+                out.append({"time": t, "metric": "speed", "user": u, "value": speed[s][u]})
+            for r, name in enumerate(util_names):
+                out.append({"time": t, "metric": name, "user": None, "value": util[s][r]})
+        for j in range(j, len(done_t)):
+            out.append({"time": done_t[j], "metric": "jobs_finished", "user": done_u[j],
+                        "value": done_c[j]})
+        return out
+
+
+def mean_by_group(values, groups, n):
+    """(n,) float64: np.mean(values[groups == g]) for each g (0 where empty), bit for bit.
+
+    Users with the same number of values are averaged together as the rows of one 2-D
+    array: numpy reduces each row with the same pairwise summation as a 1-D np.mean, so
+    the result does not depend on how many users share the call (np.add.reduceat, by
+    contrast, sums sequentially and differs in the last bits)."""
+    out = np.zeros(n)
+    count = np.bincount(groups, minlength=n)
+    order = np.argsort(groups, kind="stable")
+    start = np.cumsum(count) - count
+    for c in np.unique(count[count > 0]).tolist():
+        who = np.flatnonzero(count == c)
+        rows = values[order[start[who][:, None] + np.arange(c)]]
+        out[who] = rows.mean(axis=1)
+    return out
+
+
+def _check_policy(policy):
+    missing = [name for name in ("add_tasks", "schedule", "release") if not hasattr(policy, name)]
+    if missing and not (missing == ["release"] and hasattr(policy, "release_task")):
+        raise TypeError(f"policy {type(policy).__name__} lacks {missing}: see drfbench.sim.Policy")
+
+
+def _check_time(value, name, allow_inf):
+    if not isinstance(value, (int, float, np.integer, np.floating)) or math.isnan(value):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if value < 0 or (not allow_inf and math.isinf(value)):
+        raise ValueError(f"{name} must be {'' if allow_inf else 'finite and '}>= 0, got {value}")
+    return float(value)
+
+
+def validate(machines, workload, policy, horizon, sample):
+    """Checked (capacity (M, m) float64, horizon, sample) for simulate()."""
+    C = wl.machines(machines)
+    if not isinstance(workload, (wl.Trace, wl.Backlog)):
+        raise TypeError(f"workload must be a drfbench.sim.Trace or Backlog, got "
+                        f"{type(workload).__name__}")
+    if workload.resources != C.shape[1]:
+        raise ValueError(f"tasks have demand vectors of {workload.resources} resources but the "
+                         f"machines have {C.shape[1]}")
+    _check_policy(policy)
+    horizon = _check_time(horizon, "horizon", allow_inf=True)
+    if isinstance(workload, wl.Backlog) and math.isinf(horizon):
+        raise ValueError("a Backlog never drains: give a finite horizon")
+    if sample is not None:
+        sample = _check_time(sample, "sample", allow_inf=False)
+        if sample == 0:
+            raise ValueError("sample must be > 0 (or None for no samples)")
+    return C, horizon, sample
+
+
+@dataclass(frozen=True, eq=False)
+class TraceSetup:
+    """A trace's jobs and schedulable tasks, prepared once for the loop.
+
+    job_ids (J,) the distinct job ids; job (N,) each task's job index; job_user,
+    job_submit (first arrival), job_left (J,) tasks per job (its unschedulable tasks
+    included: they never finish, so neither does the job); fits (N,) bool."""
+    job_ids: np.ndarray
+    job: np.ndarray
+    job_user: np.ndarray
+    job_submit: np.ndarray
+    job_left: np.ndarray
+    fits: np.ndarray
+
+
+def trace_setup(trace, C):
+    ids, job = np.unique(trace.job, return_inverse=True)
+    job_user = np.zeros(len(ids), dtype=np.int64)
+    job_user[job] = trace.user
+    submit = np.full(len(ids), np.inf)
+    np.minimum.at(submit, job, trace.arrival)
+    left = np.bincount(job, minlength=len(ids)).astype(np.int64)
+    return TraceSetup(ids, job.astype(np.int64), job_user, submit, left, trace.fits(C))
+
+
+def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
+    """(share (n, m), speed (n,)) of the running tasks `ids` (machines in index order):
+    share[u, r] = sum over u's tasks of demand[t, r] x speed / total[r] (with one shape
+    per user, `shapes`: (sum of u's speeds) x shapes[u, r] / total[r]); speed[u] the mean
+    of u's tasks' speeds, 0 if none. Sums run in the order of `ids`."""
+    m = len(total)
+    share = np.zeros((n, m))
+    speed = np.zeros(n)
+    if ids.size:
+        u = user[ids]
+        s = task_speed
+        if shapes is not None:
+            share = np.bincount(u, weights=s, minlength=n)[:, None] * shapes / total
+        else:
+            for r in range(m):
+                share[:, r] = np.bincount(u, weights=s * demand[ids, r], minlength=n) / total[r]
+        speed = mean_by_group(s, u, n)
+    return share, speed
+
+
+class Sampler:
+    """Takes samples at 0, sample, 2 sample, ...: record(until) takes every one not yet
+    taken up to `until` (all showing the state now) and returns the next instant."""
+
+    def __init__(self, sample, state):
+        self.sample, self.state = sample, state
+        self.times, self.shares, self.speeds = [], [], []
+
+    def record(self, until):
+        next_sample = len(self.times) * self.sample
+        if next_sample <= until:
+            share, speed = self.state()
+            while next_sample <= until:
+                self.times.append(next_sample)
+                self.shares.append(share)
+                self.speeds.append(speed)
+                next_sample = len(self.times) * self.sample
+        return next_sample
+
+    def arrays(self, n, m):
+        share = np.array(self.shares).reshape(len(self.times), n, m)
+        return {"time": np.array(self.times, dtype=np.float64), "share": share,
+                "speed": np.array(self.speeds).reshape(len(self.times), n),
+                "utilization": share.sum(axis=1)}
+
+
+def result(*, end, events, n, m, samples, completions, job_ids, job_user, job_submit,
+           job_finish, task_user, task_job, machine, arrival, start, end_times,
+           unschedulable, pending, names):
+    """The Simulation, from the loop's arrays (copied)."""
+    job_ids = np.arange(len(job_user)) if job_ids is None else job_ids
+    size = len(task_user)
+    return Simulation(
+        end=float(end), events=int(events), resources=m, users=n, samples=samples,
+        completions={"time": np.array(completions["time"], dtype=np.float64),
+                     "user": np.array(completions["user"], dtype=np.int64),
+                     "count": np.array(completions["count"], dtype=np.int64)},
+        jobs={"job": np.array(job_ids), "user": np.array(job_user, dtype=np.int64),
+              "submit": np.array(job_submit, dtype=np.float64),
+              "finish": np.array(job_finish, dtype=np.float64)},
+        tasks={"task": np.arange(size), "user": np.array(task_user, dtype=np.int64),
+               "job": job_ids[np.asarray(task_job, dtype=np.int64)],
+               "machine": np.array(machine, dtype=np.int64),
+               "arrival": np.array(arrival, dtype=np.float64),
+               "start": np.array(start, dtype=np.float64),
+               "end": np.array(end_times, dtype=np.float64)},
+        unschedulable=unschedulable, pending=np.array(pending, dtype=np.int64), names=names)
+
+
+def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=None):
+    """Run `policy` on `machines` with the tasks of `workload` until `horizon`, or, for a
+    trace, until nothing is left to happen (no task running or still to arrive).
+
+    machines  (M, m) capacities, one row per machine (see drfbench.sim.machines)
+    workload  a drfbench.sim.Trace or a drfbench.sim.Backlog (needs a finite horizon)
+    policy    a drfbench.sim.Policy; for a Backlog its queues must already be infinite
+    sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
+              ... up to the end
+    isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
+    """
+    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
+    n, m = workload.users, C.shape[1]
+    EventLoop = _isa.kernels(isa).sim.EventLoop
+    if isinstance(workload, wl.Trace):
+        setup = trace_setup(workload, C)
+        order = np.argsort(workload.user, kind="stable")
+        order = order[setup.fits[order]]                 # schedulable tasks, by user
+        tasks = {"user": workload.user, "job": setup.job, "arrival": workload.arrival,
+                 "left": workload.duration, "tol": DONE_TOLERANCE * workload.duration,
+                 "demand": workload.demands}
+        jobs = {"user": setup.job_user, "left": setup.job_left, "submit": setup.job_submit}
+        trace = {"by_user": order, "ptr": np.searchsorted(workload.user[order], np.arange(n + 1)),
+                 "schedulable": setup.fits}
+        loop = EventLoop(C, tasks, jobs, n, trace=trace)
+        shapes, job_ids, names = None, setup.job_ids, workload.names
+        unschedulable = np.flatnonzero(~setup.fits)
+    else:
+        rng = np.random.default_rng(workload.seed)
+        backlog = {"demands": workload.demands, "tasks_per_job": workload.tasks_per_job,
+                   "duration": workload.duration, "jitter": workload.jitter,
+                   "draw": lambda: rng.standard_normal(4096)}
+        empty = np.empty(0)
+        loop = EventLoop(C, {}, {"user": empty, "left": empty, "submit": empty}, n,
+                         backlog=backlog)
+        shapes, job_ids, names = workload.demands, None, None
+        unschedulable = np.empty(0, dtype=np.int64)
+    total = C.sum(axis=0)
+
+    def state():
+        ids, T = loop.running(), loop.tasks
+        return snapshot(ids, T["user"], loop.speed[T["machine"][ids]], T["demand"], n, total,
+                        shapes)
+    sampler = Sampler(sample, state) if sample is not None else None
+    end = loop.run(policy, horizon, sampler.record if sampler else None)
+    samples = sampler.arrays(n, m) if sampler else Sampler(1.0, None).arrays(n, m)
+    T, J = loop.tasks, loop.jobs
+    pending = loop.pending
+    if isinstance(workload, wl.Trace):                   # not yet arrived: pending too
+        late = slice(loop.arrived_until, len(workload))
+        pending = pending + np.bincount(workload.user[late][setup.fits[late]], minlength=n)
+    return result(end=end, events=loop.events, n=n, m=m, samples=samples,
+                  completions=loop.completions, job_ids=job_ids, job_user=J["user"],
+                  job_submit=J["submit"], job_finish=J["finish"], task_user=T["user"],
+                  task_job=T["job"], machine=T["machine"], arrival=T["arrival"],
+                  start=T["start"], end_times=T["end"], unschedulable=unschedulable,
+                  pending=pending, names=names)

@@ -1,0 +1,317 @@
+"""The simulator's event loop in plain Python: the readable specification of kernels/sim.pyx.
+
+    simulate(machines, workload, policy, *, horizon=inf, sample=None) -> Simulation
+
+Same arguments, same checks, same results as drfbench.sim.simulate, bit for bit (the tests
+compare them on random instances); some 10x slower. Every floating-point operation here is
+the one the kernel does, in the same order: remaining work decreases by (now - updated) x
+speed, a machine's usage is summed task by task in launch order, its next completion is
+now + max(soonest remaining, 0) / speed.
+
+The state: per machine, its running task ids in launch order, its speed, the time its
+tasks were last brought up to date and a version stamp; a heap of (time, seq, machine,
+version) next-completion entries, where an entry whose version is no longer its machine's
+is stale and skipped; a struct of arrays of tasks (grown for a backlog, whose tasks are
+made at launch).
+"""
+import heapq
+import math
+from collections import deque
+
+import numpy as np
+
+from . import workload as wl
+from .engine import DONE_TOLERANCE, Sampler, result, snapshot, trace_setup, validate
+
+
+def simulate(machines, workload, policy, *, horizon=math.inf, sample=None):
+    """drfbench.sim.simulate, in Python."""
+    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
+    return _Loop(C, workload, policy).run(horizon, sample)
+
+
+class _Tasks:
+    """Struct-of-arrays task table that grows (backlog tasks are made at launch)."""
+
+    COLUMNS = (("user", np.int64, -1), ("job", np.int64, -1), ("machine", np.int64, -1),
+               ("arrival", np.float64, np.nan), ("start", np.float64, np.nan),
+               ("end", np.float64, np.nan), ("left", np.float64, 0.0), ("tol", np.float64, 0.0))
+
+    def __init__(self, capacity, resources):
+        self.size = 0
+        for name, dtype, fill in self.COLUMNS:
+            setattr(self, name, np.full(capacity, fill, dtype=dtype))
+        self.demand = np.zeros((capacity, resources))
+
+    def grow(self, needed):
+        if needed <= len(self.user):
+            return
+        new = max(needed, 2 * len(self.user), 1024)
+        for name, dtype, fill in self.COLUMNS:
+            old = getattr(self, name)
+            a = np.full(new, fill, dtype=dtype)
+            a[:len(old)] = old
+            setattr(self, name, a)
+        d = np.zeros((new, self.demand.shape[1]))
+        d[:len(self.demand)] = self.demand
+        self.demand = d
+
+
+class _Loop:
+    def __init__(self, C, workload, policy):
+        self.C = C
+        self.M, self.m = C.shape
+        self.policy = policy
+        self.release = getattr(policy, "release_task", None)
+        self.backlog = isinstance(workload, wl.Backlog)
+        self.w = workload
+        n = self.n = workload.users
+        # machines: running task ids (launch order), speed, last update, version stamp
+        self.on = [[] for _ in range(self.M)]
+        self.speed = np.ones(self.M)
+        self.updated = np.zeros(self.M)
+        self.version = np.zeros(self.M, dtype=np.int64)
+        self.heap = []                  # (time, seq, machine, version)
+        self.seq = 0
+        self.events = 0
+        # job completions in order, jobs finished per user
+        self.done_t, self.done_u, self.done_c = [], [], []
+        self.finished = np.zeros(n, dtype=np.int64)
+        if self.backlog:
+            self.T = _Tasks(1024, self.m)
+            self.rng = np.random.default_rng(workload.seed)
+            self.normals = []
+            self.drawn = 0
+            self.job_of = np.full(n, -1, dtype=np.int64)   # current job per user
+            self.in_job = np.zeros(n, dtype=np.int64)      # its tasks launched so far
+            self.job_user, self.job_submit, self.job_finish, self.job_left = [], [], [], []
+        else:
+            N = len(workload)
+            T = self.T = _Tasks(N, self.m)
+            T.size = N
+            T.user[:] = workload.user
+            T.arrival[:] = workload.arrival
+            T.demand[:] = workload.demands
+            T.left[:] = workload.duration
+            T.tol[:] = DONE_TOLERANCE * workload.duration
+            self.setup = setup = trace_setup(workload, C)
+            T.job[:] = setup.job
+            self.job_user, self.job_submit = setup.job_user, setup.job_submit
+            self.job_left = setup.job_left.copy()
+            self.job_finish = np.full(len(setup.job_ids), np.nan)
+            self.pending = [deque() for _ in range(n)]
+            self.next_arrival = 0
+
+    # -- machines ---------------------------------------------------------------------
+
+    def advance(self, k, now):
+        """Bring machine k's running tasks' remaining work up to `now`."""
+        dt = now - self.updated[k]
+        if dt:
+            step = dt * self.speed[k]
+            left = self.T.left
+            for t in self.on[k]:
+                left[t] -= step
+        self.updated[k] = now
+
+    def refresh(self, k, now):
+        """Recompute machine k's speed and push its next completion."""
+        on = self.on[k]
+        if on:
+            used = np.zeros(self.m)
+            for t in on:
+                used += self.T.demand[t]
+            load = np.divide(used, self.C[k], out=np.zeros(self.m), where=self.C[k] > 0).max()
+            self.speed[k] = 1.0 / max(1.0, load)
+        else:
+            self.speed[k] = 1.0
+        self.version[k] += 1
+        if on:
+            soonest = min(self.T.left[on].tolist())
+            self.seq += 1
+            heapq.heappush(self.heap, (now + max(soonest, 0.0) / self.speed[k], self.seq, k,
+                                       self.version[k]))
+
+    def complete(self, k, now):
+        """Finish machine k's tasks whose work is done at `now`."""
+        self.advance(k, now)
+        T = self.T
+        done = [t for t in self.on[k] if T.left[t] <= T.tol[t]]
+        self.on[k] = [t for t in self.on[k] if T.left[t] > T.tol[t]]
+        for t in done:
+            u = int(T.user[t])
+            T.end[t] = now
+            if self.release is not None:
+                self.release(t, u, k)
+            else:
+                self.policy.release(u, k)
+            j = int(T.job[t])
+            self.job_left[j] -= 1
+            if self.job_left[j] == 0:
+                self.job_finish[j] = now
+                self.finished[u] += 1
+                self.done_t.append(now)
+                self.done_u.append(u)
+                self.done_c.append(int(self.finished[u]))
+        self.events += len(done)
+
+    # -- tasks ------------------------------------------------------------------------
+
+    def arrive(self, now):
+        """Add every trace task arriving by `now` (runs of one user: one add_tasks call)."""
+        T, w = self.T, self.w
+        i = self.next_arrival
+        stop = int(np.searchsorted(w.arrival, now, side="right"))
+        self.next_arrival = stop
+        self.events += stop - i
+        run_user, run = -1, 0
+        for t in range(i, stop):
+            if not self.setup.fits[t]:
+                continue
+            u = int(T.user[t])
+            self.pending[u].append(t)
+            if u != run_user:
+                if run:
+                    self.policy.add_tasks(run_user, run)
+                run_user, run = u, 0
+            run += 1
+        if run:
+            self.policy.add_tasks(run_user, run)
+
+    def backlog_task(self, u, now):
+        """A new task of backlog user u, launched at `now` (its jitter drawn now)."""
+        T, w = self.T, self.w
+        if self.job_of[u] < 0 or self.in_job[u] == w.tasks_per_job[u]:
+            self.job_of[u] = len(self.job_user)
+            self.in_job[u] = 0
+            self.job_user.append(u)
+            self.job_submit.append(now)
+            self.job_finish.append(math.nan)
+            self.job_left.append(int(w.tasks_per_job[u]))
+        self.in_job[u] += 1
+        if self.drawn == len(self.normals):
+            self.normals = self.rng.standard_normal(4096).tolist()
+            self.drawn = 0
+        z = self.normals[self.drawn]
+        self.drawn += 1
+        t = T.size
+        T.grow(t + 1)
+        T.size = t + 1
+        T.user[t] = u
+        T.job[t] = self.job_of[u]
+        T.arrival[t] = self.job_submit[self.job_of[u]]
+        T.demand[t] = w.demands[u]
+        T.left[t] = w.duration[u] * math.exp(w.jitter * z)
+        T.tol[t] = DONE_TOLERANCE * w.duration[u]
+        return t
+
+    def launch(self, now):
+        """Ask the policy for launches, start them, refresh the machines they touched (in
+        index order: completions that come out at equal times keep that order)."""
+        users, where = self.policy.schedule()
+        users, where = np.asarray(users), np.asarray(where)
+        if users.shape != where.shape or users.ndim != 1:
+            raise ValueError(f"policy.schedule() returned {users.size} users but {where.size} "
+                             "machines")
+        if users.size and (users.dtype.kind not in "iu" or where.dtype.kind not in "iu"):
+            raise ValueError("policy.schedule() must return integer users and machines, got "
+                             f"dtypes {users.dtype} and {where.dtype}")
+        T = self.T
+        touched = set()
+        for u, k in zip(users.tolist(), where.tolist()):
+            if not 0 <= u < self.n:
+                raise ValueError(f"policy launched unknown user {u} (users are 0..{self.n - 1})")
+            if not 0 <= k < self.M:
+                raise ValueError(f"policy launched a task on unknown machine {k} (machines are "
+                                 f"0..{self.M - 1})")
+            if self.backlog:
+                t = self.backlog_task(u, now)
+            else:
+                if not self.pending[u]:
+                    raise ValueError(f"policy launched user {u} at time {now!r}, which has no "
+                                     "pending task")
+                t = self.pending[u].popleft()
+            self.advance(k, now)
+            self.on[k].append(t)
+            T.machine[t] = k
+            T.start[t] = now
+            touched.add(k)
+        self.events += users.size
+        for k in sorted(touched):
+            self.refresh(k, now)
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def state(self):
+        """(share, speed) now: the running tasks taken machine by machine."""
+        ids = np.fromiter((t for on in self.on for t in on), dtype=np.int64)
+        T = self.T
+        return snapshot(ids, T.user, self.speed[T.machine[ids]], T.demand, self.n,
+                        self.C.sum(axis=0), self.w.demands if self.backlog else None)
+
+    def next_event(self):
+        """(time, machine) of the next event: a machine's next completion (stale heap
+        entries dropped) or, machine -1, the next arrival; (inf, -1) if none. At equal
+        times completions come first, in the order they were scheduled."""
+        heap = self.heap
+        while heap and heap[0][3] != self.version[heap[0][2]]:
+            heapq.heappop(heap)
+        t, k = (heap[0][0], heap[0][2]) if heap else (math.inf, -1)
+        if not self.backlog and self.next_arrival < len(self.w.arrival):
+            arrival = float(self.w.arrival[self.next_arrival])
+            if arrival < t:
+                t, k = arrival, -1
+        return t, k
+
+    def run(self, horizon, sample):
+        sampler = Sampler(sample, self.state) if sample is not None else None
+        next_sample = 0.0 if sampler else math.inf
+        # time 0: the backlog's first launches, or the trace's arrivals at 0 and theirs
+        now = 0.0
+        if not self.backlog:
+            self.arrive(0.0)
+        self.launch(0.0)
+        while True:
+            t, k = self.next_event()
+            if math.isinf(t) and not self.backlog:     # nothing left to happen
+                if next_sample <= now:
+                    sampler.record(now)
+                end = now
+                break
+            if next_sample <= min(t, horizon):
+                next_sample = sampler.record(min(t, horizon))
+            if t > horizon:
+                end = horizon
+                break
+            now = t
+            if k >= 0:                          # one machine's completions
+                heapq.heappop(self.heap)
+                self.complete(k, t)
+                self.refresh(k, t)
+            else:                               # every arrival at t
+                self.arrive(t)
+            self.launch(t)
+        return self.result(end, sampler)
+
+    def result(self, end, sampler):
+        n, m, T = self.n, self.m, self.T
+        size = T.size
+        if self.backlog:
+            job_ids, names, pending = None, None, np.zeros(n, dtype=np.int64)
+            unschedulable = np.empty(0, dtype=np.int64)
+        else:
+            job_ids, names = self.setup.job_ids, self.w.names
+            fits = self.setup.fits
+            unschedulable = np.flatnonzero(~fits)
+            pending = np.array([len(q) for q in self.pending], dtype=np.int64)
+            late = slice(self.next_arrival, size)       # not yet arrived: pending too
+            pending += np.bincount(T.user[late][fits[late]], minlength=n)
+        samples = (sampler or Sampler(1.0, None)).arrays(n, m)
+        return result(end=end, events=self.events, n=n, m=m, samples=samples,
+                      completions={"time": self.done_t, "user": self.done_u,
+                                   "count": self.done_c},
+                      job_ids=job_ids, job_user=self.job_user, job_submit=self.job_submit,
+                      job_finish=self.job_finish, task_user=T.user[:size], task_job=T.job[:size],
+                      machine=T.machine[:size], arrival=T.arrival[:size], start=T.start[:size],
+                      end_times=T.end[:size], unschedulable=unschedulable, pending=pending,
+                      names=names)

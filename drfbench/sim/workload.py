@@ -1,0 +1,267 @@
+"""What the simulator runs: machines, and the tasks of a finite trace or of endless backlogs.
+
+    machines(capacity)                   validated (M, m) float64 capacities
+    Trace(user, job, arrival, duration, demands, users=None)
+    Trace.from_columns(table, resources=None, users=None)
+    Backlog(demands, tasks_per_job, duration, jitter=0.0, seed=0)
+
+Everything is validated once here (a ValueError or TypeError naming the problem); the
+engine trusts what these give it.
+"""
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+FIT_SLACK = 1e-12      # fits: demand <= capacity * (1 + FIT_SLACK), as in kernels/drf.pyx
+
+
+def _real_array(values, name, ndim):
+    try:
+        a = np.asarray(values)
+    except Exception as exc:                 # ragged lists and the like
+        raise TypeError(f"{name} must be a {ndim}-D array of real numbers: {exc}") from exc
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be real numbers, got dtype {a.dtype}")
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {a.shape}")
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _finite_non_negative(a, name):
+    bad = ~np.isfinite(a)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        raise ValueError(f"{name} must be finite: {a[tuple(where)]} at index "
+                         f"{tuple(where.tolist())}")
+    if a.size and a.min() < 0:
+        where = np.argwhere(a < 0)[0]
+        raise ValueError(f"{name} must be non-negative: {a[tuple(where)]} at index "
+                         f"{tuple(where.tolist())}")
+
+
+def machines(capacity):
+    """Machines' capacities as a validated (M, m) float64 array: one row per machine, one
+    column per resource, finite and non-negative, every machine with some capacity.
+    (Identical machines: np.tile(one_machine, (M, 1)).)"""
+    C = _real_array(capacity, "machines", 2)
+    if C.shape[0] < 1 or C.shape[1] < 1:
+        raise ValueError(f"machines must have at least one machine and one resource, got shape "
+                         f"{C.shape}")
+    _finite_non_negative(C, "machine capacities")
+    empty = np.flatnonzero(C.max(axis=1) == 0)
+    if empty.size:
+        raise ValueError(f"machine(s) {empty[:10].tolist()} have no capacity at all (every "
+                         "resource 0)")
+    return C
+
+
+def fits_somewhere(demands, capacity, chunk=65536):
+    """(N,) bool: does demand row i fit on at least one machine (demand <= capacity *
+    (1 + FIT_SLACK) on every resource)? Only the Pareto-maximal distinct capacity vectors
+    are tested, so heterogeneous clusters of a few configurations cost little."""
+    D = np.asarray(demands, dtype=np.float64)
+    C = np.unique(np.asarray(capacity, dtype=np.float64), axis=0)
+    dominated = np.zeros(len(C), dtype=bool)
+    for k in range(len(C)):
+        others = np.delete(np.arange(len(C)), k)
+        dominated[k] = bool(((C[others] >= C[k]).all(axis=1)).any())
+    front = C[~dominated] * (1.0 + FIT_SLACK)
+    out = np.empty(len(D), dtype=bool)
+    for lo in range(0, len(D), chunk):
+        part = D[lo:lo + chunk]
+        out[lo:lo + chunk] = (part[:, None, :] <= front[None, :, :]).all(axis=2).any(axis=1)
+    return out
+
+
+def _user_codes(user, users):
+    """Trace users as int64 codes 0..n-1, and the user names (or None)."""
+    u = np.asarray(user)
+    if u.ndim != 1:
+        raise ValueError(f"user must be 1-D, got shape {u.shape}")
+    if users is None or isinstance(users, numbers.Integral):
+        if u.size and u.dtype.kind not in "iu":
+            if u.dtype.kind == "f" and np.isfinite(u).all() and (u == np.round(u)).all():
+                u = u.astype(np.int64)
+            else:
+                raise ValueError("user must hold integer user indices (or pass users=[names] to "
+                                 f"use labels), got dtype {u.dtype}")
+        codes = u.astype(np.int64)
+        n = int(codes.max()) + 1 if users is None and codes.size else users
+        if users is None and not codes.size:
+            n = 0
+        if n is not None and n < 0:
+            raise ValueError(f"users must be a non-negative count, got {users}")
+        bad = (codes < 0) | (codes >= n)
+        if bad.any():
+            raise ValueError(f"unknown user {codes[bad][0]} in the trace (row {np.argmax(bad)}): "
+                             f"users are 0..{n - 1}")
+        return codes, int(n), None
+    names = list(users)
+    index = {name: i for i, name in enumerate(names)}
+    if len(index) != len(names):
+        raise ValueError("users must not repeat a name")
+    codes = np.empty(u.size, dtype=np.int64)
+    for row, label in enumerate(u.tolist()):
+        if label not in index:
+            raise ValueError(f"unknown user {label!r} in the trace (row {row}): not among the "
+                             f"{len(names)} users given")
+        codes[row] = index[label]
+    return codes, len(names), tuple(names)
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """A finite trace of tasks, validated: one entry per task, sorted by arrival.
+
+    user      (N,) user of each task: indices 0..users-1, or labels among `users`
+    job       (N,) integer job id (a job's tasks all belong to one user)
+    arrival   (N,) arrival time, sorted ascending, finite, >= 0
+    duration  (N,) work at speed 1, positive and finite
+    demands   (N, m) resources the task holds while it runs, finite and non-negative
+    users     number of users, or their names (then `user` holds names); default:
+              max(user) + 1
+    After construction: `user` holds int64 codes, `names` the names (or None),
+    `users` the number of users.
+    """
+    user: np.ndarray
+    job: np.ndarray
+    arrival: np.ndarray
+    duration: np.ndarray
+    demands: np.ndarray
+    users: object = None
+    names: tuple = None
+
+    def __post_init__(self):
+        codes, n, names = _user_codes(self.user, self.users)
+        N = codes.size
+        job = np.asarray(self.job)
+        if job.shape != (N,):
+            raise ValueError(f"job must have one entry per task, shape ({N},), got {job.shape}")
+        if N and job.dtype.kind not in "iu":
+            if job.dtype.kind == "f" and np.isfinite(job).all() and (job == np.round(job)).all():
+                job = job.astype(np.int64)
+            else:
+                raise ValueError(f"job must hold integer job ids, got dtype {job.dtype}")
+        job = job.astype(np.int64)
+        arrival = _real_array(self.arrival, "arrival", 1)
+        duration = _real_array(self.duration, "duration", 1)
+        demands = _real_array(self.demands, "demands", 2)
+        for name, a in (("arrival", arrival), ("duration", duration)):
+            if a.shape != (N,):
+                raise ValueError(f"{name} must have one entry per task, shape ({N},), got "
+                                 f"{a.shape}")
+        if demands.shape[0] != N:
+            raise ValueError(f"demands must have one row per task, {N} rows, got "
+                             f"{demands.shape[0]}")
+        bad = ~(np.isfinite(arrival) & (arrival >= 0))
+        if bad.any():
+            raise ValueError(f"arrival times must be finite and >= 0 (the simulation starts at "
+                             f"0): {arrival[bad][0]} at row {np.argmax(bad)}")
+        back = np.flatnonzero(np.diff(arrival) < 0)
+        if back.size:
+            raise ValueError(f"arrival times must be sorted ascending: row {back[0] + 1} "
+                             f"arrives at {arrival[back[0] + 1]} after row {back[0]} at "
+                             f"{arrival[back[0]]}")
+        bad = ~(np.isfinite(duration) & (duration > 0))
+        if bad.any():
+            raise ValueError(f"durations must be positive and finite: {duration[bad][0]} at row "
+                             f"{np.argmax(bad)}")
+        _finite_non_negative(demands, "task demands")
+        if N:
+            order = np.argsort(job, kind="stable")
+            same_job = job[order][1:] == job[order][:-1]
+            mixed = same_job & (codes[order][1:] != codes[order][:-1])
+            if mixed.any():
+                j = int(job[order][1:][mixed][0])
+                who = sorted(set(codes[job == j].tolist()))
+                raise ValueError(f"job {j} has tasks of several users {who}: a job belongs "
+                                 "to one user")
+        for field, value in (("user", codes), ("job", job), ("arrival", arrival),
+                             ("duration", duration), ("demands", demands), ("users", n),
+                             ("names", names)):
+            object.__setattr__(self, field, value)
+
+    @classmethod
+    def from_columns(cls, table, *, resources=None, users=None):
+        """A Trace from a DataFrame-like table (a pandas DataFrame, a dict of arrays):
+        columns user, job, arrival, duration, and either one column per resource, named
+        by `resources` (e.g. ["cpu", "mem"]), or a 2-D "demands" column."""
+        missing = [c for c in ("user", "job", "arrival", "duration") if c not in table]
+        if missing:
+            raise ValueError(f"the trace table lacks column(s) {missing}")
+        if resources is None:
+            if "demands" not in table:
+                raise ValueError("name the resource columns (resources=[...]) or give a 2-D "
+                                 "'demands' column")
+            demands = np.asarray(table["demands"])
+        else:
+            absent = [r for r in resources if r not in table]
+            if absent:
+                raise ValueError(f"the trace table lacks resource column(s) {absent}")
+            demands = np.column_stack([np.asarray(table[r]) for r in resources])
+        return cls(np.asarray(table["user"]), np.asarray(table["job"]),
+                   np.asarray(table["arrival"]), np.asarray(table["duration"]), demands,
+                   users=users)
+
+    def __len__(self):
+        return self.user.size
+
+    @property
+    def resources(self):
+        return self.demands.shape[1]
+
+    def fits(self, capacity):
+        """(N,) bool: which tasks fit on at least one machine (the others are reported as
+        unschedulable and never reach the policy)."""
+        return fits_somewhere(self.demands, capacity)
+
+
+@dataclass(frozen=True, eq=False)
+class Backlog:
+    """Endless backlogs: user i runs jobs back to back for ever, each job tasks_per_job[i]
+    tasks of shape demands[i] lasting duration[i] at speed 1, each multiplied by
+    exp(jitter * N(0, 1)) drawn from numpy's default_rng(seed) per launch, in launch order.
+
+    demands        (n, m) finite, non-negative
+    tasks_per_job  (n,) positive integers
+    duration       (n,) positive, finite
+    """
+    demands: np.ndarray
+    tasks_per_job: np.ndarray
+    duration: np.ndarray
+    jitter: float = 0.0
+    seed: int = 0
+
+    def __post_init__(self):
+        D = _real_array(self.demands, "demands", 2)
+        _finite_non_negative(D, "task demands")
+        n = D.shape[0]
+        tasks = np.asarray(self.tasks_per_job)
+        if tasks.shape != (n,):
+            raise ValueError(f"tasks_per_job must have one entry per user, shape ({n},), got "
+                             f"{tasks.shape}")
+        if tasks.dtype.kind not in "iuf" or not np.isfinite(tasks).all() or \
+                (tasks != np.round(tasks)).any() or (tasks < 1).any():
+            raise ValueError(f"tasks_per_job must be positive integers, got {tasks.tolist()}")
+        duration = _real_array(self.duration, "duration", 1)
+        if duration.shape != (n,):
+            raise ValueError(f"duration must have one entry per user, shape ({n},), got "
+                             f"{duration.shape}")
+        if not (np.isfinite(duration) & (duration > 0)).all():
+            raise ValueError(f"durations must be positive and finite, got {duration.tolist()}")
+        if not isinstance(self.jitter, numbers.Real) or not math.isfinite(self.jitter) or \
+                self.jitter < 0:
+            raise ValueError(f"jitter must be a finite number >= 0, got {self.jitter!r}")
+        for field, value in (("demands", D), ("tasks_per_job", tasks.astype(np.int64)),
+                             ("duration", duration), ("jitter", float(self.jitter))):
+            object.__setattr__(self, field, value)
+
+    @property
+    def users(self):
+        return self.demands.shape[0]
+
+    @property
+    def resources(self):
+        return self.demands.shape[1]

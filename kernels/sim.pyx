@@ -1,0 +1,562 @@
+"""The event loop of drfbench.sim: machines time-sharing their tasks, completions in time
+order, launches asked of a policy (any Python object with schedule(), release(...),
+add_tasks(...)).
+
+drfbench/sim/reference.py is the same loop in plain Python: the readable specification,
+against which this kernel is tested bit for bit. The wrapper drfbench/sim/engine.py
+validates the input and builds every array; this class trusts them. Sampling and the
+result tables stay in NumPy (the wrapper reads the state through running() and the
+array properties): the profile put the time in the per-event bookkeeping below.
+
+State
+  machines  cap[k, r]; speed[k]; updated[k], the time its tasks' remaining work was last
+            brought up to date; its running tasks as a doubly linked list in launch order
+            (head[k], tail[k], nxt[t], prv[t]).
+  events    an indexed binary heap of the busy machines keyed by (next completion time,
+            stamp), the stamp counting the keys set so far: completions at equal times
+            come out in the order they were scheduled, as in the reference's heap of
+            version-stamped entries (whose stale entries this heap never holds).
+  tasks     struct of arrays, grown on demand (a backlog makes its tasks at launch).
+  pending   trace: each user's schedulable tasks in trace order (CSR by user), with
+            counts arrived and launched; the oldest pending task of u is the
+            launched[u]-th. Backlog: infinite.
+  jobs      tasks left per job and finish times; completions (time, user, count).
+
+Floating point follows the reference operation by operation (sums in list order, the same
+products and quotients), and remaining work is decreased by a product made opaque to the
+compiler (`opaque`), so that no build (-mfma, aarch64) contracts it into a fused
+multiply-add that the reference, in Python, does not do.
+"""
+import numpy as np
+
+from libc.math cimport INFINITY, NAN, exp
+from libc.stdlib cimport qsort
+from _common cimport int64_t, uint8_t
+
+cdef double DONE_TOLERANCE = 1e-9   # done: remaining work <= this x the task's duration
+
+cdef extern from *:
+    """
+    /* A store and load through volatile: the compiler cannot fuse the product it holds
+       with a later add or subtract (no FMA), so results match Python's. */
+    static inline double drfbench_sim_opaque(double x) { volatile double v = x; return v; }
+    """
+    double opaque "drfbench_sim_opaque"(double x) nogil
+
+
+cdef int _by_index(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+def _grown(a, Py_ssize_t size, fill):
+    """A copy of `a` (1-D or 2-D) with `size` rows, new rows set to `fill`."""
+    out = np.full((size,) + a.shape[1:], fill, dtype=a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+cdef class EventLoop:
+    """EventLoop(capacity, tasks, jobs, n_users, trace=None, backlog=None)
+
+      capacity  (M, m) float64 machine capacities
+      tasks     dict of the trace's task arrays (empty for a backlog): user, job (int64
+                job index), arrival, left (work to do), tol (done tolerance), demand (N, m)
+      jobs      dict of job arrays: user, left (tasks not finished), submit (float64)
+      trace     dict: by_user (schedulable task ids grouped by user, trace order), ptr
+                (n + 1), schedulable (uint8 per task); or None
+      backlog   dict: demands (n, m), tasks_per_job (n,), duration (n,), jitter, draw (a
+                callable returning the next float64 array of N(0, 1) draws); or None
+    run(policy, horizon, record) runs the loop; record(until) is called whenever the
+    next sample instant is <= until, takes the samples up to `until` and returns the
+    next sample instant.
+    """
+    cdef readonly Py_ssize_t M, m, n
+    cdef readonly long long events
+    cdef bint is_trace
+    cdef double[:, ::1] cap
+    cdef double[::1] speed_, updated
+    cdef int64_t[::1] head, tail
+    cdef int64_t[::1] heap, hpos
+    cdef double[::1] key_time
+    cdef int64_t[::1] key_stamp
+    cdef Py_ssize_t hsize
+    cdef int64_t stamp
+    cdef int64_t[::1] touched
+    cdef uint8_t[::1] is_touched
+    cdef Py_ssize_t n_touched
+    # tasks
+    cdef dict T
+    cdef Py_ssize_t size
+    cdef double[:, ::1] demand
+    cdef double[::1] left, tol, start, end, arrival
+    cdef int64_t[::1] user, job, machine, nxt, prv
+    # jobs and completions
+    cdef dict J
+    cdef Py_ssize_t n_jobs, n_done
+    cdef int64_t[::1] job_user, job_left, finished, done_user, done_count
+    cdef double[::1] job_submit, job_finish, done_time
+    # trace pending
+    cdef int64_t[::1] by_user, ptr, arrived, launched
+    cdef uint8_t[::1] schedulable
+    cdef Py_ssize_t next_arrival
+    # backlog
+    cdef double[:, ::1] b_demand
+    cdef int64_t[::1] b_tasks, job_of, in_job
+    cdef double[::1] b_duration, normals
+    cdef double jitter
+    cdef Py_ssize_t drawn
+    cdef object draw
+
+    def __init__(self, capacity, dict tasks, dict jobs, Py_ssize_t n_users, dict trace=None,
+                 dict backlog=None):
+        self.cap = np.ascontiguousarray(capacity, dtype=np.float64)
+        self.M, self.m = self.cap.shape[0], self.cap.shape[1]
+        self.n = n_users
+        self.events = 0
+        self.speed_ = np.ones(self.M)
+        self.updated = np.zeros(self.M)
+        self.head = np.full(self.M, -1, dtype=np.int64)
+        self.tail = np.full(self.M, -1, dtype=np.int64)
+        self.heap = np.zeros(self.M, dtype=np.int64)
+        self.hpos = np.full(self.M, -1, dtype=np.int64)
+        self.key_time = np.zeros(self.M)
+        self.key_stamp = np.zeros(self.M, dtype=np.int64)
+        self.hsize = 0
+        self.stamp = 0
+        self.touched = np.zeros(self.M, dtype=np.int64)
+        self.is_touched = np.zeros(self.M, dtype=np.uint8)
+        self.n_touched = 0
+        N = len(tasks.get("user", ()))
+        self.size = N
+        self.T = {
+            "user": np.array(tasks.get("user", np.empty(0)), dtype=np.int64),
+            "job": np.array(tasks.get("job", np.empty(0)), dtype=np.int64),
+            "arrival": np.array(tasks.get("arrival", np.empty(0)), dtype=np.float64),
+            "left": np.array(tasks.get("left", np.empty(0)), dtype=np.float64),
+            "tol": np.array(tasks.get("tol", np.empty(0)), dtype=np.float64),
+            "demand": np.array(tasks.get("demand", np.empty((0, self.m))),
+                               dtype=np.float64).reshape(N, self.m),
+            "machine": np.full(N, -1, dtype=np.int64),
+            "start": np.full(N, NAN), "end": np.full(N, NAN),
+            "nxt": np.full(N, -1, dtype=np.int64), "prv": np.full(N, -1, dtype=np.int64),
+        }
+        self._bind_tasks()
+        self.J = {"user": np.array(jobs["user"], dtype=np.int64),
+                  "left": np.array(jobs["left"], dtype=np.int64),
+                  "submit": np.array(jobs["submit"], dtype=np.float64)}
+        self.J["finish"] = np.full(len(self.J["user"]), NAN)
+        self.n_jobs = len(self.J["user"])
+        self.J["done_time"] = np.zeros(max(self.n_jobs, 64))
+        self.J["done_user"] = np.zeros(max(self.n_jobs, 64), dtype=np.int64)
+        self.J["done_count"] = np.zeros(max(self.n_jobs, 64), dtype=np.int64)
+        self._bind_jobs()
+        self.n_done = 0
+        self.finished = np.zeros(n_users, dtype=np.int64)
+        self.is_trace = trace is not None
+        if self.is_trace:
+            self.by_user = np.ascontiguousarray(trace["by_user"], dtype=np.int64)
+            self.ptr = np.ascontiguousarray(trace["ptr"], dtype=np.int64)
+            self.schedulable = np.ascontiguousarray(trace["schedulable"], dtype=np.uint8)
+            self.arrived = np.zeros(n_users, dtype=np.int64)
+            self.launched = np.zeros(n_users, dtype=np.int64)
+            self.next_arrival = 0
+        else:
+            self.b_demand = np.ascontiguousarray(backlog["demands"], dtype=np.float64)
+            self.b_tasks = np.ascontiguousarray(backlog["tasks_per_job"], dtype=np.int64)
+            self.b_duration = np.ascontiguousarray(backlog["duration"], dtype=np.float64)
+            self.jitter = backlog["jitter"]
+            self.draw = backlog["draw"]
+            self.normals = np.empty(0)
+            self.drawn = 0
+            self.job_of = np.full(n_users, -1, dtype=np.int64)
+            self.in_job = np.zeros(n_users, dtype=np.int64)
+
+    cdef void _bind_tasks(self):
+        T = self.T
+        self.user, self.job, self.machine = T["user"], T["job"], T["machine"]
+        self.nxt, self.prv = T["nxt"], T["prv"]
+        self.arrival, self.left, self.tol = T["arrival"], T["left"], T["tol"]
+        self.start, self.end, self.demand = T["start"], T["end"], T["demand"]
+
+    cdef void _bind_jobs(self):
+        J = self.J
+        self.job_user, self.job_left = J["user"], J["left"]
+        self.job_submit, self.job_finish = J["submit"], J["finish"]
+        self.done_time, self.done_user = J["done_time"], J["done_user"]
+        self.done_count = J["done_count"]
+
+    cdef void _grow_tasks(self, Py_ssize_t needed):
+        cdef Py_ssize_t new = max(needed, 2 * self.T["user"].shape[0], 1024)
+        fills = {"user": -1, "job": -1, "machine": -1, "nxt": -1, "prv": -1, "arrival": NAN,
+                 "start": NAN, "end": NAN, "left": 0.0, "tol": 0.0, "demand": 0.0}
+        self.T = {name: _grown(a, new, fills[name]) for name, a in self.T.items()}
+        self._bind_tasks()
+
+    cdef void _grow_jobs(self):
+        cdef Py_ssize_t new = max(2 * self.J["user"].shape[0], 64)
+        fills = {"user": -1, "left": 0, "submit": NAN, "finish": NAN}
+        self.J.update({name: _grown(self.J[name], new, fill) for name, fill in fills.items()})
+        self._bind_jobs()
+
+    cdef void _grow_done(self):
+        cdef Py_ssize_t new = 2 * self.J["done_time"].shape[0]
+        for name in ("done_time", "done_user", "done_count"):
+            self.J[name] = _grown(self.J[name], new, 0)
+        self._bind_jobs()
+
+    # -- the heap of machines --------------------------------------------------------------
+
+    cdef inline bint _before(self, int64_t a, int64_t b) noexcept nogil:
+        return self.key_time[a] < self.key_time[b] or (
+            self.key_time[a] == self.key_time[b] and self.key_stamp[a] < self.key_stamp[b])
+
+    cdef inline void _place(self, Py_ssize_t p, int64_t k) noexcept nogil:
+        self.heap[p] = k
+        self.hpos[k] = p
+
+    cdef void _sift_up(self, Py_ssize_t p) noexcept nogil:
+        cdef int64_t k = self.heap[p]
+        cdef Py_ssize_t parent
+        while p > 0:
+            parent = (p - 1) // 2
+            if not self._before(k, self.heap[parent]):
+                break
+            self._place(p, self.heap[parent])
+            p = parent
+        self._place(p, k)
+
+    cdef void _sift_down(self, Py_ssize_t p) noexcept nogil:
+        cdef int64_t k = self.heap[p]
+        cdef Py_ssize_t child
+        while True:
+            child = 2 * p + 1
+            if child >= self.hsize:
+                break
+            if child + 1 < self.hsize and self._before(self.heap[child + 1], self.heap[child]):
+                child = child + 1
+            if not self._before(self.heap[child], k):
+                break
+            self._place(p, self.heap[child])
+            p = child
+        self._place(p, k)
+
+    cdef void _set_key(self, int64_t k, double t) noexcept nogil:
+        """Machine k's next completion is at t (inserted, or moved, in the heap)."""
+        self.stamp += 1
+        self.key_time[k] = t
+        self.key_stamp[k] = self.stamp
+        if self.hpos[k] < 0:
+            self.hsize += 1
+            self._place(self.hsize - 1, k)
+        self._sift_up(self.hpos[k])
+        self._sift_down(self.hpos[k])
+
+    cdef void _remove(self, int64_t k) noexcept nogil:
+        """Machine k is idle: out of the heap."""
+        cdef Py_ssize_t p = self.hpos[k]
+        cdef int64_t last
+        if p < 0:
+            return
+        self.hpos[k] = -1
+        self.hsize -= 1
+        if p == self.hsize:
+            return
+        last = self.heap[self.hsize]
+        self._place(p, last)
+        self._sift_up(p)
+        self._sift_down(self.hpos[last])
+
+    # -- machines --------------------------------------------------------------------------
+
+    cdef void _advance(self, int64_t k, double now) noexcept nogil:
+        """Bring machine k's running tasks' remaining work up to `now`."""
+        cdef double dt = now - self.updated[k]
+        cdef double step
+        cdef int64_t t
+        if dt != 0.0:
+            step = opaque(dt * self.speed_[k])
+            t = self.head[k]
+            while t >= 0:
+                self.left[t] = self.left[t] - step
+                t = self.nxt[t]
+        self.updated[k] = now
+
+    cdef void _refresh(self, int64_t k, double now) noexcept nogil:
+        """Recompute machine k's speed and set its next completion."""
+        cdef Py_ssize_t r
+        cdef int64_t t = self.head[k]
+        cdef double load = 0.0, used, soonest
+        if t < 0:
+            self.speed_[k] = 1.0
+            self._remove(k)
+            return
+        for r in range(self.m):
+            used = 0.0
+            t = self.head[k]
+            while t >= 0:
+                used = used + self.demand[t, r]
+                t = self.nxt[t]
+            if self.cap[k, r] > 0.0 and used / self.cap[k, r] > load:
+                load = used / self.cap[k, r]
+        self.speed_[k] = 1.0 / (load if load > 1.0 else 1.0)
+        soonest = INFINITY
+        t = self.head[k]
+        while t >= 0:
+            if self.left[t] < soonest:
+                soonest = self.left[t]
+            t = self.nxt[t]
+        self._set_key(k, now + (soonest if soonest > 0.0 else 0.0) / self.speed_[k])
+
+    cdef void _append(self, int64_t k, int64_t t) noexcept nogil:
+        self.prv[t] = self.tail[k]
+        self.nxt[t] = -1
+        if self.tail[k] >= 0:
+            self.nxt[self.tail[k]] = t
+        else:
+            self.head[k] = t
+        self.tail[k] = t
+
+    cdef void _unlink(self, int64_t k, int64_t t) noexcept nogil:
+        if self.prv[t] >= 0:
+            self.nxt[self.prv[t]] = self.nxt[t]
+        else:
+            self.head[k] = self.nxt[t]
+        if self.nxt[t] >= 0:
+            self.prv[self.nxt[t]] = self.prv[t]
+        else:
+            self.tail[k] = self.prv[t]
+        self.nxt[t] = -1
+        self.prv[t] = -1
+
+    # -- events ----------------------------------------------------------------------------
+
+    cdef int _complete(self, int64_t k, double now, object policy, object release_task) except -1:
+        """Finish machine k's tasks whose work is done at `now`, in launch order."""
+        cdef int64_t t, following, u, j
+        self._advance(k, now)
+        t = self.head[k]
+        while t >= 0:
+            following = self.nxt[t]
+            if self.left[t] <= self.tol[t]:
+                self._unlink(k, t)
+                u = self.user[t]
+                self.end[t] = now
+                if release_task is not None:
+                    release_task(t, u, k)
+                else:
+                    policy.release(u, k)
+                j = self.job[t]
+                self.job_left[j] -= 1
+                if self.job_left[j] == 0:
+                    self.job_finish[j] = now
+                    self.finished[u] += 1
+                    if self.n_done == self.done_time.shape[0]:
+                        self._grow_done()
+                    self.done_time[self.n_done] = now
+                    self.done_user[self.n_done] = u
+                    self.done_count[self.n_done] = self.finished[u]
+                    self.n_done += 1
+                self.events += 1
+            t = following
+        return 0
+
+    cdef int _arrive(self, double now, object policy) except -1:
+        """Add every trace task arriving by `now`: one add_tasks per run of one user."""
+        cdef Py_ssize_t i = self.next_arrival, N = self.arrival.shape[0]
+        cdef int64_t u, run_user = -1, run = 0
+        while i < N and self.arrival[i] <= now:
+            if self.schedulable[i]:
+                u = self.user[i]
+                self.arrived[u] += 1
+                if u != run_user:
+                    if run:
+                        policy.add_tasks(run_user, run)
+                    run_user, run = u, 0
+                run += 1
+            i += 1
+        self.events += i - self.next_arrival
+        self.next_arrival = i
+        if run:
+            policy.add_tasks(run_user, run)
+        return 0
+
+    cdef int64_t _backlog_task(self, int64_t u, double now) except -1:
+        """A new task of backlog user u launched at `now`, its jitter drawn now."""
+        cdef int64_t t, j
+        cdef double z
+        if self.job_of[u] < 0 or self.in_job[u] == self.b_tasks[u]:
+            if self.n_jobs == self.job_user.shape[0]:
+                self._grow_jobs()
+            j = self.n_jobs
+            self.n_jobs += 1
+            self.job_of[u] = j
+            self.in_job[u] = 0
+            self.job_user[j] = u
+            self.job_submit[j] = now
+            self.job_finish[j] = NAN
+            self.job_left[j] = self.b_tasks[u]
+        self.in_job[u] += 1
+        if self.drawn == self.normals.shape[0]:
+            self.normals = np.ascontiguousarray(self.draw(), dtype=np.float64)
+            self.drawn = 0
+        z = self.normals[self.drawn]
+        self.drawn += 1
+        t = self.size
+        if t == self.user.shape[0]:
+            self._grow_tasks(t + 1)
+        self.size = t + 1
+        self.user[t] = u
+        self.job[t] = self.job_of[u]
+        self.arrival[t] = self.job_submit[self.job_of[u]]
+        self.demand[t, :] = self.b_demand[u, :]
+        self.left[t] = self.b_duration[u] * exp(self.jitter * z)
+        self.tol[t] = DONE_TOLERANCE * self.b_duration[u]
+        return t
+
+    cdef int _launch(self, object policy, double now) except -1:
+        """Ask the policy for launches, start them, refresh the machines they touched."""
+        cdef const int64_t[::1] us, ks
+        cdef Py_ssize_t i, count
+        cdef int64_t u, k, t
+        users, where = policy.schedule()
+        users, where = np.asarray(users), np.asarray(where)
+        if users.shape != where.shape or users.ndim != 1:
+            raise ValueError(f"policy.schedule() returned {users.size} users but {where.size} "
+                             "machines")
+        count = users.shape[0]
+        if count == 0:
+            return 0
+        if users.dtype.kind not in "iu" or where.dtype.kind not in "iu":
+            raise ValueError("policy.schedule() must return integer users and machines, got "
+                             f"dtypes {users.dtype} and {where.dtype}")
+        us = np.ascontiguousarray(users, dtype=np.int64)
+        ks = np.ascontiguousarray(where, dtype=np.int64)
+        for i in range(count):
+            u, k = us[i], ks[i]
+            if not 0 <= u < self.n:
+                raise ValueError(f"policy launched unknown user {u} (users are 0..{self.n - 1})")
+            if not 0 <= k < self.M:
+                raise ValueError(f"policy launched a task on unknown machine {k} (machines are "
+                                 f"0..{self.M - 1})")
+            if self.is_trace:
+                if self.launched[u] == self.arrived[u]:
+                    raise ValueError(f"policy launched user {u} at time {now!r}, which has no "
+                                     "pending task")
+                t = self.by_user[self.ptr[u] + self.launched[u]]
+                self.launched[u] += 1
+            else:
+                t = self._backlog_task(u, now)
+            self._advance(k, now)
+            self._append(k, t)
+            self.machine[t] = k
+            self.start[t] = now
+            if not self.is_touched[k]:
+                self.is_touched[k] = 1
+                self.touched[self.n_touched] = k
+                self.n_touched += 1
+        self.events += count
+        # refresh the machines touched in index order (equal-time completions keep it)
+        qsort(&self.touched[0], self.n_touched, sizeof(int64_t), _by_index)
+        for i in range(self.n_touched):
+            k = self.touched[i]
+            self._refresh(k, now)
+            self.is_touched[k] = 0
+        self.n_touched = 0
+        return 0
+
+    cdef int64_t _next(self, double* when) noexcept:
+        """The next event: a machine's completion (its index) or an arrival (-1); its time
+        in when[0], INFINITY if none. At equal times completions come first."""
+        cdef int64_t k = -1
+        cdef double t = INFINITY
+        if self.hsize > 0:
+            k = self.heap[0]
+            t = self.key_time[k]
+        if self.is_trace and self.next_arrival < self.arrival.shape[0] and \
+                self.arrival[self.next_arrival] < t:
+            k = -1
+            t = self.arrival[self.next_arrival]
+        when[0] = t
+        return k
+
+    def run(self, policy, double horizon, record):
+        """Run to `horizon` (a trace: until nothing is left to happen); returns the end."""
+        cdef double t, now = 0.0, until, next_sample = INFINITY
+        cdef int64_t k
+        release_task = getattr(policy, "release_task", None)
+        if record is not None:
+            next_sample = 0.0
+        if self.is_trace:
+            self._arrive(0.0, policy)
+        self._launch(policy, 0.0)
+        while True:
+            k = self._next(&t)
+            if t == INFINITY and self.is_trace:     # nothing left to happen
+                if next_sample <= now:
+                    record(now)
+                return now
+            until = t if t < horizon else horizon
+            if next_sample <= until:
+                next_sample = record(until)
+            if t > horizon:
+                return horizon
+            now = t
+            if k >= 0:                              # one machine's completions
+                self._complete(k, t, policy, release_task)
+                self._refresh(k, t)
+            else:                                   # every arrival at t
+                self._arrive(t, policy)
+            self._launch(policy, t)
+
+    # -- state, for sampling and results ----------------------------------------------------
+
+    def running(self):
+        """Running task ids: machines in index order, each machine's in launch order."""
+        out = np.empty(self.size, dtype=np.int64)
+        cdef int64_t[::1] o = out
+        cdef Py_ssize_t k, count = 0
+        cdef int64_t t
+        for k in range(self.M):
+            t = self.head[k]
+            while t >= 0:
+                o[count] = t
+                count += 1
+                t = self.nxt[t]
+        return out[:count]
+
+    @property
+    def speed(self):
+        """(M,) each machine's current speed (a view: read only while the loop waits)."""
+        return np.asarray(self.speed_)
+
+    @property
+    def tasks(self):
+        """The task arrays (views) trimmed to the tasks made so far: user, job (index),
+        machine, arrival, start, end, demand."""
+        return {name: self.T[name][:self.size]
+                for name in ("user", "job", "machine", "arrival", "start", "end", "demand")}
+
+    @property
+    def jobs(self):
+        """Job arrays (views): user, submit, finish."""
+        return {name: self.J[name][:self.n_jobs] for name in ("user", "submit", "finish")}
+
+    @property
+    def completions(self):
+        """Job completions in order (views): time, user, count."""
+        return {"time": self.J["done_time"][:self.n_done],
+                "user": self.J["done_user"][:self.n_done],
+                "count": self.J["done_count"][:self.n_done]}
+
+    @property
+    def arrived_until(self):
+        """Trace rows added so far (the next arrival's row)."""
+        return self.next_arrival if self.is_trace else 0
+
+    @property
+    def pending(self):
+        """(n,) tasks arrived and not launched, per user (backlog: zeros)."""
+        if not self.is_trace:
+            return np.zeros(self.n, dtype=np.int64)
+        return np.asarray(self.arrived) - np.asarray(self.launched)
