@@ -148,3 +148,52 @@ def deadline_value(deadline):
     if seconds <= 0:
         raise ValueError(f"deadline must be positive (seconds), got {seconds}")
     return seconds
+
+
+def real_array(values, name, ndim):
+    """`values` as a contiguous float64 array of `ndim` dimensions (TypeError for what is
+    not real numbers)."""
+    try:
+        a = np.asarray(values)
+    except Exception as exc:                 # ragged lists and the like
+        raise TypeError(f"{name} must be a {ndim}-D array of real numbers: {exc}") from exc
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be real numbers, got dtype {a.dtype}")
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {a.shape}")
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def finite_non_negative(a, name):
+    """Refuse NaN, infinite or negative entries, naming the first one and its index."""
+    bad = ~np.isfinite(a)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        raise ValueError(f"{name} must be finite: {a[tuple(where)]} at index "
+                         f"{tuple(where.tolist())}")
+    if a.size and a.min() < 0:
+        where = np.argwhere(a < 0)[0]
+        raise ValueError(f"{name} must be non-negative: {a[tuple(where)]} at index "
+                         f"{tuple(where.tolist())}")
+    return a
+
+
+def machines(capacity, n_resources=None):
+    """Machines' capacities as a validated (M, m) float64 array: one row per machine (a 1-D
+    capacity is one machine), one column per resource (`n_resources` of them, if given),
+    finite and non-negative, every machine with some capacity."""
+    C = np.asarray(capacity) if not isinstance(capacity, np.ndarray) else capacity
+    C = real_array(C[None, :] if np.ndim(C) == 1 else C, "machines", 2)
+    if C.shape[0] < 1 or C.shape[1] < 1:
+        raise ValueError(f"machines must have at least one machine and one resource, got shape "
+                         f"{C.shape}")
+    if n_resources is not None and C.shape[1] != n_resources:
+        raise ValueError(f"machines must have {n_resources} resource(s) like the demands: "
+                         f"({n_resources},) for one machine or (machines, {n_resources}), got "
+                         f"shape {C.shape}")
+    finite_non_negative(C, "machine capacities")
+    empty = np.flatnonzero(C.max(axis=1) == 0)
+    if empty.size:
+        raise ValueError(f"machine(s) {empty[:10].tolist()} have no capacity at all (every "
+                         "resource 0)")
+    return C

@@ -128,15 +128,15 @@ register(Method("edrf-event", "dcdrf", DEMANDS,
                 exact=True))
 # Classic DRF and the lecture's policies (Ghodsi et al., NSDI'11; cs262a): drfbench.drf
 register(Method("drf", "drf", DEMANDS, "divisible DRF by progressive filling (NumPy, small instances)",
-                "drf:run_drf", label="DRF", exact=True))
+                "drf.divisible:run_drf", label="DRF", exact=True))
 register(Method("asset-fairness", "drf", DEMANDS, "asset fairness by progressive filling (NumPy)",
-                "drf:run_asset_fairness", label="Asset"))
+                "drf.divisible:run_asset_fairness", label="Asset"))
 register(Method("ceei", "drf", DEMANDS, "competitive equilibrium from equal incomes (NumPy, exact)",
-                "drf:run_ceei", label="CEEI"))
+                "drf.divisible:run_ceei", label="CEEI"))
 register(Method("online-drf", "drf", TASKS, "online DRF: the next task goes to the lowest dominant share",
-                "drf:task_scheduler", frozenset({"weights", "tasks"}), label="DRF"))
+                "drf.tasks:task_scheduler", frozenset({"weights", "tasks"}), label="DRF"))
 register(Method("slots", "drf", TASKS, "slot-based fair sharing, k slots per machine (Hadoop)",
-                "drf:task_scheduler", frozenset({"weights", "tasks", "slots"}), label="slots"))
+                "drf.tasks:task_scheduler", frozenset({"weights", "tasks", "slots"}), label="slots"))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ weight w_i > 0 and a queue of tasks waiting (a count, or -1 for an infinite queu
           a task fits on machine k if used[k] + d_i <= cap[k] on every resource.
   slots   share_i = running_i / (k * M) / w_i; a task fits on a machine with a free slot,
           whatever its resources (machines may be oversubscribed: the caller decides what
-          that costs, see drfbench.drf.simulate).
+          that costs: the cluster simulator drfbench.sim time-shares them).
 
 Choices where the lecture is silent:
   - ties in share go to the lower user index (deterministic);

@@ -1,5 +1,8 @@
-"""Shared test cases: random small instances for the comparisons with reference.py."""
+"""Shared test cases: random small instances for the comparisons with reference.py, and a
+task policy by slot count."""
 import numpy as np
+
+from drfbench import drf
 
 
 def random_instance(rng):
@@ -30,3 +33,9 @@ def assert_same(result, expected, rtol=1e-9):
     np.testing.assert_allclose(result.level, z, rtol=rtol, atol=1e-12)
     assert result.rounds == rounds
     assert result.timed_out == timed_out
+
+
+def task_policy(demands, machines, slots):
+    """Online DRF for slots=0, else the slot scheduler with that many slots per machine."""
+    return (drf.scheduler(demands, machines, "slots", slots=slots) if slots else
+            drf.scheduler(demands, machines))

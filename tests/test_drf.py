@@ -6,6 +6,7 @@ import pytest
 import scipy.optimize
 import scipy.sparse as sp
 
+from cases import task_policy
 from drfbench import drf, sim
 from drfbench import properties as props
 
@@ -189,13 +190,13 @@ def test_slot_schedule_counts_slots_not_resources():
 
 @pytest.mark.parametrize("kwargs,error", [
     (dict(demands=[[-1, 1]], capacity=[1, 1]), "non-negative"),
-    (dict(demands=[[1, 1]], capacity=[1, 1, 1]), "capacity must be"),
+    (dict(demands=[[1, 1]], capacity=[1, 1, 1]), "must have 2 resource"),
     (dict(demands=[[0, 0]], capacity=[1, 1]), "all-zero tasks"),
     (dict(demands=[[1, 1]], capacity=[1, 1], tasks=[1.5]), "whole numbers"),
     (dict(demands=[[1, 1]], capacity=[1, 1], tasks=[-1]), "non-negative"),
     (dict(demands=[[1, 1]], capacity=[1, 1], weights=[0]), "positive"),
     (dict(demands=[1, 1], capacity=[1, 1]), "2-D"),
-    (dict(demands=[[np.nan, 1]], capacity=[1, 1]), "NaN"),
+    (dict(demands=[[np.nan, 1]], capacity=[1, 1]), "must be finite: nan"),
 ])
 def test_scheduler_rejects_bad_input(kwargs, error):
     with pytest.raises((ValueError, TypeError), match=error):
@@ -322,7 +323,7 @@ def small_simulation(slots):
     """Two backlog users on drfbench.sim; rows with the user as its job type's name."""
     cluster = np.tile([4.0, 15.0], (4, 1))
     backlog = sim.Backlog([(2, 2), (1, 0.5)], tasks_per_job=[4, 4], duration=[10.0, 10.0])
-    res = sim.simulate(cluster, backlog, drf.scheduler(backlog.demands, cluster, slots=slots),
+    res = sim.simulate(cluster, backlog, task_policy(backlog.demands, cluster, slots),
                        horizon=200.0, sample=20.0)
     names = ["Type 1", "Type 2"]
     return [{**row, "job_type": names[row["user"]]} for row in res.rows if row["user"] is not None]
@@ -379,8 +380,9 @@ def test_drf_vs_slots_reproduces_the_original_simulator():
 
 
 def test_simulation_cli_writes_tidy_csv(tmp_path):
+    from drfbench.drf.__main__ import main
     out = tmp_path / "slots.csv"
-    drf.main(["slots", "--machines", "2", "--horizon", "120", "--slots", "2", "--tasks-per-job", "2",
+    main(["slots", "--machines", "2", "--horizon", "120", "--slots", "2", "--tasks-per-job", "2",
               "--duration", "10", "--out", str(out)])
     text = out.read_text().splitlines()
     assert text[0].startswith("scheduler,slots,job_type,time,metric,value")

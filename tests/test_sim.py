@@ -4,6 +4,7 @@ and bad input."""
 import numpy as np
 import pytest
 
+from cases import task_policy
 from drfbench import drf, sim
 
 # ---------------------------------------------------------------------------------------
@@ -243,7 +244,7 @@ def test_backlog_is_deterministic():
     backlog = sim.Backlog([[2, 2], [1, 0.5]], [5, 3], [30.0, 20.0], jitter=0.3, seed=11)
 
     def run(b, slots):
-        return sim.simulate(C, b, drf.scheduler(b.demands, C, slots=slots), horizon=400.0,
+        return sim.simulate(C, b, task_policy(b.demands, C, slots), horizon=400.0,
                             sample=25.0)
     for slots in (0, 3):
         a, b = run(backlog, slots), run(backlog, slots)
@@ -424,7 +425,7 @@ def test_kernel_matches_reference_on_backlogs(slots):
                           rng.uniform(5, 30, 4), jitter=0.25, seed=slots)
 
     def run(simulate, **kw):
-        return simulate(C, backlog, drf.scheduler(backlog.demands, C, slots=slots),
+        return simulate(C, backlog, task_policy(backlog.demands, C, slots),
                         horizon=500.0, sample=7.0, **kw)
     expected = run(sim.reference.simulate)
     assert expected.completions["time"].size > 10

@@ -14,47 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import finite_non_negative, machines, real_array
+
 FIT_SLACK = 1e-12      # fits: demand <= capacity * (1 + FIT_SLACK), as in kernels/drf.pyx
-
-
-def _real_array(values, name, ndim):
-    try:
-        a = np.asarray(values)
-    except Exception as exc:                 # ragged lists and the like
-        raise TypeError(f"{name} must be a {ndim}-D array of real numbers: {exc}") from exc
-    if a.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be real numbers, got dtype {a.dtype}")
-    if a.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {a.shape}")
-    return np.ascontiguousarray(a, dtype=np.float64)
-
-
-def _finite_non_negative(a, name):
-    bad = ~np.isfinite(a)
-    if bad.any():
-        where = np.argwhere(bad)[0]
-        raise ValueError(f"{name} must be finite: {a[tuple(where)]} at index "
-                         f"{tuple(where.tolist())}")
-    if a.size and a.min() < 0:
-        where = np.argwhere(a < 0)[0]
-        raise ValueError(f"{name} must be non-negative: {a[tuple(where)]} at index "
-                         f"{tuple(where.tolist())}")
-
-
-def machines(capacity):
-    """Machines' capacities as a validated (M, m) float64 array: one row per machine, one
-    column per resource, finite and non-negative, every machine with some capacity.
-    (Identical machines: np.tile(one_machine, (M, 1)).)"""
-    C = _real_array(capacity, "machines", 2)
-    if C.shape[0] < 1 or C.shape[1] < 1:
-        raise ValueError(f"machines must have at least one machine and one resource, got shape "
-                         f"{C.shape}")
-    _finite_non_negative(C, "machine capacities")
-    empty = np.flatnonzero(C.max(axis=1) == 0)
-    if empty.size:
-        raise ValueError(f"machine(s) {empty[:10].tolist()} have no capacity at all (every "
-                         "resource 0)")
-    return C
 
 
 def fits_somewhere(demands, capacity, chunk=65536):
@@ -145,9 +107,9 @@ class Trace:
             else:
                 raise ValueError(f"job must hold integer job ids, got dtype {job.dtype}")
         job = job.astype(np.int64)
-        arrival = _real_array(self.arrival, "arrival", 1)
-        duration = _real_array(self.duration, "duration", 1)
-        demands = _real_array(self.demands, "demands", 2)
+        arrival = real_array(self.arrival, "arrival", 1)
+        duration = real_array(self.duration, "duration", 1)
+        demands = real_array(self.demands, "demands", 2)
         for name, a in (("arrival", arrival), ("duration", duration)):
             if a.shape != (N,):
                 raise ValueError(f"{name} must have one entry per task, shape ({N},), got "
@@ -168,7 +130,7 @@ class Trace:
         if bad.any():
             raise ValueError(f"durations must be positive and finite: {duration[bad][0]} at row "
                              f"{np.argmax(bad)}")
-        _finite_non_negative(demands, "task demands")
+        finite_non_negative(demands, "task demands")
         if N:
             order = np.argsort(job, kind="stable")
             same_job = job[order][1:] == job[order][:-1]
@@ -235,8 +197,8 @@ class Backlog:
     seed: int = 0
 
     def __post_init__(self):
-        D = _real_array(self.demands, "demands", 2)
-        _finite_non_negative(D, "task demands")
+        D = real_array(self.demands, "demands", 2)
+        finite_non_negative(D, "task demands")
         n = D.shape[0]
         tasks = np.asarray(self.tasks_per_job)
         if tasks.shape != (n,):
@@ -245,7 +207,7 @@ class Backlog:
         if tasks.dtype.kind not in "iuf" or not np.isfinite(tasks).all() or \
                 (tasks != np.round(tasks)).any() or (tasks < 1).any():
             raise ValueError(f"tasks_per_job must be positive integers, got {tasks.tolist()}")
-        duration = _real_array(self.duration, "duration", 1)
+        duration = real_array(self.duration, "duration", 1)
         if duration.shape != (n,):
             raise ValueError(f"duration must have one entry per user, shape ({n},), got "
                              f"{duration.shape}")

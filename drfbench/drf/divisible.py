@@ -1,0 +1,199 @@
+"""Classic DRF's divisible Leontief users: the policies of the lecture's property table.
+
+    demands[i, r] = D_ir, the fraction of resource r (capacity 1) one task of user i needs;
+    an allocation A has A_ir = fraction of resource r given to user i, and user i's
+    utility is the number of tasks it can run, min over r with D_ir > 0 of A_ir / D_ir.
+    Users have infinitely many tasks, so only the direction of D_i matters (as in
+    drfbench.allocate: allocations are proportional to demands and uncapped).
+
+Every policy here is a callable policy(demands, weights=None) -> dense (n, m) array, and
+registered with drfbench.allocate (methods "drf", "asset-fairness", "ceei") through the
+run_* functions at the end.
+"""
+import time
+
+import numpy as np
+import scipy.optimize
+
+from .. import _validation as check
+from .tasks import task_demands
+
+SATURATED = 1e-12      # a resource with residual at most this counts as saturated
+
+
+def divisible_demands(demands):
+    """Dense float64 (n, m) per-task demand fractions: finite, non-negative."""
+    if hasattr(demands, "toarray"):
+        demands = demands.toarray()
+    return task_demands(demands)
+
+
+def utilities(demands, allocation):
+    """Tasks each user can run with its allocation: min over r with D_ir > 0 of A_ir / D_ir
+    (0 for users with no demand)."""
+    D = divisible_demands(demands)
+    A = np.asarray(allocation, dtype=np.float64)
+    ratio = np.divide(A, D, out=np.full_like(D, np.inf), where=D > 0)
+    u = ratio.min(axis=1, initial=np.inf)
+    u[~(D > 0).any(axis=1)] = 0.0
+    return u
+
+
+def progressive_filling(demands, rates):
+    """Grow every user's tasks x_i at rate rates[i] until a resource it demands saturates,
+    then freeze it; continue with the rest (max-min fairness on x_i / rates[i]).
+
+    Users with all-zero demand get nothing. Exact up to rounding: each step jumps to the
+    next saturation. Returns the (n, m) allocation x_i * D_i.
+    """
+    D = divisible_demands(demands)
+    return _fill(D, np.asarray(rates, dtype=np.float64))[0]
+
+
+def _fill(D, rates):
+    """progressive_filling on validated demands: (allocation, steps taken)."""
+    n, m = D.shape
+    x = np.zeros(n)
+    residual = np.ones(m)
+    uses = D > 0
+    active = uses.any(axis=1)
+    steps = 0
+    while active.any():
+        speed = rates[active] @ D[active]          # resource consumed per unit of time
+        grows = speed > 0
+        t = np.min(residual[grows] / speed[grows])
+        x[active] += t * rates[active]
+        residual = residual - t * speed
+        full = residual <= SATURATED
+        residual[full] = 0.0
+        active &= ~(uses[:, full].any(axis=1))
+        steps += 1
+    return x[:, None] * D, steps
+
+
+def drf(demands, weights=None):
+    """Divisible DRF: max-min fairness on weighted dominant shares max_r A_ir / w_i, by
+    progressive filling (Ghodsi et al.'s definition, literal NumPy)."""
+    return _drf_filling(divisible_demands(demands), weights)[0]
+
+
+def _drf_filling(D, weights):
+    w = check.tenant_weights(weights, D.shape[0])
+    peak = D.max(axis=1, initial=0.0)
+    return _fill(D, np.divide(w, peak, out=np.zeros_like(w), where=peak > 0))
+
+
+def asset_fairness(demands, weights=None):
+    """Asset fairness: max-min fairness on weighted sums of shares sum_r A_ir / w_i, by
+    progressive filling (users still unsaturated keep growing after others freeze)."""
+    return _asset_filling(divisible_demands(demands), weights)[0]
+
+
+def _asset_filling(D, weights):
+    w = check.tenant_weights(weights, D.shape[0])
+    total = D.sum(axis=1)
+    return _fill(D, np.divide(w, total, out=np.zeros_like(w), where=total > 0))
+
+
+def ceei(demands, weights=None):
+    """Competitive equilibrium from equal incomes (weights: unequal incomes), i.e. the
+    Eisenberg-Gale program: maximize sum_i w_i log x_i subject to sum_i x_i D_ir <= 1.
+
+    Solved through its dual, minimize over prices p >= 0 of sum_r p_r - sum_i w_i log(D_i.p)
+    (x_i = w_i / D_i.p at the optimum), with scipy's L-BFGS-B, then polished by Newton's
+    method on the priced resources until the KKT conditions hold to ~1e-13, and scaled into
+    capacity. Users with all-zero demand get nothing; unused resources get price 0.
+    """
+    D = divisible_demands(demands)
+    w = check.tenant_weights(weights, D.shape[0])
+    A = np.zeros_like(D)
+    rows = (D > 0).any(axis=1)
+    if not rows.any():
+        return A
+    cols = (D[rows] > 0).any(axis=0)
+    Dc = D[np.ix_(rows, cols)]
+    x = _eisenberg_gale(Dc, w[rows])
+    A[np.ix_(rows, cols)] = x[:, None] * Dc
+    return A
+
+
+def _eisenberg_gale(D, w):
+    n, m = D.shape
+    W = w.sum()
+
+    def dual(p):
+        q = np.maximum(D @ p, 1e-300)
+        return p.sum() - w @ np.log(q), 1.0 - D.T @ (w / q)
+
+    start = np.full(m, W / m)
+    res = scipy.optimize.minimize(dual, start, jac=True, method="L-BFGS-B",
+                                  bounds=[(0.0, None)] * m,
+                                  options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
+    p = _polish_prices(D, w, np.maximum(res.x, 0.0))
+    x = w / (D @ p)
+    load = D.T @ x
+    return x / max(1.0, load.max())
+
+
+def _polish_prices(D, w, p):
+    """Newton on the dual restricted to the priced resources; falls back to p unchanged if
+    the polished prices do not satisfy the KKT conditions better."""
+    def kkt_error(p):
+        q = D @ p
+        if (q <= 0).any() or (p < 0).any():
+            return np.inf
+        grad = 1.0 - D.T @ (w / q)          # = 1 - load_r
+        return max(np.abs(grad[p > 0]).max(initial=0.0), -grad.min(initial=0.0))
+
+    best, best_err = p, kkt_error(p)
+    priced = p > 1e-9 * w.sum()
+    q_p = p.copy()
+    q_p[~priced] = 0.0
+    for _ in range(50):
+        q = D @ q_p
+        if (q <= 0).any():
+            break
+        grad = 1.0 - D[:, priced].T @ (w / q)
+        hess = (D[:, priced] * (w / q**2)[:, None]).T @ D[:, priced]
+        step = np.linalg.lstsq(hess, grad, rcond=None)[0]
+        scale = 1.0
+        while (q_p[priced] - scale * step <= 0).any() and scale > 1e-6:
+            scale /= 2
+        q_p[priced] = q_p[priced] - scale * step
+        if np.abs(grad).max() < 1e-14:
+            break
+    err = kkt_error(q_p)
+    return q_p if err < best_err else best
+
+
+# The registry's implementations of the divisible policies (drfbench.allocate(..., method)):
+# dense NumPy references, for the small instances of the property checks.
+DENSE_LIMIT = 10**8        # entries of the dense demand matrix these methods build
+
+
+def _run_divisible(spec, matrix, weights, fill):
+    n, m = matrix.shape
+    if n * m > DENSE_LIMIT:
+        raise ValueError(f"method {spec.name!r} is a dense NumPy reference for small instances; "
+                         f"demands of shape {matrix.shape} are too large (use 'edrf-event')")
+    start = time.perf_counter()
+    A, rounds = fill(matrix.toarray().astype(np.float64, copy=False), weights)
+    elapsed = time.perf_counter() - start
+    rows = np.repeat(np.arange(n), np.diff(matrix.indptr))
+    level = A.max(axis=1, initial=0.0) / weights
+    return A[rows, matrix.indices].astype(matrix.dtype), level, rounds, False, elapsed, "numpy"
+
+
+def run_drf(spec, matrix, weights, **options):
+    """Divisible DRF (drf()); rounds: progressive filling's steps."""
+    return _run_divisible(spec, matrix, weights, _drf_filling)
+
+
+def run_asset_fairness(spec, matrix, weights, **options):
+    """Asset fairness (asset_fairness()); rounds: progressive filling's steps."""
+    return _run_divisible(spec, matrix, weights, _asset_filling)
+
+
+def run_ceei(spec, matrix, weights, **options):
+    """CEEI (ceei()); rounds: 0, it is solved as one convex program."""
+    return _run_divisible(spec, matrix, weights, lambda D, w: (ceei(D, w), 0))

@@ -1,0 +1,169 @@
+"""Classic DRF's discrete tasks on a cluster: the online schedulers of the lecture
+(kernels/drf.pyx), static runs of them, and the lecture's DRF-vs-slots experiment on the
+cluster simulator drfbench.sim.
+
+    demands[i]   resources one task of user i needs, in absolute units (e.g. <1 CPU, 4 GB>)
+    machines     one machine's resources (1-D), or one row per machine (2-D)
+    tasks[i]     tasks user i has to run (None or inf: an infinite queue)
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _isa, sim
+from .. import _validation as check
+
+INFINITE = -1          # the kernel's code for an infinite task queue
+
+
+@dataclass(frozen=True)
+class TaskAllocation:
+    """What a static run of an online scheduler gives.
+
+    tasks: tasks launched per user; allocation: (n, m) resources held, tasks[i] * d_i;
+    shares: each user's weighted dominant share (DRF) or slot share (slots);
+    order_users, order_machines: the launches in order; decisions: heap decisions taken.
+    """
+    tasks: np.ndarray
+    allocation: np.ndarray
+    shares: np.ndarray
+    order_users: np.ndarray
+    order_machines: np.ndarray
+    decisions: int
+
+
+def task_demands(demands):
+    """Per-task demands (users x resources) as a validated float64 array: finite and
+    non-negative."""
+    return check.finite_non_negative(check.real_array(demands, "task demands", 2), "task demands")
+
+
+def _queues(tasks, n_users):
+    """Task counts as the kernel's int64 queue (-1: infinite)."""
+    if tasks is None:
+        return np.full(n_users, INFINITE, dtype=np.int64)
+    t = np.asarray(tasks, dtype=np.float64)
+    if t.shape != (n_users,):
+        raise ValueError(f"tasks must have one entry per user, shape ({n_users},), got {t.shape}")
+    if np.isnan(t).any() or (t < 0).any():
+        raise ValueError("tasks must be non-negative counts (or inf for an infinite queue)")
+    finite = np.isfinite(t)
+    if (t[finite] != np.round(t[finite])).any():
+        raise ValueError("tasks must be whole numbers (or inf)")
+    return np.where(finite, t, INFINITE).astype(np.int64)
+
+
+def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=None, slots=None,
+              isa=None):
+    """A stateful task scheduler, registered task policy `policy` ("online-drf", or
+    "slots" with `slots` per machine; drfbench.methods(takes="tasks")): a policy for the
+    cluster simulator drfbench.sim. Its methods: schedule() -> (users, machines) launched,
+    release(user, machine), add_tasks(user, count); attributes running, launched, queued,
+    usage, shares, decisions.
+
+    demands: (users, resources) one task's resources per user, absolute units;
+    machines: one machine's capacity (1-D) or one row per machine; weights: per user;
+    tasks: tasks each user has to run (None or inf: an infinite queue)."""
+    from ..api import TASKS, method_info, methods
+    spec = method_info(policy)
+    if spec.takes != TASKS:
+        raise ValueError(f"policy {policy!r} does not take tasks on machines; task policies: "
+                         f"{', '.join(methods(takes=TASKS))}")
+    return spec.run(spec, demands, machines, weights=weights, tasks=tasks, slots=slots, isa=isa)
+
+
+def task_scheduler(spec, demands, machines, *, weights=None, tasks=None, slots=None, isa=None):
+    """The registry's implementation of the task policies: the kernel's TaskScheduler
+    (kernels/drf.pyx) on validated input, slots=0 for online DRF."""
+    if spec.takes_option("slots"):
+        if slots is None:
+            raise ValueError(f"policy {spec.name!r} needs slots, the number of slots per machine")
+        k = check.positive_int(slots, "slots")
+    elif slots is not None:
+        raise ValueError(f"policy {spec.name!r} takes no slots (got {slots!r})")
+    else:
+        k = 0
+    D = task_demands(demands)
+    C = check.machines(machines, D.shape[1])
+    w = check.tenant_weights(weights, D.shape[0])
+    queue = _queues(tasks, D.shape[0])
+    if k == 0:
+        idle = (D.max(axis=1, initial=0.0) == 0) & (queue == INFINITE)
+        if idle.any():
+            raise ValueError(f"user(s) {np.flatnonzero(idle).tolist()} have all-zero tasks and an "
+                             "infinite queue: DRF would launch them for ever")
+    return _isa.kernels(isa).drf.TaskScheduler(D, C, w, queue, k)
+
+
+def schedule(demands, machines, policy="online-drf", *, weights=None, tasks=None, slots=None,
+             isa=None):
+    """Launch tasks with a registered task policy (see `scheduler`) until no user's next
+    task can start: a static run on an idle cluster. Returns a TaskAllocation."""
+    s = scheduler(demands, machines, policy, weights=weights, tasks=tasks, slots=slots, isa=isa)
+    users, where = s.schedule()
+    count = s.launched
+    return TaskAllocation(tasks=count, allocation=count[:, None] * task_demands(demands),
+                          shares=s.shares, order_users=users, order_machines=where,
+                          decisions=s.decisions)
+
+
+def online_drf(demands, capacity, *, weights=None, tasks=None):
+    """Online DRF for discrete tasks: repeatedly launch a task of the user with the smallest
+    weighted dominant share whose next task fits, until none fits (lecture, "Online DRF
+    Scheduler"). E.g. capacity <9 CPU, 18 GB>, tasks <1, 4> and <3, 1>: 3 and 2 tasks.
+    The same as schedule(demands, capacity, "online-drf", ...)."""
+    return schedule(demands, capacity, "online-drf", weights=weights, tasks=tasks)
+
+
+def slot_schedule(demands, capacity, slots, *, weights=None, tasks=None):
+    """Slot-based fair sharing (Hadoop fair scheduler): each machine has `slots` slots, a
+    task takes one whatever it demands, the user with the fewest slots per weight gets the
+    next free one. Machines may end up oversubscribed (allocation beyond capacity).
+    The same as schedule(demands, capacity, "slots", slots=slots, ...)."""
+    return schedule(demands, capacity, "slots", weights=weights, tasks=tasks, slots=slots)
+
+
+@dataclass(frozen=True)
+class JobType:
+    """A user that runs jobs of this type one after another, for ever: each job is
+    `tasks` tasks of shape `demand` lasting `duration` seconds each (when not slowed)."""
+    name: str
+    demand: tuple
+    tasks: int
+    duration: float
+
+
+def _job_rows(job_types, rows, name, slots):
+    """The simulator's per-user rows as the experiment's tidy rows (cluster-wide
+    utilization rows left out)."""
+    return [dict(scheduler=name, slots=slots, job_type=job_types[row["user"]].name,
+                 time=row["time"], metric=row["metric"], value=row["value"])
+            for row in rows if row["user"] is not None]
+
+
+def drf_vs_slots(cluster, job_types, slot_counts, *, horizon, jitter, seed, sample):
+    """The lecture's experiment on drfbench.sim: online DRF, then the slot scheduler for
+    each slot count, on the same cluster; returns tidy rows.
+
+    cluster: (M, m) capacities; job_types: one JobType per user (each user has an infinite
+    backlog of its jobs; a job finishes when its last task does). DRF launches tasks only
+    where they fit; the slot scheduler with k slots per machine in any free slot, and an
+    oversubscribed machine time-shares: every task on it progresses at speed
+    1 / max(1, max_r used_r / cap_r), with no thrashing penalty (optimistic for slots).
+    Task durations are multiplied by exp(jitter * N(0, 1)) (seeded, drawn per launch), so
+    tasks do not all end at once. Rows: {"scheduler", "slots", "job_type", "time", "metric",
+    "value"} with metric "jobs_finished" (cumulative, one row per job completion) and,
+    every `sample` seconds, "share_<resource index>" (fraction of the cluster's resource
+    the type uses: its running tasks' demands times their speed, so time-shared resources
+    count once) and "speed" (mean progress rate of its running tasks).
+    """
+    C = check.machines(cluster, len(job_types[0].demand))
+    backlog = sim.Backlog([jt.demand for jt in job_types], [jt.tasks for jt in job_types],
+                          [jt.duration for jt in job_types], jitter=jitter, seed=seed)
+    rows = []
+    for k in [0, *slot_counts]:
+        policy = (scheduler(backlog.demands, C, "slots", slots=k) if k else
+                  scheduler(backlog.demands, C, "online-drf"))
+        res = sim.simulate(C, backlog, policy, horizon=horizon, sample=sample)
+        rows += _job_rows(job_types, res.rows, "DRF" if k == 0 else f"slots (k={k})", k)
+    return rows
