@@ -1,4 +1,7 @@
-# A 4-ary min-heap for kernels (cimport it: every function is inline, nogil).
+# Heaps for kernels (cimport them: every function is inline, nogil): a lazy 4-ary min-heap
+# of entries (below), and an indexed binary min-heap of items (at the end).
+#
+# The 4-ary heap.
 #
 # Contract. Entries are (key: double, item: int32, payload: float), ordered by key
 # alone (ties in any order); item and payload are the caller's (edrf_event: a resource
@@ -16,7 +19,7 @@
 # it picks the least of them without branches (their order is unpredictable) and
 # requests the next level's 4 lines while it compares this one.
 from libc.math cimport INFINITY
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, int64_t
 from _platform cimport LINE, prefetch
 
 cdef enum:
@@ -108,3 +111,89 @@ cdef inline void pop(Heap* h) noexcept nogil:
     h.entry[h.size].item = -1
     if h.size > 0:
         sift_down(h, 0)
+
+
+# An indexed binary min-heap: the items 0..n-1 of an owner who keeps a key per item and
+# changes it in place (the online schedulers' users by share, the simulator's machines by
+# next completion), with the item's place known, so that an item moves in O(log n) when
+# its key changes, is removed from anywhere, and no stale entry is ever held.
+#
+# Contract. Items are ordered by (key[i], tie[i]), smaller first; tie NULL means the
+# item's own index. The caller owns the arrays: heap (n), pos (n, all -1 to start), key
+# and tie (n), and updates key[i] then calls iheap_update(h, i) (or iheap_sift_up /
+# iheap_sift_down at pos[i] when it knows the key only fell / only grew).
+cdef struct IndexedHeap:
+    int64_t* heap          # heap[p]: the item at place p
+    int64_t* pos           # pos[i]: item i's place, -1 when it is not in the heap
+    const double* key
+    const int64_t* tie
+    Py_ssize_t size
+
+
+cdef inline bint iheap_before(const IndexedHeap* h, int64_t a, int64_t b) noexcept nogil:
+    """Item a comes before item b: a smaller key, or an equal key and a smaller tie."""
+    if h.key[a] != h.key[b]:
+        return h.key[a] < h.key[b]
+    if h.tie != NULL:
+        return h.tie[a] < h.tie[b]
+    return a < b
+
+
+cdef inline void iheap_place(IndexedHeap* h, Py_ssize_t p, int64_t i) noexcept nogil:
+    h.heap[p] = i
+    h.pos[i] = p
+
+
+cdef inline void iheap_sift_up(IndexedHeap* h, Py_ssize_t p) noexcept nogil:
+    """Move the item at place p up while it comes before its parent."""
+    cdef int64_t i = h.heap[p]
+    cdef Py_ssize_t parent
+    while p > 0:
+        parent = (p - 1) // 2
+        if not iheap_before(h, i, h.heap[parent]):
+            break
+        iheap_place(h, p, h.heap[parent])
+        p = parent
+    iheap_place(h, p, i)
+
+
+cdef inline void iheap_sift_down(IndexedHeap* h, Py_ssize_t p) noexcept nogil:
+    """Move the item at place p down while a child comes before it."""
+    cdef int64_t i = h.heap[p]
+    cdef Py_ssize_t child
+    while True:
+        child = 2 * p + 1
+        if child >= h.size:
+            break
+        if child + 1 < h.size and iheap_before(h, h.heap[child + 1], h.heap[child]):
+            child = child + 1
+        if not iheap_before(h, h.heap[child], i):
+            break
+        iheap_place(h, p, h.heap[child])
+        p = child
+    iheap_place(h, p, i)
+
+
+cdef inline void iheap_update(IndexedHeap* h, int64_t i) noexcept nogil:
+    """Item i's key changed (or i is new): put it where it belongs."""
+    if h.pos[i] < 0:
+        h.size = h.size + 1
+        iheap_place(h, h.size - 1, i)
+    iheap_sift_up(h, h.pos[i])
+    iheap_sift_down(h, h.pos[i])
+
+
+cdef inline void iheap_remove(IndexedHeap* h, int64_t i) noexcept nogil:
+    """Take item i out of the heap (nothing if it is not in it)."""
+    cdef Py_ssize_t p = h.pos[i]
+    cdef int64_t last
+    if p < 0:
+        return
+    h.pos[i] = -1
+    h.size = h.size - 1
+    if p == h.size:
+        return
+    last = h.heap[h.size]
+    iheap_place(h, p, last)
+    iheap_sift_up(h, p)
+    iheap_sift_down(h, h.pos[last])

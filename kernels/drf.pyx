@@ -31,6 +31,7 @@ import numpy as np
 
 from libc.math cimport INFINITY
 from _common cimport int32_t, int64_t, uint8_t
+from _heap cimport IndexedHeap, iheap_remove, iheap_sift_down, iheap_sift_up, iheap_update
 
 cdef double FIT_SLACK = 1e-12
 
@@ -54,10 +55,11 @@ cdef class TaskScheduler:
     cdef int64_t[::1] queue             # waiting tasks (-1: infinite)
     cdef int64_t[::1] running_          # running tasks per user
     cdef int64_t[::1] launched_         # tasks ever launched per user
-    cdef int32_t[::1] heap              # binary heap of users, keyed (share, index)
-    cdef int32_t[::1] pos               # pos[i]: i's place in heap, -1 if not in it
+    cdef double[::1] share              # running_[i] * unit[i], the heap's key
+    cdef int64_t[::1] heap, pos         # the users' indexed heap (_heap.pxd), by
+    cdef IndexedHeap ready              # (share, index): ties to the lower index
     cdef uint8_t[::1] blocked           # set aside until the next release
-    cdef Py_ssize_t n, m, M, size
+    cdef Py_ssize_t n, m, M
     cdef int slots
     cdef bint released                  # a release happened since the last schedule()
     cdef readonly long long decisions   # heap decisions taken, launches and set-asides
@@ -78,10 +80,15 @@ cdef class TaskScheduler:
         self.queue = np.array(queued, dtype=np.int64)
         self.running_ = np.zeros(self.n, dtype=np.int64)
         self.launched_ = np.zeros(self.n, dtype=np.int64)
-        self.heap = np.zeros(self.n, dtype=np.int32)
-        self.pos = np.full(self.n, -1, dtype=np.int32)
+        self.share = np.zeros(max(self.n, 1), dtype=np.float64)
+        self.heap = np.zeros(max(self.n, 1), dtype=np.int64)
+        self.pos = np.full(max(self.n, 1), -1, dtype=np.int64)
+        self.ready.heap = &self.heap[0]
+        self.ready.pos = &self.pos[0]
+        self.ready.key = &self.share[0]
+        self.ready.tie = NULL
+        self.ready.size = 0
         self.blocked = np.zeros(self.n, dtype=np.uint8)
-        self.size = 0
         self.released = False
         self.decisions = 0
         totals = np.asarray(capacity).sum(axis=0)
@@ -96,60 +103,17 @@ cdef class TaskScheduler:
                         dom = demands[i, r] / total
                 self.unit[i] = dom / weights[i]
             if self.queue[i] != 0:
-                self._push(<int32_t>i)
+                self._push(i)
 
     # -- the heap ------------------------------------------------------------------------
 
-    cdef inline bint _before(self, int32_t a, int32_t b) noexcept nogil:
-        """Does user a come before user b: smaller share, then smaller index."""
-        cdef double sa = self.running_[a] * self.unit[a]
-        cdef double sb = self.running_[b] * self.unit[b]
-        return sa < sb or (sa == sb and a < b)
-
-    cdef inline void _place(self, Py_ssize_t p, int32_t i) noexcept nogil:
-        self.heap[p] = i
-        self.pos[i] = <int32_t>p
-
-    cdef void _sift_up(self, Py_ssize_t p) noexcept nogil:
-        cdef int32_t i = self.heap[p]
-        cdef Py_ssize_t parent
-        while p > 0:
-            parent = (p - 1) // 2
-            if not self._before(i, self.heap[parent]):
-                break
-            self._place(p, self.heap[parent])
-            p = parent
-        self._place(p, i)
-
-    cdef void _sift_down(self, Py_ssize_t p) noexcept nogil:
-        cdef int32_t i = self.heap[p]
-        cdef Py_ssize_t child
-        while True:
-            child = 2 * p + 1
-            if child >= self.size:
-                break
-            if child + 1 < self.size and self._before(self.heap[child + 1], self.heap[child]):
-                child = child + 1
-            if not self._before(self.heap[child], i):
-                break
-            self._place(p, self.heap[child])
-            p = child
-        self._place(p, i)
-
-    cdef void _push(self, int32_t i) noexcept nogil:
-        if self.pos[i] >= 0:
-            return
-        self.size = self.size + 1
-        self._place(self.size - 1, i)
-        self._sift_up(self.size - 1)
+    cdef void _push(self, int64_t i) noexcept nogil:
+        """User i into the heap, if it is not in it."""
+        if self.pos[i] < 0:
+            iheap_update(&self.ready, i)
 
     cdef void _pop_top(self) noexcept nogil:
-        cdef int32_t top = self.heap[0]
-        self.size = self.size - 1
-        self.pos[top] = -1
-        if self.size > 0:
-            self._place(0, self.heap[self.size])
-            self._sift_down(0)
+        iheap_remove(&self.ready, self.heap[0])
 
     # -- decisions -----------------------------------------------------------------------
 
@@ -177,7 +141,7 @@ cdef class TaskScheduler:
             if self.blocked[i]:
                 self.blocked[i] = 0
                 if self.queue[i] != 0:
-                    self._push(<int32_t>i)
+                    self._push(i)
 
     def schedule(self, long long max_tasks=-1):
         """Launch tasks until no waiting task fits (or max_tasks have been launched, if
@@ -191,7 +155,7 @@ cdef class TaskScheduler:
         if self.released:
             self.released = False
             self._unblock_all()
-        while self.size > 0 and (max_tasks < 0 or count < max_tasks):
+        while self.ready.size > 0 and (max_tasks < 0 or count < max_tasks):
             i = self.heap[0]
             self.decisions += 1
             k = self._machine_for(i)
@@ -203,13 +167,14 @@ cdef class TaskScheduler:
                 self.used[k, r] = self.used[k, r] + self.demand[i, r]
             self.tasks_on[k] += 1
             self.running_[i] += 1
+            self.share[i] = self.running_[i] * self.unit[i]
             self.launched_[i] += 1
             if self.queue[i] > 0:
                 self.queue[i] -= 1
             if self.queue[i] == 0:
                 self._pop_top()
             else:
-                self._sift_down(0)          # its share grew: it can only move down
+                iheap_sift_down(&self.ready, 0)     # its share grew: it can only move down
             if count == cap_out:
                 cap_out = 2 * cap_out
                 out_users = np.resize(out_users, cap_out)
@@ -231,14 +196,15 @@ cdef class TaskScheduler:
         if self.running_[user] <= 0 or self.tasks_on[machine] <= 0:
             raise ValueError(f"user {user} has no task running on machine {machine}")
         self.running_[user] -= 1
+        self.share[user] = self.running_[user] * self.unit[user]
         self.tasks_on[machine] -= 1
         for r in range(self.m):
             if self.tasks_on[machine] == 0:
                 self.used[machine, r] = 0.0
             else:
                 self.used[machine, r] = max(0.0, self.used[machine, r] - self.demand[user, r])
-        if self.pos[user] >= 0:
-            self._sift_up(self.pos[user])   # its share shrank: it can only move up
+        if self.pos[user] >= 0:                     # its share shrank: it can only move up
+            iheap_sift_up(&self.ready, self.pos[user])
         self.released = True
 
     def add_tasks(self, Py_ssize_t user, long long count):
@@ -252,7 +218,7 @@ cdef class TaskScheduler:
         elif self.queue[user] >= 0:
             self.queue[user] += count
         if self.queue[user] != 0 and not self.blocked[user]:
-            self._push(<int32_t>user)
+            self._push(user)
 
     @property
     def running(self):

@@ -32,6 +32,7 @@ import numpy as np
 from libc.math cimport INFINITY, NAN, exp
 from libc.stdlib cimport qsort
 from _common cimport int64_t, uint8_t
+from _heap cimport IndexedHeap, iheap_remove, iheap_update
 
 cdef double DONE_TOLERANCE = 1e-9   # done: remaining work <= this x the task's duration
 
@@ -80,7 +81,7 @@ cdef class EventLoop:
     cdef int64_t[::1] heap, hpos
     cdef double[::1] key_time
     cdef int64_t[::1] key_stamp
-    cdef Py_ssize_t hsize
+    cdef IndexedHeap due         # the busy machines by (next completion, stamp)
     cdef int64_t stamp
     cdef int64_t[::1] touched
     cdef uint8_t[::1] is_touched
@@ -122,7 +123,11 @@ cdef class EventLoop:
         self.hpos = np.full(self.M, -1, dtype=np.int64)
         self.key_time = np.zeros(self.M)
         self.key_stamp = np.zeros(self.M, dtype=np.int64)
-        self.hsize = 0
+        self.due.heap = &self.heap[0]
+        self.due.pos = &self.hpos[0]
+        self.due.key = &self.key_time[0]
+        self.due.tie = &self.key_stamp[0]
+        self.due.size = 0
         self.stamp = 0
         self.touched = np.zeros(self.M, dtype=np.int64)
         self.is_touched = np.zeros(self.M, dtype=np.uint8)
@@ -205,67 +210,14 @@ cdef class EventLoop:
             self.J[name] = _grown(self.J[name], new, 0)
         self._bind_jobs()
 
-    # -- the heap of machines --------------------------------------------------------------
-
-    cdef inline bint _before(self, int64_t a, int64_t b) noexcept nogil:
-        return self.key_time[a] < self.key_time[b] or (
-            self.key_time[a] == self.key_time[b] and self.key_stamp[a] < self.key_stamp[b])
-
-    cdef inline void _place(self, Py_ssize_t p, int64_t k) noexcept nogil:
-        self.heap[p] = k
-        self.hpos[k] = p
-
-    cdef void _sift_up(self, Py_ssize_t p) noexcept nogil:
-        cdef int64_t k = self.heap[p]
-        cdef Py_ssize_t parent
-        while p > 0:
-            parent = (p - 1) // 2
-            if not self._before(k, self.heap[parent]):
-                break
-            self._place(p, self.heap[parent])
-            p = parent
-        self._place(p, k)
-
-    cdef void _sift_down(self, Py_ssize_t p) noexcept nogil:
-        cdef int64_t k = self.heap[p]
-        cdef Py_ssize_t child
-        while True:
-            child = 2 * p + 1
-            if child >= self.hsize:
-                break
-            if child + 1 < self.hsize and self._before(self.heap[child + 1], self.heap[child]):
-                child = child + 1
-            if not self._before(self.heap[child], k):
-                break
-            self._place(p, self.heap[child])
-            p = child
-        self._place(p, k)
+    # -- the heap of machines (_heap.pxd's indexed heap, keyed by (time, stamp)) ----------
 
     cdef void _set_key(self, int64_t k, double t) noexcept nogil:
         """Machine k's next completion is at t (inserted, or moved, in the heap)."""
         self.stamp += 1
         self.key_time[k] = t
         self.key_stamp[k] = self.stamp
-        if self.hpos[k] < 0:
-            self.hsize += 1
-            self._place(self.hsize - 1, k)
-        self._sift_up(self.hpos[k])
-        self._sift_down(self.hpos[k])
-
-    cdef void _remove(self, int64_t k) noexcept nogil:
-        """Machine k is idle: out of the heap."""
-        cdef Py_ssize_t p = self.hpos[k]
-        cdef int64_t last
-        if p < 0:
-            return
-        self.hpos[k] = -1
-        self.hsize -= 1
-        if p == self.hsize:
-            return
-        last = self.heap[self.hsize]
-        self._place(p, last)
-        self._sift_up(p)
-        self._sift_down(self.hpos[last])
+        iheap_update(&self.due, k)
 
     # -- machines --------------------------------------------------------------------------
 
@@ -289,7 +241,7 @@ cdef class EventLoop:
         cdef double load = 0.0, used, soonest
         if t < 0:
             self.speed_[k] = 1.0
-            self._remove(k)
+            iheap_remove(&self.due, k)
             return
         for r in range(self.m):
             used = 0.0
@@ -470,7 +422,7 @@ cdef class EventLoop:
         in when[0], INFINITY if none. At equal times completions come first."""
         cdef int64_t k = -1
         cdef double t = INFINITY
-        if self.hsize > 0:
+        if self.due.size > 0:
             k = self.heap[0]
             t = self.key_time[k]
         if self.is_trace and self.next_arrival < self.arrival.shape[0] and \
