@@ -21,7 +21,6 @@ workload.
 import argparse
 import cProfile
 import json
-import platform
 import pstats
 import statistics
 import sys
@@ -31,6 +30,7 @@ from datetime import date
 import numpy as np
 
 from drfbench import drf, sim
+from drfbench._machine import cpu_info
 
 CONFIGS = np.array([[1.0, 1.0], [0.5, 0.5], [0.5, 0.25], [0.5, 0.75], [0.25, 0.25], [1.0, 0.5]])
 SHARES = np.array([0.53, 0.31, 0.08, 0.03, 0.01, 0.04])
@@ -84,17 +84,6 @@ class Timed:
         return call
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def bench(name, build, args):
     machines, workload, policy, horizon = build(args)
     kwargs = dict(horizon=np.inf if horizon is None else horizon, sample=60.0)
@@ -126,7 +115,7 @@ def bench(name, build, args):
         "simulator_events_per_second": round(res.events / own), "runs": args.repeats,
         "tasks": int(res.tasks["task"].size), "machines": len(machines),
         "users": int(res.users), "samples": int(res.samples["time"].size),
-        "simulated_seconds": res.end, "cpu_model": cpu_model(), "date": date.today().isoformat(),
+        "simulated_seconds": res.end, "cpu_model": cpu_info()[0], "date": date.today().isoformat(),
     }))
 
 

@@ -11,28 +11,18 @@ process instead (warm allocator; each workload is dropped before the next).
 import argparse
 import gc
 import json
-import platform
 import resource
 import statistics
 import subprocess
 import sys
 import time
 
+from drfbench._machine import cpu_info
+
 
 def peak_rss_mib():
     kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss   # KiB on Linux, bytes on macOS
     return kib / 1024.0 / (1024.0 if sys.platform == "darwin" else 1.0)
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def one_run(args):
@@ -84,7 +74,7 @@ def main(argv=None):
     print(f"profile={args.profile} tenants={args.tenants} resources={args.resources} "
           f"dtype={args.dtype} weights={args.weights} threads={runs[0]['threads']} "
           f"nnz={runs[0]['nnz']} mode={'in-process' if args.in_process else 'fresh-process'} "
-          f"cpu={cpu_model()!r}")
+          f"cpu={cpu_info()[0]!r}")
     print(f"time_s median={statistics.median(times):.3f} runs=" +
           ",".join(f"{t:.3f}" for t in times))
     print(f"peak_rss_mib max={max(r['peak_rss_mib'] for r in runs):.1f}")
