@@ -8,8 +8,7 @@
 Importing drfbench loads no compiled kernel (and so no OpenMP runtime): they load on
 first use, after a measuring job has set OpenMP's environment.
 """
-__version__ = "0.1.0"
-
+from ._version import __version__
 from ._config import config, show_config
 from .api import AllocationResult, Method, allocate, families, method_info, methods, register
 

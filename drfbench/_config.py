@@ -7,12 +7,12 @@ import scipy
 
 from . import _isa
 from ._machine import cpu_info, resolve_threads
+from ._version import __version__
 
 
 def config():
     """The facts `show_config` prints, as a dict. Loads the kernels (to ask whether they
     were built with OpenMP)."""
-    from . import __version__
     model, vector, smt = cpu_info()
     return {
         "drfbench": __version__,

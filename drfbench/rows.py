@@ -28,6 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from ._io import replacing
+from ._version import __version__
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def stamp(isa=None):
     """The provenance columns for a row measured now, with kernel variant `isa` (default:
     the one drfbench.allocate would pick). Loads the kernels, so call it after the OpenMP
     environment is set."""
-    from . import __version__, _isa
+    from . import _isa
     from ._machine import cpu_info
     kernels = _isa.kernels(isa)
     model, _, smt = cpu_info()
