@@ -67,6 +67,8 @@ from drfbench import figures as figs
 
 rows = figs.read(results, "configs")
 machine = figs.machine(rows)
+# Runs the machine skipped (a kernel variant its CPU cannot run), said on the figures.
+skipped_note = " ".join(f"Not run: {reason}." for reason in rows.attrs.get("skipped", []))
 first = rows.iloc[0]
 
 # The instruction set actually used: the requested one, or the loaded one for "default".
@@ -183,7 +185,7 @@ axes[1, 0].legend(fontsize=7, ncol=1)
 fig.suptitle(f"Figure 5 (left): DC-DRF thread scaling — this machine has {n_all} cores, so "
              f"only 1 and {n_all} cores (paper: up to 24 per socket)", fontsize=10)
 figs.caption(fig, f"configs sweep: {setup}. Open markers/dashed: {tpc2_note}. "
-                  f"{spread_note} {machine}")
+                  f"{spread_note} {skipped_note} {machine}")
 _ = figs.save(fig, figures, "fig05_thread_scaling")
 
 # %% [markdown]
@@ -258,7 +260,7 @@ axes[0, 0].legend(handles=handles, fontsize=7, ncol=2)
 fig.suptitle("Figure 6: DC-DRF configuration options ranked by runtime (slowest left)",
              fontsize=10)
 figs.caption(fig, f"configs sweep: {setup}. Median over repeats, error bars min–max. "
-                  f"{tpc2_note}. {spread_note} {machine}")
+                  f"{tpc2_note}. {spread_note} {skipped_note} {machine}")
 _ = figs.save(fig, figures, "fig06_configurations")
 
 # %% [markdown]
