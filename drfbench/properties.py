@@ -642,16 +642,23 @@ def hierarchical_share_guarantee(policy, instances, *, tol=TOL):
                     wrap=tree_policy, each=_tree_instances)
 
 
+def guarantee_slack(tree, one_task):
+    """(N,) per node, what hierarchical_share_guarantee allows short of the guarantee:
+    the largest of `one_task` (one task's dominant share, per leaf) among its leaves plus
+    the sum of `one_task` over every leaf outside it."""
+    own = np.zeros(len(tree.paths))
+    for i, node in enumerate(tree.leaves.tolist()):
+        while node >= 0:
+            own[node] = max(own[node], one_task[i])
+            node = int(tree.parent[node])
+    under = tree.subtree_sums(one_task)
+    return own + under[0] - under
+
+
 def _hierarchical(policy, inst, tol, index):
     t = inst.tree
     res, launched, waiting, one_task = _outcome(policy, inst)
-    own = np.zeros(len(t.paths))
-    for i, node in enumerate(t.leaves.tolist()):
-        while node >= 0:
-            own[node] = max(own[node], one_task[i])
-            node = int(t.parent[node])
-    under = t.subtree_sums(one_task)
-    slack = own + under[0] - under
+    slack = guarantee_slack(t, one_task)
     share = np.array([0.0] + [res.shares[p] for p in t.paths[1:]])
     deficit = np.where(t.subtree_sums(waiting) > 0, (t.guarantee - share - slack) / t.guarantee,
                        0.0)

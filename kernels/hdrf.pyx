@@ -37,9 +37,11 @@ for bit (`incremental=False` recomputes every node after every change: the basel
 For H-DRF a change of Y changes every leaf's share, and recomputes everything.
 
 Blocked leaves, exactly. A leaf is open if it has tasks and its task fits on some machine
-now. Each open leaf watches one machine where it fits (its witness, the last such
-machine, while launches go to the first); placing on k re-tests only k's watchers, finding
-each a new witness or blocking it; a release on k tests the blocked leaves against k.
+now, which depends on its task's shape alone: the distinct demand vectors (shapes) are
+tracked, not the leaves. Each shape that fits somewhere watches one machine where it fits
+(its witness, the last such machine, while launches go to the first); placing on k
+re-tests only k's watchers, finding each a new witness or none (stuck); a release on k
+tests the stuck shapes against k. A shape that changes marks its leaves that have tasks.
 Machines sit in a segment tree holding, per resource, the most room among its machines,
 so that the first and the last machine where a task fits are found without a scan.
 
@@ -70,26 +72,29 @@ MODES = {"hdrf": HDRF, "static": STATIC, "naive": NAIVE, "capacity": CAPACITY,
 
 cdef class TreeScheduler:
     """TreeScheduler(parent, first_child, next_sibling, depth, weight, guarantee, leaves,
-                     demand, queued, capacity, mode, incremental=True)
+                     demand, shape, shapes, queued, capacity, mode, incremental=True)
 
       parent, first_child, next_sibling, depth  (N,) int64: the tree, breadth-first (IN)
       weight, guarantee  (N,) float64: w_i > 0; guaranteed fraction of the cluster (IN)
       leaves   (L,) int64: the leaves' node ids, leaf i is user i (IN)
       demand   (L, m) float64: one task's resources per leaf (IN)
+      shape    (L,) int64: leaf i's task shape, its row in `shapes` (IN)
+      shapes   (S, m) float64: the distinct demand vectors (IN)
       queued   (L,) int64: tasks waiting per leaf, -1 for an unbounded queue (IN)
       capacity (M, m) float64: cap[k, r] (IN)
       mode     a value of MODES
     A policy for drfbench.sim: schedule(), release(leaf, machine), add_tasks(leaf, count).
     """
-    cdef Py_ssize_t N, L, m, M, P, max_depth
+    cdef Py_ssize_t N, L, S, m, M, P, max_depth
     cdef int mode
-    cdef readonly bint incremental
+    cdef public bint incremental               # may change at any time: same shares
     cdef readonly long long decisions          # descents: launches and failed attempts
     cdef readonly long long recomputed         # nodes recomputed from their children
     # the tree
     cdef int64_t[::1] parent, first_child, next_sibling, depth, leaf_node, node_leaf
     cdef double[::1] weight, guarantee
-    cdef double[:, ::1] demand
+    cdef double[:, ::1] demand, shapes
+    cdef int64_t[::1] shape, shape_ptr, shape_leaves     # leaves by shape (CSR)
     # machines: usage, and a segment tree of room (cap * (1 + FIT_SLACK) - used) maxima
     cdef double[:, ::1] cap, used, room
     cdef int64_t[::1] tasks_on
@@ -98,8 +103,10 @@ cdef class TreeScheduler:
     # leaves
     cdef int64_t[::1] queue, running_, launched_
     cdef double[::1] unit                      # one task's weighted dominant share over Y
+    # shapes: a witness machine each (watch lists per machine), or stuck (fit nowhere)
     cdef int64_t[::1] witness, watch_next, watch_prev, watch_head
-    cdef int64_t[::1] stuck, stuck_pos         # leaves with tasks that fit nowhere
+    cdef int64_t[::1] stuck, stuck_pos
+    cdef int64_t[::1] first_hint, last_hint    # per shape: no fit below / above
     cdef Py_ssize_t n_stuck
     # nodes
     cdef double[:, ::1] U
@@ -108,17 +115,20 @@ cdef class TreeScheduler:
     cdef uint8_t[::1] dirty
     cdef int64_t[::1] dirty_next, dirty_head
     cdef bint everything                       # recompute every node at the next settle
+    cdef Py_ssize_t n_marked                   # marks since the last settle
     cdef int64_t[::1] scratch                  # capacity's depth-first search: children
 
     def __init__(self, const int64_t[::1] parent, const int64_t[::1] first_child,
                  const int64_t[::1] next_sibling, const int64_t[::1] depth,
                  const double[::1] weight, const double[::1] guarantee,
                  const int64_t[::1] leaves, const double[:, ::1] demand,
+                 const int64_t[::1] shape, const double[:, ::1] shapes,
                  const int64_t[::1] queued, const double[:, ::1] capacity, int mode,
                  bint incremental=True):
         cdef Py_ssize_t i, k, r
         self.N = parent.shape[0]
         self.L = leaves.shape[0]
+        self.S = shapes.shape[0]
         self.m = demand.shape[1]
         self.M = capacity.shape[0]
         self.mode = mode
@@ -137,6 +147,11 @@ cdef class TreeScheduler:
         for i in range(self.L):
             self.node_leaf[leaves[i]] = i
         self.demand = np.array(demand)
+        self.shapes = np.array(shapes)
+        self.shape = np.array(shape)
+        self.shape_leaves = np.argsort(shape, kind="stable")
+        self.shape_ptr = np.searchsorted(np.asarray(shape)[self.shape_leaves],
+                                         np.arange(self.S + 1))
         self.cap = np.array(capacity)
         self.used = np.zeros((self.M, self.m))
         self.tasks_on = np.zeros(self.M, dtype=np.int64)
@@ -154,12 +169,14 @@ cdef class TreeScheduler:
         self.running_ = np.zeros(self.L, dtype=np.int64)
         self.launched_ = np.zeros(self.L, dtype=np.int64)
         self.unit = np.zeros(self.L)
-        self.witness = np.full(self.L, -1, dtype=np.int64)
-        self.watch_next = np.full(self.L, -1, dtype=np.int64)
-        self.watch_prev = np.full(self.L, -1, dtype=np.int64)
+        self.witness = np.full(self.S, -1, dtype=np.int64)
+        self.watch_next = np.full(self.S, -1, dtype=np.int64)
+        self.watch_prev = np.full(self.S, -1, dtype=np.int64)
         self.watch_head = np.full(self.M, -1, dtype=np.int64)
-        self.stuck = np.zeros(self.L, dtype=np.int64)
-        self.stuck_pos = np.full(self.L, -1, dtype=np.int64)
+        self.stuck = np.zeros(self.S, dtype=np.int64)
+        self.stuck_pos = np.full(self.S, -1, dtype=np.int64)
+        self.first_hint = np.zeros(self.S, dtype=np.int64)
+        self.last_hint = np.full(self.S, self.M - 1, dtype=np.int64)
         self.n_stuck = 0
         self.U = np.zeros((self.N, self.m))
         self.key = np.zeros(self.N)
@@ -170,19 +187,20 @@ cdef class TreeScheduler:
         self.dirty_next = np.full(self.N, -1, dtype=np.int64)
         self.dirty_head = np.full(self.max_depth + 1, -1, dtype=np.int64)
         self.scratch = np.zeros(self.N, dtype=np.int64)
+        self.n_marked = 0
         self._resources_left()
-        for i in range(self.L):
-            if self.queue[i] != 0:
-                self._place_witness(i, self._find(&self.demand[i, 0], 1, True))
+        for i in range(self.S):
+            self._place_witness(i, self._last_fit(i))
         self.everything = True
         self._settle()
 
     # -- machines: fit, the segment tree --------------------------------------------------
 
-    cdef bint _fits(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
+    cdef bint _fits(self, Py_ssize_t s, Py_ssize_t k) noexcept nogil:
+        """A task of shape s fits on machine k."""
         cdef Py_ssize_t r
         for r in range(self.m):
-            if self.used[k, r] + self.demand[i, r] > self.cap[k, r] * (1.0 + FIT_SLACK):
+            if self.used[k, r] + self.shapes[s, r] > self.cap[k, r] * (1.0 + FIT_SLACK):
                 return False
         return True
 
@@ -197,26 +215,40 @@ cdef class TreeScheduler:
                 self.room[x, r] = max(self.room[2 * x, r], self.room[2 * x + 1, r])
             x = x // 2
 
-    cdef Py_ssize_t _find(self, const double* d, Py_ssize_t x, bint last) noexcept nogil:
-        """The first (or last) machine under segment-tree node x where demand d fits, or -1.
-        A subtree whose room is short of d on some resource (by more than the rounding
-        margin) is skipped; the machine itself is tested exactly (_fits)."""
-        cdef Py_ssize_t r, k, found
+    cdef Py_ssize_t _machine(self, Py_ssize_t s, Py_ssize_t x, Py_ssize_t left,
+                             Py_ssize_t width, bint last, Py_ssize_t lo,
+                             Py_ssize_t hi) noexcept nogil:
+        """The first (or last) machine in [lo, hi] under segment-tree node x (machines
+        left .. left + width - 1) where a task of shape s fits, or -1. A subtree whose
+        room is short of the task on some resource (by more than the rounding margin) is
+        skipped; the machine itself is tested exactly (_fits)."""
+        cdef Py_ssize_t r, half, found
+        if left > hi or left + width <= lo:
+            return -1
         for r in range(self.m):
-            if d[r] > self.room[x, r] + self.margin[r]:
+            if self.shapes[s, r] > self.room[x, r] + self.margin[r]:
                 return -1
-        if x >= self.P:
-            k = x - self.P
-            for r in range(self.m):
-                if self.used[k, r] + d[r] > self.cap[k, r] * (1.0 + FIT_SLACK):
-                    return -1
-            return k
-        found = self._find(d, 2 * x + last, last)
+        if width == 1:
+            return left if self._fits(s, left) else -1
+        half = width // 2
+        found = self._machine(s, 2 * x + last, left + half * last, half, last, lo, hi)
         if found >= 0:
             return found
-        return self._find(d, 2 * x + 1 - last, last)
+        return self._machine(s, 2 * x + 1 - last, left + half * (1 - last), half, last, lo, hi)
 
-    # -- witnesses: which leaves can place a task -----------------------------------------
+    cdef Py_ssize_t _first_fit(self, Py_ssize_t s) noexcept nogil:
+        """The first machine where shape s fits (-1: none). No machine below
+        first_hint[s] fits it: launches only take room, and a release on k lowers the
+        hint to k; so a fill searches each machine about once per shape."""
+        self.first_hint[s] = self._machine(s, 1, 0, self.P, False, self.first_hint[s], self.M - 1)
+        return self.first_hint[s]
+
+    cdef Py_ssize_t _last_fit(self, Py_ssize_t s) noexcept nogil:
+        """The last machine where shape s fits (-1: none); none above last_hint[s] does."""
+        self.last_hint[s] = self._machine(s, 1, 0, self.P, True, 0, self.last_hint[s])
+        return self.last_hint[s]
+
+    # -- witnesses: which shapes fit somewhere ---------------------------------------------
 
     cdef void _watch(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
         cdef int64_t head = self.watch_head[k]
@@ -250,7 +282,7 @@ cdef class TreeScheduler:
         self.stuck_pos[i] = -1
 
     cdef void _place_witness(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
-        """Leaf i (with tasks) fits on machine k, or nowhere (k = -1): watch k or be stuck."""
+        """Shape i fits on machine k, or nowhere (k = -1): watch k or be stuck."""
         if k >= 0:
             self._unstick(i)
             self._watch(i, k)
@@ -259,10 +291,13 @@ cdef class TreeScheduler:
             self.stuck_pos[i] = self.n_stuck
             self.n_stuck += 1
 
-    cdef void _forget(self, Py_ssize_t i) noexcept nogil:
-        """Leaf i has no tasks left: neither watching nor stuck."""
-        self._unwatch(i)
-        self._unstick(i)
+    cdef void _mark_shape(self, Py_ssize_t s) noexcept nogil:
+        """Shape s started or stopped fitting somewhere: its leaves with tasks changed."""
+        cdef Py_ssize_t a, i
+        for a in range(self.shape_ptr[s], self.shape_ptr[s + 1]):
+            i = self.shape_leaves[a]
+            if self.queue[i] != 0:
+                self._mark(self.leaf_node[i])
 
     # -- shares ---------------------------------------------------------------------------
 
@@ -296,7 +331,7 @@ cdef class TreeScheduler:
             self.U[n, r] = tasks * self.demand[i, r]
         self.key[n] = tasks * self.unit[i]
         self.demanding[n] = self.queue[i] != 0
-        self.open_[n] = self.queue[i] != 0 and self.witness[i] >= 0
+        self.open_[n] = self.queue[i] != 0 and self.witness[self.shape[i]] >= 0
 
     cdef void _inner(self, Py_ssize_t n) noexcept nogil:
         """UpdateS at node n, from its children (slides, "Algorithm")."""
@@ -336,20 +371,33 @@ cdef class TreeScheduler:
         else:
             self._inner(n)
 
-    cdef void _mark(self, Py_ssize_t n) noexcept nogil:
-        """Node n changed: recompute it and its ancestors at the next settle."""
-        cdef int64_t d
-        if not self.incremental:
-            self.everything = True
-        elif not self.dirty[n]:
-            d = self.depth[n]
+    cdef void _push(self, Py_ssize_t n) noexcept nogil:
+        """Node n onto its depth's dirty list (once)."""
+        cdef int64_t d = self.depth[n]
+        if not self.dirty[n]:
             self.dirty[n] = 1
             self.dirty_next[n] = self.dirty_head[d]
             self.dirty_head[d] = n
 
+    cdef void _mark(self, Py_ssize_t n) noexcept nogil:
+        """Node n changed: recompute it and its ancestors at the next settle. Once the
+        dirty paths may reach a quarter of the nodes, everything is recomputed instead:
+        one sweep in id order costs less than following the lists, and gives the same
+        numbers."""
+        if self.everything:
+            return
+        if not self.incremental:
+            self.everything = True
+            return
+        self._push(n)
+        self.n_marked += 1
+        if self.n_marked * (self.max_depth + 1) > self.N // 4:
+            self.everything = True
+
     cdef void _settle(self) noexcept nogil:
         """Bring every share up to date: the dirty nodes bottom-up, or everything."""
         cdef Py_ssize_t n, d
+        self.n_marked = 0
         if self.everything:
             self.everything = False
             self._units()
@@ -366,7 +414,7 @@ cdef class TreeScheduler:
                 self.dirty[n] = 0
                 self._update(n)
                 if n > 0:
-                    self._mark(self.parent[n])
+                    self._push(self.parent[n])
 
     # -- Alloc ----------------------------------------------------------------------------
 
@@ -430,7 +478,7 @@ cdef class TreeScheduler:
         cdef Py_ssize_t i
         if self.mode == NAIVE:
             i = self._descend(self.demanding)
-            return i if i >= 0 and self.witness[i] >= 0 else -1
+            return i if i >= 0 and self.witness[self.shape[i]] >= 0 else -1
         if self.mode == CAPACITY or self.mode == CAPACITY_PARETO:
             i = self._search(0, 0) if self.open_[0] else -1
             if i >= 0 or self.mode == CAPACITY:
@@ -453,16 +501,15 @@ cdef class TreeScheduler:
         self.launched_[i] += 1
         if self.queue[i] > 0:
             self.queue[i] -= 1
-            if self.queue[i] == 0:
-                self._forget(i)
         self._mark(self.leaf_node[i])
         w = self.watch_head[k]
         while w >= 0:
             after = self.watch_next[w]
             if not self._fits(w, k):
                 self._unwatch(w)
-                self._place_witness(w, self._find(&self.demand[w, 0], 1, True))
-                self._mark(self.leaf_node[w])
+                self._place_witness(w, self._last_fit(w))
+                if self.witness[w] < 0:
+                    self._mark_shape(w)
             w = after
         self._resources_left()
 
@@ -479,7 +526,7 @@ cdef class TreeScheduler:
             i = self._choose()
             if i < 0:
                 break
-            k = self._find(&self.demand[i, 0], 1, False)
+            k = self._first_fit(self.shape[i])
             self._launch(i, k)
             self._settle()
             if count == size:
@@ -517,12 +564,15 @@ cdef class TreeScheduler:
                 self.consumed[r] = max(0.0, self.consumed[r] - self.demand[i, r])
         self._set_room(k)
         self._mark(self.leaf_node[i])
+        for s in range(self.S):                 # k may fit any shape now
+            self.first_hint[s] = min(self.first_hint[s], k)
+            self.last_hint[s] = max(self.last_hint[s], k)
         s = 0
-        while s < self.n_stuck:                 # the stuck leaves that fit on k now
+        while s < self.n_stuck:                 # the stuck shapes that fit on k now
             j = self.stuck[s]
             if self._fits(j, k):
-                self._place_witness(j, k)       # moves the last stuck leaf to s
-                self._mark(self.leaf_node[j])
+                self._place_witness(j, k)       # moves the last stuck shape to s
+                self._mark_shape(j)
             else:
                 s += 1
         self._resources_left()
@@ -536,8 +586,6 @@ cdef class TreeScheduler:
             raise ValueError(f"count must be >= 0, or -1 for an unbounded queue; got {count}")
         if count == 0 or self.queue[i] < 0:
             return
-        if self.queue[i] == 0:
-            self._place_witness(i, self._find(&self.demand[i, 0], 1, True))
         self.queue[i] = -1 if count == -1 else self.queue[i] + count
         self._mark(self.leaf_node[i])
 
@@ -550,11 +598,6 @@ cdef class TreeScheduler:
     def launched(self):
         """Tasks launched per leaf since the start (a copy)."""
         return np.asarray(self.launched_).copy()
-
-    @property
-    def queued(self):
-        """Tasks waiting per leaf, -1 for an unbounded queue (a copy)."""
-        return np.asarray(self.queue).copy()
 
     @property
     def usage(self):

@@ -363,7 +363,8 @@ def test_the_evaluation_rows():
     machines = np.tile([4.0, 6.0, 1.0], (10, 1))
     trace, leaf, large = jobs(t, 20, 0.2, 600.0, seed=0)
     assert len(leaf) == len(large) == 20
-    throughput, summary = evaluate(t, machines, trace, ["hdrf", "capacity"], sample=30.0)
+    throughput, summary = evaluate(t, machines, trace, ["hdrf", "capacity"], sample=30.0,
+                                   window=60.0)
     assert {r["leaf"] for r in throughput} == set(t.leaf_paths)
     by = {r["policy"]: r for r in summary}
     assert by["hdrf"]["waiting_fits_fraction"] == 0.0            # work-conserving
@@ -384,7 +385,7 @@ def test_cli_writes_every_step(tmp_path):
     main(["examples", "--out", str(tmp_path / "e.csv"), "--policies", "hdrf", "flatten"])
     main(["properties", "--out", str(tmp_path / "p.csv"), "--instances", "3"])
     main(["evaluate", "--out", str(tmp_path / "t.csv"), "--summary", str(tmp_path / "s.csv"),
-          "--machines", "5", "--jobs", "6", "--span", "100", "--sample", "30",
+          "--machines", "5", "--jobs", "6", "--span", "100", "--sample", "30", "--window", "60",
           "--policies", "hdrf"])
     for name in ("e", "p", "t", "s"):
         table = rows.read(tmp_path / f"{name}.csv")

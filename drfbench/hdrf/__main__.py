@@ -44,7 +44,9 @@ def main(argv=None):
     a.add_argument("--jobs", type=int, default=100)
     a.add_argument("--large", type=float, default=0.2, help="fraction of large jobs")
     a.add_argument("--span", type=float, default=1200.0, help="seconds over which jobs arrive")
-    a.add_argument("--sample", type=float, default=10.0)
+    a.add_argument("--sample", type=float, default=10.0, help="seconds between samples")
+    a.add_argument("--window", type=float, default=120.0,
+                   help="seconds per throughput row (mean running, tasks finished)")
     args = p.parse_args(argv)
     tidy.exit_on_sigterm()
     stamp = {"seed": args.seed, **tidy.stamp()}
@@ -58,14 +60,16 @@ def main(argv=None):
         stamp.update(instances=args.instances, room=args.room)
         tidy.write([{**row, **stamp} for row in rows], args.out)
     else:
-        if args.machines < 1 or args.jobs < 1 or not 0 <= args.large <= 1 or args.sample <= 0:
-            p.error("--machines, --jobs >= 1, --large in [0, 1], --sample > 0")
+        if (args.machines < 1 or args.jobs < 1 or not 0 <= args.large <= 1 or args.sample <= 0
+                or args.window <= 0):
+            p.error("--machines, --jobs >= 1, --large in [0, 1], --sample and --window > 0")
         machines = np.tile(args.machine, (args.machines, 1))
         trace, _, _ = jobs(EVALUATION_TREE, args.jobs, args.large, args.span, args.seed)
         throughput, summary = evaluate(EVALUATION_TREE, machines, trace, args.policies,
-                                       args.sample)
+                                       args.sample, args.window)
         stamp.update(machines=args.machines, machine=" ".join(f"{c:g}" for c in args.machine),
-                     jobs=args.jobs, large=args.large, span=args.span, sample=args.sample)
+                     jobs=args.jobs, large=args.large, span=args.span, sample=args.sample,
+                     window=args.window)
         tidy.write([{**row, **stamp} for row in throughput], args.out)
         tidy.write([{**row, **stamp} for row in summary], args.summary)
     print(f"hdrf {args.command} -> {args.out}", file=sys.stderr)

@@ -16,8 +16,8 @@ conditioned on its count. All seeded. The GPU subtree wants the scarce GPUs, the
 subtree the CPUs and memory both also need, so every policy's way of comparing the
 subtrees shows.
 
-Rows: per policy, leaf and sample instant, the tasks running and the tasks finished in
-the preceding sample interval (the slides' "Throughput: leaf nodes"); per policy, a
+Rows: per policy, leaf and time window, the mean tasks running and the tasks finished
+(the slides' "Throughput: leaf nodes"); per policy, a
 summary: jobs finished and their completion times, and, over the instants where some
 task waits, how often a node with tasks waiting held less than its guarantee (less one
 task of each leaf, as drfbench.properties.hierarchical_share_guarantee), by how much,
@@ -28,6 +28,7 @@ each top-level node's mean dominant share while every top-level node has tasks w
 import numpy as np
 
 from .. import sim
+from ..properties import guarantee_slack
 from .tasks import scheduler
 from .tree import tree as as_tree
 
@@ -72,20 +73,14 @@ def _at(tasks, times):
     return (start <= t) & ((end > t) | np.isnan(end))
 
 
-def evaluate(tree, machines, trace, policies, sample):
-    """Run each policy on the trace; returns (throughput rows, summary rows)."""
+def evaluate(tree, machines, trace, policies, sample, window):
+    """Run each policy on the trace; returns (throughput rows: per `window` seconds, summary
+    rows: from samples every `sample` seconds)."""
     from ..api import method_info
     t = as_tree(tree)
     C = np.asarray(machines, dtype=float)
     total = C.sum(axis=0)
-    one_task = (t.demand / total).max(axis=1)
-    own = np.zeros(len(t.paths))
-    for i, node in enumerate(t.leaves.tolist()):
-        while node >= 0:
-            own[node] = max(own[node], one_task[i])
-            node = int(t.parent[node])
-    under = t.subtree_sums(one_task)
-    slack = own + under[0] - under
+    slack = guarantee_slack(t, (t.demand / total).max(axis=1))
     throughput, summary = [], []
     for policy in policies:
         label = method_info(policy).label
@@ -98,13 +93,19 @@ def evaluate(tree, machines, trace, policies, sample):
         by_leaf = np.zeros((L, len(T["user"])))
         by_leaf[T["user"], np.arange(len(T["user"]))] = 1.0
         run_count = running @ by_leaf.T                                # (S, L)
-        done = np.histogram2d(T["end"][~np.isnan(T["end"])], T["user"][~np.isnan(T["end"])],
-                              bins=[np.concatenate([[-np.inf], times]), np.arange(L + 1)])[0]
-        for s, when in enumerate(times.tolist()):
+        edges = np.arange(0.0, res.end + window, window)
+        finished = ~np.isnan(T["end"])
+        done = np.histogram2d(T["end"][finished], T["user"][finished],
+                              bins=[edges, np.arange(L + 1)])[0]           # (W - 1, L)
+        slot = np.searchsorted(edges, times, side="right") - 1
+        for w, start in enumerate(edges[:-1].tolist()):
+            inside = slot == w
+            mean_running = run_count[inside].mean(axis=0) if inside.any() else np.zeros(L)
             for i, path in enumerate(t.leaf_paths):
                 throughput.append({"policy": policy, "label": label, "leaf": path,
-                                   "time": when, "running": int(run_count[s, i]),
-                                   "finished": int(done[s, i])})
+                                   "time": start, "running": float(mean_running[i]),
+                                   "finished": int(done[w, i]),
+                                   "tasks_per_minute": float(done[w, i] * 60.0 / window)})
         waits = (waiting @ by_leaf.T) > 0                              # (S, L)
         active = waits.any(axis=1)
         held = np.stack([t.subtree_sums(run_count[s][:, None] * t.demand) for s in range(len(times))])

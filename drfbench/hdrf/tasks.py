@@ -95,10 +95,11 @@ def tree_scheduler(spec, tree, machines, *, tasks=None, incremental=True, isa=No
     queue = _queues(t, tasks)
     if flat:
         t = t.flattened()
+    shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
     kernels = _isa.kernels(isa).hdrf
     return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.depth, t.weight,
-                                 t.guarantee, t.leaves, t.demand, queue, C,
-                                 kernels.MODES[mode], incremental)
+                                 t.guarantee, t.leaves, t.demand, shape.reshape(-1), shapes,
+                                 queue, C, kernels.MODES[mode], incremental)
 
 
 def schedule(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa=None):
