@@ -125,7 +125,7 @@ cdef class TreeScheduler:
                  const int64_t[::1] shape, const double[:, ::1] shapes,
                  const int64_t[::1] queued, const double[:, ::1] capacity, int mode,
                  bint incremental=True):
-        cdef Py_ssize_t i, k, r
+        cdef Py_ssize_t i, k
         self.N = parent.shape[0]
         self.L = leaves.shape[0]
         self.S = shapes.shape[0]
