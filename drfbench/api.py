@@ -25,10 +25,13 @@ from ._machine import resolve_threads
 # What a method takes, and the function a user calls with it.
 DEMANDS = "demands"   # divisible demand fractions D_ir, tenants x resources
 TASKS = "tasks"       # discrete tasks of one shape per user, on machines
+TREE = "tree"         # a hierarchy of weighted nodes whose leaves run tasks, on machines
 ENTRY_POINTS = {
     DEMANDS: "drfbench.allocate(demands, method, ...)",
     TASKS: "drfbench.drf.schedule(demands, machines, policy=...), or drfbench.drf.scheduler "
            "for the cluster simulator",
+    TREE: "drfbench.hdrf.schedule(tree, machines, policy=...), drfbench.hdrf.allocate(tree, "
+          "capacity, policy=...), or drfbench.hdrf.scheduler for the cluster simulator",
 }
 # Options of drfbench.allocate beyond demands, weights and dtype, with the value that
 # means "not asked for" (a method that does not take an option accepts that value only).
@@ -46,7 +49,7 @@ class Method:
     """A registered method.
 
     name: what users pass as `method` (or `policy`); family: the paper family it belongs
-    to (its module is drfbench.<family> or lists it); takes: DEMANDS or TASKS; summary: one
+    to (its module is drfbench.<family> or lists it); takes: DEMANDS, TASKS or TREE; summary: one
     line; implementation: "module:function" in drfbench, the function the entry point
     calls (`run`); options: the options it accepts (for DEMANDS, names of ALLOCATE_OPTIONS);
     label: its name in tables and figures; exact: gives the exact allocation (usable as
@@ -137,6 +140,26 @@ register(Method("online-drf", "drf", TASKS, "online DRF: the next task goes to t
                 "drf.tasks:task_scheduler", frozenset({"weights", "tasks"}), label="DRF"))
 register(Method("slots", "drf", TASKS, "slot-based fair sharing, k slots per machine (Hadoop)",
                 "drf.tasks:task_scheduler", frozenset({"weights", "tasks", "slots"}), label="slots"))
+# H-DRF (Bhattacharya et al., SoCC'13; the slides by Ghodsi) and its rivals: drfbench.hdrf
+_TREE_OPTIONS = frozenset({"tasks", "incremental"})
+register(Method("hdrf", "hdrf", TREE, "H-DRF: top-down by lowest dominant share, siblings "
+                "rescaled to the lowest non-blocked one, blocked nodes ignored",
+                "hdrf.tasks:tree_scheduler", _TREE_OPTIONS, label="H-DRF"))
+register(Method("static-hdrf", "hdrf", TREE, "static H-DRF: top-down equalizing on raw usage, "
+                "without the two invariants", "hdrf.tasks:tree_scheduler", _TREE_OPTIONS,
+                label="Static H-DRF"))
+register(Method("naive-hdrf", "hdrf", TREE, "naive hierarchical DRF (Hadoop): raw subtree "
+                "usage, a task that fits nowhere is waited for", "hdrf.tasks:tree_scheduler",
+                _TREE_OPTIONS, label="Naive H-DRF"))
+register(Method("flatten", "hdrf", TREE, "hierarchy flattening: weighted DRF on the leaves, "
+                "weights the products of weight fractions", "hdrf.tasks:tree_scheduler",
+                _TREE_OPTIONS, label="Flattening"))
+register(Method("capacity", "hdrf", TREE, "capacity scheduler: each node limited to its "
+                "guaranteed fraction (not Pareto efficient)", "hdrf.tasks:tree_scheduler",
+                _TREE_OPTIONS, label="Capacity"))
+register(Method("capacity-pareto", "hdrf", TREE, "capacity scheduler filling idle capacity "
+                "beyond the guarantees (Pareto)", "hdrf.tasks:tree_scheduler", _TREE_OPTIONS,
+                label="Capacity (Pareto)"))
 
 
 @dataclass(frozen=True)

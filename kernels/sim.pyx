@@ -33,16 +33,9 @@ from libc.math cimport INFINITY, NAN, exp
 from libc.stdlib cimport qsort
 from _common cimport int64_t, uint8_t
 from _heap cimport IndexedHeap, iheap_remove, iheap_update
+from _platform cimport opaque
 
 cdef double DONE_TOLERANCE = 1e-9   # done: remaining work <= this x the task's duration
-
-cdef extern from *:
-    """
-    /* A store and load through volatile: the compiler cannot fuse the product it holds
-       with a later add or subtract (no FMA), so results match Python's. */
-    static inline double drfbench_sim_opaque(double x) { volatile double v = x; return v; }
-    """
-    double opaque "drfbench_sim_opaque"(double x) nogil
 
 
 cdef int _by_index(const void* a, const void* b) noexcept nogil:

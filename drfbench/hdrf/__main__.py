@@ -1,0 +1,79 @@
+"""python -m drfbench.hdrf {examples,properties,evaluate} --out results/<name>/hdrf/... :
+the H-DRF family's pipeline steps (workflows/rules/hdrf.smk), each writing tidy rows.
+
+  examples    the slides' claims as worked examples, under every policy (examples.py)
+  properties  hierarchical share guarantee, Pareto efficiency, no starvation on random
+              trees (drfbench.properties)
+  evaluate    the slides' 50-machine, 100-job evaluation on drfbench.sim (evaluation.py):
+              --out the throughput rows, --summary the per-policy summary
+"""
+import argparse
+import sys
+
+import numpy as np
+
+from .. import properties as props
+from .. import rows as tidy
+from ..api import TREE, methods
+from .evaluation import EVALUATION_TREE, evaluate, jobs
+from .examples import example_rows
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m drfbench.hdrf",
+                                description="H-DRF and its rivals: the slides' examples, the "
+                                            "hierarchical properties, the 50-machine evaluation.")
+    sub = p.add_subparsers(dest="command", required=True)
+    policies = list(methods(takes=TREE))
+    for name, text in (("examples", "the slides' worked examples, every policy"),
+                       ("properties", "the hierarchical properties on random trees"),
+                       ("evaluate", "the 50-machine, 100-job evaluation on the simulator")):
+        a = sub.add_parser(name, help=text)
+        a.add_argument("--policies", nargs="+", default=policies, choices=policies)
+        a.add_argument("--out", required=True)
+        a.add_argument("--seed", type=int, default=0)
+    a = sub.choices["properties"]
+    a.add_argument("--instances", type=int, default=200, help="random trees per check")
+    a.add_argument("--room", type=float, default=4.0,
+                   help="each leaf's guarantee holds at least this many of its tasks")
+    a = sub.choices["evaluate"]
+    a.add_argument("--summary", required=True, help="the per-policy summary rows")
+    a.add_argument("--machines", type=int, default=50)
+    a.add_argument("--machine", type=float, nargs=3, default=[4.0, 6.0, 1.0],
+                   help="one machine's <CPU, GB, GPU>")
+    a.add_argument("--jobs", type=int, default=100)
+    a.add_argument("--large", type=float, default=0.2, help="fraction of large jobs")
+    a.add_argument("--span", type=float, default=1200.0, help="seconds over which jobs arrive")
+    a.add_argument("--sample", type=float, default=10.0, help="seconds between samples")
+    a.add_argument("--window", type=float, default=120.0,
+                   help="seconds per throughput row (mean running, tasks finished)")
+    args = p.parse_args(argv)
+    tidy.exit_on_sigterm()
+    stamp = {"seed": args.seed, **tidy.stamp()}
+    if args.command == "examples":
+        tidy.write([{**row, **stamp} for row in example_rows(args.policies)], args.out)
+    elif args.command == "properties":
+        if args.instances < 1 or args.room <= 0:
+            p.error("--instances must be >= 1 and --room > 0")
+        rows = props.tree_property_table(args.policies, args.instances, args.seed,
+                                         room=args.room, machines=(1, 1), progress=sys.stderr)
+        stamp.update(instances=args.instances, room=args.room)
+        tidy.write([{**row, **stamp} for row in rows], args.out)
+    else:
+        if (args.machines < 1 or args.jobs < 1 or not 0 <= args.large <= 1 or args.sample <= 0
+                or args.window <= 0):
+            p.error("--machines, --jobs >= 1, --large in [0, 1], --sample and --window > 0")
+        machines = np.tile(args.machine, (args.machines, 1))
+        trace, _, _ = jobs(EVALUATION_TREE, args.jobs, args.large, args.span, args.seed)
+        throughput, summary = evaluate(EVALUATION_TREE, machines, trace, args.policies,
+                                       args.sample, args.window)
+        stamp.update(machines=args.machines, machine=" ".join(f"{c:g}" for c in args.machine),
+                     jobs=args.jobs, large=args.large, span=args.span, sample=args.sample,
+                     window=args.window)
+        tidy.write([{**row, **stamp} for row in throughput], args.out)
+        tidy.write([{**row, **stamp} for row in summary], args.summary)
+    print(f"hdrf {args.command} -> {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

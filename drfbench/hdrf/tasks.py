@@ -1,0 +1,144 @@
+"""Hierarchical schedulers on a cluster (kernels/hdrf.pyx): static runs, the stateful
+policy for drfbench.sim, and the divisible mode.
+
+    schedule(tree, machines, policy)   launch tasks on an idle cluster until the policy
+                                       launches nothing more: a Schedule
+    scheduler(tree, machines, policy)  the kernel's TreeScheduler, a drfbench.sim policy
+                                       (leaf i is the simulator's user i)
+    allocate(tree, capacity, policy)   divisible: each leaf's resource vector
+
+`tree` is a drfbench.hdrf.Tree, a dict of its shape or a YAML/JSON file; `machines` one
+capacity vector or one row per machine; `policy` a registered tree policy
+(drfbench.methods(takes="tree")).
+"""
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _isa
+from .. import _validation as check
+from ..sim import fits_somewhere
+from .tree import tree as as_tree
+
+UNBOUNDED = -1                     # the kernel's code for an unbounded task queue
+# Each registered policy: the kernel's mode, and whether it runs on the flattened tree.
+POLICY_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
+                "naive-hdrf": ("naive", False), "flatten": ("static", True),
+                "capacity": ("capacity", False), "capacity-pareto": ("capacity-pareto", False)}
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """What a static run gives.
+
+    tasks: leaf path -> tasks launched; allocation: leaf path -> resources held (tasks x
+    demand); order: the launches in order, (leaf path, machine index); shares: node path
+    -> dominant share of the cluster its subtree holds (unweighted, every resource); free:
+    capacity left per resource; decisions: descents taken (launches and failed attempts).
+    """
+    policy: str
+    resources: tuple
+    tasks: dict
+    allocation: dict
+    order: list
+    shares: dict
+    free: np.ndarray
+    decisions: int
+
+
+def _queues(t, tasks):
+    """Task counts per leaf as the kernel's int64 queue (-1: unbounded): the tree's, or
+    `tasks` (one count per leaf, inf for unbounded)."""
+    if tasks is None:
+        counts = t.tasks
+    else:
+        counts = np.asarray(tasks, dtype=np.float64)
+        if counts.shape != t.tasks.shape:
+            raise ValueError(f"tasks must have one entry per leaf, shape {t.tasks.shape}, got "
+                             f"{counts.shape}")
+        bad = np.isnan(counts) | (counts < 0) | (np.isfinite(counts) & (counts != np.round(counts)))
+        if bad.any():
+            raise ValueError(f"leaf {t.leaf_paths[np.argmax(bad)]!r}: tasks must be a whole "
+                             f"number >= 0 (or inf), got {counts[np.argmax(bad)]}")
+    return np.where(np.isfinite(counts), counts, UNBOUNDED).astype(np.int64)
+
+
+def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa=None):
+    """The stateful scheduler of registered tree policy `policy`: a drfbench.sim policy
+    whose users are the leaves in order. Its methods: schedule() -> (leaves, machines)
+    launched, release(leaf, machine), add_tasks(leaf, count); its state: running,
+    launched, queued, usage, keys, node_usage, blocked, exhausted, decisions.
+
+    tasks: tasks waiting per leaf (default: the tree's); incremental=False recomputes
+    every share after every change (the baseline the incremental one is measured
+    against; both decide the same)."""
+    from ..api import TREE, method_info, methods
+    spec = method_info(policy)
+    if spec.takes != TREE:
+        raise ValueError(f"policy {policy!r} does not take a tree; tree policies: "
+                         f"{', '.join(methods(takes=TREE))}")
+    return spec.run(spec, tree, machines, tasks=tasks, incremental=incremental, isa=isa)
+
+
+def tree_scheduler(spec, tree, machines, *, tasks=None, incremental=True, isa=None):
+    """The registry's implementation of the tree policies: the kernel's TreeScheduler on
+    the validated tree (flattened for "flatten") and machines."""
+    t = as_tree(tree)
+    mode, flat = POLICY_MODES[spec.name]
+    C = check.machines(machines, len(t.resources))
+    fits = fits_somewhere(t.demand, C)
+    if not fits.all():
+        i = int(np.argmin(fits))
+        raise ValueError(f"leaf {t.leaf_paths[i]!r}: a task "
+                         f"<{', '.join(f'{v:g}' for v in t.demand[i])}> fits on no machine")
+    queue = _queues(t, tasks)
+    if flat:
+        t = t.flattened()
+    shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
+    kernels = _isa.kernels(isa).hdrf
+    return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.depth, t.weight,
+                                 t.guarantee, t.leaves, t.demand, shape.reshape(-1), shapes,
+                                 queue, C, kernels.MODES[mode], incremental)
+
+
+def schedule(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa=None):
+    """Launch tasks with tree policy `policy` on idle machines until it launches nothing
+    more (for H-DRF: until every leaf is blocked). Returns a Schedule."""
+    t = as_tree(tree)
+    s = scheduler(t, machines, policy, tasks=tasks, incremental=incremental, isa=isa)
+    leaves, where = s.schedule()
+    paths = t.leaf_paths
+    held = s.launched[:, None] * t.demand
+    C = check.machines(machines, len(t.resources))
+    total = C.sum(axis=0)
+    used = t.subtree_sums(held)
+    shares = np.divide(used, total, out=np.zeros_like(used), where=total > 0).max(axis=1)
+    return Schedule(policy=policy, resources=t.resources,
+                    tasks={p: int(n) for p, n in zip(paths, s.launched.tolist())},
+                    allocation={p: held[i] for i, p in enumerate(paths)},
+                    order=[(paths[i], k) for i, k in zip(leaves.tolist(), where.tolist())],
+                    shares={p: float(v) for p, v in zip(t.paths[1:], shares[1:].tolist())},
+                    free=total - held.sum(axis=0), decisions=int(s.decisions))
+
+
+def allocate(tree, capacity, policy="hdrf", *, resolution=1000, isa=None):
+    """Divisible mode: each leaf's resource vector (leaf path -> array) from one pool of
+    `capacity` (one vector), for the property checker.
+
+    Computed as the discrete policy with small tasks (the slides' Alloc hands out
+    resources in pieces too): each leaf's task is cut into q_i = ceil(resolution x its
+    dominant share of the pool) equal quanta, so that a quantum is at most 1/resolution of
+    the pool on every resource; a leaf with a task count demands that many tasks' worth.
+    The result is within one quantum per leaf of the limit as the quanta shrink."""
+    t = as_tree(tree)
+    C = check.machines(capacity, len(t.resources))
+    if len(C) != 1:
+        raise ValueError(f"capacity is one vector (a divisible pool), got {len(C)} rows")
+    resolution = check.positive_int(resolution, "resolution", allow_none=False)
+    dom = np.divide(t.demand, C[0], out=np.zeros_like(t.demand), where=C[0] > 0).max(axis=1)
+    quanta = np.maximum(1.0, np.ceil(resolution * dom))
+    pieces = dataclasses.replace(t, demand=t.demand / quanta[:, None], tasks=t.tasks * quanta)
+    s = scheduler(pieces, C, policy, isa=isa)
+    s.schedule()
+    return {p: s.launched[i] / quanta[i] * t.demand[i] for i, p in enumerate(t.leaf_paths)}

@@ -1,0 +1,116 @@
+"""Time H-DRF's decisions: incremental shares against the full-tree recompute, in one run.
+
+    python scripts/bench_hdrf.py                       # 18^4 = 104,976 leaves, 10,000 machines
+    python scripts/bench_hdrf.py --fanout 8 --machines 1000 --repeats 5
+
+The tree: depth 4, `--fanout` children per inner node, every leaf unbounded, with a task
+of 1-4 CPU, 1-16 GB and, for one leaf in five, 1 GPU; integer weights 1-3 (seeded). The
+machines: identical, <32 CPU, 128 GB, 4 GPU>. A decision is one descent (launch or
+failed attempt; kernels/hdrf.pyx's `decisions`).
+
+  fill   from an idle cluster, the first `--window` decisions (both modes), and, for the
+         incremental mode, every decision until the cluster is full
+  churn  from the full cluster: a random running task finishes, the policy launches
+         (one release and one schedule() per step, `--window` steps in each mode: first
+         incremental, then the same scheduler switched to the recompute)
+
+Each mode is timed `--repeats` times on fresh schedulers in this one process (the median
+is printed); the ratio is incremental decisions per second over the recompute's. Prints
+one JSON line.
+"""
+import argparse
+import json
+import statistics
+import time
+from datetime import date
+
+import numpy as np
+
+from drfbench import hdrf
+from drfbench._machine import cpu_info
+
+
+def workload(fanout, machines, seed):
+    rng = np.random.default_rng(seed)
+
+    def children(depth):
+        out = {}
+        for c in range(fanout):
+            node = {"weight": int(rng.integers(1, 4))}
+            if depth < 4:
+                node["children"] = children(depth + 1)
+            else:
+                node["demand"] = [int(rng.integers(1, 5)), int(rng.integers(1, 17)),
+                                  int(rng.random() < 0.2)]
+            out[f"n{c}"] = node
+        return out
+    tree = hdrf.tree({"resources": ["cpu", "mem", "gpu"], "children": children(1)})
+    return tree, np.tile([32.0, 128.0, 4.0], (machines, 1))
+
+
+def rate(call):
+    """Decisions per second of call(), which returns the decisions it took."""
+    start = time.perf_counter()
+    decisions = call()
+    return decisions / (time.perf_counter() - start)
+
+
+def launches(s, count=-1):
+    """s.schedule(count), its decisions, and the (leaf, machine) pairs launched."""
+    before = s.decisions
+    leaves, where = s.schedule(count)
+    return s.decisions - before, list(zip(leaves.tolist(), where.tolist()))
+
+
+def churn(s, running, steps, rng):
+    """`steps` times: a random running task finishes, the policy launches; decisions."""
+    before = s.decisions
+    for _ in range(steps):
+        s.release(*running.pop(int(rng.integers(len(running)))))
+        running += launches(s)[1]
+    return s.decisions - before
+
+
+def once(tree, machines, window, seed):
+    """One repeat: decisions per second of each phase and mode."""
+    out, rng = {}, np.random.default_rng(seed)
+    fast = hdrf.scheduler(tree, machines)
+    running = []
+
+    def fill(count):
+        decisions, launched = launches(fast, count)
+        running.extend(launched)
+        return decisions
+    out["fill_window_incremental"] = rate(lambda: fill(window))
+    out["fill_all_incremental"] = rate(lambda: fill(-1))
+    out["fill_launches"] = len(running)
+    slow = hdrf.scheduler(tree, machines, incremental=False)
+    out["fill_window_recompute"] = rate(lambda: launches(slow, window)[0])
+    out["churn_incremental"] = rate(lambda: churn(fast, running, window, rng))
+    fast.incremental = False                     # the same state, every node recomputed
+    out["churn_recompute"] = rate(lambda: churn(fast, running, window, rng))
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--fanout", type=int, default=18)
+    p.add_argument("--machines", type=int, default=10000)
+    p.add_argument("--window", type=int, default=200, help="decisions timed in both modes")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    tree, machines = workload(args.fanout, args.machines, args.seed)
+    runs = [once(tree, machines, args.window, args.seed + r) for r in range(args.repeats)]
+    median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    print(json.dumps({
+        "date": date.today().isoformat(), "cpu": cpu_info()[0], "leaves": len(tree.leaves),
+        "nodes": len(tree.paths), "machines": args.machines, "window": args.window,
+        "repeats": args.repeats, "median": median,
+        "speedup_fill": median["fill_window_incremental"] / median["fill_window_recompute"],
+        "speedup_churn": median["churn_incremental"] / median["churn_recompute"],
+        "runs": runs}))
+
+
+if __name__ == "__main__":
+    main()
