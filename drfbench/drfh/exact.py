@@ -32,7 +32,10 @@ Two exact solvers give the same levels:
   the same levels. One configuration is single-server DRF on the pooled capacity, solved
   by event-driven progressive filling (no LP). Several configurations: the same rounds,
   but the cap events are skipped by bisection over the sorted caps (feasibility LPs), so a
-  run costs O(log n) LPs per blocking event rather than one LP per user that finishes.
+  run costs O(log n) LPs per blocking event rather than one LP per user that finishes;
+  with every demand and capacity positive, the rise tests are skipped (Proposition 2:
+  nobody can rise once the common level is blocked), and the last LP's solution is the
+  placement.
   Each configuration's share is split evenly over its servers.
 """
 import time
@@ -48,10 +51,12 @@ METHODS = ("drfh", "per-server-drf")
 SOLVERS = ("aggregate", "lp")
 # Relative tolerance of the rounds: a user rises if it can gain more than this fraction of
 # the level; a cap counts as reached within it. HiGHS runs with feasibility tolerances far
-# below it (LP_OPTIONS), on problems scaled to O(1).
+# below it (LP_OPTIONS), on problems scaled to O(1). HiGHS's interior-point method (with
+# its crossover to a vertex) solves the full per-server LP about 10x faster than its dual
+# simplex (30 users x 1,200 servers: 3.3 s against 37 s) and the aggregated one as fast.
 RISE_TOL = 1e-7
-LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
-              "presolve": True}
+LP_METHOD = "highs-ipm"
+LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,6 +173,10 @@ class _Rounds:
         # G_i = sum_u sigma_u y_iu: row i of `share` times y
         self.share = sp.csr_array((sigma[units], (users, np.arange(k))), shape=(self.n, k))
         self.solved = 0
+        self.last = None        # the last LP's y: it holds every user at its final level
+        # Proposition 2: with every demand and every capacity positive, no user can rise
+        # once the common level stops below every cap (the rise tests can be skipped)
+        self.all_positive = bool((d > 0).all() and (c > 0).all())
 
     def _solve(self, objective, extra, lower, extra_bounds):
         """minimize objective . [y, e] subject to the capacity rows and, per user i,
@@ -181,11 +190,13 @@ class _Rounds:
         bounds = np.zeros((self.k + n_extra, 2))
         bounds[:self.k, 1] = np.inf
         bounds[self.k:] = np.reshape(extra_bounds, (n_extra, 2))
-        res = scipy.optimize.linprog(objective, A_ub=A, b_ub=b, bounds=bounds, method="highs",
-                                     options=LP_OPTIONS)
+        res = scipy.optimize.linprog(objective, A_ub=A, b_ub=b, bounds=bounds,
+                                     method=LP_METHOD, options=LP_OPTIONS)
         self.solved += 1
         if res.status not in (0, 2):
             raise RuntimeError(f"HiGHS failed on a DRFH round: {res.message}")
+        if res.status == 0:
+            self.last = res.x[:self.k]
         return res
 
     def _solved(self, *args):
@@ -208,7 +219,10 @@ class _Rounds:
         return self._solve(np.zeros(self.k), np.zeros((self.n, 0)), levels, []).status == 0
 
     def placement(self, levels):
-        """A placement y holding every user at level >= levels."""
+        """A placement y holding every user at level >= levels: the last LP's, which does
+        (each LP holds every user at least at the level it ends with), else a new one."""
+        if self.last is not None and (self.share @ self.last >= levels * self.w * (1 - 1e-9)).all():
+            return self.last
         return self._solved(np.zeros(self.k), np.zeros((self.n, 0)), levels, [])[0]
 
     def risers(self, candidates, t, fixed, caps):
@@ -268,7 +282,10 @@ def _levels_lp(rounds, caps, bisect):
             levels[finished] = np.minimum(caps[finished], t)
             active &= ~finished
             continue
-        rising = rounds.risers(active, t, levels, caps)
+        if bisect and rounds.all_positive:
+            rising = np.zeros(n, dtype=bool)
+        else:
+            rising = rounds.risers(active, t, levels, caps)
         blocked = active & ~rising
         levels[blocked] = t
         active &= ~blocked
