@@ -433,7 +433,8 @@ def allocate(demands, servers, method="drfh", weights=None, tasks=None, *, solve
     s = (a / np.where(T > 0, T, 1.0)).max(axis=1)
     uses = a > 0
     no_demand = ~uses.any(axis=1)
-    fits = (~(uses[:, None, :] & (C[None, :, :] <= 0)).any(axis=2)).any(axis=1)
+    has = np.unique(C > 0, axis=0)                   # which resources each server has
+    fits = (~(uses[:, None, :] & ~has[None, :, :]).any(axis=2)).any(axis=1)
     shares = x * s
     return Allocation(
         tasks=x, shares=shares, level=shares / (w / w.max()), method=method, solver=solver,
