@@ -26,12 +26,14 @@ from ._machine import resolve_threads
 DEMANDS = "demands"   # divisible demand fractions D_ir, tenants x resources
 TASKS = "tasks"       # discrete tasks of one shape per user, on machines
 TREE = "tree"         # a hierarchy of weighted nodes whose leaves run tasks, on machines
+SERVERS = "servers"   # per-task demands of users, on heterogeneous servers (absolute units)
 ENTRY_POINTS = {
     DEMANDS: "drfbench.allocate(demands, method, ...)",
     TASKS: "drfbench.drf.schedule(demands, machines, policy=...), or drfbench.drf.scheduler "
            "for the cluster simulator",
     TREE: "drfbench.hdrf.schedule(tree, machines, policy=...), drfbench.hdrf.allocate(tree, "
           "capacity, policy=...), or drfbench.hdrf.scheduler for the cluster simulator",
+    SERVERS: "drfbench.drfh.allocate(demands, servers, method=...)",
 }
 # Options of drfbench.allocate beyond demands, weights and dtype, with the value that
 # means "not asked for" (a method that does not take an option accepts that value only).
@@ -49,8 +51,8 @@ class Method:
     """A registered method.
 
     name: what users pass as `method` (or `policy`); family: the paper family it belongs
-    to (its module is drfbench.<family> or lists it); takes: DEMANDS, TASKS or TREE; summary: one
-    line; implementation: "module:function" in drfbench, the function the entry point
+    to (its module is drfbench.<family> or lists it); takes: DEMANDS, TASKS, TREE or
+    SERVERS; summary: one line; implementation: "module:function" in drfbench, the function the entry point
     calls (`run`); options: the options it accepts (for DEMANDS, names of ALLOCATE_OPTIONS);
     label: its name in tables and figures; exact: gives the exact allocation (usable as
     the fairness baseline); conventional: the literal, slow baseline, timed within a
@@ -160,6 +162,14 @@ register(Method("capacity", "hdrf", TREE, "capacity scheduler: each node limited
 register(Method("capacity-pareto", "hdrf", TREE, "capacity scheduler filling idle capacity "
                 "beyond the guarantees (Pareto)", "hdrf.tasks:tree_scheduler", _TREE_OPTIONS,
                 label="Capacity (Pareto)"))
+# DRFH (Wang, Liang, Li: DRF in cloud computing systems with heterogeneous servers):
+# drfbench.drfh. Both are exact, for divisible tasks.
+_SERVER_OPTIONS = frozenset({"weights", "tasks"})
+register(Method("drfh", "drfh", SERVERS, "DRFH, problem (7): equal weighted global dominant "
+                "shares under per-server capacities, in progressive rounds",
+                "drfh.exact:allocate", _SERVER_OPTIONS | {"solver"}, label="DRFH", exact=True))
+register(Method("per-server-drf", "drfh", SERVERS, "naive extension (Sec. III-D): DRF on each "
+                "server alone", "drfh.exact:allocate", _SERVER_OPTIONS, label="Per-server DRF"))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,14 @@
+"""DRFH (Wang, Liang, Li: "Dominant Resource Fairness in Cloud Computing Systems with
+Heterogeneous Servers"): fair sharing of heterogeneous servers by global dominant shares.
+
+    allocate(demands, servers, method)   exact DRFH for divisible tasks (problem (7), Sec.
+                                         V-A), or per-server DRF (Sec. III-D); exact.py
+    worked_example()                     the paper's Fig. 1 cluster and users
+
+`python -m drfbench.drfh` runs the pipeline's steps; docs/families/drfh.md says what was
+chosen where the paper is silent.
+"""
+from .exact import METHODS, SOLVERS, Allocation, allocate
+from .examples import worked_example
+
+__all__ = ["METHODS", "SOLVERS", "Allocation", "allocate", "worked_example"]

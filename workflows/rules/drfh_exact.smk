@@ -1,0 +1,45 @@
+# DRFH (Wang, Liang, Li: DRF in cloud computing systems with heterogeneous servers), the
+# exact half: the paper's Fig. 1 example (DRFH against per-server DRF) and the properties
+# of Sec. IV on random heterogeneous instances, drawn by notebooks/drfh_exact.py.
+#
+# Config (key `drfh`, sub-key `properties`):
+#   instances: random instances per property check   seed   zeros: fraction of zero demands
+
+DRFH_PROPERTIES = config["drfh"]["properties"]
+TARGETS += expand("results/{name}/drfh/{table}.csv", name=NAME,
+                  table=["drfh_examples", "drfh_properties"])
+
+
+rule drfh_examples:
+    output:
+        report("results/{name}/drfh/drfh_examples.csv", category="DRFH"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh/examples.log",
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m drfbench.drfh examples --out {output} > {log} 2>&1"
+
+
+rule drfh_properties:
+    output:
+        report("results/{name}/drfh/drfh_properties.csv", category="DRFH"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh/properties.log",
+    params:
+        python=PYTHON,
+        instances=DRFH_PROPERTIES["instances"],
+        seed=DRFH_PROPERTIES["seed"],
+        zeros=DRFH_PROPERTIES["zeros"],
+    shell:
+        "{params.python} -m drfbench.drfh properties --instances {params.instances} "
+        "--seed {params.seed} --zeros {params.zeros} --out {output} > {log} 2>&1"
+
+
+NOTEBOOKS["drfh_exact"] = dict(
+    results=["drfh/drfh_examples.csv", "drfh/drfh_properties.csv"],
+    figures=["drfh_fig1.png", "drfh_fig1.pdf", "drfh_properties.md"])
