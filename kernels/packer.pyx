@@ -10,7 +10,9 @@ not depend on the thread count.
 
 Layouts: residual capacity Q[n, t, r] (servers, horizon, 4 resources), link residual
 QL[l, t] (directed links, horizon); capacities cap[n, r], capL[l]. Normalized values
-(Eq. 6's note): residual and demand both divided by the capacity of the server or link.
+(Eq. 6's note): residual and demand both divided by the capacity of the server or link
+(multiplied by its reciprocal, 1 / capacity: the literal divides, so the two agree to
+rounding).
 
 Paths (Infrastructure.path): physical links are server uplinks [0, S), ToR uplinks
 [S, S + nR), aggregation uplinks [S + nR, S + nR + nA), service links after; a physical
@@ -21,7 +23,7 @@ from libc.math cimport INFINITY
 from _common cimport int64_t, int32_t, uint8_t
 
 
-def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] cap,
+def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
                    const double[:, ::1] delta, Py_ssize_t t0, const double[::1] w,
                    double[::1] score, uint8_t[::1] ok, int threads):
     """Eq. 7 and the computing half of Eq. 6's condition, per server n (OUT: score, ok):
@@ -29,7 +31,8 @@ def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] cap,
         score[n] = sum_t sum_r w[r] * (Q^[n, t0+t, r] - d^[t, r])^3 * Q^[n, t0+t, r]
         ok[n]    = delta[t, r] <= Q[n, t0 + t, r] for every t < T and r
 
-    with Q^ = Q / cap[n, r] and d^ = delta / cap[n, r]; delta is (T, 4)."""
+    with Q^ = Q * inv_cap[n, r] and d^ = delta * inv_cap[n, r] (inv_cap = 1 / capacity);
+    delta is (T, 4)."""
     cdef Py_ssize_t S = Q.shape[0], T = delta.shape[0], R = delta.shape[1], n, t, r
     cdef double acc, q, d, x
     cdef uint8_t fits
@@ -43,34 +46,38 @@ def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] cap,
                     d = delta[t, r]
                     if d > q:
                         fits = 0
-                    q = q / cap[n, r]
-                    x = q - d / cap[n, r]
+                    q = q * inv_cap[n, r]
+                    x = q - d * inv_cap[n, r]
                     acc = acc + w[r] * (x * x * x) * q
             score[n] = acc
             ok[n] = fits
 
 
-def link_terms(const double[:, ::1] QL, const double[::1] capL, const double[::1] sigma,
-               Py_ssize_t t0, double w, double[::1] term, uint8_t[::1] ok, int threads):
-    """Eq. 8's inner sum for one edge, per directed link l (OUT: term, ok):
+def link_terms(const double[:, ::1] QL, const double[::1] inv_capL, const double[::1] sigma,
+               Py_ssize_t t0, double w, const int64_t[::1] links, double[::1] term,
+               uint8_t[::1] ok, int threads):
+    """Eq. 8's inner sum for one edge, per directed link l of `links` (OUT: term, ok; the
+    other entries untouched):
 
         term[l] = sum_t w * (QL^[l, t0+t] - s^[t])^3 * QL^[l, t0+t]
         ok[l]   = sigma[t] <= QL[l, t0 + t] for every t < T
 
-    with QL^ = QL / capL[l], s^ = sigma / capL[l]; sigma is the edge's series (T,)."""
-    cdef Py_ssize_t L = QL.shape[0], T = sigma.shape[0], l, t
-    cdef double acc, q, x
+    with QL^ = QL * inv_capL[l], s^ = sigma * inv_capL[l]; sigma is the edge's series (T,)."""
+    cdef Py_ssize_t K = links.shape[0], T = sigma.shape[0], i, l, t
+    cdef double acc, q, x, inv
     cdef uint8_t fits
     with nogil:
-        for l in prange(L, schedule='static', num_threads=threads):
+        for i in prange(K, schedule='static', num_threads=threads):
+            l = links[i]
             acc = 0.0
             fits = 1
+            inv = inv_capL[l]
             for t in range(T):
                 q = QL[l, t0 + t]
                 if sigma[t] > q:
                     fits = 0
-                q = q / capL[l]
-                x = q - sigma[t] / capL[l]
+                q = q * inv
+                x = q - sigma[t] * inv
                 acc = acc + w * (x * x * x) * q
             term[l] = acc
             ok[l] = fits

@@ -97,6 +97,45 @@ def links_fit(cluster, app, deps, loc, n):
     return True
 
 
+SLACK = 1e-9   # of a link's capacity: together() keeps what links_fit may accept
+
+
+def together(cluster, app, deps, loc):
+    """Per server n, whether the edges into a node may fit together on their paths to n:
+    their summed series against every link's residual, with a slack of SLACK x capacity,
+    so that every server links_fit accepts is kept (links_fit decides). Per link kind the
+    load depends only on where n is: its downlink carries the edges from elsewhere, its
+    ToR's and aggregation switch's downlinks those from outside its rack and pod; the
+    uplinks of a source's server, ToR and pod those from there unless n is there too."""
+    infra = cluster.infra
+    S, R, A, P = infra.servers, infra.racks, infra.aggs, infra.physical
+    win = slice(app.arrival, app.arrival + app.duration)
+    src = np.array([int(loc[u]) for _, u in deps], dtype=np.int64)
+    sig = app.bandwidth[[e for e, _ in deps]]
+    total = sig.sum(axis=0)
+    on = src < S
+    rack, pod = infra.rack_of[src[on]], infra.agg_of[src[on]]
+    sums = []
+    for group, size in ((src[on], S), (rack, R), (pod, A)):
+        acc = np.zeros((size, len(total)))
+        np.add.at(acc, group, sig[on])
+        sums.append(acc)
+    room = cluster.link[:, win] + SLACK * infra.link_capacity[:, None]
+    ok = (total - sums[0] <= room[P:P + S]).all(axis=1)
+    ok &= (total - sums[1] <= room[P + S:P + S + R]).all(axis=1)[infra.rack_of]
+    ok &= (total - sums[2] <= room[P + S + R:P + S + R + A]).all(axis=1)[infra.agg_of]
+    where = np.arange(S)
+    for first, acc, group, of in ((0, sums[0], src[on], where), (S, sums[1], rack, infra.rack_of),
+                                  (S + R, sums[2], pod, infra.agg_of)):
+        for i in np.unique(group).tolist():
+            if not (acc[i] <= room[first + i]).all():
+                ok &= of == i
+    for j in np.unique(src[~on]).tolist():
+        if not (sig[src == j].sum(axis=0) <= room[S + R + A + (j - S)]).all():
+            ok[:] = False
+    return ok
+
+
 class _Placement:
     """One application's tentative reservations, undone exactly on rejection."""
 
@@ -136,7 +175,7 @@ def _scores(cluster, app, v, deps, loc, policy, w, k, threads):
     score = np.empty(S)
     ok = np.empty(S, dtype=np.uint8)
     if policy == "packer":
-        k.packer_compute(cluster.server, infra.capacity, app.demand[v], t0, w[:4], score, ok, threads)
+        k.packer_compute(cluster.server, infra.inverse_capacity, app.demand[v], t0, w[:4], score, ok, threads)
     elif policy == "tetris":
         band_in = np.zeros(app.duration)
         for e, _ in deps:
@@ -152,9 +191,11 @@ def _scores(cluster, app, v, deps, loc, policy, w, k, threads):
         term = np.empty(infra.links)
         lok = np.empty(infra.links, dtype=np.uint8)
         zero = np.zeros(S)
+        down = np.arange(infra.physical, infra.physical + infra.servers + infra.racks + infra.aggs)
         for e, u in deps:
-            k.link_terms(cluster.link, infra.link_capacity, app.bandwidth[e], t0,
-                         w[4] if policy == "packer" else 0.0, term, lok, threads)
+            links = np.concatenate([np.array(infra.chain(int(loc[u])), dtype=np.int64), down])
+            k.link_terms(cluster.link, infra.inverse_link_capacity, app.bandwidth[e], t0,
+                         w[4] if policy == "packer" else 0.0, links, term, lok, threads)
             k.add_paths(term, lok, int(loc[u]), infra.rack_of, infra.agg_of, infra.racks,
                         infra.aggs, score if policy == "packer" else zero, ok, threads)
         if policy == "tetris":
@@ -186,6 +227,8 @@ def place(cluster, app, policy="packer", *, threads=1, kernels=None):
                 return None
         else:
             score, ok = _scores(cluster, app, v, deps[v], loc, policy, w, k, threads)
+            if len(deps[v]) > 1:
+                ok &= together(cluster, app, deps[v], loc)
             candidates = np.flatnonzero(ok)
             n = None
             for c in candidates[np.argsort(-score[candidates], kind="stable")].tolist():

@@ -52,6 +52,8 @@ class Infrastructure:
         one_way = np.concatenate([np.full(S, float(nic)), np.full(Rk, float(tor_link)),
                                   np.full(A, float(agg_link)), np.full(self.services, float(service_link))])
         self.link_capacity = np.concatenate([one_way, one_way])                   # ℬ(l)
+        self.inverse_capacity = 1.0 / self.capacity
+        self.inverse_link_capacity = 1.0 / self.link_capacity
         self.rack_of = np.arange(S, dtype=np.int64) // self.per_rack
         self.agg_of = self.rack_of // self.racks_per_agg
         self.options = dict(servers=servers, per_rack=per_rack, racks_per_agg=racks_per_agg,
