@@ -26,12 +26,14 @@ from ._machine import resolve_threads
 DEMANDS = "demands"   # divisible demand fractions D_ir, tenants x resources
 TASKS = "tasks"       # discrete tasks of one shape per user, on machines
 TREE = "tree"         # a hierarchy of weighted nodes whose leaves run tasks, on machines
+APPLICATIONS = "applications"  # TI-MRA applications (time-varying demands), on a datacenter tree
 ENTRY_POINTS = {
     DEMANDS: "drfbench.allocate(demands, method, ...)",
     TASKS: "drfbench.drf.schedule(demands, machines, policy=...), or drfbench.drf.scheduler "
            "for the cluster simulator",
     TREE: "drfbench.hdrf.schedule(tree, machines, policy=...), drfbench.hdrf.allocate(tree, "
           "capacity, policy=...), or drfbench.hdrf.scheduler for the cluster simulator",
+    APPLICATIONS: "drfbench.packer.simulate(infrastructure, applications, policy=...)",
 }
 # Options of drfbench.allocate beyond demands, weights and dtype, with the value that
 # means "not asked for" (a method that does not take an option accepts that value only).
@@ -160,6 +162,16 @@ register(Method("capacity", "hdrf", TREE, "capacity scheduler: each node limited
 register(Method("capacity-pareto", "hdrf", TREE, "capacity scheduler filling idle capacity "
                 "beyond the guarantees (Pareto)", "hdrf.tasks:tree_scheduler", _TREE_OPTIONS,
                 label="Capacity (Pareto)"))
+# Packer (Marcon and Barcellos, IFIP Networking 2017) and its rivals: drfbench.packer
+register(Method("packer", "packer", APPLICATIONS, "Packer: Algorithm 1 with the score of Eq. "
+                "6-8 over servers and paths, whole applications or none", "packer:simulate",
+                frozenset({"threads", "isa"}), label="Packer"))
+register(Method("tetris", "packer", APPLICATIONS, "Tetris: alignment score of demand and "
+                "residual, network only penalized (remote penalty)", "packer:simulate",
+                frozenset({"threads", "isa"}), label="Tetris"))
+register(Method("packer-slots", "packer", APPLICATIONS, "slot-based: four equal slots per "
+                "server, first fit (policy \"slots\" of drfbench.packer.simulate)",
+                "packer:simulate", frozenset({"threads", "isa"}), label="Slots"))
 
 
 @dataclass(frozen=True)

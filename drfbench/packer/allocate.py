@@ -38,6 +38,8 @@ REMOTE_PENALTY = 0.1     # Tetris' remote penalty rp (Grandl et al., SIGCOMM'14,
 
 
 def check_policy(policy):
+    """The policy's name in POLICIES ("packer-slots", its registry name, is "slots")."""
+    policy = "slots" if policy == "packer-slots" else policy
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; policies: {', '.join(POLICIES)}")
     return policy

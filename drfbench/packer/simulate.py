@@ -142,11 +142,11 @@ class Result:
 
 
 def simulate(infrastructure, applications, policy="packer", *, threads=None, isa=None):
-    """Run `policy` ("packer", "tetris" or "slots") on the applications, in arrival order
+    """Run `policy` ("packer", "tetris" or "slots", alias "packer-slots") on the applications, in arrival order
     (stable), each placed by Algorithm 1 with the policy's score (allocate.place) or
     rejected whole; returns a Result. threads: OpenMP threads for the scoring (default:
     OMP_NUM_THREADS, else every usable CPU); isa: the kernels' variant."""
-    check_policy(policy)
+    policy = check_policy(policy)
     apps = sorted(applications, key=lambda a: a.arrival)
     check_fits(infrastructure, apps)
     horizon = max((a.arrival + a.duration for a in apps), default=0)
