@@ -30,7 +30,7 @@ def evaluate(infra, count, rate, mapreduce, seeds, policies, threads=1):
             res = simulate(infra, apps, policy, threads=threads)
             keys = {"policy": policy, "label": label, "seed": seed}
             table = res.rows()
-            series += [{**keys, **row} for row in table]
+            series += [{**row, **keys} for row in table]
             if seed == seeds[0]:
                 app_rows += [{**keys, "application": a.name, "kind": a.name.split("-")[0],
                               "tasks": a.tasks, "arrival": a.arrival, "duration": a.duration,
