@@ -112,28 +112,27 @@ def together(cluster, app, deps, loc):
     infra = cluster.infra
     S, R, A, P = infra.servers, infra.racks, infra.aggs, infra.physical
     win = slice(app.arrival, app.arrival + app.duration)
+    cap = infra.link_capacity
     src = np.array([int(loc[u]) for _, u in deps], dtype=np.int64)
     sig = app.bandwidth[[e for e, _ in deps]]
     total = sig.sum(axis=0)
     on = src < S
-    rack, pod = infra.rack_of[src[on]], infra.agg_of[src[on]]
-    sums = []
-    for group, size in ((src[on], S), (rack, R), (pod, A)):
-        acc = np.zeros((size, len(total)))
-        np.add.at(acc, group, sig[on])
-        sums.append(acc)
-    room = cluster.link[:, win] + SLACK * infra.link_capacity[:, None]
-    ok = (total - sums[0] <= room[P:P + S]).all(axis=1)
-    ok &= (total - sums[1] <= room[P + S:P + S + R]).all(axis=1)[infra.rack_of]
-    ok &= (total - sums[2] <= room[P + S + R:P + S + R + A]).all(axis=1)[infra.agg_of]
-    where = np.arange(S)
-    for first, acc, group, of in ((0, sums[0], src[on], where), (S, sums[1], rack, infra.rack_of),
-                                  (S + R, sums[2], pod, infra.agg_of)):
-        for i in np.unique(group).tolist():
-            if not (acc[i] <= room[first + i]).all():
-                ok &= of == i
+    ok = np.ones(S, dtype=bool)
+    for key, first, size, of in ((src[on], 0, S, np.arange(S)), (infra.rack_of[src[on]], S, R, infra.rack_of),
+                                 (infra.agg_of[src[on]], S + R, A, infra.agg_of)):
+        ids, inverse = np.unique(key, return_inverse=True)
+        inside = np.zeros((len(ids), len(total)))
+        np.add.at(inside, inverse, sig[on])
+        down = cluster.link[P + first:P + first + size, win] + SLACK * cap[P + first:P + first + size, None]
+        fits = (total <= down).all(axis=1)                   # no source below: all of it comes down
+        fits[ids] = (total - inside <= down[ids]).all(axis=1)
+        ok &= fits[of]
+        for i, load in zip(ids.tolist(), inside):
+            if not (load <= cluster.link[first + i, win] + SLACK * cap[first + i]).all():
+                ok &= of == i                                 # only n below can avoid this uplink
     for j in np.unique(src[~on]).tolist():
-        if not (sig[src == j].sum(axis=0) <= room[S + R + A + (j - S)]).all():
+        l = S + R + A + (j - S)
+        if not (sig[src == j].sum(axis=0) <= cluster.link[l, win] + SLACK * cap[l]).all():
             ok[:] = False
     return ok
 
@@ -209,6 +208,19 @@ def _scores(cluster, app, v, deps, loc, policy, w, k, threads):
     return score, ok.view(bool)
 
 
+def _best(cluster, app, deps, loc, score):
+    """GetNodeWithBestScore (line 12): the first server of maximum score where the edges fit
+    together (links_fit), or None; the feasible ones have a finite score."""
+    n = int(np.argmax(score))
+    if np.isfinite(score[n]) and links_fit(cluster, app, deps, loc, n):
+        return n
+    candidates = np.flatnonzero(np.isfinite(score))
+    for c in candidates[np.argsort(-score[candidates], kind="stable")].tolist():
+        if links_fit(cluster, app, deps, loc, c):
+            return c
+    return None
+
+
 def place(cluster, app, policy="packer", *, threads=1, kernels=None):
     """Algorithm 1 for one application (module docstring): the location of each node (a
     server, or S + j for cloud service j), or None when it is rejected (nothing of it left
@@ -231,12 +243,7 @@ def place(cluster, app, policy="packer", *, threads=1, kernels=None):
             score, ok = _scores(cluster, app, v, deps[v], loc, policy, w, k, threads)
             if len(deps[v]) > 1:
                 ok &= together(cluster, app, deps[v], loc)
-            candidates = np.flatnonzero(ok)
-            n = None
-            for c in candidates[np.argsort(-score[candidates], kind="stable")].tolist():
-                if links_fit(cluster, app, deps[v], loc, c):
-                    n = c
-                    break
+            n = _best(cluster, app, deps[v], loc, np.where(ok, score, -np.inf))
             if n is None:                                        # line 13
                 p.undo()
                 return None
