@@ -305,3 +305,14 @@ def test_the_contract():
                                           if q is not None])).argmax()
     rates = results["packer"].server_rates(int(busiest), seed=0)
     assert rates and all(r["rate"] >= min(r["guarantee"], r["demand"]) - 1e-12 for r in rates)
+
+
+def test_the_registry_lists_the_application_policies():
+    import drfbench
+    assert drfbench.methods(takes="applications") == ("packer", "tetris", "packer-slots")
+    assert drfbench.api.method_info("packer-slots").run is packer.simulate
+    with pytest.raises(ValueError, match="drfbench.packer.simulate"):
+        drfbench.allocate(np.ones((2, 2)) / 2, "tetris")
+    infra = packer.Infrastructure(servers=4, per_rack=2)
+    a = packer.workload(3, seed=0, infrastructure=infra)
+    assert packer.simulate(infra, a, "packer-slots").policy == "slots"
