@@ -132,9 +132,9 @@ def add_paths(const double[::1] term, const uint8_t[::1] lok, int64_t src,
             ok[n] = ok[n] & fits
 
 
-def tetris_compute(const double[:, :, ::1] Q, const double[:, ::1] cap,
+def tetris_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
                    const double[:, ::1] delta, Py_ssize_t t0, const double[:, ::1] QL,
-                   const double[::1] capL, const double[::1] band_in, int64_t P,
+                   const double[::1] inv_capL, const double[::1] band_in, int64_t P,
                    double[::1] score, uint8_t[::1] ok, int threads):
     """Tetris' alignment score over the node's window, per server n (OUT: score, ok): the
     dot product of the node's normalized demand and the server's normalized residual, the
@@ -143,7 +143,8 @@ def tetris_compute(const double[:, :, ::1] Q, const double[:, ::1] cap,
         score[n] = sum_t (sum_r d^[t, r] Q^[n, t0+t, r] + b^[t] QL^[P+n, t0+t])
         ok[n]    = delta[t, r] <= Q[n, t0 + t, r] for every t and r
 
-    band_in (T,) is the bandwidth the node receives from its dependencies."""
+    band_in (T,) is the bandwidth the node receives from its dependencies; normalized by
+    multiplying with the reciprocal capacities inv_cap, inv_capL."""
     cdef Py_ssize_t S = Q.shape[0], T = delta.shape[0], R = delta.shape[1], n, t, r
     cdef double acc, q, c
     cdef uint8_t fits
@@ -156,10 +157,10 @@ def tetris_compute(const double[:, :, ::1] Q, const double[:, ::1] cap,
                     q = Q[n, t0 + t, r]
                     if delta[t, r] > q:
                         fits = 0
-                    c = cap[n, r]
-                    acc = acc + (delta[t, r] / c) * (q / c)
-                c = capL[P + n]
-                acc = acc + (band_in[t] / c) * (QL[P + n, t0 + t] / c)
+                    c = inv_cap[n, r]
+                    acc = acc + (delta[t, r] * c) * (q * c)
+                c = inv_capL[P + n]
+                acc = acc + (band_in[t] * c) * (QL[P + n, t0 + t] * c)
             score[n] = acc
             ok[n] = fits
 

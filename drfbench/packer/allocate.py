@@ -181,8 +181,8 @@ def _scores(cluster, app, v, deps, loc, policy, w, k, threads):
         band_in = np.zeros(app.duration)
         for e, _ in deps:
             band_in += app.bandwidth[e]
-        k.tetris_compute(cluster.server, infra.capacity, app.demand[v], t0, cluster.link,
-                         infra.link_capacity, band_in, infra.physical, score, ok, threads)
+        k.tetris_compute(cluster.server, infra.inverse_capacity, app.demand[v], t0, cluster.link,
+                         infra.inverse_link_capacity, band_in, infra.physical, score, ok, threads)
     else:
         lo, hi = active_span(app, v)
         k.slot_fit(cluster.slots, t0 + lo, t0 + hi, SLOTS, infra.capacity,
