@@ -141,11 +141,13 @@ class Result:
         return out
 
 
-def simulate(infrastructure, applications, policy="packer", *, threads=None, isa=None):
-    """Run `policy` ("packer", "tetris" or "slots", alias "packer-slots") on the applications, in arrival order
-    (stable), each placed by Algorithm 1 with the policy's score (allocate.place) or
-    rejected whole; returns a Result. threads: OpenMP threads for the scoring (default:
-    OMP_NUM_THREADS, else every usable CPU); isa: the kernels' variant."""
+def simulate(infrastructure, applications, policy="packer", *, threads=1, isa=None):
+    """Run `policy` ("packer", "tetris" or "slots", alias "packer-slots") on the
+    applications, in arrival order (stable), each placed by Algorithm 1 with the policy's
+    score (allocate.place) or rejected whole; returns a Result. threads: OpenMP threads for
+    the scoring, 1 by default (each kernel call is short, 0.1-1 ms: on a shared machine a
+    second thread costs more than it saves, docs/performance.md; None: OMP_NUM_THREADS,
+    else every usable CPU); the results do not depend on it. isa: the kernels' variant."""
     policy = check_policy(policy)
     apps = sorted(applications, key=lambda a: a.arrival)
     check_fits(infrastructure, apps)
