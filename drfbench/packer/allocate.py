@@ -225,6 +225,7 @@ def place(cluster, app, policy="packer", *, threads=1, kernels=None):
     """Algorithm 1 for one application (module docstring): the location of each node (a
     server, or S + j for cloud service j), or None when it is rejected (nothing of it left
     behind)."""
+    policy = check_policy(policy)
     k = kernels or _isa.kernels().packer
     infra = cluster.infra
     if app.arrival + app.duration > cluster.horizon:
