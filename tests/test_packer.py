@@ -316,3 +316,31 @@ def test_the_registry_lists_the_application_policies():
     infra = packer.Infrastructure(servers=4, per_rack=2)
     a = packer.workload(3, seed=0, infrastructure=infra)
     assert packer.simulate(infra, a, "packer-slots").policy == "slots"
+
+
+def test_fig2_application_and_same_seed_same_result():
+    """The structure of the paper's Fig. 2 (its numbers are lost): T1, T2 read from STS1; T3
+    depends on T1, T2 and CS1; T4 reads from STS2; T5 depends on T3, T4 and writes to STS3."""
+    names = ["STS1", "STS2", "STS3", "CS1", "T1", "T2", "T3", "T4", "T5"]
+    edges = [("STS1", "T1"), ("STS1", "T2"), ("T1", "T3"), ("T2", "T3"), ("CS1", "T3"),
+             ("STS2", "T4"), ("T3", "T5"), ("T4", "T5"), ("T5", "STS3")]
+    T = 6
+    demand = np.zeros((9, T, 4))
+    for i, (lo, hi) in zip(range(4, 9), [(0, 2), (0, 2), (2, 4), (0, 3), (4, 6)]):
+        demand[i, lo:hi] = [2, 4, 10, 10]
+    active = (demand > 0).any(axis=2)
+    bandwidth = np.array([0.1 * active[names.index(v if v.startswith("T") else u)] for u, v in edges])
+    a = packer.application("fig2", names, edges, duration=T, service=[0, 1, 2, 3] + [None] * 5,
+                           demand=demand, bandwidth=bandwidth)
+    order = [a.nodes[v] for v in sort_nodes(a)]
+    for u, v in edges:
+        assert order.index(u) < order.index(v)
+    assert order.index("T4") < order.index("T3")          # T4 starts first among the ready ones
+    infra = packer.Infrastructure(servers=8, per_rack=4, services=4)
+    for policy in packer.POLICIES:
+        one = packer.simulate(infra, [a], policy)
+        assert one.accepted_tasks == 5 and (one.placements[0][:4] == [8, 9, 10, 11]).all()
+    apps = packer.workload(12, seed=5, rate=2.0, infrastructure=infra)
+    r1, r2 = (packer.simulate(infra, apps, "packer") for _ in range(2))
+    assert [None if p is None else p.tolist() for p in r1.placements] == \
+           [None if p is None else p.tolist() for p in r2.placements]
