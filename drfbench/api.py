@@ -27,6 +27,7 @@ DEMANDS = "demands"   # divisible demand fractions D_ir, tenants x resources
 TASKS = "tasks"       # discrete tasks of one shape per user, on machines
 TREE = "tree"         # a hierarchy of weighted nodes whose leaves run tasks, on machines
 SERVERS = "servers"   # per-task demands of users, on heterogeneous servers (absolute units)
+APPLICATIONS = "applications"  # TI-MRA applications (time-varying demands), on a datacenter tree
 ENTRY_POINTS = {
     DEMANDS: "drfbench.allocate(demands, method, ...)",
     TASKS: "drfbench.drf.schedule(demands, machines, policy=...), or drfbench.drf.scheduler "
@@ -34,6 +35,7 @@ ENTRY_POINTS = {
     TREE: "drfbench.hdrf.schedule(tree, machines, policy=...), drfbench.hdrf.allocate(tree, "
           "capacity, policy=...), or drfbench.hdrf.scheduler for the cluster simulator",
     SERVERS: "drfbench.drfh.allocate(demands, servers, method=...)",
+    APPLICATIONS: "drfbench.packer.simulate(infrastructure, applications, policy=...)",
 }
 # Options of drfbench.allocate beyond demands, weights and dtype, with the value that
 # means "not asked for" (a method that does not take an option accepts that value only).
@@ -170,6 +172,16 @@ register(Method("drfh", "drfh", SERVERS, "DRFH, problem (7): equal weighted glob
                 "drfh.exact:allocate", _SERVER_OPTIONS | {"solver"}, label="DRFH", exact=True))
 register(Method("per-server-drf", "drfh", SERVERS, "naive extension (Sec. III-D): DRF on each "
                 "server alone", "drfh.exact:allocate", _SERVER_OPTIONS, label="Per-server DRF"))
+# Packer (Marcon and Barcellos, IFIP Networking 2017) and its rivals: drfbench.packer
+register(Method("packer", "packer", APPLICATIONS, "Packer: Algorithm 1 with the score of Eq. "
+                "6-8 over servers and paths, whole applications or none", "packer:simulate",
+                frozenset({"threads", "isa"}), label="Packer"))
+register(Method("tetris", "packer", APPLICATIONS, "Tetris: alignment score of demand and "
+                "residual, network only penalized (remote penalty)", "packer:simulate",
+                frozenset({"threads", "isa"}), label="Tetris"))
+register(Method("packer-slots", "packer", APPLICATIONS, "slot-based: four equal slots per "
+                "server, first fit (policy \"slots\" of drfbench.packer.simulate)",
+                "packer:simulate", frozenset({"threads", "isa"}), label="Slots"))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,251 @@
+"""The model of Packer (Marcon and Barcellos, IFIP Networking 2017): the datacenter's
+3-tier tree (§III-A) and TI-MRA applications (§II-A, Table I), with their validation.
+
+Units: CPU in cores, memory in GB, disk write and read in MBps, bandwidth in Gbps; time
+in discrete instants (the paper's T^a and 𝒯), an application's series indexed from its
+start (instant 0 is its arrival).
+"""
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as check
+
+RESOURCES = ("cpu", "mem", "io_write", "io_read")   # R of Eq. 7 (BAND is the network)
+
+
+class Infrastructure:
+    """The paper's datacenter (§III-A): `servers` servers of ⟨cores, memory GB, disks ×
+    disk_rate MBps read and write, nic Gbps⟩, `per_rack` per rack, `racks_per_agg` ToRs per
+    aggregation switch, every aggregation switch on one core; links of `nic`, `tor_link`
+    and `agg_link` Gbps. Cloud services (the paper's 𝒥) are `services` nodes hung off the
+    core switch by links of `service_link` Gbps each.
+
+    Locations (infrastructure nodes N = S ∪ 𝒥): servers 0 .. S-1, service j at S + j.
+    Physical links p: server uplinks 0 .. S-1, ToR uplinks, aggregation uplinks, service
+    links; each is full duplex, two directed links of the same capacity: p upwards (towards
+    the core) and P + p downwards. Eq. 5 holds per directed link.
+    """
+
+    def __init__(self, servers=1200, *, per_rack=40, racks_per_agg=10, cores=16, memory=32,
+                 disks=4, disk_rate=50, nic=1.0, tor_link=10.0, agg_link=100.0, services=1,
+                 service_link=100.0):
+        for name, value in (("servers", servers), ("per_rack", per_rack),
+                            ("racks_per_agg", racks_per_agg)):
+            check.positive_int(value, name, allow_none=False)
+        if not isinstance(services, (int, np.integer)) or services < 0:
+            raise ValueError(f"services must be a non-negative integer, got {services!r}")
+        for name, value in (("cores", cores), ("memory", memory), ("disks", disks),
+                            ("disk_rate", disk_rate), ("nic", nic), ("tor_link", tor_link),
+                            ("agg_link", agg_link), ("service_link", service_link)):
+            if not (isinstance(value, (int, float, np.number)) and np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        self.servers, self.per_rack, self.racks_per_agg = int(servers), int(per_rack), int(racks_per_agg)
+        self.racks = -(-self.servers // self.per_rack)
+        self.aggs = -(-self.racks // self.racks_per_agg)
+        self.services = int(services)
+        self.capacity = np.tile(np.array([cores, memory, disks * disk_rate, disks * disk_rate],
+                                         dtype=float), (self.servers, 1))          # ℛ(n, r)
+        S, Rk, A = self.servers, self.racks, self.aggs
+        self.physical = S + Rk + A + self.services
+        one_way = np.concatenate([np.full(S, float(nic)), np.full(Rk, float(tor_link)),
+                                  np.full(A, float(agg_link)), np.full(self.services, float(service_link))])
+        self.link_capacity = np.concatenate([one_way, one_way])                   # ℬ(l)
+        self.inverse_capacity = 1.0 / self.capacity
+        self.inverse_link_capacity = 1.0 / self.link_capacity
+        self.rack_of = np.arange(S, dtype=np.int64) // self.per_rack
+        self.agg_of = self.rack_of // self.racks_per_agg
+        self.options = dict(servers=servers, per_rack=per_rack, racks_per_agg=racks_per_agg,
+                            cores=cores, memory=memory, disks=disks, disk_rate=disk_rate, nic=nic,
+                            tor_link=tor_link, agg_link=agg_link, services=services,
+                            service_link=service_link)
+
+    @property
+    def links(self):
+        """Number of directed links."""
+        return 2 * self.physical
+
+    def chain(self, x):
+        """The physical links from location x up to the core switch, bottom first."""
+        S = self.servers
+        if x < S:
+            r = int(self.rack_of[x])
+            return [x, S + r, S + self.racks + r // self.racks_per_agg]
+        return [S + self.racks + self.aggs + (x - S)]
+
+    def path(self, a, b):
+        """𝒫(a, b): the directed links from location a to location b along the tree (the
+        tree has one path per pair): up a's chain to the lowest common switch, down b's."""
+        if a == b:
+            return []
+        ca, cb = self.chain(a), self.chain(b)
+        if len(ca) == len(cb) == 3:
+            k = 1 if ca[1] == cb[1] else (2 if ca[2] == cb[2] else 3)
+            ca, cb = ca[:k], cb[:k]
+        return ca + [self.physical + p for p in reversed(cb)]
+
+    def __repr__(self):
+        return f"Infrastructure({', '.join(f'{k}={v}' for k, v in self.options.items())})"
+
+
+@dataclass(frozen=True)
+class Application:
+    """A TI-MRA graph G^a = ⟨V^a, E^a, T^a, w^a, δ, σ⟩ (§II-A), validated by `application`.
+
+    nodes: the names of V^a; service: per node, -1 for a task (K^a), else the index j of
+    the cloud service it is (C^a, placed on location S + j); demand: δ, (V, T, 4), per node,
+    time instant and resource of RESOURCES (zero for services); edges: E^a, (E, 2) node
+    indices (u, v), v depends on u; bandwidth: σ, (E, T) Gbps; weight: w^a in (0, 1];
+    arrival: the instant it is submitted (and starts, if accepted).
+    """
+    name: str
+    nodes: tuple
+    service: np.ndarray
+    demand: np.ndarray
+    edges: np.ndarray
+    bandwidth: np.ndarray
+    weight: float
+    arrival: int
+
+    @property
+    def duration(self):
+        """|T^a|: its number of time instants."""
+        return self.demand.shape[1]
+
+    @property
+    def tasks(self):
+        """|K^a|: its number of tasks (the nodes that are not cloud services)."""
+        return int((self.service < 0).sum())
+
+
+def _series(values, duration, what):
+    """A demand series of `duration` instants: a list as long as the duration, or one number
+    meaning a constant (peak-only) demand."""
+    a = np.asarray(values, dtype=float) if not isinstance(values, np.ndarray) else values.astype(float)
+    if a.ndim == 0:
+        a = np.full(duration, float(a))
+    if a.ndim != 1 or a.shape[0] != duration:
+        raise ValueError(f"{what}: the demand series has {a.shape[0] if a.ndim == 1 else a.shape} "
+                         f"instants, the application's duration is {duration}")
+    return a
+
+
+def application(name, nodes, edges=(), *, duration, weight=1.0, arrival=0, service=None,
+                demand=None, bandwidth=None):
+    """A validated Application.
+
+    nodes: node names (unique); service: per node, None/-1 for a task or a service index;
+    demand: (V, duration, 4) array, or None for all zeros; edges: (u, v) pairs of node
+    names or indices; bandwidth: (E, duration) array. Refuses, naming the problem: a
+    cyclic graph, an edge to an unknown node or a self-loop, negative, NaN or infinite
+    demands, series shorter (or longer) than the duration, a weight outside (0, 1].
+    """
+    nodes = tuple(str(n) for n in nodes)
+    if not nodes:
+        raise ValueError(f"application {name!r} has no nodes")
+    if len(set(nodes)) != len(nodes):
+        raise ValueError(f"application {name!r}: duplicate node names")
+    duration = check.positive_int(duration, f"application {name!r}: duration", allow_none=False)
+    V = len(nodes)
+    index = {n: i for i, n in enumerate(nodes)}
+    svc = np.array([-1 if s is None else int(s) for s in (service or [None] * V)], dtype=np.int64)
+    if svc.shape != (V,) or (svc < -1).any():
+        raise ValueError(f"application {name!r}: service must give -1/None or a service index per node")
+    E = []
+    for e in edges:
+        if len(e) != 2:
+            raise ValueError(f"application {name!r}: an edge is a pair (u, v), got {e!r}")
+        pair = []
+        for x in e:
+            if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+                if not 0 <= x < V:
+                    raise ValueError(f"application {name!r}: edge {tuple(e)} to unknown node {x}")
+                pair.append(int(x))
+            elif str(x) in index:
+                pair.append(index[str(x)])
+            else:
+                raise ValueError(f"application {name!r}: edge {tuple(e)} to unknown node {x!r}")
+        if pair[0] == pair[1]:
+            raise ValueError(f"application {name!r}: edge {tuple(e)} is a self-loop (u ≠ v)")
+        E.append(pair)
+    E = np.array(E, dtype=np.int64).reshape(-1, 2)
+    if len({tuple(p) for p in E.tolist()}) != len(E):
+        raise ValueError(f"application {name!r}: duplicate edges")
+    D = np.zeros((V, duration, len(RESOURCES))) if demand is None else np.asarray(demand, dtype=float)
+    if D.ndim != 3 or D.shape[0] != V or D.shape[2] != len(RESOURCES):
+        raise ValueError(f"application {name!r}: demand must be (nodes, duration, "
+                         f"{len(RESOURCES)}), got shape {D.shape}")
+    if D.shape[1] != duration:
+        raise ValueError(f"application {name!r}: the demand series has {D.shape[1]} instants, "
+                         f"the duration is {duration}")
+    check.finite_non_negative(D, f"application {name!r}: demand")
+    if (D[svc >= 0] > 0).any():
+        raise ValueError(f"application {name!r}: cloud services take no computing demand")
+    B = np.zeros((len(E), duration)) if bandwidth is None else np.asarray(bandwidth, dtype=float)
+    if B.shape != (len(E), duration):
+        raise ValueError(f"application {name!r}: bandwidth must be (edges, duration) = "
+                         f"({len(E)}, {duration}), got shape {B.shape}")
+    check.finite_non_negative(B, f"application {name!r}: bandwidth")
+    if not (isinstance(weight, (int, float, np.number)) and 0 < weight <= 1):
+        raise ValueError(f"application {name!r}: weight must be in (0, 1], got {weight!r}")
+    if not isinstance(arrival, (int, np.integer)) or arrival < 0:
+        raise ValueError(f"application {name!r}: arrival must be a non-negative integer instant, "
+                         f"got {arrival!r}")
+    app = Application(str(name), nodes, svc, np.ascontiguousarray(D), E,
+                      np.ascontiguousarray(B), float(weight), int(arrival))
+    sort_nodes(app)                     # refuses a cycle
+    return app
+
+
+def start_instants(app):
+    """Per node, its initial execution time: the first instant with a demand (its own, or
+    on an edge it sends or receives); the duration if it has none."""
+    active = (app.demand > 0).any(axis=2)
+    for (u, v), s in zip(app.edges, app.bandwidth):
+        active[u] |= s > 0
+        active[v] |= s > 0
+    return np.where(active.any(axis=1), active.argmax(axis=1), app.duration)
+
+
+def sort_nodes(app):
+    """SortNodes (Algorithm 1, line 5): every node after the nodes it depends on, and,
+    among the nodes whose dependencies are placed, by initial execution time, then index
+    (Kahn's topological sort). Refuses a cyclic graph, naming the nodes on cycles."""
+    V = len(app.nodes)
+    indegree = np.zeros(V, dtype=np.int64)
+    out = [[] for _ in range(V)]
+    for u, v in app.edges.tolist():
+        indegree[v] += 1
+        out[u].append(v)
+    start = start_instants(app)
+    ready = [(int(start[v]), v) for v in range(V) if indegree[v] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, u = heapq.heappop(ready)
+        order.append(u)
+        for v in out[u]:
+            indegree[v] -= 1
+            if indegree[v] == 0:
+                heapq.heappush(ready, (int(start[v]), v))
+    if len(order) < V:
+        stuck = [app.nodes[v] for v in range(V) if indegree[v] > 0]
+        raise ValueError(f"application {app.name!r}: the graph has a cycle through {stuck}")
+    return np.array(order, dtype=np.int64)
+
+
+def dependencies(app):
+    """ℰ(v) per node: (edge index, source node) of the edges with v as destination."""
+    deps = [[] for _ in app.nodes]
+    for e, (u, v) in enumerate(app.edges.tolist()):
+        deps[v].append((e, u))
+    return deps
+
+
+def check_fits(infra, apps):
+    """Refuse applications that name a cloud service the infrastructure lacks."""
+    for a in apps:
+        if (a.service >= infra.services).any():
+            raise ValueError(f"application {a.name!r} uses service "
+                             f"{int(a.service.max())}, the infrastructure has {infra.services}")

@@ -1,0 +1,48 @@
+"""Algorithm 2 (Marcon and Barcellos, IFIP Networking 2017, §II-C): work-conserving rate
+allocation on a server's link with minimum guarantees.
+
+Lines 3-4: each node gets min(guarantee, demand); the nodes whose demand exceeds their
+guarantee are hungry. Line 5: the link's residual is its capacity less those rates. Lines
+6-11: while residual is left and someone is hungry, each hungry node gets the least of
+what it still wants and its weight's share of the residual (line 8), and leaves the hungry
+set once satisfied (line 11).
+
+One reading is ours: line 8's share is taken of the residual as it stood at the start of
+the pass (every hungry node's share of the same Q), so that the surplus is split in
+proportion to the weights, as §II-C and §III-B describe ("proportionally shared"); read
+literally, line 10 lowers Q inside the pass and a node earlier in the list would get more
+(two equal weights would split 2:1). The loop stops when the residual is at most
+`TOLERANCE` times the capacity (floating point never reaches 0 exactly) and a node whose
+remaining want is met is set to its demand exactly.
+"""
+import numpy as np
+
+from .. import _validation as check
+
+TOLERANCE = 1e-12
+
+
+def work_conserving(capacity, guarantee, demand, weight):
+    """The rate of each node on a link of `capacity` (Algorithm 2): guarantee σ(Σ(v, *), t),
+    current demand d[v] and weight w^𝒟(v) per node. Returns the rates (float64 array)."""
+    g = check.finite_non_negative(check.real_array(guarantee, "guarantee", 1), "guarantee")
+    d = check.finite_non_negative(check.real_array(demand, "demand", 1), "demand")
+    w = check.finite_non_negative(check.real_array(weight, "weight", 1), "weight")
+    if not g.shape == d.shape == w.shape:
+        raise ValueError(f"guarantee, demand and weight must have one entry per node, got "
+                         f"{g.shape}, {d.shape}, {w.shape}")
+    if not (np.isfinite(capacity) and capacity >= 0):
+        raise ValueError(f"capacity must be finite and non-negative, got {capacity!r}")
+    rate = np.minimum(g, d)                                                    # line 3
+    hungry = (g < d) & (w > 0)                                                 # line 4
+    left = capacity - rate.sum()                                               # line 5
+    while left > TOLERANCE * capacity and hungry.any():                       # line 6
+        share = w[hungry] / w[hungry].sum() * left                             # line 8
+        idx = np.flatnonzero(hungry)
+        want = d[idx] - rate[idx]
+        value = np.minimum(want, share)
+        done = want <= share
+        rate[idx] = np.where(done, d[idx], rate[idx] + value)                  # line 9
+        left -= value.sum()                                                    # line 10
+        hungry[idx[done]] = False                                              # line 11
+    return rate

@@ -1,0 +1,166 @@
+"""The simulation of the paper's evaluation (§III): applications arrive online, each is
+placed whole by the policy or rejected; an accepted one holds its time-varying demands on
+its servers and links for its duration, then leaves (its reservations simply end: 𝒬 is
+kept per time instant). The pricing model of Fig. 5 and the per-server rate allocation of
+Fig. 7-8 (Algorithm 2) work on the result.
+
+drfbench.sim did not fit (docs/families/packer.md): its tasks hold constant demands on
+machines without a network, from launch to completion, while here demands vary per
+instant, bandwidth is reserved on the links of tree paths, and admission is of whole
+applications, known entirely at arrival; with reservations made ahead in time there are
+no events left to simulate but the arrivals.
+"""
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _isa
+from .. import rows as tidy
+from .._machine import resolve_threads
+from .allocate import POLICIES, Cluster, check_policy, place
+from .model import RESOURCES, check_fits
+from .rates import work_conserving
+
+K_V, K_B = 1.0, 1.0   # the price of a server's worth of one resource per instant; of 1 Gbps per instant
+
+
+def revenue(app, infra, k_v=K_V, k_b=K_B):
+    """Per instant of the application, what its tenant pays (§III-B, the pricing model of
+    [2], [8]): Σ_v (Σ_r δ(v, r, t) k_v + Σ_{u ∈ ℰ(v)} σ((u, v), t) k_b), with δ normalized by
+    one server's capacity of r so that cores, GB and MBps add up."""
+    compute = (app.demand / infra.capacity[0]).sum(axis=(0, 2)) * k_v
+    return compute + app.bandwidth.sum(axis=0) * k_b
+
+
+@dataclass
+class Result:
+    """What `simulate` returns.
+
+    policy; applications (in arrival order); placements: per application its nodes'
+    locations, or None if rejected; allocation_seconds: per application, the time to
+    decide it; server, link: the residual capacity 𝒬 at the end, (S, H, 4) and (2P, H)."""
+    policy: str
+    infrastructure: object
+    applications: list
+    placements: list
+    allocation_seconds: np.ndarray
+    server: np.ndarray = field(repr=False)
+    link: np.ndarray = field(repr=False)
+
+    @property
+    def accepted(self):
+        return np.array([p is not None for p in self.placements], dtype=bool)
+
+    @property
+    def submitted_tasks(self):
+        return int(sum(a.tasks for a in self.applications))
+
+    @property
+    def accepted_tasks(self):
+        return int(sum(a.tasks for a, p in zip(self.applications, self.placements) if p is not None))
+
+    @property
+    def peak_server_utilization(self):
+        """Max over servers, resources and instants of reserved / capacity."""
+        cap = self.infrastructure.capacity[:, None, :]
+        return float((1.0 - self.server / cap).max()) if self.server.size else 0.0
+
+    @property
+    def peak_link_utilization(self):
+        """Max over directed links and instants of reserved / capacity."""
+        cap = self.infrastructure.link_capacity[:, None]
+        return float((1.0 - self.link / cap).max()) if self.link.size else 0.0
+
+    def utilization(self):
+        """(H, 5): per instant the datacenter's utilization of CPU, memory, disk write, disk
+        read (reserved over capacity, all servers) and bandwidth (all directed links)."""
+        infra = self.infrastructure
+        u = np.empty((self.server.shape[1], 5))
+        u[:, :4] = 1.0 - self.server.sum(axis=0) / infra.capacity.sum(axis=0)
+        u[:, 4] = 1.0 - self.link.sum(axis=0) / infra.link_capacity.sum()
+        return u
+
+    def revenue(self, k_v=K_V, k_b=K_B):
+        """(H,): the provider's revenue per instant from the accepted applications."""
+        out = np.zeros(self.server.shape[1])
+        for a, p in zip(self.applications, self.placements):
+            if p is not None:
+                out[a.arrival:a.arrival + a.duration] += revenue(a, self.infrastructure, k_v, k_b)
+        return out
+
+    def rows(self):
+        """Tidy rows, one per time instant: tasks submitted and accepted so far (Fig. 3),
+        utilization per resource (Fig. 4), revenue in that instant (Fig. 5), stamped."""
+        H = self.server.shape[1]
+        arrival = np.array([a.arrival for a in self.applications], dtype=np.int64)
+        tasks = np.array([a.tasks for a in self.applications], dtype=np.int64)
+        submitted = np.cumsum(np.bincount(arrival, tasks, minlength=H))[:H]
+        accepted = np.cumsum(np.bincount(arrival, tasks * self.accepted, minlength=H))[:H]
+        util, money = self.utilization(), self.revenue()
+        stamp = tidy.stamp()
+        return [{"policy": self.policy, "time": t, "submitted_tasks": int(submitted[t]),
+                 "accepted_tasks": int(accepted[t]),
+                 **{f"util_{r}": float(util[t, j]) for j, r in enumerate(RESOURCES + ("band",))},
+                 "revenue": float(money[t]), **stamp} for t in range(H)]
+
+    def server_rates(self, server, seed=0, burst=(0.5, 2.0)):
+        """Algorithm 2 on `server`'s uplink at every instant: per node of an accepted
+        application placed there, its guarantee σ(Σ(v, *), t) (its edges leaving the
+        server), a current demand (the guarantee times a factor uniform in `burst`,
+        seeded: a bursty sender) and the rate it gets. Rows: time, application, node,
+        weight, guarantee, demand, rate, capacity."""
+        infra = self.infrastructure
+        rng = np.random.default_rng(seed)
+        H = self.server.shape[1]
+        nodes = []                                         # (app, node, weight, guarantee (H,))
+        for a, p in zip(self.applications, self.placements):
+            if p is None:
+                continue
+            for v in np.flatnonzero(p == server).tolist():
+                g = np.zeros(H)
+                for e, (u, x) in enumerate(a.edges.tolist()):
+                    if u == v and p[x] != server:
+                        g[a.arrival:a.arrival + a.duration] += a.bandwidth[e]
+                nodes.append((a.name, a.nodes[v], a.weight, g))
+        if not nodes:
+            return []
+        G = np.array([g for *_, g in nodes])
+        D = G * rng.uniform(burst[0], burst[1], G.shape)
+        W = np.array([w for _, _, w, _ in nodes])
+        cap = float(infra.link_capacity[server])
+        out = []
+        for t in range(H):
+            live = np.flatnonzero(G[:, t] > 0)
+            if live.size == 0:
+                continue
+            rate = work_conserving(cap, G[live, t], D[live, t], W[live])
+            out += [{"time": t, "application": nodes[i][0], "node": nodes[i][1],
+                     "weight": float(W[i]), "guarantee": float(G[i, t]), "demand": float(D[i, t]),
+                     "rate": float(r), "capacity": cap} for i, r in zip(live.tolist(), rate.tolist())]
+        return out
+
+
+def simulate(infrastructure, applications, policy="packer", *, threads=1, isa=None):
+    """Run `policy` ("packer", "tetris" or "slots", alias "packer-slots") on the
+    applications, in arrival order (stable), each placed by Algorithm 1 with the policy's
+    score (allocate.place) or rejected whole; returns a Result. threads: OpenMP threads for
+    the scoring, 1 by default (each kernel call is short, 0.1-1 ms: on a shared machine a
+    second thread costs more than it saves, docs/performance.md; None: OMP_NUM_THREADS,
+    else every usable CPU); the results do not depend on it. isa: the kernels' variant."""
+    policy = check_policy(policy)
+    apps = sorted(applications, key=lambda a: a.arrival)
+    check_fits(infrastructure, apps)
+    horizon = max((a.arrival + a.duration for a in apps), default=0)
+    cluster = Cluster(infrastructure, horizon)
+    k = _isa.kernels(isa).packer
+    n_threads = resolve_threads(threads)
+    placements, seconds = [], np.empty(len(apps))
+    for i, a in enumerate(apps):
+        start = time.perf_counter()
+        placements.append(place(cluster, a, policy, threads=n_threads, kernels=k))
+        seconds[i] = time.perf_counter() - start
+    return Result(policy, infrastructure, apps, placements, seconds, cluster.server, cluster.link)
+
+
+__all__ = ["POLICIES", "Result", "revenue", "simulate"]

@@ -1,0 +1,203 @@
+"""Applications for Packer: the seeded workload suite of the paper's evaluation (§III-A),
+and a JSON format that users can write by hand.
+
+The suite (the paper gives the shapes and the rules, not the numbers; ours are below and
+in docs/families/packer.md): applications arrive as a Poisson process of `rate` per time
+instant; each is a MapReduce job (with probability `mapreduce`) or a 3-tier web service.
+
+  MapReduce   an input store (cloud service 0) → 2-10 mappers → 1-4 reducers → an output
+              store (service 0); map phase 3-15 instants, then the reduce phase 3-15; the
+              store feeds the mappers during the map phase, the shuffle (every mapper to
+              every reducer) runs in the first half of the reduce phase, the reducers write
+              in its last instant.
+  web service 2-6 front ends → 2-6 application servers → 1-2 databases, for 10-40 instants,
+              every node active throughout, demands following a daily-like wave.
+
+Computing demands: as in Tetris and the paper, each task's peak per resource is uniform in
+[0, one slot] (a quarter of a server); per instant, the peak times a factor uniform in
+[0.5, 1] (MapReduce) or times the wave 0.75 + 0.25 sin(...) (web). Bandwidth: per edge a
+level drawn from a lognormal with median 50 Mbps and σ = 1, capped at 500 Mbps (heavy
+tailed: most flows small, a few large, as Benson et al. [17] and Kandula et al. [22]
+describe datacenter traffic; the numbers are our choice), times a factor uniform in
+[0.5, 1] per instant. The weight w^a is uniform in (0, 1].
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .model import RESOURCES, Infrastructure, application
+
+SLOTS = 4                       # slots per server (§III-A, following [8])
+BANDWIDTH_MEDIAN, BANDWIDTH_SIGMA, BANDWIDTH_CAP = 0.05, 1.0, 0.5   # Gbps
+
+
+def slot_size(infra=None):
+    """One slot: a quarter of a server's capacity (the slot-based scheme's unit)."""
+    return (infra or Infrastructure(servers=1)).capacity[0] / SLOTS
+
+
+def _edge_level(rng, n):
+    return np.minimum(BANDWIDTH_MEDIAN * rng.lognormal(0.0, BANDWIDTH_SIGMA, n), BANDWIDTH_CAP)
+
+
+def _mapreduce(rng, k, arrival, slot):
+    m, r = int(rng.integers(2, 11)), int(rng.integers(1, 5))
+    lm, lr = int(rng.integers(3, 16)), int(rng.integers(3, 16))
+    T = lm + lr
+    nodes = ["input"] + [f"map{i}" for i in range(m)] + [f"reduce{i}" for i in range(r)] + ["output"]
+    service = [0] + [None] * (m + r) + [0]
+    D = np.zeros((len(nodes), T, len(RESOURCES)))
+    peak = rng.uniform(0.0, 1.0, (m + r, len(RESOURCES))) * slot
+    wobble = rng.uniform(0.5, 1.0, (m + r, T, len(RESOURCES)))
+    D[1:1 + m, :lm] = peak[:m, None] * wobble[:m, :lm]
+    D[1 + m:1 + m + r, lm:] = peak[m:, None] * wobble[m:, lm:]
+    edges, spans = [], []
+    maps, reds = range(1, 1 + m), range(1 + m, 1 + m + r)
+    edges += [(0, i) for i in maps]
+    spans += [(0, lm)] * m
+    edges += [(i, j) for i in maps for j in reds]
+    spans += [(lm, lm + max(1, lr // 2))] * (m * r)
+    edges += [(j, len(nodes) - 1) for j in reds]
+    spans += [(T - 1, T)] * r
+    B = np.zeros((len(edges), T))
+    level = _edge_level(rng, len(edges))
+    for e, (lo, hi) in enumerate(spans):
+        B[e, lo:hi] = level[e] * rng.uniform(0.5, 1.0, hi - lo)
+    return application(f"mapreduce-{k}", nodes, edges, duration=T, weight=1.0 - rng.random(),
+                       arrival=arrival, service=service, demand=D, bandwidth=B)
+
+
+def _webservice(rng, k, arrival, slot):
+    f, a, d = int(rng.integers(2, 7)), int(rng.integers(2, 7)), int(rng.integers(1, 3))
+    T = int(rng.integers(10, 41))
+    nodes = [f"front{i}" for i in range(f)] + [f"app{i}" for i in range(a)] + [f"db{i}" for i in range(d)]
+    V = len(nodes)
+    phase = rng.uniform(0.0, 2 * np.pi, V)
+    wave = 0.75 + 0.25 * np.sin(2 * np.pi * np.arange(T)[None, :] / T + phase[:, None])   # (V, T)
+    peak = rng.uniform(0.0, 1.0, (V, len(RESOURCES))) * slot
+    D = peak[:, None, :] * wave[:, :, None]
+    fronts, apps, dbs = range(f), range(f, f + a), range(f + a, V)
+    edges = [(i, j) for i in fronts for j in apps] + [(i, j) for i in apps for j in dbs]
+    level = _edge_level(rng, len(edges))
+    B = level[:, None] * wave[[u for u, _ in edges]]
+    return application(f"web-{k}", nodes, edges, duration=T, weight=1.0 - rng.random(),
+                       arrival=arrival, demand=D, bandwidth=B)
+
+
+def workload(count, seed=0, *, rate=8.0, mapreduce=0.5, infrastructure=None):
+    """`count` applications of the suite (module docstring), seeded; arrivals a Poisson
+    process of `rate` applications per instant, from instant 0. Slots are sized on
+    `infrastructure`'s servers (default: the paper's)."""
+    if not isinstance(count, (int, np.integer)) or count < 0:
+        raise ValueError(f"count must be a non-negative integer, got {count!r}")
+    if not (np.isfinite(rate) and rate > 0) or not 0 <= mapreduce <= 1:
+        raise ValueError(f"rate must be > 0 and mapreduce in [0, 1], got {rate!r}, {mapreduce!r}")
+    rng = np.random.default_rng(seed)
+    slot = slot_size(infrastructure)
+    arrivals = np.floor(np.cumsum(rng.exponential(1.0 / rate, count))).astype(np.int64)
+    kinds = rng.random(count) < mapreduce
+    return [(_mapreduce if mr else _webservice)(rng, k, int(t), slot)
+            for k, (t, mr) in enumerate(zip(arrivals.tolist(), kinds.tolist()))]
+
+
+# ---------------------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------------------
+
+
+def _from_dict(spec):
+    if not isinstance(spec, dict):
+        raise ValueError(f"an application is a JSON object, got {type(spec).__name__}")
+    name = spec.get("name", "application")
+    unknown = set(spec) - {"name", "duration", "weight", "arrival", "nodes", "edges"}
+    if unknown:
+        raise ValueError(f"application {name!r}: unknown key(s) {sorted(unknown)}")
+    if "duration" not in spec or "nodes" not in spec:
+        raise ValueError(f"application {name!r}: 'duration' and 'nodes' are required")
+    T = spec["duration"]
+    if not isinstance(T, int) or T < 1:
+        raise ValueError(f"application {name!r}: duration must be a positive integer, got {T!r}")
+    names, service, D = [], [], np.zeros((len(spec["nodes"]), T, len(RESOURCES)))
+    for i, node in enumerate(spec["nodes"]):
+        if not isinstance(node, dict) or "name" not in node:
+            raise ValueError(f"application {name!r}: node {i} must be an object with a 'name'")
+        names.append(node["name"])
+        service.append(node.get("service"))
+        demand = node.get("demand", {})
+        bad = set(demand) - set(RESOURCES)
+        if bad or set(node) - {"name", "service", "demand"}:
+            raise ValueError(f"application {name!r}, node {node['name']!r}: unknown key(s) "
+                             f"{sorted(bad | (set(node) - {'name', 'service', 'demand'}))}; "
+                             f"resources are {list(RESOURCES)}")
+        for r, values in demand.items():
+            D[i, :, RESOURCES.index(r)] = _json_series(values, T, f"application {name!r}, node "
+                                                                  f"{node['name']!r}, {r}")
+    edges, B = [], []
+    for e in spec.get("edges", []):
+        if not isinstance(e, dict) or not {"from", "to"} <= set(e):
+            raise ValueError(f"application {name!r}: an edge is an object with 'from', 'to' "
+                             f"and 'bandwidth', got {e!r}")
+        edges.append((e["from"], e["to"]))
+        B.append(_json_series(e.get("bandwidth", 0.0), T,
+                              f"application {name!r}, edge {e['from']!r} -> {e['to']!r}"))
+    return application(name, names, edges, duration=T, weight=spec.get("weight", 1.0),
+                       arrival=spec.get("arrival", 0), service=service, demand=D,
+                       bandwidth=np.array(B).reshape(len(edges), T))
+
+
+def _json_series(values, T, what):
+    """A number (constant over the duration) or a list of T numbers."""
+    if isinstance(values, (int, float)) and not isinstance(values, bool):
+        return np.full(T, float(values))
+    if not isinstance(values, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                               for x in values):
+        raise ValueError(f"{what}: a demand is a number or a list of numbers, got {values!r}")
+    if len(values) != T:
+        raise ValueError(f"{what}: the demand series has {len(values)} instants, the "
+                         f"application's duration is {T}")
+    return np.array(values, dtype=float)
+
+
+def load_applications(path):
+    """Applications from a JSON file: {"applications": [...]} or a list, each
+
+        {"name": "etl", "arrival": 0, "duration": 3, "weight": 0.5,
+         "nodes": [{"name": "store", "service": 0},
+                   {"name": "map", "demand": {"cpu": [2, 4, 0], "mem": 8}},
+                   {"name": "reduce", "demand": {"cpu": [0, 0, 3], "io_write": 20}}],
+         "edges": [{"from": "store", "to": "map", "bandwidth": [0.2, 0.2, 0]},
+                   {"from": "map", "to": "reduce", "bandwidth": 0.1}]}
+
+    Units: cores, GB, MBps for io_write and io_read, Gbps; a demand is a list with one value
+    per instant or one number (constant); missing resources are zero; `service` marks a
+    cloud service (its index). Returned sorted by arrival (stable)."""
+    with open(Path(path)) as f:
+        try:
+            spec = json.load(f)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON: {exc}") from exc
+    items = spec.get("applications") if isinstance(spec, dict) else spec
+    if not isinstance(items, list):
+        raise ValueError(f"{path}: expected a list of applications or {{'applications': [...]}}")
+    apps = [_from_dict(a) for a in items]
+    return sorted(apps, key=lambda a: a.arrival)
+
+
+def dump_applications(apps, path):
+    """Write applications in load_applications' format."""
+    out = []
+    for a in apps:
+        nodes = []
+        for i, n in enumerate(a.nodes):
+            node = {"name": n}
+            if a.service[i] >= 0:
+                node["service"] = int(a.service[i])
+            else:
+                node["demand"] = {r: a.demand[i, :, k].tolist() for k, r in enumerate(RESOURCES)}
+            nodes.append(node)
+        edges = [{"from": a.nodes[u], "to": a.nodes[v], "bandwidth": a.bandwidth[e].tolist()}
+                 for e, (u, v) in enumerate(a.edges.tolist())]
+        out.append({"name": a.name, "arrival": a.arrival, "duration": a.duration,
+                    "weight": a.weight, "nodes": nodes, "edges": edges})
+    Path(path).write_text(json.dumps({"applications": out}))

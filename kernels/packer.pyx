@@ -1,0 +1,183 @@
+"""Scoring one node of an application over every server of the datacenter: Packer's Eq. 6-8
+(Marcon and Barcellos, IFIP Networking 2017), Tetris' alignment score and the slot
+scheme's fit, for the node's window of time instants [t0, t0 + T).
+
+drfbench/packer/reference.py writes the same scores literally (a loop over servers, Eq. 7
+and 8 as NumPy sums) and is the test oracle; drfbench/packer/allocate.py drives Algorithm 1
+with these kernels and checks its input once; the kernels trust it. Every accumulator is
+float64; each server's (or link's) sum is one thread's, in a fixed order, so results do
+not depend on the thread count.
+
+Layouts: residual capacity Q[n, t, r] (servers, horizon, 4 resources), link residual
+QL[l, t] (directed links, horizon); capacities cap[n, r], capL[l]. Normalized values
+(Eq. 6's note): residual and demand both divided by the capacity of the server or link
+(multiplied by its reciprocal, 1 / capacity: the literal divides, so the two agree to
+rounding).
+
+Paths (Infrastructure.path): physical links are server uplinks [0, S), ToR uplinks
+[S, S + nR), aggregation uplinks [S + nR, S + nR + nA), service links after; a physical
+link p is the directed link p upwards and P + p downwards.
+"""
+from cython.parallel cimport prange
+from libc.math cimport INFINITY
+from _common cimport int64_t, int32_t, uint8_t
+
+
+def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
+                   const double[:, ::1] delta, Py_ssize_t t0, const double[::1] w,
+                   double[::1] score, uint8_t[::1] ok, int threads):
+    """Eq. 7 and the computing half of Eq. 6's condition, per server n (OUT: score, ok):
+
+        score[n] = sum_t sum_r w[r] * (Q^[n, t0+t, r] - d^[t, r])^3 * Q^[n, t0+t, r]
+        ok[n]    = delta[t, r] <= Q[n, t0 + t, r] for every t < T and r
+
+    with Q^ = Q * inv_cap[n, r] and d^ = delta * inv_cap[n, r] (inv_cap = 1 / capacity);
+    delta is (T, 4)."""
+    cdef Py_ssize_t S = Q.shape[0], T = delta.shape[0], R = delta.shape[1], n, t, r
+    cdef double acc, q, d, x
+    cdef uint8_t fits
+    with nogil:
+        for n in prange(S, schedule='static', num_threads=threads):
+            acc = 0.0
+            fits = 1
+            for t in range(T):
+                for r in range(R):
+                    q = Q[n, t0 + t, r]
+                    d = delta[t, r]
+                    if d > q:
+                        fits = 0
+                    q = q * inv_cap[n, r]
+                    x = q - d * inv_cap[n, r]
+                    acc = acc + w[r] * (x * x * x) * q
+            score[n] = acc
+            ok[n] = fits
+
+
+def link_terms(const double[:, ::1] QL, const double[::1] inv_capL, const double[::1] sigma,
+               Py_ssize_t t0, double w, const int64_t[::1] links, double[::1] term,
+               uint8_t[::1] ok, int threads):
+    """Eq. 8's inner sum for one edge, per directed link l of `links` (OUT: term, ok; the
+    other entries untouched):
+
+        term[l] = sum_t w * (QL^[l, t0+t] - s^[t])^3 * QL^[l, t0+t]
+        ok[l]   = sigma[t] <= QL[l, t0 + t] for every t < T
+
+    with QL^ = QL * inv_capL[l], s^ = sigma * inv_capL[l]; sigma is the edge's series (T,)."""
+    cdef Py_ssize_t K = links.shape[0], T = sigma.shape[0], i, l, t
+    cdef double acc, q, x, inv
+    cdef uint8_t fits
+    with nogil:
+        for i in prange(K, schedule='static', num_threads=threads):
+            l = links[i]
+            acc = 0.0
+            fits = 1
+            inv = inv_capL[l]
+            for t in range(T):
+                q = QL[l, t0 + t]
+                if sigma[t] > q:
+                    fits = 0
+                q = q * inv
+                x = q - sigma[t] * inv
+                acc = acc + w * (x * x * x) * q
+            term[l] = acc
+            ok[l] = fits
+
+
+def add_paths(const double[::1] term, const uint8_t[::1] lok, int64_t src,
+              const int64_t[::1] rack_of, const int64_t[::1] agg_of, int64_t nR, int64_t nA,
+              double[::1] score, uint8_t[::1] ok, int threads):
+    """For an edge from location `src` (a server, or service src - S) to a candidate server
+    n, add the terms of the links of the path src -> n to score[n] and clear ok[n] where one
+    of them cannot carry the edge (IN/OUT: score, ok); the term of each link from
+    link_terms."""
+    cdef Py_ssize_t S = rack_of.shape[0], n, k, i
+    cdef int64_t P = term.shape[0] // 2
+    cdef int64_t up0, up1, up2
+    cdef double acc
+    cdef uint8_t fits
+    if src < S:
+        up0 = src
+        up1 = S + rack_of[src]
+        up2 = S + nR + agg_of[src]
+    else:
+        up0 = S + nR + nA + (src - S)
+    with nogil:
+        for n in prange(S, schedule='static', num_threads=threads):
+            if src < S:
+                if n == src:
+                    k = 0
+                elif rack_of[n] == rack_of[src]:
+                    k = 1
+                elif agg_of[n] == agg_of[src]:
+                    k = 2
+                else:
+                    k = 3
+                acc = 0.0
+                fits = 1
+                if k >= 1:
+                    acc = acc + term[up0] + term[P + n]
+                    fits = fits & lok[up0] & lok[P + n]
+                if k >= 2:
+                    acc = acc + term[up1] + term[P + S + rack_of[n]]
+                    fits = fits & lok[up1] & lok[P + S + rack_of[n]]
+                if k >= 3:
+                    acc = acc + term[up2] + term[P + S + nR + agg_of[n]]
+                    fits = fits & lok[up2] & lok[P + S + nR + agg_of[n]]
+            else:
+                acc = (term[up0] + term[P + S + nR + agg_of[n]] + term[P + S + rack_of[n]]
+                       + term[P + n])
+                fits = (lok[up0] & lok[P + S + nR + agg_of[n]] & lok[P + S + rack_of[n]]
+                        & lok[P + n])
+            score[n] = score[n] + acc
+            ok[n] = ok[n] & fits
+
+
+def tetris_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
+                   const double[:, ::1] delta, Py_ssize_t t0, const double[:, ::1] QL,
+                   const double[::1] inv_capL, const double[::1] band_in, int64_t P,
+                   double[::1] score, uint8_t[::1] ok, int threads):
+    """Tetris' alignment score over the node's window, per server n (OUT: score, ok): the
+    dot product of the node's normalized demand and the server's normalized residual, the
+    four computing resources and the server's incoming NIC (directed link P + n):
+
+        score[n] = sum_t (sum_r d^[t, r] Q^[n, t0+t, r] + b^[t] QL^[P+n, t0+t])
+        ok[n]    = delta[t, r] <= Q[n, t0 + t, r] for every t and r
+
+    band_in (T,) is the bandwidth the node receives from its dependencies; normalized by
+    multiplying with the reciprocal capacities inv_cap, inv_capL."""
+    cdef Py_ssize_t S = Q.shape[0], T = delta.shape[0], R = delta.shape[1], n, t, r
+    cdef double acc, q, c
+    cdef uint8_t fits
+    with nogil:
+        for n in prange(S, schedule='static', num_threads=threads):
+            acc = 0.0
+            fits = 1
+            for t in range(T):
+                for r in range(R):
+                    q = Q[n, t0 + t, r]
+                    if delta[t, r] > q:
+                        fits = 0
+                    c = inv_cap[n, r]
+                    acc = acc + (delta[t, r] * c) * (q * c)
+                c = inv_capL[P + n]
+                acc = acc + (band_in[t] * c) * (QL[P + n, t0 + t] * c)
+            score[n] = acc
+            ok[n] = fits
+
+
+def slot_fit(const int32_t[:, ::1] used, Py_ssize_t lo, Py_ssize_t hi, int32_t slots,
+             const double[:, ::1] cap, const double[::1] peak, uint8_t[::1] ok, int threads):
+    """The slot scheme's fit, per server n (OUT: ok): the node's peak demand fits one slot
+    (cap[n] / slots) and the server has a free slot at every instant of [lo, hi)."""
+    cdef Py_ssize_t S = used.shape[0], R = peak.shape[0], n, t, r
+    cdef uint8_t fits
+    with nogil:
+        for n in prange(S, schedule='static', num_threads=threads):
+            fits = 1
+            for r in range(R):
+                if peak[r] > cap[n, r] / slots:
+                    fits = 0
+            for t in range(lo, hi):
+                if used[n, t] >= slots:
+                    fits = 0
+            ok[n] = fits
