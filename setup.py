@@ -157,10 +157,22 @@ class BuildExt(build_ext):
         os.replace(cached.with_suffix(".tmp"), cached)
 
 
+def variant_source(c_file, package):
+    """A copy of `c_file` for one variant (build/cython/<package>/<name>.c): each variant's
+    object file is named after its source, so variants compiled in parallel never
+    overwrite each other's objects. Rewritten only when the C differs."""
+    copy = C_DIR / package / c_file.name
+    content = c_file.read_bytes()
+    if not (copy.exists() and copy.read_bytes() == content):
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(content)
+    return copy
+
+
 # Cython translates each .pyx to C once; every variant compiles that same C with its flags.
 sources = {pyx.stem: translate(pyx) for pyx in sorted(Path("kernels").glob("*.pyx"))}
 extensions = [
-    Extension(f"{variant.package}.{name}", [str(c_file)],
+    Extension(f"{variant.package}.{name}", [str(variant_source(c_file, variant.package))],
               include_dirs=[numpy.get_include(), "kernels"],
               define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")],
               extra_compile_args=OPT_FLAGS + list(variant.compile_flags))

@@ -55,3 +55,16 @@ def test_a_variant_that_was_not_built_is_not_chosen(monkeypatch):
     assert _isa.resolve() == "generic"
     with pytest.raises(_isa.UnsupportedVariantError, match="not built"):
         _isa.resolve("avx2")
+
+
+@pytest.mark.parametrize("isa", [v for v in _isa.VARIANTS if v in _isa.runnable()])
+def test_every_kernel_of_a_runnable_variant_loads(isa):
+    """Each variant's modules hold that variant's code: a module compiled with wider
+    instructions (as once happened when variants compiled in parallel shared an object
+    file) dies of SIGILL on import, so import them in a child process."""
+    import subprocess
+    import sys
+    code = f"from drfbench import _isa; print(sorted(vars(_isa.kernels({isa!r}))))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, f"variant {isa}: exit {done.returncode}\n{done.stderr[-2000:]}"
+    assert "dcdrf" in done.stdout
