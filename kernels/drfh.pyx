@@ -32,7 +32,11 @@ monotonically, summed in the same order) exceeds the best H found, or equals it 
 lower server index inside. So it returns exactly the server a literal scan returns. For
 best-fit the leaves are kept sorted by q_l0 (re-sorted after every M updates), so that
 servers with similar residual shapes share subtrees; first-fit and slots keep index order,
-and their search is a leftmost descent. With `index=False` the literal scan runs instead:
+and their search is a leftmost descent. A user set aside because its task fitted nowhere
+can only fit, later, on a server where a task finished since: the servers released are
+logged, and such a user's next decision tests those alone (the log restarts whenever a
+schedule() ends with every user set aside or idle, as the simulator's calls do after
+almost every event). Most decisions in a full cluster are of this kind. With `index=False` the literal scan runs instead:
 best-fit's scores in parallel (prange), then the first least one; first-fit and slots stop
 at the first server that fits.
 
@@ -55,6 +59,8 @@ cdef enum:
     SLOTS = 2
 
 MODES = {"first-fit": FIRST_FIT, "best-fit": BEST_FIT, "slots": SLOTS}
+NOTHING = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))   # no launch
+NOTHING[0].flags.writeable = NOTHING[1].flags.writeable = False
 
 
 cdef class DRFHScheduler:
@@ -74,7 +80,7 @@ cdef class DRFHScheduler:
     """
     cdef Py_ssize_t n, m, M, P, mt
     cdef int mode, threads
-    cdef bint index
+    cdef public bint index                     # False: the literal scan from now on
     cdef double[:, ::1] cap, limit, used, demand, q, uused
     cdef double[::1] total, weight, key, margin, scores, need, p
     cdef int64_t[::1] tasks_on, slots_, order, start, arrived, launched_, running_
@@ -83,6 +89,11 @@ cdef class DRFHScheduler:
     cdef uint8_t[::1] blocked
     cdef int64_t[::1] blocked_list
     cdef Py_ssize_t n_blocked
+    # servers released since the last schedule() that ended with every user set aside or
+    # idle; mark[u]: the log's length when u was set aside (-1: u needs a full search)
+    cdef int64_t[::1] relog, mark
+    cdef Py_ssize_t n_log
+    cdef object out_u, out_k                   # schedule()'s buffers (copied out)
     # the tree: leaf P + j holds server perm[j] (-1: none); place[k] = j
     cdef int64_t[::1] perm, place, tmin
     cdef double[:, ::1] troom, tlo, thi
@@ -126,6 +137,11 @@ cdef class DRFHScheduler:
         self.blocked = np.zeros(self.n, dtype=np.uint8)
         self.blocked_list = np.zeros(max(self.n, 1), dtype=np.int64)
         self.n_blocked = 0
+        self.relog = np.zeros(1024, dtype=np.int64)
+        self.mark = np.full(max(self.n, 1), -1, dtype=np.int64)
+        self.n_log = 0
+        self.out_u = np.empty(64, dtype=np.int64)
+        self.out_k = np.empty(64, dtype=np.int64)
         self.scores = np.zeros(max(self.M, 1))
         self.p = np.zeros(self.m)
         self.mt = 1 if mode == SLOTS else self.m
@@ -218,7 +234,7 @@ cdef class DRFHScheduler:
         """Server k's usage changed: its q and its path in the tree."""
         cdef Py_ssize_t node
         self._normalize(k)
-        if not self.index:
+        if not self.index:                     # (the tree is not kept: no way back)
             return
         self.updates += 1
         if self.mode == BEST_FIT and self.updates >= self.M:
@@ -310,10 +326,12 @@ cdef class DRFHScheduler:
                 best_k = k
         return best_k
 
-    cdef Py_ssize_t _server_for(self, int64_t t) noexcept nogil:
-        """The server task t goes to, or -1 if it fits nowhere now."""
-        cdef Py_ssize_t r, where = self.M
-        cdef double s = 0.0, best = INFINITY
+    cdef Py_ssize_t _server_for(self, int64_t t, int64_t since) noexcept nogil:
+        """The server task t goes to, or -1 if it fits nowhere now. since >= 0: t fitted
+        nowhere when the release log was that long, so only the servers released since
+        can take it: those alone are tested (the same choice as a full search)."""
+        cdef Py_ssize_t r, j, k, where = self.M
+        cdef double s = 0.0, best = INFINITY, h
         if self.mode == BEST_FIT:
             for r in range(self.m):
                 self.p[r] = self.demand[t, r] / self.total[r] if self.total[r] > 0.0 else 0.0
@@ -325,6 +343,16 @@ cdef class DRFHScheduler:
                 self.need[r] = self.demand[t, r]
         if not self.index:
             return self._scan(t)
+        if since >= 0:
+            for j in range(since, self.n_log):
+                k = self.relog[j]
+                self.visited += 1
+                if self._fits(k, t):
+                    h = self._score(k) if self.mode == BEST_FIT else 0.0
+                    if h < best or (h == best and k < where):
+                        best = h
+                        where = k
+            return where if where < self.M else -1
         self._search(1, t, self._bound(1) if self.mode == BEST_FIT else 0.0, &best, &where)
         return where if where < self.M else -1
 
@@ -350,21 +378,21 @@ cdef class DRFHScheduler:
     def schedule(self):
         """Launch tasks until no waiting task can start. Returns (users, machines), int64
         arrays in launch order."""
-        out_u = np.empty(64, dtype=np.int64)
-        out_k = np.empty(64, dtype=np.int64)
+        out_u, out_k = self.out_u, self.out_k
         cdef int64_t[::1] us = out_u, ks = out_k
-        cdef Py_ssize_t count = 0, size = 64, k, r, u
+        cdef Py_ssize_t count = 0, size = out_u.shape[0], k, r, u, j
         cdef int64_t t
         while self.ready.size > 0:
             u = self.heap[0]
             t = self.order[self.start[u] + self.launched_[u]]
             self.decisions += 1
-            k = self._server_for(t)
+            k = self._server_for(t, self.mark[u])
             if k < 0:
                 if self.mode == SLOTS:          # no free slot anywhere: nobody can start
                     break
                 iheap_remove(&self.ready, u)
                 self.blocked[u] = 1
+                self.mark[u] = self.n_log
                 self.blocked_list[self.n_blocked] = u
                 self.n_blocked += 1
                 continue
@@ -375,6 +403,7 @@ cdef class DRFHScheduler:
             self._changed(k)
             self.running_[u] += 1
             self.launched_[u] += 1
+            self.mark[u] = -1                   # its next task: a full search
             self._set_key(u)
             if self._waiting(u):
                 iheap_sift_down(&self.ready, 0)     # its share grew: it can only move down
@@ -382,12 +411,18 @@ cdef class DRFHScheduler:
                 iheap_remove(&self.ready, u)
             if count == size:
                 size *= 2
-                out_u = np.resize(out_u, size)
-                out_k = np.resize(out_k, size)
+                self.out_u = out_u = np.resize(out_u, size)
+                self.out_k = out_k = np.resize(out_k, size)
                 us, ks = out_u, out_k
             us[count] = u
             ks[count] = k
             count += 1
+        if self.ready.size == 0:                # everyone set aside or idle: a fresh log
+            self.n_log = 0
+            for j in range(self.n_blocked):
+                self.mark[self.blocked_list[j]] = 0
+        if count == 0:
+            return NOTHING
         return out_u[:count].copy(), out_k[:count].copy()
 
     def release_task(self, int64_t task, Py_ssize_t user, Py_ssize_t machine):
@@ -412,6 +447,11 @@ cdef class DRFHScheduler:
             else:
                 self.uused[user, r] = max(0.0, self.uused[user, r] - self.demand[task, r])
         self._changed(machine)
+        if self.mode != SLOTS:
+            if self.n_log == self.relog.shape[0]:
+                self.relog = np.resize(np.asarray(self.relog), 2 * self.n_log)
+            self.relog[self.n_log] = machine
+            self.n_log += 1
         self._set_key(user)
         if self.pos[user] >= 0:                     # its share shrank: it can only move up
             iheap_sift_up(&self.ready, self.pos[user])
@@ -439,6 +479,7 @@ cdef class DRFHScheduler:
             raise ValueError(f"user {user}: {count} more tasks than the trace holds")
         self.arrived[user] += count
         if self._waiting(user) and not self.blocked[user] and self.pos[user] < 0:
+            self.mark[user] = -1
             self._set_key(user)
             iheap_update(&self.ready, user)
 
