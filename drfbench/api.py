@@ -26,12 +26,15 @@ from ._machine import resolve_threads
 DEMANDS = "demands"   # divisible demand fractions D_ir, tenants x resources
 TASKS = "tasks"       # discrete tasks of one shape per user, on machines
 TREE = "tree"         # a hierarchy of weighted nodes whose leaves run tasks, on machines
+SERVERS = "servers"   # users' tasks on heterogeneous servers (DRFH)
 ENTRY_POINTS = {
     DEMANDS: "drfbench.allocate(demands, method, ...)",
     TASKS: "drfbench.drf.schedule(demands, machines, policy=...), or drfbench.drf.scheduler "
            "for the cluster simulator",
     TREE: "drfbench.hdrf.schedule(tree, machines, policy=...), drfbench.hdrf.allocate(tree, "
           "capacity, policy=...), or drfbench.hdrf.scheduler for the cluster simulator",
+    SERVERS: "drfbench.drfh.simulate(servers, tasks, scheduler=...) for a trace, or "
+             "drfbench.drfh.scheduler for the cluster simulator",
 }
 # Options of drfbench.allocate beyond demands, weights and dtype, with the value that
 # means "not asked for" (a method that does not take an option accepts that value only).
@@ -160,6 +163,18 @@ register(Method("capacity", "hdrf", TREE, "capacity scheduler: each node limited
 register(Method("capacity-pareto", "hdrf", TREE, "capacity scheduler filling idle capacity "
                 "beyond the guarantees (Pareto)", "hdrf.tasks:tree_scheduler", _TREE_OPTIONS,
                 label="Capacity (Pareto)"))
+# DRFH (Wang, Liang, Li: DRF with heterogeneous servers), Sec. V-B's discrete schedulers
+# and Sec. VI's slot scheduler: drfbench.drfh
+_DRFH_OPTIONS = frozenset({"weights", "index", "threads"})
+register(Method("drfh-first-fit", "drfh", SERVERS, "First-Fit DRFH: the lowest global "
+                "dominant share, on the first server where its task fits",
+                "drfh.schedulers:registered", _DRFH_OPTIONS, label="First-Fit DRFH"))
+register(Method("drfh-best-fit", "drfh", SERVERS, "Best-Fit DRFH: the lowest global dominant "
+                "share, on the server minimizing Eq. 9", "drfh.schedulers:registered",
+                _DRFH_OPTIONS, label="Best-Fit DRFH"))
+register(Method("drfh-slots", "drfh", SERVERS, "slots: k per maximum server, scaled to each "
+                "server (Sec. VI's baseline)", "drfh.schedulers:registered",
+                _DRFH_OPTIONS | {"slots"}, label="Slots"))
 
 
 @dataclass(frozen=True)

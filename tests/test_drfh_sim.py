@@ -205,3 +205,16 @@ def test_unknown_scheduler_and_files(tmp_path):
     tasks.to_csv(tmp_path / "t.csv", index=False)
     res = drfh.simulate(tmp_path / "s.csv", tmp_path / "t.csv", "first-fit")
     assert res.jobs["finish"].notna().all()
+
+
+def test_registry():
+    import drfbench
+    from drfbench.api import SERVERS, method_info
+    assert {"drfh-first-fit", "drfh-best-fit", "drfh-slots"} <= set(drfbench.methods(takes=SERVERS))
+    C, trace = random_case(1)
+    spec = method_info("drfh-slots")
+    policy = spec.run(spec, C, trace, slots=8)
+    assert sim.simulate(C, trace, policy).tasks["machine"].tolist() == sim.simulate(
+        C, trace, LiteralScheduler(C, trace, "slots", slots=8)).tasks["machine"].tolist()
+    with pytest.raises(ValueError, match="takes no slots"):
+        method_info("drfh-best-fit").run(method_info("drfh-best-fit"), C, trace, slots=8)

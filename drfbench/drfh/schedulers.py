@@ -67,6 +67,14 @@ def scheduler(machines, trace, name="best-fit", *, slots=DEFAULT_SLOTS, weights=
                            bool(index), resolve_threads(threads))
 
 
+def registered(spec, machines, trace, **options):
+    """The registry's implementation of drfh-first-fit, drfh-best-fit, drfh-slots."""
+    unknown = set(options) - set(spec.options)
+    if unknown:
+        raise ValueError(f"method {spec.name!r} takes no {', '.join(sorted(unknown))}")
+    return scheduler(machines, trace, spec.name.removeprefix("drfh-"), **options)
+
+
 class LiteralScheduler:
     """The schedulers written literally, one decision at a time with NumPy: every user's
     share recomputed, every server tested (the specification the kernel is tested against,

@@ -116,3 +116,79 @@ def simulate(servers, tasks, scheduler="best-fit", *, sample=60.0, horizon=math.
                           jobs=jobs, completion=completion,
                           unschedulable=frame.iloc[run.unschedulable].reset_index(drop=True),
                           run=run)
+
+
+# -- the paper's experiments (Sec. VI) ------------------------------------------------------
+
+# Fig. 4: three users joining on 100 servers drawn from Table I: (label, <CPU, memory> per
+# task, joins at s, tasks); each task lasts uniform [50, 150) s (the paper gives neither
+# counts nor durations: these make user 1 leave near the paper's 1,080 s).
+DYNAMIC_USERS = ((1, (0.2, 0.3), 0.0, 700), (2, (0.5, 0.1), 200.0, 1000),
+                 (3, (0.1, 0.3), 500.0, 1000))
+# The paper's numbers for Fig. 4: phase -> (start, end, {user: share}); "cpu"/"memory" for
+# user 1 alone, else global dominant shares.
+DYNAMIC_PAPER = {"user 1 alone": {"cpu": 0.40, "memory": 0.62},
+                 "users 1 and 2": {"dominant": 0.44}, "users 1, 2 and 3": {"dominant": 0.26}}
+
+
+def dynamic_workload(seed=0, servers=100, users=DYNAMIC_USERS, duration=100.0):
+    """(servers, tasks) DataFrames of Fig. 4's experiment, in the generic format."""
+    from .trace import google_servers
+    rng = np.random.default_rng(seed)
+    rows = []
+    for label, (cpu, mem), join, count in users:
+        for _ in range(count):
+            rows.append((label, label, join, rng.uniform(0.5 * duration, 1.5 * duration), cpu,
+                         mem))
+    tasks = pd.DataFrame(rows, columns=["user", "job", "arrival", "duration", "cpu", "memory"])
+    return google_servers(servers, seed=seed), tasks.sort_values("arrival", kind="stable")
+
+
+def dynamic_phases(res):
+    """Mean shares of Fig. 4's phases, measured: one dict per (phase, user, what) with the
+    paper's value where it gives one. Phases: from 100 s after a join to the next join, and
+    the three users' phase until user 1 leaves (its job's finish)."""
+    per = res.run.samples
+    time = per["time"]
+    names = list(res.shares.columns)
+    leaves = float(res.jobs.set_index("user").loc[names[0], "finish"])
+    phases = (("user 1 alone", 100.0, 200.0, names[:1]),
+              ("users 1 and 2", 300.0, 500.0, names[:2]),
+              ("users 1, 2 and 3", 600.0, leaves, names))
+    out = []
+    for phase, a, b, who in phases:
+        window = (time >= a) & (time < b)
+        for u in who:
+            i = names.index(u)
+            share = per["share"][window, i, :].mean(axis=0)
+            values = dict(zip(res.resources, share.tolist()))
+            values["dominant"] = float(res.shares.loc[window, u].mean())
+            for what, v in values.items():
+                paper = DYNAMIC_PAPER[phase].get(what, np.nan)
+                if phase == "user 1 alone" and what == "dominant":
+                    paper = np.nan
+                out.append({"phase": phase, "start": a, "end": b, "user": u, "share": what,
+                            "measured": v, "paper": paper})
+    out.append({"phase": "user 1 leaves", "start": np.nan, "end": np.nan, "user": names[0],
+                "share": "time", "measured": leaves, "paper": 1080.0})
+    return out
+
+
+def best_slots(table, resources):
+    """The k of a slot search table (one row per k: slots, then each resource's mean
+    utilization) with the highest mean utilization over the resources (Table II's choice:
+    "the highest CPU and memory utilization"); ties to the smaller k."""
+    frame = pd.DataFrame(table).sort_values("slots")
+    return int(frame.loc[frame[list(resources)].mean(axis=1).idxmax(), "slots"])
+
+
+def dedicated_clouds(tasks, n_servers, seed=0):
+    """Sec. IV-D's sharing-incentive benchmark: for each user (in order of first
+    appearance), a dedicated cloud of round(n_servers / users) servers (at least 1) drawn
+    from Table I's distribution (seed + its position): (user, servers DataFrame, its tasks)."""
+    from .trace import google_servers
+    frame = tasks if isinstance(tasks, pd.DataFrame) else pd.read_csv(tasks)
+    users = list(pd.unique(frame["user"]))
+    size = max(1, round(n_servers / len(users)))
+    for i, u in enumerate(users):
+        yield u, google_servers(size, seed=seed + 1 + i), frame[frame["user"] == u]
