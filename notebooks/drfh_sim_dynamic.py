@@ -24,8 +24,8 @@
 # exact DRFH allocation of the same users at the same instants.
 
 # %% tags=["parameters"]
-results = "../results/smoke"          # a profile's results directory
-figures = "../results/smoke/figures"  # where the figures are written
+results = "../reference/default"      # a profile's results directory
+figures = "../results/default/figures"  # where the figures are written
 
 # %%
 import matplotlib

@@ -21,8 +21,8 @@
 # `python -m drfbench.drfh sharing` on the Alibaba 2018 sample (the paper: Google 2011).
 
 # %% tags=["parameters"]
-results = "../results/smoke"          # a profile's results directory
-figures = "../results/smoke/figures"  # where the figures are written
+results = "../reference/default"      # a profile's results directory
+figures = "../results/default/figures"  # where the figures are written
 
 # %%
 import matplotlib

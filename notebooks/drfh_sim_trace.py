@@ -23,8 +23,8 @@
 # paper's: 14).
 
 # %% tags=["parameters"]
-results = "../results/smoke"          # a profile's results directory
-figures = "../results/smoke/figures"  # where the figures are written
+results = "../reference/default"      # a profile's results directory
+figures = "../results/default/figures"  # where the figures are written
 
 # %%
 from pathlib import Path
@@ -44,11 +44,12 @@ machine = figs.machine(search)
 names = [n for n in ("best-fit", "first-fit", "slots")
          if (Path(results) / f"drfh_sim/run_{n}.csv").exists()]
 runs = {n: figs.read(results, f"drfh_sim/run_{n}") for n in names}
-jobs = {n: figs.read(results, f"drfh_sim/jobs_{n}") for n in names}
+jobs = {n: figs.read(results, f"drfh_sim/jobs_{n}") for n in names
+        if (Path(results) / f"drfh_sim/jobs_{n}.csv").exists()}
 users = {n: figs.read(results, f"drfh_sim/users_{n}") for n in names}
 label = {"best-fit": "Best-Fit DRFH", "first-fit": "First-Fit DRFH", "slots": "Slots"}
 k = int(runs["slots"]["slots"].iloc[0]) if "slots" in runs else None
-horizon = float(jobs[names[0]]["horizon"].iloc[0])
+horizon = float(jobs["best-fit"]["horizon"].iloc[0])
 
 # %% [markdown]
 # ## Table II: utilization against slots per maximum server
@@ -92,7 +93,7 @@ figs.save(fig, figures, "drfh_fig5_utilization")
 # classes of task counts.
 
 # %%
-other = "slots" if "slots" in names else names[-1]
+other = "slots" if "slots" in jobs else "first-fit"     # Fig. 6 compares Best-Fit with it
 both = jobs["best-fit"].merge(jobs[other], on=["job", "user", "submit", "tasks"],
                               suffixes=("_best", "_other"))
 both = both[both["finish_best"].notna() & both["finish_other"].notna()]

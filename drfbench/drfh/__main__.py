@@ -4,8 +4,8 @@ schedulers' pipeline steps (workflows/rules/drfh_sim.smk), each writing tidy row
   convert alibaba|google  the generic trace format from the vendored data (trace.py)
   dynamic       Fig. 4: three users joining on 100 servers, Best-Fit: shares over time, and
                 the phases' mean shares beside the paper's
-  run           one scheduler on a trace: utilization and shares over time (Fig. 5), the
-                job table (Fig. 6), per-user task completion (Fig. 7)
+  run           one scheduler on a trace: utilization over time (Fig. 5), the job table
+                (Fig. 6), per-user task completion (Fig. 7)
   slots-search  Table II: mean utilization for each number of slots per maximum server
   sharing       Fig. 8: each user's task completion ratio on its dedicated cloud, beside
                 the shared cloud's (a `run`'s per-user table)
@@ -96,7 +96,7 @@ def main(argv=None):
         res = simulate(args.servers, args.tasks, args.scheduler, slots=k, sample=args.sample,
                        horizon=args.horizon)
         keys = {"horizon": args.horizon, "seed": args.seed}
-        tidy.write(res.rows(**keys), args.out)
+        tidy.write([r for r in res.rows(**keys) if r["metric"] == "utilization"], args.out)
         base = {"scheduler": args.scheduler, "slots": res.slots, **keys, **stamp}
         jobs = res.jobs.assign(tasks=np.bincount(
             pd.factorize(pd.read_csv(args.tasks)["job"], sort=True)[0]))

@@ -14,7 +14,6 @@
 #   dynamic_servers      Fig. 4's cluster
 
 DRFH_SIM = config["drfh"]["sim"]
-DRFH_SIM_DIR = "results/{name}/drfh_sim"
 TARGETS += expand("results/{name}/drfh_sim/{table}.csv", name=NAME,
                   table=["dynamic", "dynamic_summary", "slots_search", "sharing"]
                   + [f"{kind}_{s}" for kind in ("run", "jobs", "users")
@@ -23,7 +22,7 @@ TARGETS += expand("results/{name}/drfh_sim/{table}.csv", name=NAME,
 
 rule drfh_sim_servers:
     output:
-        DRFH_SIM_DIR + "/servers.csv",
+        "results/{name}/drfh_sim/servers.csv",
     conda:
         CONDA_ENV
     log:
@@ -39,7 +38,7 @@ rule drfh_sim_servers:
 
 rule drfh_sim_tasks:
     output:
-        DRFH_SIM_DIR + "/tasks.csv",
+        "results/{name}/drfh_sim/tasks.csv",
     conda:
         CONDA_ENV
     log:
@@ -59,8 +58,8 @@ rule drfh_sim_tasks:
 
 rule drfh_sim_dynamic:
     output:
-        shares=report(DRFH_SIM_DIR + "/dynamic.csv", category="DRFH"),
-        summary=report(DRFH_SIM_DIR + "/dynamic_summary.csv", category="DRFH"),
+        shares=report("results/{name}/drfh_sim/dynamic.csv", category="DRFH"),
+        summary=report("results/{name}/drfh_sim/dynamic_summary.csv", category="DRFH"),
     conda:
         CONDA_ENV
     log:
@@ -76,10 +75,10 @@ rule drfh_sim_dynamic:
 
 rule drfh_sim_slots_search:
     input:
-        servers=DRFH_SIM_DIR + "/servers.csv",
-        tasks=DRFH_SIM_DIR + "/tasks.csv",
+        servers="results/{name}/drfh_sim/servers.csv",
+        tasks="results/{name}/drfh_sim/tasks.csv",
     output:
-        report(DRFH_SIM_DIR + "/slots_search.csv", category="DRFH"),
+        report("results/{name}/drfh_sim/slots_search.csv", category="DRFH"),
     conda:
         CONDA_ENV
     log:
@@ -98,14 +97,14 @@ rule drfh_sim_slots_search:
 
 rule drfh_sim_run:
     input:
-        servers=DRFH_SIM_DIR + "/servers.csv",
-        tasks=DRFH_SIM_DIR + "/tasks.csv",
+        servers="results/{name}/drfh_sim/servers.csv",
+        tasks="results/{name}/drfh_sim/tasks.csv",
         search=lambda w: ([f"results/{w.name}/drfh_sim/slots_search.csv"]
                           if w.scheduler == "slots" and DRFH_SIM["slots"] == "best" else []),
     output:
-        run=report(DRFH_SIM_DIR + "/run_{scheduler}.csv", category="DRFH"),
-        jobs=DRFH_SIM_DIR + "/jobs_{scheduler}.csv",
-        users=DRFH_SIM_DIR + "/users_{scheduler}.csv",
+        run=report("results/{name}/drfh_sim/run_{scheduler}.csv", category="DRFH"),
+        jobs="results/{name}/drfh_sim/jobs_{scheduler}.csv",
+        users="results/{name}/drfh_sim/users_{scheduler}.csv",
     wildcard_constraints:
         scheduler="best-fit|first-fit|slots",
     conda:
@@ -129,11 +128,11 @@ rule drfh_sim_run:
 
 rule drfh_sim_sharing:
     input:
-        servers=DRFH_SIM_DIR + "/servers.csv",
-        tasks=DRFH_SIM_DIR + "/tasks.csv",
-        shared=DRFH_SIM_DIR + "/users_best-fit.csv",
+        servers="results/{name}/drfh_sim/servers.csv",
+        tasks="results/{name}/drfh_sim/tasks.csv",
+        shared="results/{name}/drfh_sim/users_best-fit.csv",
     output:
-        report(DRFH_SIM_DIR + "/sharing.csv", category="DRFH"),
+        report("results/{name}/drfh_sim/sharing.csv", category="DRFH"),
     conda:
         CONDA_ENV
     log:
@@ -154,8 +153,9 @@ NOTEBOOKS["drfh_sim_dynamic"] = dict(
     figures=["drfh_fig4_dynamic.png", "drfh_fig4_dynamic.pdf"])
 NOTEBOOKS["drfh_sim_trace"] = dict(
     results=["drfh_sim/slots_search.csv"]
-    + [f"drfh_sim/{kind}_{s}.csv" for kind in ("run", "jobs", "users")
-       for s in DRFH_SIM["schedulers"]],
+    + [f"drfh_sim/{kind}_{s}.csv" for kind in ("run", "users") for s in DRFH_SIM["schedulers"]]
+    + ["drfh_sim/jobs_best-fit.csv", "drfh_sim/jobs_slots.csv" if "slots" in DRFH_SIM["schedulers"]
+       else "drfh_sim/jobs_first-fit.csv"],
     figures=[f"drfh_{f}.{ext}" for f in ("fig5_utilization", "fig6_jobs", "fig7_completion")
              for ext in ("png", "pdf")] + ["drfh_table2.md"])
 NOTEBOOKS["drfh_sim_sharing"] = dict(
