@@ -34,7 +34,9 @@ ENTRY_POINTS = {
            "for the cluster simulator",
     TREE: "drfbench.hdrf.schedule(tree, machines, policy=...), drfbench.hdrf.allocate(tree, "
           "capacity, policy=...), or drfbench.hdrf.scheduler for the cluster simulator",
-    SERVERS: "drfbench.drfh.allocate(demands, servers, method=...)",
+    SERVERS: "drfbench.drfh.allocate(demands, servers, method=...) for divisible tasks; "
+             "drfbench.drfh.simulate(servers, tasks, scheduler=...) for a trace, or "
+             "drfbench.drfh.scheduler for the cluster simulator",
     APPLICATIONS: "drfbench.packer.simulate(infrastructure, applications, policy=...)",
 }
 # Options of drfbench.allocate beyond demands, weights and dtype, with the value that
@@ -172,6 +174,18 @@ register(Method("drfh", "drfh", SERVERS, "DRFH, problem (7): equal weighted glob
                 "drfh.exact:allocate", _SERVER_OPTIONS | {"solver"}, label="DRFH", exact=True))
 register(Method("per-server-drf", "drfh", SERVERS, "naive extension (Sec. III-D): DRF on each "
                 "server alone", "drfh.exact:allocate", _SERVER_OPTIONS, label="Per-server DRF"))
+# DRFH (Wang, Liang, Li: DRF with heterogeneous servers), Sec. V-B's discrete schedulers
+# and Sec. VI's slot scheduler: drfbench.drfh
+_DRFH_OPTIONS = frozenset({"weights", "index", "threads"})
+register(Method("drfh-first-fit", "drfh", SERVERS, "First-Fit DRFH: the lowest global "
+                "dominant share, on the first server where its task fits",
+                "drfh.schedulers:registered", _DRFH_OPTIONS, label="First-Fit DRFH"))
+register(Method("drfh-best-fit", "drfh", SERVERS, "Best-Fit DRFH: the lowest global dominant "
+                "share, on the server minimizing Eq. 9", "drfh.schedulers:registered",
+                _DRFH_OPTIONS, label="Best-Fit DRFH"))
+register(Method("drfh-slots", "drfh", SERVERS, "slots: k per maximum server, scaled to each "
+                "server (Sec. VI's baseline)", "drfh.schedulers:registered",
+                _DRFH_OPTIONS | {"slots"}, label="Slots"))
 # Packer (Marcon and Barcellos, IFIP Networking 2017) and its rivals: drfbench.packer
 register(Method("packer", "packer", APPLICATIONS, "Packer: Algorithm 1 with the score of Eq. "
                 "6-8 over servers and paths, whole applications or none", "packer:simulate",

@@ -1,17 +1,37 @@
-"""python -m drfbench.drfh {examples,properties} --out results/<name>/drfh/... : the DRFH
-family's pipeline steps (workflows/rules/drfh_exact.smk), each writing tidy rows.
+"""python -m drfbench.drfh <step> ...: the DRFH family's pipeline steps
+(workflows/rules/drfh_exact.smk, drfh_sim.smk), each writing tidy rows.
 
-  examples    the paper's Fig. 1 example: DRFH against per-server DRF (examples.py)
-  properties  Pareto optimality, envy-freeness, truthfulness, single-server DRF and the
-              dedicated-cloud sharing incentive on random heterogeneous instances
-              (drfbench.properties), counterexamples listed
+Exact DRFH and its properties:
+  examples      the paper's Fig. 1 example: DRFH against per-server DRF (examples.py)
+  properties    Pareto optimality, envy-freeness, truthfulness, single-server DRF and the
+                dedicated-cloud sharing incentive on random heterogeneous instances
+                (drfbench.properties), counterexamples listed
+Schedulers on traces:
+  convert alibaba|google  the generic trace format from the vendored data (trace.py)
+  dynamic       Fig. 4: three users joining on 100 servers, Best-Fit: shares over time beside
+                the exact DRFH shares of the users present, and the phases' mean shares
+                beside the paper's
+  run           one scheduler on a trace: utilization over time (Fig. 5), the job table
+                (Fig. 6), per-user task completion (Fig. 7)
+  slots-search  Table II: mean utilization for each number of slots per maximum server
+  sharing       Fig. 8: each user's task completion ratio on its dedicated cloud, beside
+                the shared cloud's (a `run`'s per-user table)
 """
 import argparse
+import math
 import sys
+
+import numpy as np
+import pandas as pd
 
 from .. import properties as props
 from .. import rows as tidy
+from .exact import allocate
 from .examples import example_rows
+from .schedulers import DEFAULT_SLOTS, SCHEDULERS
+from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_phases,
+                         dynamic_workload, simulate)
+from .trace import alibaba_tasks, google_servers, read_servers
 
 POLICIES = ["drfh", "per-server-drf"]
 
@@ -41,6 +61,34 @@ COMMANDS = {
 }
 
 
+def _window(res, horizon):
+    """Mean utilization per resource over [0, horizon] (or the whole run)."""
+    u = res.utilization
+    return u[u.index <= horizon].mean() if math.isfinite(horizon) else u.mean()
+
+
+def exact_shares(rows, servers, jobs):
+    """Fig. 4's exact DRFH beside Best-Fit: each share row gets `exact_share`, the user's
+    global dominant share under exact DRFH (divisible, unlimited tasks) among the users
+    whose job is running at that time (submitted, not finished); NaN for others."""
+    labels = [label for label, *_ in DYNAMIC_USERS]
+    demands = np.array([demand for _, demand, *_ in DYNAMIC_USERS])
+    span = jobs.set_index("user")[["submit", "finish"]]
+    cache = {}
+    for row in rows:
+        if row["metric"] != "share":
+            continue
+        t = row["time"]
+        present = tuple(u for u in labels if span.loc[u, "submit"] <= t
+                        and not span.loc[u, "finish"] <= t)
+        if present not in cache:
+            idx = [labels.index(u) for u in present]
+            shares = allocate(demands[idx], servers.to_numpy(), "drfh").shares if idx else []
+            cache[present] = dict(zip(present, np.asarray(shares, dtype=float).tolist()))
+        row["exact_share"] = cache[present].get(row["user"], np.nan)
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m drfbench.drfh",
                                 description="DRFH (heterogeneous servers): the pipeline's steps.")
@@ -50,9 +98,100 @@ def main(argv=None):
         a.add_argument("--out", required=True, help="the rows (CSV)")
         for flags, options in extra:
             a.add_argument(*flags, **options)
+    c = sub.add_parser("convert", help="write the generic trace format")
+    c.add_argument("source", choices=["alibaba", "google"])
+    c.add_argument("--out", required=True)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--servers", type=int, default=2000, help="google: servers to draw")
+    c.add_argument("--users", type=int, default=100, help="alibaba: users the jobs go to")
+    c.add_argument("--skew", type=float, default=1.0, help="alibaba: Zipf exponent of users")
+    c.add_argument("--fraction", type=float, default=1.0, help="alibaba: fraction of jobs kept")
+    c.add_argument("--cores", type=float, default=96.0, help="alibaba: cores of a size-1 server")
+    d = sub.add_parser("dynamic", help="Fig. 4")
+    d.add_argument("--out", required=True)
+    d.add_argument("--summary", required=True)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--servers", type=int, default=100)
+    d.add_argument("--sample", type=float, default=10.0)
+    for name, text in (("run", "one scheduler on a trace (Figs. 5-7)"),
+                       ("slots-search", "Table II"), ("sharing", "Fig. 8")):
+        a = sub.add_parser(name, help=text)
+        a.add_argument("--servers", required=True, help="servers CSV (generic format)")
+        a.add_argument("--tasks", required=True, help="tasks CSV (generic format)")
+        a.add_argument("--out", required=True)
+        a.add_argument("--horizon", type=float, default=math.inf,
+                       help="stop at this time (completion is counted there)")
+        a.add_argument("--sample", type=float, default=60.0)
+        a.add_argument("--seed", type=int, default=0)
+    a = sub.choices["run"]
+    a.add_argument("--scheduler", choices=SCHEDULERS, default="best-fit")
+    a.add_argument("--slots", type=int, default=DEFAULT_SLOTS)
+    a.add_argument("--slots-from", help="take the best k of this slots-search table")
+    a.add_argument("--jobs", required=True, help="the job table")
+    a.add_argument("--users", required=True, help="per-user task completion")
+    sub.choices["slots-search"].add_argument("--slots", type=int, nargs="+",
+                                             default=[10, 12, 14, 16, 20])
+    a = sub.choices["sharing"]
+    a.add_argument("--shared", required=True, help="the shared run's per-user table (run --users)")
+    a.add_argument("--scheduler", choices=SCHEDULERS, default="best-fit")
     args = p.parse_args(argv)
     tidy.exit_on_sigterm()
-    tidy.write(COMMANDS[args.command][1](args), args.out)
+    stamp = tidy.stamp()
+    if args.command in COMMANDS:
+        tidy.write(COMMANDS[args.command][1](args), args.out)
+    elif args.command == "convert":
+        if args.source == "google":
+            frame = google_servers(args.servers, seed=args.seed)
+        else:
+            frame = alibaba_tasks(users=args.users, skew=args.skew, fraction=args.fraction,
+                                  seed=args.seed, cores=args.cores)
+        frame.to_csv(args.out, index=False)
+    elif args.command == "dynamic":
+        servers, tasks = dynamic_workload(args.seed, args.servers)
+        res = simulate(servers, tasks, "best-fit", sample=args.sample)
+        keys = {"seed": args.seed, "servers": args.servers,
+                "pool": " ".join(f"{v:g}" for v in servers.sum().round(4))}
+        tidy.write(exact_shares(res.rows(**keys), servers, res.jobs), args.out)
+        tidy.write([{**row, **keys, **stamp} for row in dynamic_phases(res)], args.summary)
+    elif args.command == "run":
+        k = args.slots
+        if args.slots_from:
+            table = pd.read_csv(args.slots_from)
+            k = best_slots(table, read_servers(args.servers)[0])
+        res = simulate(args.servers, args.tasks, args.scheduler, slots=k, sample=args.sample,
+                       horizon=args.horizon)
+        keys = {"horizon": args.horizon, "seed": args.seed}
+        tidy.write([r for r in res.rows(**keys) if r["metric"] == "utilization"], args.out)
+        base = {"scheduler": args.scheduler, "slots": res.slots, **keys, **stamp}
+        jobs = res.jobs.assign(tasks=np.bincount(
+            pd.factorize(pd.read_csv(args.tasks)["job"], sort=True)[0]))
+        tidy.write([{**row, **base} for row in jobs.to_dict("records")], args.jobs)
+        tidy.write([{**row, **base, "unschedulable": len(res.unschedulable)}
+                    for row in res.completion.to_dict("records")], args.users)
+    elif args.command == "slots-search":
+        out = []
+        for k in args.slots:
+            res = simulate(args.servers, args.tasks, "slots", slots=k, sample=args.sample,
+                           horizon=args.horizon)
+            mean = _window(res, args.horizon)
+            out.append({"slots": k, **mean.to_dict(), "horizon": args.horizon, **stamp})
+            print(f"slots {k}: {mean.round(4).to_dict()}", file=sys.stderr)
+        tidy.write(out, args.out)
+    else:
+        shared = pd.read_csv(args.shared).set_index("user")
+        resources, C = read_servers(args.servers)
+        out = []
+        for user, servers, tasks in dedicated_clouds(args.tasks, len(C), args.seed):
+            res = simulate(servers, tasks.assign(user=user), args.scheduler,
+                           sample=args.sample, horizon=args.horizon)
+            row = res.completion.iloc[0]
+            key = user if user in shared.index else str(user)
+            out.append({"user": user, "submitted": int(row["submitted"]),
+                        "dedicated": float(row["ratio"]),
+                        "shared": float(shared.loc[key, "ratio"]),
+                        "dedicated_servers": len(servers), "scheduler": args.scheduler,
+                        "horizon": args.horizon, "seed": args.seed, **stamp})
+        tidy.write(out, args.out)
     print(f"drfh {args.command} -> {args.out}", file=sys.stderr)
 
 

@@ -1,0 +1,194 @@
+"""One trace through the cluster simulator under a DRFH scheduler.
+
+    simulate(servers, tasks, scheduler="best-fit", **options) -> DRFHSimulation
+
+`servers` and `tasks` are paths or DataFrames in the generic trace format (trace.py).
+"""
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .. import rows as tidy
+from .. import sim
+from .schedulers import DEFAULT_SLOTS, SCHEDULERS, LiteralScheduler, scheduler as make
+from .trace import read_servers, read_tasks
+
+
+@dataclass(frozen=True, eq=False)
+class DRFHSimulation:
+    """What simulate() returns.
+
+    utilization    DataFrame indexed by sample time, one column per resource (named as in
+                   the trace): the fraction of the pool's resource in use (time-shared
+                   tasks count at their speed)
+    shares         DataFrame indexed by sample time, one column per user (its label): its
+                   global dominant share, max over resources of its share of the pool
+    jobs           DataFrame: job, user (labels), submit (first arrival), finish (last
+                   task's end; NaN if unfinished by the end or the horizon, or if a task
+                   of it fits no server)
+    completion     DataFrame per user: submitted, completed (tasks finished by the end),
+                   ratio (completed / submitted: the paper's task completion ratio)
+    unschedulable  the tasks table's rows of the tasks that fit no server (reported, never
+                   run; the rest of the trace runs)
+    run            the drfbench.sim.Simulation itself; scheduler, slots: as asked
+    """
+    scheduler: str
+    slots: int
+    resources: tuple
+    utilization: pd.DataFrame
+    shares: pd.DataFrame
+    jobs: pd.DataFrame
+    completion: pd.DataFrame
+    unschedulable: pd.DataFrame
+    run: sim.Simulation
+
+    @cached_property
+    def _rows(self):
+        out = []
+        base = {"scheduler": self.scheduler, "slots": self.slots}
+        for r in self.resources:
+            for t, v in self.utilization[r].items():
+                out.append({**base, "metric": "utilization", "time": t, "user": None,
+                            "resource": r, "value": v})
+        for u in self.shares.columns:
+            for t, v in self.shares[u].items():
+                out.append({**base, "metric": "share", "time": t, "user": u, "resource": None,
+                            "value": v})
+        return out
+
+    def rows(self, **columns):
+        """Tidy rows, stamped (drfbench.rows): one per sample and resource ("utilization")
+        and per sample and user ("share"), with `columns` added to each."""
+        stamp = tidy.stamp()
+        return [{**row, **columns, **stamp} for row in self._rows]
+
+
+def _frames(servers, tasks):
+    resources, C = read_servers(servers)
+    trace = read_tasks(tasks, resources)
+    return resources, C, trace
+
+
+def simulate(servers, tasks, scheduler="best-fit", *, sample=60.0, horizon=math.inf,
+             slots=DEFAULT_SLOTS, weights=None, index=True, threads=None, isa=None,
+             literal=False):
+    """Run the tasks on the servers under `scheduler` ("best-fit", "first-fit" or "slots",
+    with `slots` per maximum server) until every task is done or `horizon` seconds.
+
+    sample   seconds between samples of utilization and shares
+    weights  per user, in order of first appearance in the tasks, or a dict label -> weight
+    index    use the server index (False: the literal scan; same decisions)
+    literal  run the NumPy transcription instead of the kernel (tests; slow)
+    """
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
+    resources, C, trace = _frames(servers, tasks)
+    names = list(trace.names)
+    if isinstance(weights, dict):
+        absent = [u for u in names if u not in weights]
+        if absent:
+            raise ValueError(f"weights lack user(s) {absent[:5]}")
+        weights = [weights[u] for u in names]
+    if literal:
+        policy = LiteralScheduler(C, trace, scheduler, slots=slots, weights=weights)
+    else:
+        policy = make(C, trace, scheduler, slots=slots, weights=weights, index=index,
+                      threads=threads, isa=isa)
+    run = sim.simulate(C, trace, policy, horizon=horizon, sample=sample, isa=isa)
+    time = pd.Index(run.samples["time"], name="time")
+    utilization = pd.DataFrame(run.samples["utilization"], index=time, columns=list(resources))
+    shares = pd.DataFrame(run.samples["share"].max(axis=2) if run.samples["share"].size
+                          else np.zeros((len(time), len(names))), index=time, columns=names)
+    frame = tasks if isinstance(tasks, pd.DataFrame) else pd.read_csv(tasks)
+    jobs = pd.DataFrame({"job": np.unique(frame["job"].to_numpy())[run.jobs["job"]],
+                         "user": np.array(names, dtype=object)[run.jobs["user"]],
+                         "submit": run.jobs["submit"], "finish": run.jobs["finish"]})
+    done = np.isfinite(run.tasks["end"])
+    submitted = np.bincount(trace.user, minlength=trace.users)
+    completed = np.bincount(trace.user[done], minlength=trace.users)
+    completion = pd.DataFrame({"user": names, "submitted": submitted, "completed": completed,
+                               "ratio": completed / np.maximum(submitted, 1)})
+    return DRFHSimulation(scheduler=scheduler, slots=int(slots) if scheduler == "slots" else 0,
+                          resources=resources, utilization=utilization, shares=shares,
+                          jobs=jobs, completion=completion,
+                          unschedulable=frame.iloc[run.unschedulable].reset_index(drop=True),
+                          run=run)
+
+
+# -- the paper's experiments (Sec. VI) ------------------------------------------------------
+
+# Fig. 4: three users joining on 100 servers drawn from Table I: (label, <CPU, memory> per
+# task, joins at s, tasks); each task lasts uniform [50, 150) s (the paper gives neither
+# counts nor durations: these make user 1 leave near the paper's 1,080 s).
+DYNAMIC_USERS = ((1, (0.2, 0.3), 0.0, 700), (2, (0.5, 0.1), 200.0, 1000),
+                 (3, (0.1, 0.3), 500.0, 1000))
+# The paper's numbers for Fig. 4: phase -> (start, end, {user: share}); "cpu"/"memory" for
+# user 1 alone, else global dominant shares.
+DYNAMIC_PAPER = {"user 1 alone": {"cpu": 0.40, "memory": 0.62},
+                 "users 1 and 2": {"dominant": 0.44}, "users 1, 2 and 3": {"dominant": 0.26}}
+
+
+def dynamic_workload(seed=0, servers=100, users=DYNAMIC_USERS, duration=100.0):
+    """(servers, tasks) DataFrames of Fig. 4's experiment, in the generic format."""
+    from .trace import google_servers
+    rng = np.random.default_rng(seed)
+    rows = []
+    for label, (cpu, mem), join, count in users:
+        for _ in range(count):
+            rows.append((label, label, join, rng.uniform(0.5 * duration, 1.5 * duration), cpu,
+                         mem))
+    tasks = pd.DataFrame(rows, columns=["user", "job", "arrival", "duration", "cpu", "memory"])
+    return google_servers(servers, seed=seed), tasks.sort_values("arrival", kind="stable")
+
+
+def dynamic_phases(res):
+    """Mean shares of Fig. 4's phases, measured: one dict per (phase, user, what) with the
+    paper's value where it gives one. Phases: from 100 s after a join to the next join, and
+    the three users' phase until user 1 leaves (its job's finish)."""
+    per = res.run.samples
+    time = per["time"]
+    names = list(res.shares.columns)
+    leaves = float(res.jobs.set_index("user").loc[names[0], "finish"])
+    phases = (("user 1 alone", 100.0, 200.0, names[:1]),
+              ("users 1 and 2", 300.0, 500.0, names[:2]),
+              ("users 1, 2 and 3", 600.0, leaves, names))
+    out = []
+    for phase, a, b, who in phases:
+        window = (time >= a) & (time < b)
+        for u in who:
+            i = names.index(u)
+            share = per["share"][window, i, :].mean(axis=0)
+            values = dict(zip(res.resources, share.tolist()))
+            values["dominant"] = float(res.shares.loc[window, u].mean())
+            for what, v in values.items():
+                paper = DYNAMIC_PAPER[phase].get(what, np.nan)
+                if phase == "user 1 alone" and what == "dominant":
+                    paper = np.nan
+                out.append({"phase": phase, "start": a, "end": b, "user": u, "share": what,
+                            "measured": v, "paper": paper})
+    out.append({"phase": "user 1 leaves", "start": np.nan, "end": np.nan, "user": names[0],
+                "share": "time", "measured": leaves, "paper": 1080.0})
+    return out
+
+
+def best_slots(table, resources):
+    """The k of a slot search table (one row per k: slots, then each resource's mean
+    utilization) with the highest mean utilization over the resources (Table II's choice:
+    "the highest CPU and memory utilization"); ties to the smaller k."""
+    frame = pd.DataFrame(table).sort_values("slots")
+    return int(frame.loc[frame[list(resources)].mean(axis=1).idxmax(), "slots"])
+
+
+def dedicated_clouds(tasks, n_servers, seed=0):
+    """Sec. IV-D's sharing-incentive benchmark: for each user (in order of first
+    appearance), a dedicated cloud of round(n_servers / users) servers (at least 1) drawn
+    from Table I's distribution (seed + its position): (user, servers DataFrame, its tasks)."""
+    from .trace import google_servers
+    frame = tasks if isinstance(tasks, pd.DataFrame) else pd.read_csv(tasks)
+    users = list(pd.unique(frame["user"]))
+    size = max(1, round(n_servers / len(users)))
+    for i, u in enumerate(users):
+        yield u, google_servers(size, seed=seed + 1 + i), frame[frame["user"] == u]

@@ -1,0 +1,163 @@
+# DRFH's discrete schedulers (Wang, Liang, Li, Sec. V-B and VI) on the cluster simulator:
+# Fig. 4 (three users joining on 100 Table I servers), Table II (slots per maximum server),
+# Figs. 5-7 (Best-Fit, First-Fit, Slots on the Alibaba 2018 sample), Fig. 8 (dedicated
+# against shared clouds); drawn by notebooks/drfh_sim_dynamic.py, drfh_sim_trace.py and
+# drfh_sim_sharing.py.
+#
+# Config (key `drfh`, sub-key `sim`):
+#   seed                 every step's seed
+#   servers              servers drawn from Table I for the trace runs
+#   users, skew, fraction, cores   the Alibaba sample's conversion (trace.py)
+#   horizon, sample      seconds simulated (the trace's window) and between samples
+#   schedulers           compared in Figs. 5-7; slots: k for Slots, or "best" (Table II's)
+#   slot_grid            Table II's k
+#   dynamic_servers      Fig. 4's cluster
+
+DRFH_SIM = config["drfh"]["sim"]
+TARGETS += expand("results/{name}/drfh_sim/{table}.csv", name=NAME,
+                  table=["dynamic", "dynamic_summary", "slots_search", "sharing"]
+                  + [f"{kind}_{s}" for kind in ("run", "jobs", "users")
+                     for s in DRFH_SIM["schedulers"]])
+
+
+rule drfh_sim_servers:
+    output:
+        "results/{name}/drfh_sim/servers.csv",
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh_sim/servers.log",
+    params:
+        python=PYTHON,
+        servers=DRFH_SIM["servers"],
+        seed=DRFH_SIM["seed"],
+    shell:
+        "{params.python} -m drfbench.drfh convert google --servers {params.servers} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule drfh_sim_tasks:
+    output:
+        "results/{name}/drfh_sim/tasks.csv",
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh_sim/tasks.log",
+    params:
+        python=PYTHON,
+        users=DRFH_SIM["users"],
+        skew=DRFH_SIM["skew"],
+        fraction=DRFH_SIM["fraction"],
+        cores=DRFH_SIM["cores"],
+        seed=DRFH_SIM["seed"],
+    shell:
+        "{params.python} -m drfbench.drfh convert alibaba --users {params.users} "
+        "--skew {params.skew} --fraction {params.fraction} --cores {params.cores} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule drfh_sim_dynamic:
+    output:
+        shares=report("results/{name}/drfh_sim/dynamic.csv", category="DRFH"),
+        summary=report("results/{name}/drfh_sim/dynamic_summary.csv", category="DRFH"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh_sim/dynamic.log",
+    params:
+        python=PYTHON,
+        servers=DRFH_SIM["dynamic_servers"],
+        seed=DRFH_SIM["seed"],
+    shell:
+        "{params.python} -m drfbench.drfh dynamic --servers {params.servers} "
+        "--seed {params.seed} --out {output.shares} --summary {output.summary} > {log} 2>&1"
+
+
+rule drfh_sim_slots_search:
+    input:
+        servers="results/{name}/drfh_sim/servers.csv",
+        tasks="results/{name}/drfh_sim/tasks.csv",
+    output:
+        report("results/{name}/drfh_sim/slots_search.csv", category="DRFH"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh_sim/slots_search.log",
+    params:
+        python=PYTHON,
+        grid=" ".join(map(str, DRFH_SIM["slot_grid"])),
+        horizon=DRFH_SIM["horizon"],
+        sample=DRFH_SIM["sample"],
+        seed=DRFH_SIM["seed"],
+    shell:
+        "{params.python} -m drfbench.drfh slots-search --servers {input.servers} "
+        "--tasks {input.tasks} --slots {params.grid} --horizon {params.horizon} "
+        "--sample {params.sample} --seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule drfh_sim_run:
+    input:
+        servers="results/{name}/drfh_sim/servers.csv",
+        tasks="results/{name}/drfh_sim/tasks.csv",
+        search=lambda w: ([f"results/{w.name}/drfh_sim/slots_search.csv"]
+                          if w.scheduler == "slots" and DRFH_SIM["slots"] == "best" else []),
+    output:
+        run=report("results/{name}/drfh_sim/run_{scheduler}.csv", category="DRFH"),
+        jobs="results/{name}/drfh_sim/jobs_{scheduler}.csv",
+        users="results/{name}/drfh_sim/users_{scheduler}.csv",
+    wildcard_constraints:
+        scheduler="best-fit|first-fit|slots",
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh_sim/run_{scheduler}.log",
+    params:
+        python=PYTHON,
+        slots=lambda w, input: (f"--slots-from {input.search[0]}" if input.search else
+                                "" if DRFH_SIM["slots"] == "best" else
+                                f"--slots {DRFH_SIM['slots']}"),
+        horizon=DRFH_SIM["horizon"],
+        sample=DRFH_SIM["sample"],
+        seed=DRFH_SIM["seed"],
+    shell:
+        "{params.python} -m drfbench.drfh run --servers {input.servers} --tasks {input.tasks} "
+        "--scheduler {wildcards.scheduler} {params.slots} --horizon {params.horizon} "
+        "--sample {params.sample} --seed {params.seed} --out {output.run} "
+        "--jobs {output.jobs} --users {output.users} > {log} 2>&1"
+
+
+rule drfh_sim_sharing:
+    input:
+        servers="results/{name}/drfh_sim/servers.csv",
+        tasks="results/{name}/drfh_sim/tasks.csv",
+        shared="results/{name}/drfh_sim/users_best-fit.csv",
+    output:
+        report("results/{name}/drfh_sim/sharing.csv", category="DRFH"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh_sim/sharing.log",
+    params:
+        python=PYTHON,
+        horizon=DRFH_SIM["horizon"],
+        sample=DRFH_SIM["sample"],
+        seed=DRFH_SIM["seed"],
+    shell:
+        "{params.python} -m drfbench.drfh sharing --servers {input.servers} "
+        "--tasks {input.tasks} --shared {input.shared} --horizon {params.horizon} "
+        "--sample {params.sample} --seed {params.seed} --out {output} > {log} 2>&1"
+
+
+NOTEBOOKS["drfh_sim_dynamic"] = dict(
+    results=["drfh_sim/dynamic.csv", "drfh_sim/dynamic_summary.csv"],
+    figures=["drfh_fig4_dynamic.png", "drfh_fig4_dynamic.pdf"])
+NOTEBOOKS["drfh_sim_trace"] = dict(
+    results=["drfh_sim/slots_search.csv"]
+    + [f"drfh_sim/{kind}_{s}.csv" for kind in ("run", "users") for s in DRFH_SIM["schedulers"]]
+    + ["drfh_sim/jobs_best-fit.csv", "drfh_sim/jobs_slots.csv" if "slots" in DRFH_SIM["schedulers"]
+       else "drfh_sim/jobs_first-fit.csv"],
+    figures=[f"drfh_{f}.{ext}" for f in ("fig5_utilization", "fig6_jobs", "fig7_completion")
+             for ext in ("png", "pdf")] + ["drfh_table2.md"])
+NOTEBOOKS["drfh_sim_sharing"] = dict(
+    results=["drfh_sim/sharing.csv"],
+    figures=["drfh_fig8_sharing.png", "drfh_fig8_sharing.pdf"])
