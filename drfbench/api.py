@@ -2,7 +2,7 @@
 methods that take divisible demands.
 
 A method is one `Method` in REGISTRY: its name, its family, what it takes (divisible
-demands, or tasks on machines; later families add trees and servers), the options it
+demands, tasks on machines, a tree, servers, applications), the options it
 accepts, and where its implementation lives ("module:function" inside drfbench, imported
 on first use, so that reading the registry loads no kernel). Everything outside a family's
 own module asks the registry about methods (which take epsilon, which run threads, which
