@@ -586,32 +586,43 @@ class TreeInstance:
         return f"{self.label + ': ' if self.label else ''}{'; '.join(nodes)} on {machines}"
 
 
-class TreePolicy:
-    """A callable policy(tree, machines) -> drfbench.hdrf.Schedule, named."""
+class NamedPolicy:
+    """A callable policy, named: the base of TreePolicy and ServerPolicy."""
 
     def __init__(self, fn, name=None):
         self.fn = fn
         self.name = name or getattr(fn, "__name__", repr(fn))
 
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name})"
+
+    @classmethod
+    def of(cls, policy, name, takes, run):
+        """`policy` as a `cls`: itself, a registered method's name taking `takes` (named by
+        its label, called through `run(method)`), or a callable."""
+        if isinstance(policy, cls):
+            return policy
+        if isinstance(policy, str):
+            from .api import method_info
+            spec = method_info(policy)
+            if spec.takes != takes:
+                raise ValueError(f"method {policy!r} takes {spec.takes}, not {takes}")
+            return cls(run(policy), name or spec.label or policy)
+        return cls(policy, name)
+
+
+class TreePolicy(NamedPolicy):
+    """A callable policy(tree, machines) -> drfbench.hdrf.Schedule, named."""
+
     def __call__(self, tree, machines):
         return self.fn(tree, machines)
-
-    def __repr__(self):
-        return f"TreePolicy({self.name})"
 
 
 def tree_policy(policy, name=None):
     """A TreePolicy of a registered tree policy's name (named by its label) or a callable."""
-    if isinstance(policy, TreePolicy):
-        return policy
-    if isinstance(policy, str):
-        from .api import TREE, method_info
-        spec = method_info(policy)
-        if spec.takes != TREE:
-            raise ValueError(f"method {policy!r} takes {spec.takes}, not a tree")
-        return TreePolicy(lambda tree, machines: _hdrf.schedule(tree, machines, policy),
-                          name or spec.label or policy)
-    return TreePolicy(policy, name)
+    from .api import TREE
+    return TreePolicy.of(policy, name, TREE, lambda method: lambda tree, machines:
+                         _hdrf.schedule(tree, machines, method))
 
 
 def tree_instance(tree, machines, label=""):
@@ -942,35 +953,21 @@ def server_instance(demands, servers, weights=None, tasks=None, label=""):
     return ServerInstance(a, C, w, x, label)
 
 
-class ServerPolicy:
+class ServerPolicy(NamedPolicy):
     """A callable policy(demands, servers, weights, tasks) -> drfbench.drfh.Allocation,
     named."""
-
-    def __init__(self, fn, name=None):
-        self.fn = fn
-        self.name = name or getattr(fn, "__name__", repr(fn))
 
     def __call__(self, inst, demands=None):
         return self.fn(inst.demands if demands is None else demands, inst.servers,
                        inst.weights, inst.tasks)
 
-    def __repr__(self):
-        return f"ServerPolicy({self.name})"
-
 
 def server_policy(policy, name=None):
     """A ServerPolicy of a registered method taking servers (named by its label), or of a
     callable."""
-    if isinstance(policy, ServerPolicy):
-        return policy
-    if isinstance(policy, str):
-        from .api import SERVERS, method_info
-        spec = method_info(policy)
-        if spec.takes != SERVERS:
-            raise ValueError(f"method {policy!r} takes {spec.takes}, not servers")
-        return ServerPolicy(lambda a, C, w, x: _drfh.allocate(a, C, policy, w, x),
-                            name or spec.label or policy)
-    return ServerPolicy(policy, name)
+    from .api import SERVERS
+    return ServerPolicy.of(policy, name, SERVERS, lambda method: lambda a, C, w, x:
+                           _drfh.allocate(a, C, method, w, x))
 
 
 def _server_instances(instances):
