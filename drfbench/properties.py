@@ -434,16 +434,16 @@ def envy_freeness(policy, instances, *, tol=TOL):
     return _verdict("envy_freeness", policy, instances, _envy_freeness, tol)
 
 
-def _envy_freeness(policy, inst, tol, index):
-    D, w = inst.demands, inst.w
-    A = policy(D, inst.weights)
-    u = _u(inst, A)
+def _worst_envy(inst, u, tasks_with, tol):
+    """The largest relative gain u_i(A_j w_i / w_j) / u_i(A_i) - 1 over users i != j, with
+    its counterexample if above tol: tasks_with(i, j) is what user i would run with j's
+    allocation scaled by their weights, u[i] what it runs with its own."""
     best, example = 0.0, None
-    for i in range(len(D)):
-        for j in range(len(D)):
+    for i in range(len(u)):
+        for j in range(len(u)):
             if i == j:
                 continue
-            other = _drf.utilities(D[i:i + 1], A[j:j + 1] * (w[i] / w[j]))[0]
+            other = tasks_with(i, j)
             gain = other / u[i] - 1.0 if u[i] > 0 else (np.inf if other > 0 else 0.0)
             if gain > best:
                 best = gain
@@ -451,6 +451,14 @@ def _envy_freeness(policy, inst, tol, index):
                     inst, f"user {i} would run {other:.6g} tasks with user {j}'s allocation, "
                           f"{u[i]:.6g} with its own", dict(envious=i, envied=j, tasks=_tasks(u)))
     return (best, example) if best > tol else (best, None)
+
+
+def _envy_freeness(policy, inst, tol, index):
+    D, w = inst.demands, inst.w
+    A = policy(D, inst.weights)
+    u = _u(inst, A)
+    return _worst_envy(inst, u, lambda i, j: _drf.utilities(D[i:i + 1],
+                                                            A[j:j + 1] * (w[i] / w[j]))[0], tol)
 
 
 def _max_min_on(policy, inst, tol, r, what):
@@ -1053,19 +1061,8 @@ def _server_envy(policy, inst, tol, index):
     a, w, caps = inst.demands, inst.w, inst.caps
     res = policy(inst)
     A, u = res.allocation, res.tasks
-    best, example = 0.0, None
-    for i in range(len(a)):
-        for j in range(len(a)):
-            if i == j:
-                continue
-            other = server_tasks(a[i], A[j] * (w[i] / w[j]), caps[i])
-            gain = other / u[i] - 1.0 if u[i] > 0 else (np.inf if other > 0 else 0.0)
-            if gain > best:
-                best = gain
-                example = Counterexample(
-                    inst, f"user {i} would run {other:.6g} tasks with user {j}'s allocation, "
-                          f"{u[i]:.6g} with its own", dict(envious=i, envied=j, tasks=_tasks(u)))
-    return (best, example) if best > tol else (best, None)
+    return _worst_envy(inst, u, lambda i, j: server_tasks(a[i], A[j] * (w[i] / w[j]), caps[i]),
+                       tol)
 
 
 def server_strategy_proofness(policy, instances, *, tol=TOL, random_misreports=4, seed=0,
