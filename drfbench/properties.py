@@ -639,13 +639,18 @@ def tree_instance(tree, machines, label=""):
     return TreeInstance(t, checked_machines(machines, len(t.resources)), label)
 
 
-def _tree_instances(instances):
-    """One TreeInstance or an iterable of TreeInstances or (tree, machines) pairs."""
-    if isinstance(instances, TreeInstance):
+def _instances_of(cls, make, instances):
+    """One `cls` instance, or an iterable of them or of argument tuples for `make`."""
+    if isinstance(instances, cls):
         yield instances
         return
     for item in instances:
-        yield item if isinstance(item, TreeInstance) else tree_instance(*item)
+        yield item if isinstance(item, cls) else make(*item)
+
+
+def _tree_instances(instances):
+    """One TreeInstance or an iterable of TreeInstances or (tree, machines) pairs."""
+    return _instances_of(TreeInstance, tree_instance, instances)
 
 
 def _outcome(policy, inst):
@@ -979,11 +984,8 @@ def server_policy(policy, name=None):
 
 
 def _server_instances(instances):
-    if isinstance(instances, ServerInstance):
-        yield instances
-        return
-    for item in instances:
-        yield item if isinstance(item, ServerInstance) else server_instance(*item)
+    """One ServerInstance or an iterable of them or of server_instance's arguments."""
+    return _instances_of(ServerInstance, server_instance, instances)
 
 
 def server_tasks(demand, bundles, cap=np.inf):
