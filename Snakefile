@@ -11,7 +11,8 @@ from pathlib import Path
 from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import min_version
 
-from drfbench import pipeline, sweeps
+from drfbench import pipeline
+from drfbench.dcdrf import sweeps
 
 min_version("9.0")
 

@@ -122,18 +122,18 @@ def families() -> tuple[str, ...]:
 
 # DC-DRF (Kash, O'Shea, Volos, SoCC'18): drfbench.dcdrf
 register(Method("edrf", "dcdrf", DEMANDS, "EDRF, Algorithm 1: the conventional single-threaded baseline",
-                "dcdrf:run_edrf", _KERNEL, label="EDRF", exact=True, conventional=True))
+                "dcdrf.methods:run_edrf", _KERNEL, label="EDRF", exact=True, conventional=True))
 register(Method("dcdrf", "dcdrf", DEMANDS, "DC-DRF, Algorithm 2's inner loop, parallel",
-                "dcdrf:run_dcdrf", _KERNEL | {"epsilon", "threads"}, label="DC-DRF", exact=True))
+                "dcdrf.methods:run_dcdrf", _KERNEL | {"epsilon", "threads"}, label="DC-DRF", exact=True))
 register(Method("sdcdrf", "dcdrf", DEMANDS, "DC-DRF on one thread (sDC-DRF)",
-                "dcdrf:run_dcdrf", _KERNEL | {"epsilon"}, label="sDC-DRF", exact=True))
+                "dcdrf.methods:run_dcdrf", _KERNEL | {"epsilon"}, label="sDC-DRF", exact=True))
 register(Method("pedrf", "dcdrf", DEMANDS, "parallel EDRF stopped at the deadline (pEDRF: epsilon = 0)",
-                "dcdrf:run_dcdrf", _KERNEL | {"threads"}, label="pEDRF", exact=True))
+                "dcdrf.methods:run_dcdrf", _KERNEL | {"threads"}, label="pEDRF", exact=True))
 register(Method("pedrf1", "dcdrf", DEMANDS, "parallel EDRF for exactly one round (pEDRF-1, akin to HUG)",
-                "dcdrf:run_dcdrf", _KERNEL | {"threads"}, label="pEDRF-1", max_rounds=1))
+                "dcdrf.methods:run_dcdrf", _KERNEL | {"threads"}, label="pEDRF-1", max_rounds=1))
 register(Method("edrf-event", "dcdrf", DEMANDS,
                 "exact EDRF, event-driven (drfbench's own); epsilon gives DC-DRF's rounds",
-                "dcdrf:run_edrf_event", _KERNEL | {"epsilon", "threads"}, label="edrf-event",
+                "dcdrf.methods:run_edrf_event", _KERNEL | {"epsilon", "threads"}, label="edrf-event",
                 exact=True))
 # Classic DRF and the lecture's policies (Ghodsi et al., NSDI'11; cs262a): drfbench.drf
 register(Method("drf", "drf", DEMANDS, "divisible DRF by progressive filling (NumPy, small instances)",

@@ -53,7 +53,7 @@
 
 /* A store and load through volatile: the compiler cannot fuse the product it holds with
  * a later add or subtract (no FMA under -mfma or on aarch64), so that a kernel's sums
- * match, bit for bit, its reference in Python (drfbench.sim, drfbench.hdrf). */
+ * match, bit for bit, its literal version in Python (drfbench.sim, drfbench.hdrf). */
 static inline double drfbench_opaque(double x) { volatile double v = x; return v; }
 
 static inline long long drfbench_load(const long long* p) {

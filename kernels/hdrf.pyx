@@ -1,7 +1,7 @@
 """Hierarchical schedulers over a cluster of machines: H-DRF (Bhattacharya et al., SoCC'13,
 the slides' Algorithm: UpdateS and Alloc) and its rivals, one task launch per decision.
 
-drfbench/hdrf/reference.py is the same algorithm written literally in Python (every share
+drfbench/hdrf/literal.py is the same algorithm written literally in Python (every share
 recomputed from scratch at every decision, every fit tested against every machine): the
 specification, against which this kernel is tested decision by decision, bit for bit.
 The wrapper drfbench/hdrf/tasks.py validates the tree and the machines; this class
@@ -47,7 +47,7 @@ so that the first and the last machine where a task fits are found without a sca
 
 Fit: used[k, r] + d[r] <= cap[k, r] * (1 + FIT_SLACK), as kernels/drf.pyx; a machine that
 empties has its usage reset to exactly zero. Products that are summed pass through
-`opaque`, so that no build fuses them into multiply-adds the reference does not do.
+`opaque`, so that no build fuses them into multiply-adds the literal version does not do.
 """
 import numpy as np
 

@@ -2,7 +2,7 @@
 (Marcon and Barcellos, IFIP Networking 2017), Tetris' alignment score and the slot
 scheme's fit, for the node's window of time instants [t0, t0 + T).
 
-drfbench/packer/reference.py writes the same scores literally (a loop over servers, Eq. 7
+drfbench/packer/literal.py writes the same scores literally (a loop over servers, Eq. 7
 and 8 as NumPy sums) and is the test oracle; drfbench/packer/allocate.py drives Algorithm 1
 with these kernels and checks its input once; the kernels trust it. Every accumulator is
 float64; each server's (or link's) sum is one thread's, in a fixed order, so results do

@@ -2,7 +2,7 @@
 order, launches asked of a policy (any Python object with schedule(), release(...),
 add_tasks(...)).
 
-drfbench/sim/reference.py is the same loop in plain Python: the readable specification,
+drfbench/sim/literal.py is the same loop in plain Python: the readable specification,
 against which this kernel is tested bit for bit. The wrapper drfbench/sim/engine.py
 validates the input and builds every array; this class trusts them. Sampling and the
 result tables stay in NumPy (the wrapper reads the state through running() and the
@@ -14,7 +14,7 @@ State
             (head[k], tail[k], nxt[t], prv[t]).
   events    an indexed binary heap of the busy machines keyed by (next completion time,
             stamp), the stamp counting the keys set so far: completions at equal times
-            come out in the order they were scheduled, as in the reference's heap of
+            come out in the order they were scheduled, as in the literal loop's heap of
             version-stamped entries (whose stale entries this heap never holds).
   tasks     struct of arrays, grown on demand (a backlog makes its tasks at launch).
   pending   trace: each user's schedulable tasks in trace order (CSR by user), with
@@ -22,10 +22,10 @@ State
             launched[u]-th. Backlog: infinite.
   jobs      tasks left per job and finish times; completions (time, user, count).
 
-Floating point follows the reference operation by operation (sums in list order, the same
+Floating point follows the literal loop operation by operation (sums in list order, the same
 products and quotients), and remaining work is decreased by a product made opaque to the
 compiler (`opaque`), so that no build (-mfma, aarch64) contracts it into a fused
-multiply-add that the reference, in Python, does not do.
+multiply-add that the literal loop, in Python, does not do.
 """
 import numpy as np
 

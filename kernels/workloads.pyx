@@ -1,4 +1,4 @@
-# Demand-profile generator kernels for drfbench.workloads (DC-DRF paper, Table 3).
+# Demand-profile generator kernels for drfbench.dcdrf.workloads (DC-DRF paper, Table 3).
 #
 # Every random number comes from a counter-based generator: splitmix64 keyed by
 # (seed, stream, index). A tenant's row is therefore a pure function of

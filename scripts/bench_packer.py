@@ -10,7 +10,7 @@ allocation  every policy simulates the same seeded workload (drfbench.packer.wor
             whole run's seconds
 scoring     on the cluster Packer's run left (the residual at the instant of the
             workload's middle application), one node's scores over the 1,200 servers:
-            the kernels (allocate._scores) against reference.packer_scores, each timed
+            the kernels (allocate._scores) against literal.packer_scores, each timed
             `--repeats` times (median), for the first task of that application with the
             most dependencies
 Prints one JSON line.
@@ -25,7 +25,7 @@ import numpy as np
 
 from drfbench import _isa, packer
 from drfbench._machine import cpu_info
-from drfbench.packer import allocate, reference
+from drfbench.packer import allocate, literal
 from drfbench.packer.model import dependencies, sort_nodes
 
 
@@ -75,7 +75,7 @@ def main():
         return statistics.median(times)
 
     fast = timed(lambda: allocate._scores(cluster, middle, v, deps[v], loc, "packer", w, k, args.threads))
-    slow = timed(lambda: reference.packer_scores(infra, cluster.server, cluster.link, middle, v,
+    slow = timed(lambda: literal.packer_scores(infra, cluster.server, cluster.link, middle, v,
                                                  deps[v], loc, w))
     out["scoring"] = {"node_dependencies": len(deps[v]), "duration": middle.duration,
                       "kernel_ms": fast * 1e3, "literal_ms": slow * 1e3, "speedup": slow / fast}

@@ -87,7 +87,7 @@ class Timed:
 def bench(name, build, args):
     machines, workload, policy, horizon = build(args)
     kwargs = dict(horizon=np.inf if horizon is None else horizon, sample=60.0)
-    simulate = sim.reference.simulate if args.engine == "reference" else sim.simulate
+    simulate = sim.literal.simulate if args.engine == "literal" else sim.simulate
     if args.profile:
         profiler = cProfile.Profile()
         profiler.enable()
@@ -128,8 +128,8 @@ def main(argv=None):
     p.add_argument("--span", type=float, default=3_600.0, help="trace: arrivals over seconds")
     p.add_argument("--duration", type=float, default=300.0, help="mean task duration, s")
     p.add_argument("--horizon", type=float, default=1_800.0, help="backlog: simulated seconds")
-    p.add_argument("--engine", choices=["kernel", "reference"], default="kernel",
-                   help="kernels/sim.pyx, or the loop in Python (drfbench.sim.reference)")
+    p.add_argument("--engine", choices=["kernel", "literal"], default="kernel",
+                   help="kernels/sim.pyx, or the loop in Python (drfbench.sim.literal)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--profile", action="store_true", help="one cProfile run per workload")

@@ -1,4 +1,4 @@
-"""Time drfbench.workloads.generate and report peak RSS (median of --repeats runs).
+"""Time drfbench.dcdrf.workloads.generate and report peak RSS (median of --repeats runs).
 
     python scripts/bench_workloads.py --profile G0 --tenants 1000000 --resources 100000
 
@@ -28,7 +28,7 @@ def peak_rss_mib():
 def one_run(args):
     """Generate once in this process: (seconds, nnz, peak RSS MiB, threads)."""
     import numpy as np
-    from drfbench import workloads
+    from drfbench.dcdrf import workloads
     from drfbench._machine import resolve_threads
 
     t0 = time.perf_counter()

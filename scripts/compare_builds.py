@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 
 import drfbench
-from drfbench import _isa, _validation as check, api, workloads
+from drfbench import _isa, _validation as check, api
+from drfbench.dcdrf import workloads
 from drfbench._variants import flags_string
 
 KERNELS = ("edrf_event", "dcdrf")

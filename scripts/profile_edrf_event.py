@@ -31,7 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import drfbench
-from drfbench import _isa, workloads
+from drfbench import _isa
+from drfbench.dcdrf import workloads
 
 PHASES = ("transposition", "sums", "heaps", "events", "allocation")
 

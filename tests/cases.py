@@ -1,4 +1,4 @@
-"""Shared test cases: random small instances for the comparisons with reference.py, and a
+"""Shared test cases: random small instances for the comparisons with the literal transcriptions (drfbench.dcdrf.literal), and a
 task policy by slot count."""
 import numpy as np
 

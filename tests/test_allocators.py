@@ -1,4 +1,4 @@
-"""Every allocator against the literal transcriptions in reference.py, plus worked examples
+"""Every allocator against the literal transcriptions of drfbench.dcdrf.literal, plus worked examples
 and invariants."""
 import mmap
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import drfbench
-import reference
+from drfbench.dcdrf import literal
 from drfbench import api
 from cases import assert_same, random_instance
 
@@ -22,7 +22,7 @@ DIVISIBLE = drfbench.methods(takes="demands")
 @pytest.mark.parametrize("seed", range(300))
 def test_edrf_matches_algorithm_1(seed):
     D, w = random_instance(np.random.default_rng(seed))
-    assert_same(drfbench.allocate(D, "edrf", weights=w), reference.edrf(D, w))
+    assert_same(drfbench.allocate(D, "edrf", weights=w), literal.edrf(D, w))
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -32,7 +32,7 @@ def test_dcdrf_matches_algorithm_2(seed):
     eps = [0.0, 0.01, 0.1, 0.3][seed % 4]
     threads = 1 + seed % 2
     assert_same(drfbench.allocate(D, "dcdrf", weights=w, epsilon=eps, threads=threads),
-                reference.dcdrf(D, w, epsilon=eps))
+                literal.dcdrf(D, w, epsilon=eps))
 
 
 @pytest.mark.parametrize("seed", range(100))
@@ -41,10 +41,10 @@ def test_round_budget_matches_both_algorithms(seed):
     D, w = random_instance(rng)
     budget = int(rng.integers(1, 4))
     assert_same(drfbench.allocate(D, "edrf", weights=w, max_rounds=budget),
-                reference.edrf(D, w, max_rounds=budget))
+                literal.edrf(D, w, max_rounds=budget))
     assert_same(drfbench.allocate(D, "pedrf", weights=w, max_rounds=budget),
-                reference.dcdrf(D, w, max_rounds=budget))
-    assert_same(drfbench.allocate(D, "pedrf1", weights=w), reference.dcdrf(D, w, max_rounds=1))
+                literal.dcdrf(D, w, max_rounds=budget))
+    assert_same(drfbench.allocate(D, "pedrf1", weights=w), literal.dcdrf(D, w, max_rounds=1))
 
 
 @settings(max_examples=200, deadline=None)
@@ -52,8 +52,8 @@ def test_round_budget_matches_both_algorithms(seed):
               elements=st.sampled_from([0.0, 0.0, 0.125, 0.25, 0.5, 0.75, 1.0, 0.3, 0.7])),
        st.sampled_from([0.0, 0.05, 0.2]))
 def test_ties_and_zeros_hypothesis(D, eps):
-    assert_same(drfbench.allocate(D, "sdcdrf", epsilon=eps), reference.dcdrf(D, epsilon=eps))
-    assert_same(drfbench.allocate(D, "edrf"), reference.edrf(D))
+    assert_same(drfbench.allocate(D, "sdcdrf", epsilon=eps), literal.dcdrf(D, epsilon=eps))
+    assert_same(drfbench.allocate(D, "edrf"), literal.edrf(D))
 
 
 @pytest.mark.parametrize("method", DRF_METHODS)

@@ -1,5 +1,6 @@
 """The benchmark entry point: its table explains every column, its CSV is tidy rows."""
-from drfbench import bench, rows
+from drfbench import rows
+from drfbench.dcdrf import bench
 
 
 def test_every_column_of_the_table_is_explained(tmp_path, capsys):

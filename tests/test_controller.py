@@ -1,5 +1,5 @@
-"""DC-DRF's outer loop (drfbench.controller) and the demand churn of section 5.6
-(drfbench.churn). Exact assertions use the round-budget mode, which is deterministic;
+"""DC-DRF's outer loop (drfbench.dcdrf.controller) and the demand churn of section 5.6
+(drfbench.dcdrf.churn). Exact assertions use the round-budget mode, which is deterministic;
 nothing here asserts on wall-clock times."""
 import csv
 import math
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import drfbench
-from drfbench import workloads
-from drfbench.churn import Churn, Schedule, perturb_rows
-from drfbench.controller import (BOUND, EXACT, EXPAND, SETTLED, SETTLED_PHASES, ZERO,
+from drfbench.dcdrf import workloads
+from drfbench.dcdrf.churn import Churn, Schedule, perturb_rows
+from drfbench.dcdrf.controller import (BOUND, EXACT, EXPAND, SETTLED, SETTLED_PHASES, ZERO,
                                  EpsilonController,
                                  converged_epsilon, default_baseline, main,
                                  resettle_intervals, run_intervals, settle_intervals)

@@ -1,4 +1,4 @@
-"""edrf-event (exact, event-driven EDRF) against the literal transcriptions in reference.py
+"""edrf-event (exact, event-driven EDRF) against the literal transcriptions of drfbench.dcdrf.literal
 and against the round-based kernels, from tiny tied instances to 100K x 10K.
 
 The round-based kernels run on one thread here (sdcdrf, pedrf with threads=1): their
@@ -11,9 +11,9 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import drfbench
-import reference
+from drfbench.dcdrf import literal
 from cases import assert_same, random_instance
-from drfbench import workloads
+from drfbench.dcdrf import workloads
 
 METHOD = "edrf-event"
 
@@ -22,7 +22,7 @@ METHOD = "edrf-event"
 def test_matches_algorithm_1(seed):
     D, w = random_instance(np.random.default_rng(seed))
     res = drfbench.allocate(D, METHOD, weights=w, threads=1 + seed % 4)
-    assert_same(res, reference.edrf(D, w))
+    assert_same(res, literal.edrf(D, w))
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -30,7 +30,7 @@ def test_matches_algorithm_2_at_epsilon(seed):
     D, w = random_instance(np.random.default_rng(5000 + seed))
     eps = [0.0, 0.01, 0.1, 0.3, 0.6][seed % 5]
     res = drfbench.allocate(D, METHOD, weights=w, epsilon=eps, threads=1 + seed % 2)
-    assert_same(res, reference.dcdrf(D, w, epsilon=eps))
+    assert_same(res, literal.dcdrf(D, w, epsilon=eps))
 
 
 @pytest.mark.parametrize("seed", range(100))
@@ -39,10 +39,10 @@ def test_round_budget(seed):
     D, w = random_instance(rng)
     budget = int(rng.integers(1, 4))
     assert_same(drfbench.allocate(D, METHOD, weights=w, max_rounds=budget),
-                reference.edrf(D, w, max_rounds=budget))
+                literal.edrf(D, w, max_rounds=budget))
     eps = [0.01, 0.1, 0.3][seed % 3]
     assert_same(drfbench.allocate(D, METHOD, weights=w, epsilon=eps, max_rounds=budget),
-                reference.dcdrf(D, w, epsilon=eps, max_rounds=budget))
+                literal.dcdrf(D, w, epsilon=eps, max_rounds=budget))
 
 
 @pytest.mark.parametrize("seed", range(100))
@@ -51,7 +51,7 @@ def test_float32_matches_algorithm_1_on_the_same_values(seed):
     D32 = D.astype(np.float32)
     res = drfbench.allocate(D32, METHOD, weights=w)
     assert res.allocation.dtype == np.float32
-    A, z, rounds, timed_out = reference.edrf(D32.astype(np.float64), w)
+    A, z, rounds, timed_out = literal.edrf(D32.astype(np.float64), w)
     np.testing.assert_allclose(res.allocation.toarray(), A, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(res.level, z, rtol=1e-9, atol=1e-12)
     assert (res.rounds, res.timed_out) == (rounds, timed_out)
@@ -62,8 +62,8 @@ def test_float32_matches_algorithm_1_on_the_same_values(seed):
               elements=st.sampled_from([0.0, 0.0, 0.125, 0.25, 0.5, 0.75, 1.0, 0.3, 0.7])),
        st.sampled_from([0.0, 0.05, 0.2]))
 def test_ties_and_zeros_hypothesis(D, eps):
-    assert_same(drfbench.allocate(D, METHOD, epsilon=eps), reference.dcdrf(D, epsilon=eps))
-    assert_same(drfbench.allocate(D, METHOD), reference.edrf(D))
+    assert_same(drfbench.allocate(D, METHOD, epsilon=eps), literal.dcdrf(D, epsilon=eps))
+    assert_same(drfbench.allocate(D, METHOD), literal.edrf(D))
 
 
 def test_identical_tenants_leave_together():
@@ -229,7 +229,7 @@ def test_resources_left_with_rounding_residue_or_tiny_rates(threads, eps):
                   [0.0, 0.0, 1.0, 0.0, 0.0]])     # weight 2^-30: leaves at y = 2^29
     w = np.array([1.0, 1.0, 1.0, 1e-20, 1.0, 2.0**-30])
     res = drfbench.allocate(D, METHOD, weights=w, epsilon=eps, threads=threads)
-    expected = reference.edrf(D, w) if eps == 0 else reference.dcdrf(D, w, epsilon=eps)
+    expected = literal.edrf(D, w) if eps == 0 else literal.dcdrf(D, w, epsilon=eps)
     assert_same(res, expected)
     assert res.level[3] > 1e19 and 1e8 < res.level[5] < 1e10
     assert res.allocation.toarray()[:, 0].sum() < 1    # resource 0 was never exhausted

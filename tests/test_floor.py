@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from drfbench import _isa, workloads
+from drfbench import _isa
+from drfbench.dcdrf import workloads
 
 
 @pytest.fixture(scope="module")

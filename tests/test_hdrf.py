@@ -1,5 +1,5 @@
 """H-DRF and its rivals (drfbench.hdrf, kernels/hdrf.pyx): the tree model and its checks,
-the kernel against the literal transcription of the slides' algorithm (reference.py),
+the kernel against the literal transcription of the slides' algorithm (literal.py),
 incremental shares against the full recompute, H-DRF on a flat tree against online DRF,
 the slides' examples with their numbers, the hierarchical properties on random trees, the
 divisible mode and the simulator."""
@@ -14,7 +14,7 @@ from drfbench import drf, hdrf, sim
 from drfbench import properties as props
 from drfbench.hdrf import examples
 from drfbench.hdrf.evaluation import EVALUATION_TREE, evaluate, jobs
-from drfbench.hdrf.reference import Reference
+from drfbench.hdrf.literal import Reference
 from drfbench.hdrf.tasks import POLICY_MODES, _queues
 
 CONTRACT = {"resources": ["cpu", "mem", "gpu"],

@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import drfbench
-from drfbench import metrics
+from drfbench.dcdrf import metrics
 
 BASE = sp.csr_array(np.array([[0.2, 0.4], [0.5, 0.1], [0.0, 0.0], [0.3, 0.3]]))
 # Tenant 0 gets half its baseline, tenant 1 exactly it, tenant 3 20% more.

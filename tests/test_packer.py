@@ -1,5 +1,5 @@
 """Packer, Tetris and slots (drfbench.packer, kernels/packer.pyx): the model and its checks,
-the kernels' scores against the literal Eq. 6-8 (reference.py), every policy's decisions
+the kernels' scores against the literal Eq. 6-8 (literal.py), every policy's decisions
 against its literal Algorithm 1, capacity at every instant, rejection leaving nothing
 behind, Algorithm 2, and the simulate() contract."""
 import json
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from drfbench import _isa, packer
-from drfbench.packer import allocate, reference
+from drfbench.packer import allocate, literal
 from drfbench.packer.model import dependencies, sort_nodes
 
 
@@ -140,10 +140,10 @@ def test_kernel_scores_equal_the_literal_transcription(seed):
                     score, ok = allocate._scores(cluster, a, v, deps[v], loc, policy, w, k, 1)
                     if len(deps[v]) > 1:
                         ok &= allocate.together(cluster, a, deps[v], loc)
-                    lit = (reference.packer_scores(infra, cluster.server, cluster.link, a, v,
+                    lit = (literal.packer_scores(infra, cluster.server, cluster.link, a, v,
                                                    deps[v], loc, w)
                            if policy == "packer" else
-                           reference.tetris_scores(infra, cluster.server, cluster.link, a, v,
+                           literal.tetris_scores(infra, cluster.server, cluster.link, a, v,
                                                    deps[v], loc))
                     fin = np.isfinite(lit)
                     assert not (fin & ~ok).any()                  # the kernel keeps every feasible server
@@ -158,7 +158,7 @@ def test_kernel_scores_equal_the_literal_transcription(seed):
 def test_decisions_equal_the_literal_algorithm(policy, seed):
     infra, apps = small(seed)
     res = packer.simulate(infra, apps, policy, threads=1)
-    ref = reference.Reference(infra, res.server.shape[1], policy)
+    ref = literal.Reference(infra, res.server.shape[1], policy)
     for a, p in zip(res.applications, res.placements):
         q = ref.place(a)
         assert (p is None) == (q is None), a.name

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drfbench import _isa, _machine, pipeline, sweeps
+from drfbench import _isa, _machine, pipeline
+from drfbench.dcdrf import sweeps
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--cores", "2"]
@@ -72,8 +73,8 @@ def test_oversubscription_without_smt():
 def test_importing_drfbench_loads_no_openmp_runtime():
     """The measuring job sets OMP_* itself before the kernels load OpenMP (which reads its
     environment once): so importing the package and the pipeline steps must not load it."""
-    code = ("import drfbench, drfbench.sweeps, drfbench.controller, drfbench.drf, "
-            "drfbench.properties, drfbench.bench, drfbench.workloads, drfbench.pipeline\n"
+    code = ("import drfbench, drfbench.dcdrf.sweeps, drfbench.dcdrf.controller, drfbench.drf, "
+            "drfbench.properties, drfbench.dcdrf.bench, drfbench.dcdrf.workloads, drfbench.pipeline\n"
             "from drfbench import _machine\n"
             "assert not _machine.openmp_loaded()\n"
             "drfbench.allocate([[0.5]], 'dcdrf')\n"
@@ -101,7 +102,7 @@ def make_workload(tmp_path):
 
 def run_step(tmp_path, run, wl, base):
     out = tmp_path / "rows.csv"
-    code = ("import sys; from drfbench import sweeps; sweeps.main(sys.argv[1:])")
+    code = ("import sys; from drfbench.dcdrf import sweeps; sweeps.main(sys.argv[1:])")
     proc = subprocess.run([sys.executable, "-c", code, "run", "--family", "configs", "--run", run,
                            "--workload-file", str(wl), "--baseline-file", str(base),
                            "--repeats", "2", "--out", str(out)], capture_output=True, text=True,
@@ -236,9 +237,9 @@ def test_rerun_does_nothing_and_a_deleted_file_reruns_only_its_dependents(tiny_r
         "notebook_event_vs_dcdrf": 1, "all": 1, "total": 8}
 
 
-FIGURE_STEMS = ("fig02_azure_activity", "fig03_edrf_runtime", "fig05_thread_scaling",
-                "fig06_configurations", "fig07_profiles", "fig08_utilization", "fig09_fairness",
-                "fig10_epsilon", "fig11_adaptation", "event_vs_dcdrf", "drf_properties",
+FIGURE_STEMS = ("dcdrf_fig02_azure_activity", "dcdrf_fig03_edrf_runtime", "dcdrf_fig05_thread_scaling",
+                "dcdrf_fig06_configurations", "dcdrf_fig07_profiles", "dcdrf_fig08_utilization", "dcdrf_fig09_fairness",
+                "dcdrf_fig10_epsilon", "dcdrf_fig11_adaptation", "dcdrf_edrf_event", "drf_properties",
                 "drf_vs_slots")
 
 

@@ -306,7 +306,7 @@ def test_trace_from_columns_and_user_names():
 
 def test_empty_trace():
     trace = sim.Trace([], [], [], [], np.empty((0, 2)), users=2)
-    for simulate in (sim.simulate, sim.reference.simulate):
+    for simulate in (sim.simulate, sim.literal.simulate):
         res = simulate(np.ones((2, 2)), trace, sim.FifoFirstFit(np.ones((2, 2)), trace), sample=5.0)
         assert res.end == 0.0 and res.events == 0 and res.jobs["job"].size == 0
         assert res.samples["time"].tolist() == [0.0] and (res.samples["share"] == 0).all()
@@ -379,7 +379,7 @@ def test_policy_launching_a_user_with_nothing_pending():
 
 
 # ---------------------------------------------------------------------------------------
-# The kernel (kernels/sim.pyx) against the reference loop in Python, bit for bit
+# The kernel (kernels/sim.pyx) against the literal loop in Python, bit for bit
 # ---------------------------------------------------------------------------------------
 
 
@@ -409,12 +409,12 @@ def test_kernel_matches_reference_on_traces(seed):
     policies = [lambda: RandomAnywhere(trace.users, len(C), seed),     # processor sharing
                 lambda: RandomFit(C, trace, seed), lambda: sim.FifoFirstFit(C, trace)]
     for policy in policies:
-        expected = sim.reference.simulate(C, trace, policy(), horizon=horizon, sample=3.0)
+        expected = sim.literal.simulate(C, trace, policy(), horizon=horizon, sample=3.0)
         for isa in kernel_variants():
             assert_same(sim.simulate(C, trace, policy(), horizon=horizon, sample=3.0, isa=isa),
                         expected)
         assert_same(sim.simulate(C, trace, policy(), horizon=horizon), 
-                    sim.reference.simulate(C, trace, policy(), horizon=horizon))
+                    sim.literal.simulate(C, trace, policy(), horizon=horizon))
 
 
 @pytest.mark.parametrize("slots", [0, 1, 3])
@@ -427,7 +427,7 @@ def test_kernel_matches_reference_on_backlogs(slots):
     def run(simulate, **kw):
         return simulate(C, backlog, task_policy(backlog.demands, C, slots),
                         horizon=500.0, sample=7.0, **kw)
-    expected = run(sim.reference.simulate)
+    expected = run(sim.literal.simulate)
     assert expected.completions["time"].size > 10
     for isa in kernel_variants():
         assert_same(run(sim.simulate, isa=isa), expected)
@@ -435,7 +435,7 @@ def test_kernel_matches_reference_on_backlogs(slots):
 
 def test_kernel_reports_the_same_errors():
     trace = sim.Trace(user=[1], job=[0], arrival=[0.0], duration=[1.0], demands=[[0.5]], users=2)
-    for simulate in (sim.simulate, sim.reference.simulate):
+    for simulate in (sim.simulate, sim.literal.simulate):
         with pytest.raises(ValueError, match="policy launched user 0 at time 0.0, which has no"):
             simulate([[1.0]], trace, Liar())
 
@@ -454,7 +454,7 @@ def test_drf_kernel_schedules_a_trace():
     def policy():
         return drf.scheduler(shapes, C, tasks=[0, 0, 0])
     res = sim.simulate(C, trace, policy(), sample=5.0)
-    assert_same(res, sim.reference.simulate(C, trace, policy(), sample=5.0))
+    assert_same(res, sim.literal.simulate(C, trace, policy(), sample=5.0))
     assert res.pending.sum() == 0 and not np.isnan(res.tasks["end"]).any()
     assert ((res.samples["speed"] == 0) | (res.samples["speed"] == 1)).all()
     assert (res.samples["utilization"] <= 1 + 1e-12).all()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drfbench import sweeps
+from drfbench.dcdrf import sweeps
 
 pytestmark = pytest.mark.slurm
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Tests of drfbench.workloads: the DC-DRF paper's demand profiles (Table 3)."""
+"""Tests of drfbench.dcdrf.workloads: the DC-DRF paper's demand profiles (Table 3)."""
 import os
 import zipfile
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy.sparse import csr_array
 
-from drfbench import workloads as W
+from drfbench.dcdrf import workloads as W
 
 
 def check_structure(wl, n, r):

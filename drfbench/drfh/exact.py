@@ -23,7 +23,7 @@ with every demand positive and unbounded tasks the first round already blocks ev
 tasks, the users left go on, which is what Pareto optimality needs (docs/families/drfh.md).
 
 Two exact solvers give the same levels:
-- solver="lp": the reference, literal. Each round is a linear program over every
+- solver="lp": the literal LP, the test oracle. Each round is a linear program over every
   (user, server) pair, solved by HiGHS (scipy.optimize.linprog): maximize t; users that
   cannot rise are found by LPs maximizing their total rise above t.
 - solver="aggregate" (default): servers of one configuration are interchangeable and
@@ -410,7 +410,7 @@ def allocate(demands, servers, method="drfh", weights=None, tasks=None, *, solve
     weights: positive weight per user (Sec. V-A), default all ones.
     tasks: tasks per user (inf or None: unbounded); a user leaves when all are placed.
     solver: for "drfh", "aggregate" (exact, by configuration; default) or "lp" (the full
-        per-server LP, the reference).
+        per-server LP, the test oracle).
     Users demanding nothing, or some resource no server has (no server fits even a part
     of their task), get 0 tasks and are listed in `.no_demand` and `.no_fit`.
     Returns an `Allocation`.

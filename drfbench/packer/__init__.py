@@ -8,7 +8,7 @@ Tetris and slots.
     simulate(infra, apps, policy)              "packer", "tetris" or "slots": a Result
     work_conserving(capacity, g, d, w)         Algorithm 2
 
-drfbench.packer.reference is Algorithm 1 and Eq. 6-8 written literally, the specification
+drfbench.packer.literal is Algorithm 1 and Eq. 6-8 written literally, the specification
 of kernels/packer.pyx; `python -m drfbench.packer` runs the pipeline's steps;
 docs/families/packer.md says what was chosen where the paper is silent.
 """

@@ -25,7 +25,7 @@ edge against a link's residual; edges of one node that share a link (the server'
 downlink, always) must fit together, and that is what is checked. The kernel marks the
 servers where each edge fits alone; the servers are tried from the best score down and the
 first where the edges fit together is taken: the same server as the literal argmax over
-the servers where they fit together (reference.py).
+the servers where they fit together (literal.py).
 """
 import numpy as np
 

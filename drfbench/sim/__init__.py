@@ -11,17 +11,17 @@ a policy oversubscribes a machine, sampled metrics as arrays and tidy rows.
 
 A policy is any object with add_tasks(user, count), schedule() -> (users, machines) and
 release(user, machine) (sim.Policy); drfbench.drf.scheduler(...) builds the online DRF and
-slot schedulers of kernels/drf.pyx. sim.FifoFirstFit is a small reference policy.
+slot schedulers of kernels/drf.pyx. sim.FifoFirstFit is a small example policy.
 
 Modules: workload (machines, Trace, Backlog: validated inputs), policies (the protocol,
 FifoFirstFit), engine (simulate: checks, samples, results; the loop is the kernel
-kernels/sim.pyx), reference (the same loop in plain Python, its specification).
+kernels/sim.pyx), literal (the same loop in plain Python, its specification).
 docs/simulator.md describes the model.
 """
-from . import reference
+from . import literal
 from .engine import Simulation, simulate
 from .policies import FifoFirstFit, Policy, TaskPolicy
 from .workload import FIT_SLACK, Backlog, Trace, fits_somewhere, machines
 
 __all__ = ["FIT_SLACK", "Backlog", "FifoFirstFit", "Policy", "Simulation", "TaskPolicy", "Trace",
-           "fits_somewhere", "machines", "reference", "simulate"]
+           "fits_somewhere", "literal", "machines", "simulate"]

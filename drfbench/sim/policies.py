@@ -1,4 +1,4 @@
-"""What the simulator asks of a policy, and a small reference policy.
+"""What the simulator asks of a policy, and a small example policy.
 
     Policy      the protocol: add_tasks(user, count), schedule(), release(user, machine)
     TaskPolicy  a Policy that also wants to know which task finished (release_task)
@@ -52,7 +52,7 @@ class FifoFirstFit:
     oversubscribes. A TaskPolicy: it tracks each task's own demand vector.
 
     FifoFirstFit(machines, trace): the same machines and Trace given to simulate().
-    Written in Python with NumPy (one vectorized fit test per launch): a reference and a
+    Written in Python with NumPy (one vectorized fit test per launch): an example and a
     benchmark load, not a fast scheduler.
     """
 

@@ -1,4 +1,4 @@
-# DC-DRF family: the outer loop (python -m drfbench.controller), the epsilon it converges
+# DC-DRF family: the outer loop (python -m drfbench.dcdrf controller), the epsilon it converges
 # to against the deadline (Figure 10), and its adaptation to changes in demand and deadline
 # over 80 control intervals (Figure 11). Budgets are seconds, or rounds (mode: rounds, exact
 # and reproducible); `relative` makes them multiples of the exact run's time or rounds.
@@ -35,7 +35,7 @@ rule epsilon_vs_deadline:
         intervals=CONTROLLER["intervals"],
     threads: workflow.cores  # timing runs alone
     shell:
-        "{params.python} -m drfbench.controller --workload {input} --intervals {params.intervals} "
+        "{params.python} -m drfbench.dcdrf.controller --workload {input} --intervals {params.intervals} "
         "{params.budget_flag} {params.budgets} {params.relative} --threads {params.threads} "
         "--method {wildcards.method} "
         "--schedule stable --csv {output.rows} "
@@ -61,14 +61,14 @@ rule adaptation:
         method=CONTROLLER["methods"][0],
     threads: workflow.cores
     shell:
-        "{params.python} -m drfbench.controller --workload {input} --intervals 80 "
+        "{params.python} -m drfbench.dcdrf.controller --workload {input} --intervals 80 "
         "{params.budget_flag} {params.budget} {params.relative} --threads {params.threads} "
         "--method {params.method} --schedule paper --csv {output.rows} "
         "--summary {output.summary} > {log} 2>&1"
 
 
-NOTEBOOKS["fig10_11_controller"] = dict(
+NOTEBOOKS["dcdrf_fig10_11_controller"] = dict(
     results=[f"controller/{table}{suffix}.csv"
              for table in CONTROLLER_TABLES for suffix in ("", "_summary")],
-    figures=["fig10_epsilon.png", "fig10_epsilon.pdf", "fig11_adaptation.png",
-             "fig11_adaptation.pdf"])
+    figures=["dcdrf_fig10_epsilon.png", "dcdrf_fig10_epsilon.pdf", "dcdrf_fig11_adaptation.png",
+             "dcdrf_fig11_adaptation.pdf"])

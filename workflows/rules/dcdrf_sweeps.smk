@@ -32,7 +32,7 @@ rule measure:
         repeats=config["repeats"],
     threads: workflow.cores  # timing runs alone; the run sets OMP_* from its own parameters
     shell:
-        "{params.python} -m drfbench.sweeps run --family {wildcards.family} "
+        "{params.python} -m drfbench.dcdrf.sweeps run --family {wildcards.family} "
         "--run {wildcards.run} --workload-file {input.workload} "
         "--baseline-file {input.baseline} --repeats {params.repeats} --out {output} --log {log}"
 
@@ -66,32 +66,32 @@ rule extrapolate:
     params:
         python=PYTHON,
     shell:
-        "{params.python} -m drfbench.sweeps extrapolate --scaling {input.scaling} "
+        "{params.python} -m drfbench.dcdrf.sweeps extrapolate --scaling {input.scaling} "
         "--profiles {input.profiles} --out {output} > {log} 2>&1"
 
 
 # The family's notebooks (run by workflows/figures.smk): the results files each reads
 # (relative to the results directory), the figures it writes, the data files it reads.
-NOTEBOOKS["fig02_azure_activity"] = dict(
-    results=[], figures=["fig02_azure_activity.png", "fig02_azure_activity.pdf"],
+NOTEBOOKS["dcdrf_fig02_azure_activity"] = dict(
+    results=[], figures=["dcdrf_fig02_azure_activity.png", "dcdrf_fig02_azure_activity.pdf"],
     data=["azure/azure_v1_vm_cpu_max_5min_100vms.csv.gz",
           "azure/azure_v1_vm_cpu_avg_5min_100vms.csv.gz"])
 if EXTRAPOLATED:
-    NOTEBOOKS["fig03_edrf_runtime"] = dict(
+    NOTEBOOKS["dcdrf_fig03_edrf_runtime"] = dict(
         results=["profiles.csv", "scaling.csv", "edrf_extrapolated.csv"],
-        figures=["fig03_edrf_runtime.png", "fig03_edrf_runtime.pdf"])
+        figures=["dcdrf_fig03_edrf_runtime.png", "dcdrf_fig03_edrf_runtime.pdf"])
 if "configs" in RUNS:
-    NOTEBOOKS["fig05_06_configurations"] = dict(
+    NOTEBOOKS["dcdrf_fig05_06_configurations"] = dict(
         results=["configs.csv"],
-        figures=["fig05_thread_scaling.png", "fig05_thread_scaling.pdf",
-                 "fig06_configurations.png", "fig06_configurations.pdf"])
+        figures=["dcdrf_fig05_thread_scaling.png", "dcdrf_fig05_thread_scaling.pdf",
+                 "dcdrf_fig06_configurations.png", "dcdrf_fig06_configurations.pdf"])
 if "profiles" in RUNS:
-    NOTEBOOKS["fig07_profiles"] = dict(
-        results=["profiles.csv"], figures=["fig07_profiles.png", "fig07_profiles.pdf"])
-    NOTEBOOKS["event_vs_dcdrf"] = dict(
-        results=["profiles.csv"], figures=["event_vs_dcdrf.png", "event_vs_dcdrf.pdf"])
+    NOTEBOOKS["dcdrf_fig07_profiles"] = dict(
+        results=["profiles.csv"], figures=["dcdrf_fig07_profiles.png", "dcdrf_fig07_profiles.pdf"])
+    NOTEBOOKS["dcdrf_edrf_event"] = dict(
+        results=["profiles.csv"], figures=["dcdrf_edrf_event.png", "dcdrf_edrf_event.pdf"])
 if "deadlines" in RUNS:
-    NOTEBOOKS["fig08_09_deadlines"] = dict(
+    NOTEBOOKS["dcdrf_fig08_09_deadlines"] = dict(
         results=["deadlines.csv"],
-        figures=["fig08_utilization.png", "fig08_utilization.pdf",
-                 "fig09_fairness.png", "fig09_fairness.pdf"])
+        figures=["dcdrf_fig08_utilization.png", "dcdrf_fig08_utilization.pdf",
+                 "dcdrf_fig09_fairness.png", "dcdrf_fig09_fairness.pdf"])

@@ -16,7 +16,7 @@ rule workload:
     params:
         python=PYTHON,
     shell:
-        "{params.python} -m drfbench.sweeps workload --workload {wildcards.workload} "
+        "{params.python} -m drfbench.dcdrf.sweeps workload --workload {wildcards.workload} "
         "--out {output} > {log} 2>&1"
 
 
@@ -34,5 +34,5 @@ rule baseline:
         method=config["baseline"],
     threads: workflow.cores
     shell:
-        "{params.python} -m drfbench.sweeps baseline --workload-file {input} "
+        "{params.python} -m drfbench.dcdrf.sweeps baseline --workload-file {input} "
         "--method {params.method} --out {output} > {log} 2>&1"

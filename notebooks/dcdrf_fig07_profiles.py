@@ -48,7 +48,7 @@ import seaborn as sns
 from IPython.display import Markdown, display
 
 from drfbench import figures as figs
-from drfbench import workloads
+from drfbench.dcdrf import workloads
 
 
 table = figs.read(results, "profiles")
@@ -136,7 +136,7 @@ ax.set_title("Figure 7: DC-DRF rounds (normalized to exact EDRF) and fairness by
 hatch_note = (" Hatched: some repeats hit the deadline." if summary["timed_out"].any() else "")
 figs.caption(fig, f"profiles sweep, dcdrf rows: {setup}. Medians over repeats.{hatch_note} "
                   f"{machine}")
-_ = figs.save(fig, figures, "fig07_profiles")
+_ = figs.save(fig, figures, "dcdrf_fig07_profiles")
 
 # %% [markdown]
 # What to look for, against the paper: rounds ratios well below 1 (the paper: about an
@@ -161,7 +161,7 @@ display(per_eps)
 
 # %% [markdown]
 # Locality profiles 1 and 2 differ only where the datacenter has more than one cluster
-# (drfbench.workloads: PodB = PodA when there is a single cluster). The number of
+# (drfbench.dcdrf.workloads: PodB = PodA when there is a single cluster). The number of
 # clusters at this size, and whether x1 and x2 gave identical results:
 
 # %%

@@ -4,7 +4,7 @@ A workload is a sparse tenants x resources matrix of demand fractions D_ir in (0
 (the fraction of resource r that tenant i demands), with the resource capacities it was
 drawn against and, optionally, per-tenant weights::
 
-    from drfbench import workloads
+    from drfbench.dcdrf import workloads
     wl = workloads.generate("G0", 1_000_000, 100_000, seed=0)
     wl.demands            # scipy.sparse.csr_array, indptr int64, indices int32, float32 values
     workloads.save(wl, "g0.npz"); wl2 = workloads.load("g0.npz")
@@ -63,10 +63,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse import csr_array
 
-from . import _isa
-from ._io import replacing
-from ._machine import resolve_threads
-from ._validation import csr_from_arrays
+from .. import _isa
+from .._io import replacing
+from .._machine import resolve_threads
+from .._validation import csr_from_arrays
 
 __all__ = ["PROFILES", "Workload", "generate", "save", "load"]
 

@@ -181,7 +181,7 @@ with warnings.catch_warnings():   # tight_layout cannot place the nested grid; s
                       f"{', '.join(sorted(set(rows['baseline_method'].astype(str))))}).{note} "
                       f"EDRF shown only where it finished inside the budget ({budget:.3g} s). {machine}")
 fig.subplots_adjust(left=0.07, right=0.98, top=0.86, bottom=0.14)
-figs.save(fig, figures, "event_vs_dcdrf")
+figs.save(fig, figures, "dcdrf_edrf_event")
 plt.show()
 
 # %% [markdown]

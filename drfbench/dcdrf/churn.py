@@ -197,7 +197,7 @@ class Churn:
         if demands.dtype not in (np.float32, np.float64):
             raise ValueError(f"churn needs float32 or float64 demands, got {demands.dtype}")
         if not isinstance(schedule, Schedule):
-            raise ValueError(f"schedule must be a drfbench.churn.Schedule, got {schedule!r}")
+            raise ValueError(f"schedule must be a drfbench.dcdrf.churn.Schedule, got {schedule!r}")
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self.demands = demands

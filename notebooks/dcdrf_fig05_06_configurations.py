@@ -186,7 +186,7 @@ fig.suptitle(f"Figure 5 (left): DC-DRF thread scaling — this machine has {n_al
              f"only 1 and {n_all} cores (paper: up to 24 per socket)", fontsize=10)
 figs.caption(fig, f"configs sweep: {setup}. Open markers/dashed: {tpc2_note}. "
                   f"{spread_note} {skipped_note} {machine}")
-_ = figs.save(fig, figures, "fig05_thread_scaling")
+_ = figs.save(fig, figures, "dcdrf_fig05_thread_scaling")
 
 # %% [markdown]
 # What to look for: the paper's curve falls as cores are added, sublinearly. Here the
@@ -261,7 +261,7 @@ fig.suptitle("Figure 6: DC-DRF configuration options ranked by runtime (slowest 
              fontsize=10)
 figs.caption(fig, f"configs sweep: {setup}. Median over repeats, error bars min–max. "
                   f"{tpc2_note}. {spread_note} {skipped_note} {machine}")
-_ = figs.save(fig, figures, "fig06_configurations")
+_ = figs.save(fig, figures, "dcdrf_fig06_configurations")
 
 # %% [markdown]
 # ## The paper's claims, as ratios of median elapsed times

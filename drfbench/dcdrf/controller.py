@@ -6,9 +6,9 @@ method="dcdrf")`) with the current epsilon and deadline; on a timeout it raises 
 otherwise it lowers it, so that on stable input it settles where the inner loop finishes
 just inside the deadline::
 
-    from drfbench import workloads
-    from drfbench.churn import Schedule
-    from drfbench.controller import EpsilonController, run_intervals
+    from drfbench.dcdrf import workloads
+    from drfbench.dcdrf.churn import Schedule
+    from drfbench.dcdrf.controller import EpsilonController, run_intervals
     wl = workloads.generate("G0", 20_000, 2_000, seed=0)
     rows = run_intervals(wl.demands, 80, max_rounds=40, schedule=Schedule.paper(), seed=0)
     rows[-1]["epsilon"], rows[-1]["timed_out"], rows[-1]["utilization_ratio"]
@@ -20,16 +20,16 @@ for bit; tests use it.
 
 Command line (one progress line per interval; tidy rows to --csv):
 
-    python -m drfbench.controller --profile G0 --tenants 100000 --resources 10000 \\
+    python -m drfbench.dcdrf controller --profile G0 --tenants 100000 --resources 10000 \\
         --intervals 80 --deadline 0.15 --schedule paper --csv fig11.csv
-    python -m drfbench.controller --profile G0 --tenants 100000 --resources 10000 \\
+    python -m drfbench.dcdrf controller --profile G0 --tenants 100000 --resources 10000 \\
         --intervals 30 --deadline 0.08,0.12,0.2,0.3 --threads 1,2 \\
         --csv fig10.csv --summary fig10-summary.csv
 
 The second form is Figure 10: one run of stable input per (threads, deadline), each
 reporting the epsilon it converged to (`converged_epsilon`: the median epsilon of the
 last 5 intervals that finished, i.e. the finishing end of the settled oscillation).
-The first is Figure 11: 80 intervals under `Schedule.paper()` (drfbench.churn), with
+The first is Figure 11: 80 intervals under `Schedule.paper()` (drfbench.dcdrf.churn), with
 the intervals it took to settle after the start and after each change in the summary.
 
 Scaling deadlines to the machine and the workload. The paper's 8 s deadline belongs to
@@ -58,12 +58,13 @@ import time
 
 import numpy as np
 
-from . import _validation as check
-from . import api, metrics
-from . import rows as tidy
-from ._machine import resolve_threads
+from .. import _validation as check
+from .. import api
+from . import metrics, workloads
+from .. import rows as tidy
+from .._machine import resolve_threads
 from .churn import Churn, Schedule
-from .dcdrf import BASELINE
+from .methods import BASELINE
 
 __all__ = ["EpsilonController", "run_intervals", "converged_epsilon", "settle_intervals",
            "resettle_intervals", "default_baseline", "main"]
@@ -329,7 +330,7 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     """Run DC-DRF's outer loop for `n_intervals` control intervals; return one dict per
     interval.
 
-    demands: a `drfbench.workloads.Workload` (its weights are used unless `weights` is
+    demands: a `drfbench.dcdrf.workloads.Workload` (its weights are used unless `weights` is
         given) or CSR demands, float32 or float64 data in (0, 1]; when `schedule`
         changes demands, their data array is modified in place.
     deadline: base wall-clock deadline in seconds, or max_rounds: base round budget
@@ -338,7 +339,7 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     controller: an `EpsilonController` (default: a fresh one with default settings);
         it is used as is, not reset, so a run can continue another.
     method: the DC-DRF method run each interval ('dcdrf' or 'sdcdrf').
-    schedule: a `drfbench.churn.Schedule` (default: stable input); seed: its seed.
+    schedule: a `drfbench.dcdrf.churn.Schedule` (default: stable input); seed: its seed.
     baseline: exact method for the metrics ('auto': `default_baseline()`), or None to
         skip them (metrics NaN). It runs again only when the demands have changed.
     on_row: called with each row as soon as it is complete (progress lines).
@@ -376,7 +377,7 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
         raise ValueError(f"baseline {baseline!r} is not an exact method")
     schedule = Schedule.stable() if schedule is None else schedule
     if not isinstance(schedule, Schedule):
-        raise ValueError(f"schedule must be a drfbench.churn.Schedule, got {schedule!r}")
+        raise ValueError(f"schedule must be a drfbench.dcdrf.churn.Schedule, got {schedule!r}")
     matrix = check.demand_matrix(demands)
     shared = getattr(demands, "data", None)
     if schedule != Schedule.stable() and not (
@@ -509,8 +510,7 @@ def _changes(text):
 
 
 def parse_args(argv):
-    from . import workloads
-    p = argparse.ArgumentParser(prog="python -m drfbench.controller",
+    p = argparse.ArgumentParser(prog="python -m drfbench.dcdrf controller",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--profile", default="G0", choices=workloads.PROFILES)
@@ -620,7 +620,6 @@ def _progress(row):
 
 
 def main(argv=None):
-    from . import workloads
     args = parse_args(sys.argv[1:] if argv is None else argv)
     tidy.exit_on_sigterm()
     stamp = tidy.stamp()
@@ -688,6 +687,3 @@ def main(argv=None):
         tidy.write(summary, args.summary)
     return rows, summary
 
-
-if __name__ == "__main__":
-    main()

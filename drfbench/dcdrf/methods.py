@@ -12,9 +12,9 @@ loop, section 5.5-5.6) and sweeps (the paper's configuration sweeps, pipeline st
 """
 import numpy as np
 
-from . import _isa
-from ._validation import csr_from_arrays
-from .api import NO_ROUND_LIMIT, output_array
+from .. import _isa
+from .._validation import csr_from_arrays
+from ..api import NO_ROUND_LIMIT, output_array
 
 # The exact method the family's metrics compare against (the fastest exact one).
 BASELINE = "edrf-event"
@@ -58,7 +58,7 @@ def run_edrf_event(spec, matrix, weights, **options):
 def allocation_from_levels(demands, weights, level):
     """A_ir = rho_i * d_ir * z_i (Algorithm 2 line 23), rebuilt in float64 from the levels
     z of a stored run (the pipeline keeps an exact baseline's levels, not its allocation).
-    demands: canonical CSR (drfbench.workloads); weights: per tenant, or None for ones."""
+    demands: canonical CSR (drfbench.dcdrf.workloads); weights: per tenant, or None for ones."""
     D = demands.astype(np.float64)
     rows = np.repeat(np.arange(D.shape[0]), np.diff(D.indptr))
     peak = np.zeros(D.shape[0])

@@ -207,7 +207,7 @@ figs.caption(fig, f"{setup}. Median over repeats. Filled markers: finished withi
                   f"after its one round). Bands: best epsilon per deadline among "
                   f"those that finished (large rings: none finished, best of all). Knee: first "
                   f"deadline from which DC-DRF's best-epsilon utilization stays >= 0.99. {machine}")
-_ = figs.save(fig, figures, "fig08_utilization")
+_ = figs.save(fig, figures, "dcdrf_fig08_utilization")
 
 # %% [markdown]
 # What to look for, against the paper: DC-DRF and sDC-DRF at about 1 to the right of a
@@ -303,7 +303,7 @@ figs.caption(fig, f"{setup}. Median over repeats. Left: hollow markers = stopped
                   f"completing; values below {FLOOR:g} drawn at {FLOOR:g}; bands = best epsilon among those that finished. Right: the "
                   f"paper's caption says 0.01 percentile, its text (and this figure) the "
                   f"0.1th percentile. {machine}")
-_ = figs.save(fig, figures, "fig09_fairness")
+_ = figs.save(fig, figures, "dcdrf_fig09_fairness")
 
 # %% [markdown]
 # What to look for, against the paper: DC-DRF's and sDC-DRF's standard deviation small to

@@ -217,7 +217,7 @@ figs.caption(fig, "EDRF = drfbench's Algorithm 1, single-threaded, stopped at it
              + (f"hatched / hollow: timed out, time extrapolated by {fit_text}. " if any_extra
                 else "no run hit its budget: all times measured. ")
              + f"Rounds: exact (event-driven baseline). Times: median over repeats. {machine}")
-figs.save(fig, figures, "fig03_edrf_runtime")
+figs.save(fig, figures, "dcdrf_fig03_edrf_runtime")
 
 # %% [markdown]
 # ## Numbers to compare with the paper

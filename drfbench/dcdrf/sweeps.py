@@ -1,10 +1,10 @@
 """The DC-DRF paper's configuration sweeps as pipeline steps (workflows/rules/dcdrf_*.smk).
 
-    python -m drfbench.sweeps workload --workload G0-5000x500-s0 --out W.npz
-    python -m drfbench.sweeps baseline --workload-file W.npz --method edrf-event --out B.npz
-    python -m drfbench.sweeps run --family configs --run RUN_ID --workload-file W.npz \\
+    python -m drfbench.dcdrf workload --workload G0-5000x500-s0 --out W.npz
+    python -m drfbench.dcdrf baseline --workload-file W.npz --method edrf-event --out B.npz
+    python -m drfbench.dcdrf run --family configs --run RUN_ID --workload-file W.npz \\
         --baseline-file B.npz --repeats 3 --out rows.csv --log run.log
-    python -m drfbench.sweeps extrapolate --scaling scaling.csv --profiles profiles.csv --out X.csv
+    python -m drfbench.dcdrf extrapolate --scaling scaling.csv --profiles profiles.csv --out X.csv
 
 A run is named by its run id, "key~value" pairs joined by "_" (Snakemake's Paramspace
 style), so that a rule needs only the id: `grid(config)` expands the config's sweeps into
@@ -21,11 +21,13 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import _isa
-from . import rows as tidy
-from ._io import replacing
-from ._machine import cpu_info, omp_environment, openmp_loaded
-from .api import method_info
+from .. import _isa
+from .. import rows as tidy
+from .._io import replacing
+from .._machine import cpu_info, omp_environment, openmp_loaded
+from ..api import allocate, method_info
+from . import metrics, workloads
+from .methods import allocation_from_levels
 
 FAMILIES = ("configs", "profiles", "deadlines", "scaling")
 # Run parameters in id order, with their types; absent ones take DEFAULTS.
@@ -113,13 +115,11 @@ def workload_of_run(run):
 
 
 def cmd_workload(args):
-    from . import workloads
     profile, tenants, resources, seed = parse_workload_name(args.workload)
     workloads.save(workloads.generate(profile, tenants, resources, seed=seed), args.out)
 
 
 def cmd_baseline(args):
-    from . import allocate, workloads
     wl = workloads.load(args.workload_file)
     res = allocate(wl.demands, args.method, weights=wl.weights, dtype=np.float64)
     with replacing(args.out, suffix=".npz") as tmp:
@@ -154,9 +154,7 @@ def cmd_run(args):
                          **tidy.stamp(), "isa_variant": params["isa"], "isa_flags": ""}],
                        args.out)
             return
-        from . import allocate, metrics, workloads
-        from .dcdrf import allocation_from_levels
-        wl = workloads.load(args.workload_file)
+            wl = workloads.load(args.workload_file)
         base = np.load(args.baseline_file)
         baseline = SimpleNamespace(rounds=int(base["rounds"]),
                                    allocation=allocation_from_levels(wl.demands, wl.weights,
@@ -207,7 +205,7 @@ def cmd_extrapolate(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.sweeps", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m drfbench.dcdrf", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     a = sub.add_parser("workload", help="generate one workload file")
     a.add_argument("--workload", required=True, help="PROFILE-TENANTSxRESOURCES-sSEED")
@@ -233,6 +231,3 @@ def main(argv=None):
     {"workload": cmd_workload, "baseline": cmd_baseline, "run": cmd_run,
      "extrapolate": cmd_extrapolate}[args.command](args)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """Benchmark entry point: time the allocators on one workload and compare them.
 
-    python -m drfbench.bench --profile G0 --tenants 100000 --resources 10000 \\
+    drfbench bench --profile G0 --tenants 100000 --resources 10000 \\
         --methods edrf,dcdrf,pedrf1 --epsilons 0,1e-3,1e-2 --threads 1,2 --repeats 3
 
 Generates (or loads, --workload) one workload, runs every configuration (method x
@@ -20,11 +20,12 @@ import time
 
 import numpy as np
 
-from . import _isa, api, metrics, workloads
-from . import rows as tidy
-from ._machine import resolve_threads
-from ._validation import demand_matrix
-from .dcdrf import BASELINE
+from .. import _isa, api
+from . import metrics, workloads
+from .. import rows as tidy
+from .._machine import resolve_threads
+from .._validation import demand_matrix
+from .methods import BASELINE
 
 
 def float_list(text):
@@ -40,7 +41,7 @@ def name_list(text):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m drfbench.bench", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="drfbench bench", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--profile", default="G0", choices=workloads.PROFILES, help="demand profile (Table 3)")
     p.add_argument("--tenants", type=int, default=20_000)
@@ -186,6 +187,3 @@ def main(argv=None):
         tidy.write(rows, args.csv)
     return rows
 
-
-if __name__ == "__main__":
-    main()

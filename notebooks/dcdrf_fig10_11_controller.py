@@ -17,7 +17,7 @@
 # DC-DRF (SoCC'18, sections 5.5 and 5.6) runs its inner loop once per control interval
 # with the current epsilon and deadline; on a timeout its outer loop raises epsilon,
 # otherwise it lowers it, so that on stable input it settles where the inner loop finishes
-# just inside the deadline (drfbench.controller).
+# just inside the deadline (drfbench.dcdrf.controller).
 #
 # * **Figure 10** ("Epsilon as function of deadline"): the epsilon the outer loop converges
 #   to against the deadline, for DC-DRF (parallel, left y axis) and sDC-DRF (the same
@@ -35,7 +35,7 @@
 #   over 80 intervals in which 5% of the tenants change their demand by 5% every interval,
 #   half the tenants change theirs by 50% at interval 30, and the deadline goes up by a
 #   factor 1.25 at interval 50 and back at 70 (the paper's 8 s -> 10 s -> 8 s;
-#   drfbench.churn.Schedule.paper()). The interval numbers and deadlines are read from
+#   drfbench.dcdrf.churn.Schedule.paper()). The interval numbers and deadlines are read from
 #   the data (`events`, `deadline` columns), not assumed.
 #
 # Where we differ: the paper runs 1M tenants x 100K resources on a multi-socket server
@@ -64,8 +64,8 @@ import seaborn as sns
 from IPython.display import Markdown, display
 
 from drfbench import figures as figs
-from drfbench.churn import Schedule
-from drfbench.controller import CONVERGED_LAST, converged_epsilon
+from drfbench.dcdrf.churn import Schedule
+from drfbench.dcdrf.controller import CONVERGED_LAST, converged_epsilon
 
 NAMES = {"dcdrf": "DC-DRF", "sdcdrf": "sDC-DRF"}
 
@@ -219,7 +219,7 @@ ax.set_title(f"Figure 10: epsilon as a function of the {'deadline' if mode == 's
 note = (" Triangles at the bottom: converged ε = 0 (the exact run finished in time)." if zeros else "")
 figs.caption(fig, f"One run per point{' (sDC-DRF: median of its runs)' if 'sdcdrf' in methods else ''}. "
                   f"{setup10}.{note} {machine10}")
-figs.save(fig, figures, "fig10_epsilon")
+figs.save(fig, figures, "dcdrf_fig10_epsilon")
 plt.show()
 
 # %% [markdown]
@@ -291,7 +291,7 @@ if str(first11["schedule"]) == "paper" and len(churned):
     paper = Schedule.paper()
     churn_text += (f" by up to ±{100 * paper.churn_magnitude:g}% per entry, and at the shift "
                    f"{100 * paper.shift_fraction:g}% by up to ±{100 * paper.shift_magnitude:g}% "
-                   "(drfbench.churn.Schedule.paper())")
+                   "(drfbench.dcdrf.churn.Schedule.paper())")
 
 
 def event_label(run, j):
@@ -355,7 +355,7 @@ axes[1, 0].legend(fontsize=7, loc="lower right")
 fig.suptitle(f"Figure 11: adapting to variable demand or deadline\n{setup11}", fontsize=10)
 figs.caption(fig, f"{setup11}; {churn_text}. "
                   f"Dotted lines: the abrupt changes; one run per thread count. {machine11}")
-figs.save(fig, figures, "fig11_adaptation")
+figs.save(fig, figures, "dcdrf_fig11_adaptation")
 plt.show()
 
 # %% [markdown]
@@ -367,7 +367,7 @@ plt.show()
 # The table counts, for the start and each change: `settle (band)` = intervals until
 # epsilon stays within a factor 1.44 of the segment's converged value, `settle (phase)` =
 # intervals until the controller is back in a settled phase after the first disturbance
-# (drfbench.controller.settle_intervals / resettle_intervals); per segment (up to the
+# (drfbench.dcdrf.controller.settle_intervals / resettle_intervals); per segment (up to the
 # next change), the converged epsilon, the timeouts, and the median fairness and
 # utilization ratio of its finishing intervals.
 

@@ -148,7 +148,7 @@ figs.caption(fig, "Active (paper's rule): max CPU ≥ 3× avg or ≥ avg + 10 po
              "Idle is a PROXY (the sample has no minimum CPU): active in the previous interval, not "
              "active in this one, previous avg ≥ 5%; the paper's idle rule is min ≤ avg/3 or ≤ avg − 10. "
              f"{missing} missing samples excluded.\n{ATTRIBUTION} Not measured by drfbench.")
-figs.save(fig, figures, "fig02_azure_activity")
+figs.save(fig, figures, "dcdrf_fig02_azure_activity")
 
 # %% [markdown]
 # ## Numbers to compare with the paper

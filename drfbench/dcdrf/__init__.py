@@ -1,0 +1,19 @@
+"""DC-DRF (Kash, O'Shea, Volos, "DC-DRF: Adaptive Multi-Resource Sharing at Public Cloud
+Scale", SoCC'18): EDRF, DC-DRF and its run-time configurations, on divisible demands.
+
+    drfbench.allocate(demands, "edrf" | "dcdrf" | "sdcdrf" | "pedrf" | "pedrf1" | "edrf-event")
+    workloads.generate(profile, tenants, resources)   Table 3's demand profiles (workloads.py)
+    metrics.compare(result, exact)                    rounds, utilization, fairness, ...
+    controller.run_intervals(...)                     the outer loop adapting epsilon
+    churn.Schedule, churn.Churn                       demand churn and deadline changes
+
+Modules: methods (how drfbench.allocate calls the kernels edrf, dcdrf and edrf_event),
+literal (Algorithms 1 and 2 written literally, the kernels' specification), workloads,
+metrics, controller, churn, sweeps (the paper's configuration sweeps as pipeline steps),
+bench (`drfbench bench`). `python -m drfbench.dcdrf` runs the pipeline's steps;
+docs/families/dcdrf.md says what was chosen where the paper is silent.
+"""
+from . import churn, controller, metrics, workloads
+from .methods import BASELINE
+
+__all__ = ["BASELINE", "churn", "controller", "metrics", "workloads"]
