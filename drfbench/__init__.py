@@ -10,7 +10,7 @@ first use, after a measuring job has set OpenMP's environment.
 """
 from ._version import __version__
 from ._config import config, show_config
-from .api import AllocationResult, Method, allocate, families, method_info, methods, register
+from .api import AllocationResult, Method, allocate, families, method_info, methods, register, run
 
 __all__ = ["AllocationResult", "Method", "allocate", "config", "families", "method_info",
-           "methods", "register", "show_config"]
+           "methods", "register", "run", "show_config"]

@@ -1,18 +1,24 @@
-"""The registry of every method drfbench knows, and `allocate()`, the entry point of the
-methods that take divisible demands.
+"""The registry of every method drfbench knows, and the one dispatch: `run()` for every
+input kind, `allocate()` for divisible demands.
 
-A method is one `Method` in REGISTRY: its name, its family, what it takes (divisible
-demands, tasks on machines, a tree, servers, applications), the options it
-accepts, and where its implementation lives ("module:function" inside drfbench, imported
-on first use, so that reading the registry loads no kernel). Everything outside a family's
-own module asks the registry about methods (which take epsilon, which run threads, which
-is the conventional baseline) rather than naming them: the pipeline's grids, the
-controller, the benchmark, the property table, the rules.
+A method is one `Method` in REGISTRY: its name, its family, the input kind it takes
+(divisible demands, tasks on machines, a tree, servers, a trace, applications), the
+options it accepts, and where its implementation lives ("module:function" inside
+drfbench, imported on first use, so that reading the registry loads no kernel). An input
+kind is one `InputKind` in KINDS: the inputs its methods take, the function users call,
+where its file reader and its property checks live. Everything outside a family asks the
+registry about methods rather than naming them: the pipeline's grids, the controller, the
+`drfbench` command, the property tables.
 
-A user who asks a method for something it cannot do (a tolerance for exact EDRF, threads
-for the single-threaded baseline) gets a clear error instead of a silently different run.
+Every run of a registered method goes through `run` (each family's public function is
+`run` for its input kind): the options are checked against the method's, their defaults
+are the implementation's, and the thread count is decided there, once, and passed down as
+an int. A user who asks a method for something it cannot do (a tolerance for exact EDRF,
+threads for the single-threaded baseline, slots for H-DRF) gets a clear error instead of a
+silently different run.
 """
 import importlib
+import inspect
 import mmap
 from dataclasses import dataclass, field
 
@@ -22,45 +28,65 @@ import scipy.sparse as sp
 from . import _validation as check
 from ._machine import resolve_threads
 
-# What a method takes, and the function a user calls with it.
-DEMANDS = "demands"   # divisible demand fractions D_ir, tenants x resources
-TASKS = "tasks"       # discrete tasks of one shape per user, on machines
-TREE = "tree"         # a hierarchy of weighted nodes whose leaves run tasks, on machines
-SERVERS = "servers"   # per-task demands of users, on heterogeneous servers (absolute units)
-APPLICATIONS = "applications"  # TI-MRA applications (time-varying demands), on a datacenter tree
-ENTRY_POINTS = {
-    DEMANDS: "drfbench.allocate(demands, method, ...)",
-    TASKS: "drfbench.drf.schedule(demands, machines, policy=...), or drfbench.drf.scheduler "
-           "for the cluster simulator",
-    TREE: "drfbench.hdrf.schedule(tree, machines, policy=...), drfbench.hdrf.allocate(tree, "
-          "capacity, policy=...), or drfbench.hdrf.scheduler for the cluster simulator",
-    SERVERS: "drfbench.drfh.allocate(demands, servers, method=...) for divisible tasks; "
-             "drfbench.drfh.simulate(servers, tasks, scheduler=...) for a trace, or "
-             "drfbench.drfh.scheduler for the cluster simulator",
-    APPLICATIONS: "drfbench.packer.simulate(infrastructure, applications, policy=...)",
-}
-# Options of drfbench.allocate beyond demands, weights and dtype, with the value that
-# means "not asked for" (a method that does not take an option accepts that value only).
-ALLOCATE_OPTIONS = {"epsilon": 0.0, "deadline": None, "max_rounds": None, "threads": None,
-                    "isa": None}
-
 NO_ROUND_LIMIT = 2**62
 # Outputs of this many bytes or more get pages of their own (see output_array): the size
 # from which glibc's malloc maps new memory for every array anyway.
 OWN_PAGES_BYTES = 32 * 2**20
 
 
+def _function(implementation):
+    """The function a "module:function" string inside drfbench names, imported on use."""
+    module, _, function = implementation.partition(":")
+    return getattr(importlib.import_module(f"drfbench.{module}"), function)
+
+
+@dataclass(frozen=True)
+class InputKind:
+    """What a family's methods take.
+
+    name: its key (Method.takes); inputs: the positional inputs of its methods, in order;
+    entry: the function users call with them; reader: "module:function" reading the
+    inputs from files, one path per input (the `drfbench run` command); properties: the
+    module whose property checks run on it (drfbench.properties), or None.
+    """
+    name: str
+    inputs: tuple
+    entry: str
+    reader: str
+    properties: str | None = None
+
+    def read(self, *paths):
+        """The inputs of this kind, read from `paths` (one per input)."""
+        if len(paths) != len(self.inputs):
+            raise ValueError(f"input kind {self.name!r} takes {len(self.inputs)} input(s) "
+                             f"({', '.join(self.inputs)}), got {len(paths)}")
+        return _function(self.reader)(*paths)
+
+
+KINDS: dict[str, InputKind] = {}
+
+
+def register_kind(kind: InputKind) -> InputKind:
+    """Add an input kind (drfbench's own are registered below, one per family that
+    brought it)."""
+    if kind.name in KINDS:
+        raise ValueError(f"an input kind named {kind.name!r} is already registered")
+    KINDS[kind.name] = kind
+    return kind
+
+
 @dataclass(frozen=True)
 class Method:
     """A registered method.
 
-    name: what users pass as `method` (or `policy`); family: the paper family it belongs
-    to (its module is drfbench.<family> or lists it); takes: DEMANDS, TASKS, TREE or
-    SERVERS; summary: one line; implementation: "module:function" in drfbench, the function the entry point
-    calls (`run`); options: the options it accepts (for DEMANDS, names of ALLOCATE_OPTIONS);
-    label: its name in tables and figures; exact: gives the exact allocation (usable as
-    the fairness baseline); conventional: the literal, slow baseline, timed within a
-    budget and extrapolated beyond it; max_rounds: a fixed round budget, if it has one.
+    name: what users pass as `method` (or `policy`, `scheduler`); family: the paper family
+    it belongs to (drfbench.<family>); takes: its input kind (a key of KINDS); summary:
+    one line; implementation: "module:function" in drfbench, called by `run` as
+    function(spec, *inputs, **options), whose keyword defaults are the method's defaults;
+    options: the option names it accepts; label: its name in tables and figures; exact:
+    gives the exact allocation (usable as the fairness baseline); conventional: the
+    literal, slow baseline, timed within a budget and extrapolated beyond it; max_rounds:
+    a fixed round budget, if it has one.
     """
     name: str
     family: str
@@ -80,11 +106,29 @@ class Method:
     @property
     def run(self):
         """The implementation, imported on first use."""
-        module, _, function = self.implementation.partition(":")
-        return getattr(importlib.import_module(f"drfbench.{module}"), function)
+        return _function(self.implementation)
+
+    def defaults(self):
+        """Each option's default: for divisible demands, ALLOCATE_OPTIONS'; otherwise the
+        implementation's keyword default (imports the family, loads no kernel)."""
+        if self.takes == DEMANDS:
+            return {o: v for o, v in ALLOCATE_OPTIONS.items() if o in self.options}
+        params = inspect.signature(self.run).parameters
+        return {o: params[o].default for o in sorted(self.options)}
+
+    def checked(self, options):
+        """`options` as the implementation gets them: each one the method takes (else a
+        ValueError naming the method's options), threads resolved to an int."""
+        unknown = sorted(set(options) - self.options)
+        if unknown:
+            takes = ", ".join(sorted(self.options)) or "none"
+            raise ValueError(f"method {self.name!r} takes no option {', '.join(unknown)}; "
+                             f"its options: {takes}")
+        if "threads" in self.options:
+            options = {**options, "threads": resolve_threads(options.get("threads"))}
+        return options
 
 
-_KERNEL = frozenset({"deadline", "max_rounds", "isa"})
 # The registry is a module-level dict so that users can add their own methods with
 # register(); drfbench's own are the entries below, one block per family.
 REGISTRY: dict[str, Method] = {}
@@ -95,9 +139,9 @@ def register(method: Method) -> Method:
     allocator can join the same way, with `implementation` pointing at its module)."""
     if method.name in REGISTRY:
         raise ValueError(f"a method named {method.name!r} is already registered")
-    if method.takes not in ENTRY_POINTS:
+    if method.takes not in KINDS:
         raise ValueError(f"method {method.name!r}: unknown input kind {method.takes!r}; "
-                         f"known: {', '.join(ENTRY_POINTS)}")
+                         f"known: {', '.join(KINDS)}")
     REGISTRY[method.name] = method
     return method
 
@@ -108,11 +152,19 @@ def methods(family=None, takes=None) -> tuple[str, ...]:
                  if family in (None, m.family) and takes in (None, m.takes))
 
 
-def method_info(name) -> Method:
-    """The registered `Method` called `name`."""
+def method_info(name, takes=None) -> Method:
+    """The registered `Method` called `name`; with `takes`, one of that input kind (else a
+    ValueError naming the function its kind is called through)."""
     if not isinstance(name, str) or name not in REGISTRY:
-        raise ValueError(f"unknown method {name!r}; registered methods: {', '.join(methods())}")
-    return REGISTRY[name]
+        known = ", ".join(methods(takes=takes))
+        raise ValueError(f"unknown method {name!r}; registered methods"
+                         f"{f' taking {takes}' if takes else ''}: {known}")
+    spec = REGISTRY[name]
+    if takes is not None and spec.takes != takes:
+        raise ValueError(f"method {name!r} takes {spec.takes}, not {takes}: call it through "
+                         f"{KINDS[spec.takes].entry}; {takes} methods: "
+                         f"{', '.join(methods(takes=takes))}")
+    return spec
 
 
 def families() -> tuple[str, ...]:
@@ -120,6 +172,26 @@ def families() -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.family for m in REGISTRY.values()))
 
 
+def run(method, *inputs, takes=None, **options):
+    """Run registered method `method` on its inputs (its input kind's, in order) with
+    `options`: the one dispatch every family's public function goes through. `takes`
+    insists on an input kind. Divisible demands go through `allocate`."""
+    spec = method_info(method, takes)
+    if spec.takes == DEMANDS:
+        return allocate(*inputs, method, **options)
+    return spec.run(spec, *inputs, **spec.checked(options))
+
+
+# Options of drfbench.allocate beyond demands, weights and dtype, with the value that
+# means "not asked for" (a method that does not take an option accepts that value only).
+ALLOCATE_OPTIONS = {"epsilon": 0.0, "deadline": None, "max_rounds": None, "threads": None,
+                    "isa": None}
+_KERNEL = frozenset({"deadline", "max_rounds", "isa"})
+
+# The input kinds, each brought by a family, and their methods, one block per family.
+DEMANDS = register_kind(InputKind(
+    "demands", ("demands",), "drfbench.allocate(demands, method, ...)",
+    "dcdrf.workloads:read_demands", properties="drf.properties")).name
 # DC-DRF (Kash, O'Shea, Volos, SoCC'18): drfbench.dcdrf
 register(Method("edrf", "dcdrf", DEMANDS, "EDRF, Algorithm 1: the conventional single-threaded baseline",
                 "dcdrf.methods:run_edrf", _KERNEL, label="EDRF", exact=True, conventional=True))
@@ -136,6 +208,10 @@ register(Method("edrf-event", "dcdrf", DEMANDS,
                 "dcdrf.methods:run_edrf_event", _KERNEL | {"epsilon", "threads"}, label="edrf-event",
                 exact=True))
 # Classic DRF and the lecture's policies (Ghodsi et al., NSDI'11; cs262a): drfbench.drf
+TASKS = register_kind(InputKind(
+    "tasks", ("demands", "machines"),
+    "drfbench.drf.schedule(demands, machines, policy, ...) (drfbench.drf.scheduler for the "
+    "cluster simulator)", "drf.tasks:read_inputs")).name
 register(Method("drf", "drf", DEMANDS, "divisible DRF by progressive filling (NumPy, small instances)",
                 "drf.divisible:run_drf", label="DRF", exact=True))
 register(Method("asset-fairness", "drf", DEMANDS, "asset fairness by progressive filling (NumPy)",
@@ -143,59 +219,75 @@ register(Method("asset-fairness", "drf", DEMANDS, "asset fairness by progressive
 register(Method("ceei", "drf", DEMANDS, "competitive equilibrium from equal incomes (NumPy, exact)",
                 "drf.divisible:run_ceei", label="CEEI"))
 register(Method("online-drf", "drf", TASKS, "online DRF: the next task goes to the lowest dominant share",
-                "drf.tasks:task_scheduler", frozenset({"weights", "tasks"}), label="DRF"))
-register(Method("slots", "drf", TASKS, "slot-based fair sharing, k slots per machine (Hadoop)",
-                "drf.tasks:task_scheduler", frozenset({"weights", "tasks", "slots"}), label="slots"))
+                "drf.tasks:run_policy", frozenset({"weights", "tasks", "isa"}), label="DRF"))
+register(Method("hadoop-slots", "drf", TASKS, "slot-based fair sharing, k slots per machine "
+                "(Hadoop's fair scheduler)", "drf.tasks:run_policy",
+                frozenset({"weights", "tasks", "slots", "isa"}), label="slots"))
 # H-DRF (Bhattacharya et al., SoCC'13; the slides by Ghodsi) and its rivals: drfbench.hdrf
-_TREE_OPTIONS = frozenset({"tasks", "incremental"})
+TREE = register_kind(InputKind(
+    "tree", ("tree", "machines"),
+    "drfbench.hdrf.schedule(tree, machines, policy, ...) (drfbench.hdrf.scheduler for the "
+    "cluster simulator, drfbench.hdrf.allocate for a divisible pool)",
+    "hdrf.tree:read_inputs", properties="hdrf.properties")).name
+_TREE_OPTIONS = frozenset({"tasks", "incremental", "isa"})
 register(Method("hdrf", "hdrf", TREE, "H-DRF: top-down by lowest dominant share, siblings "
                 "rescaled to the lowest non-blocked one, blocked nodes ignored",
-                "hdrf.tasks:tree_scheduler", _TREE_OPTIONS, label="H-DRF"))
+                "hdrf.tasks:run_policy", _TREE_OPTIONS, label="H-DRF"))
 register(Method("static-hdrf", "hdrf", TREE, "static H-DRF: top-down equalizing on raw usage, "
-                "without the two invariants", "hdrf.tasks:tree_scheduler", _TREE_OPTIONS,
+                "without the two invariants", "hdrf.tasks:run_policy", _TREE_OPTIONS,
                 label="Static H-DRF"))
 register(Method("naive-hdrf", "hdrf", TREE, "naive hierarchical DRF (Hadoop): raw subtree "
-                "usage, a task that fits nowhere is waited for", "hdrf.tasks:tree_scheduler",
+                "usage, a task that fits nowhere is waited for", "hdrf.tasks:run_policy",
                 _TREE_OPTIONS, label="Naive H-DRF"))
 register(Method("flatten", "hdrf", TREE, "hierarchy flattening: weighted DRF on the leaves, "
-                "weights the products of weight fractions", "hdrf.tasks:tree_scheduler",
+                "weights the products of weight fractions", "hdrf.tasks:run_policy",
                 _TREE_OPTIONS, label="Flattening"))
 register(Method("capacity", "hdrf", TREE, "capacity scheduler: each node limited to its "
-                "guaranteed fraction (not Pareto efficient)", "hdrf.tasks:tree_scheduler",
+                "guaranteed fraction (not Pareto efficient)", "hdrf.tasks:run_policy",
                 _TREE_OPTIONS, label="Capacity"))
 register(Method("capacity-pareto", "hdrf", TREE, "capacity scheduler filling idle capacity "
-                "beyond the guarantees (Pareto)", "hdrf.tasks:tree_scheduler", _TREE_OPTIONS,
+                "beyond the guarantees (Pareto)", "hdrf.tasks:run_policy", _TREE_OPTIONS,
                 label="Capacity (Pareto)"))
 # DRFH (Wang, Liang, Li: DRF in cloud computing systems with heterogeneous servers):
-# drfbench.drfh. Both are exact, for divisible tasks.
+# drfbench.drfh. Exact DRFH and per-server DRF, for divisible tasks (Sec. III-D, V-A) ...
+SERVERS = register_kind(InputKind(
+    "servers", ("demands", "servers"), "drfbench.drfh.allocate(demands, servers, method, ...)",
+    "drfh.exact:read_inputs", properties="drfh.properties")).name
 _SERVER_OPTIONS = frozenset({"weights", "tasks"})
 register(Method("drfh", "drfh", SERVERS, "DRFH, problem (7): equal weighted global dominant "
                 "shares under per-server capacities, in progressive rounds",
-                "drfh.exact:allocate", _SERVER_OPTIONS | {"solver"}, label="DRFH", exact=True))
+                "drfh.exact:run_exact", _SERVER_OPTIONS | {"solver"}, label="DRFH", exact=True))
 register(Method("per-server-drf", "drfh", SERVERS, "naive extension (Sec. III-D): DRF on each "
-                "server alone", "drfh.exact:allocate", _SERVER_OPTIONS, label="Per-server DRF"))
-# DRFH (Wang, Liang, Li: DRF with heterogeneous servers), Sec. V-B's discrete schedulers
-# and Sec. VI's slot scheduler: drfbench.drfh
-_DRFH_OPTIONS = frozenset({"weights", "index", "threads"})
-register(Method("drfh-first-fit", "drfh", SERVERS, "First-Fit DRFH: the lowest global "
+                "server alone", "drfh.exact:run_exact", _SERVER_OPTIONS, label="Per-server DRF"))
+# ... and the discrete schedulers of Sec. V-B and Sec. VI's slots, on a trace of tasks
+TRACE = register_kind(InputKind(
+    "trace", ("servers", "tasks"),
+    "drfbench.drfh.simulate(servers, tasks, scheduler, ...) (drfbench.drfh.scheduler for the "
+    "cluster simulator)", "drfh.trace:read_inputs")).name
+_TRACE_OPTIONS = frozenset({"sample", "horizon", "weights", "index", "threads", "isa", "literal"})
+register(Method("drfh-first-fit", "drfh", TRACE, "First-Fit DRFH: the lowest global "
                 "dominant share, on the first server where its task fits",
-                "drfh.schedulers:registered", _DRFH_OPTIONS, label="First-Fit DRFH"))
-register(Method("drfh-best-fit", "drfh", SERVERS, "Best-Fit DRFH: the lowest global dominant "
-                "share, on the server minimizing Eq. 9", "drfh.schedulers:registered",
-                _DRFH_OPTIONS, label="Best-Fit DRFH"))
-register(Method("drfh-slots", "drfh", SERVERS, "slots: k per maximum server, scaled to each "
-                "server (Sec. VI's baseline)", "drfh.schedulers:registered",
-                _DRFH_OPTIONS | {"slots"}, label="Slots"))
+                "drfh.simulation:run_scheduler", _TRACE_OPTIONS, label="First-Fit DRFH"))
+register(Method("drfh-best-fit", "drfh", TRACE, "Best-Fit DRFH: the lowest global dominant "
+                "share, on the server minimizing Eq. 9", "drfh.simulation:run_scheduler",
+                _TRACE_OPTIONS, label="Best-Fit DRFH"))
+register(Method("drfh-slots", "drfh", TRACE, "slots: k per maximum server, scaled to each "
+                "server (Sec. VI's baseline)", "drfh.simulation:run_scheduler",
+                _TRACE_OPTIONS | {"slots"}, label="Slots"))
 # Packer (Marcon and Barcellos, IFIP Networking 2017) and its rivals: drfbench.packer
+APPLICATIONS = register_kind(InputKind(
+    "applications", ("infrastructure", "applications"),
+    "drfbench.packer.simulate(infrastructure, applications, policy, ...)",
+    "packer.workload:read_inputs")).name
 register(Method("packer", "packer", APPLICATIONS, "Packer: Algorithm 1 with the score of Eq. "
-                "6-8 over servers and paths, whole applications or none", "packer:simulate",
-                frozenset({"threads", "isa"}), label="Packer"))
+                "6-8 over servers and paths, whole applications or none",
+                "packer.simulate:run_policy", frozenset({"threads", "isa"}), label="Packer"))
 register(Method("tetris", "packer", APPLICATIONS, "Tetris: alignment score of demand and "
-                "residual, network only penalized (remote penalty)", "packer:simulate",
-                frozenset({"threads", "isa"}), label="Tetris"))
+                "residual, network only penalized (remote penalty)",
+                "packer.simulate:run_policy", frozenset({"threads", "isa"}), label="Tetris"))
 register(Method("packer-slots", "packer", APPLICATIONS, "slot-based: four equal slots per "
-                "server, first fit (policy \"slots\" of drfbench.packer.simulate)",
-                "packer:simulate", frozenset({"threads", "isa"}), label="Slots"))
+                "server, first fit", "packer.simulate:run_policy", frozenset({"threads", "isa"}),
+                label="Slots"))
 
 
 @dataclass(frozen=True)
@@ -282,10 +374,7 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     Each method takes only some of these options (`method_info(name).options`); asking
     one for an option it does not take is an error.
     """
-    spec = method_info(method)
-    if spec.takes != DEMANDS:
-        raise ValueError(f"method {method!r} takes {spec.takes}, not divisible demands: "
-                         f"use {ENTRY_POINTS[spec.takes]}")
+    spec = method_info(method, DEMANDS)
     options = _options(spec, epsilon, deadline, max_rounds, threads, isa)
     matrix = check.demand_matrix(demands, dtype)
     w = check.tenant_weights(weights, matrix.shape[0])

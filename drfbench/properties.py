@@ -980,7 +980,7 @@ def server_policy(policy, name=None):
     callable."""
     from .api import SERVERS
     return ServerPolicy.of(policy, name, SERVERS, lambda method: lambda a, C, w, x:
-                           _drfh.allocate(a, C, method, w, x))
+                           _drfh.allocate(a, C, method, weights=w, tasks=x))
 
 
 def _server_instances(instances):

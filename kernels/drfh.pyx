@@ -58,7 +58,7 @@ cdef enum:
     BEST_FIT = 1
     SLOTS = 2
 
-MODES = {"first-fit": FIRST_FIT, "best-fit": BEST_FIT, "slots": SLOTS}
+MODES = {"drfh-first-fit": FIRST_FIT, "drfh-best-fit": BEST_FIT, "drfh-slots": SLOTS}  # by registered name
 NOTHING = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))   # no launch
 NOTHING[0].flags.writeable = NOTHING[1].flags.writeable = False
 

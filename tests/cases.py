@@ -37,5 +37,5 @@ def assert_same(result, expected, rtol=1e-9):
 
 def task_policy(demands, machines, slots):
     """Online DRF for slots=0, else the slot scheduler with that many slots per machine."""
-    return (drf.scheduler(demands, machines, "slots", slots=slots) if slots else
+    return (drf.scheduler(demands, machines, "hadoop-slots", slots=slots) if slots else
             drf.scheduler(demands, machines))

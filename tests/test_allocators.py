@@ -196,7 +196,7 @@ def test_numpy_policies_through_allocate(seed):
 def test_registry_facts():
     """What the pipeline, the controller and the benchmark ask the registry."""
     assert set(DIVISIBLE) >= {"edrf", "dcdrf", "edrf-event", "drf", "ceei"}
-    assert drfbench.methods(takes="tasks") == ("online-drf", "slots")
+    assert drfbench.methods(takes="tasks") == ("online-drf", "hadoop-slots")
     assert [m for m in DIVISIBLE if api.method_info(m).conventional] == ["edrf"]
     assert {m for m in DIVISIBLE if api.method_info(m).takes_option("epsilon")} == {
         "dcdrf", "sdcdrf", "edrf-event"}

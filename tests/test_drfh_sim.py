@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import drfbench
 from drfbench import _isa, drfh, sim
 from drfbench.drfh import trace as tr
 from drfbench.drfh.schedulers import LiteralScheduler, scheduler, slot_counts
@@ -53,7 +54,7 @@ class Logged:
         self.policy.release_task(task, user, machine)
 
 
-@pytest.mark.parametrize("name", drfh.SCHEDULERS)
+@pytest.mark.parametrize("name", drfbench.methods(takes="trace"))
 def test_kernel_equals_literal_transcription(name):
     for seed in range(30):
         C, trace = random_case(seed, resources=2 + seed % 3, tasks=50)
@@ -69,7 +70,7 @@ def test_kernel_equals_literal_transcription(name):
         assert logs[2] == logs[0], (name, seed)
 
 
-@pytest.mark.parametrize("name", ["best-fit", "first-fit"])
+@pytest.mark.parametrize("name", ["drfh-best-fit", "drfh-first-fit"])
 def test_index_equals_scan_at_scale(name):
     """Hundreds of servers of ten configurations (ties everywhere), many tasks: the index
     and the scan choose the same server every time; 1 or 2 threads, every kernel variant."""
@@ -89,7 +90,7 @@ def test_index_equals_scan_at_scale(name):
     assert all(r == runs[0] for r in runs)
 
 
-@pytest.mark.parametrize("name", ["best-fit", "first-fit"])
+@pytest.mark.parametrize("name", ["drfh-best-fit", "drfh-first-fit"])
 def test_never_overcommits(name):
     C, trace = random_case(3, n_servers=6, users=5, tasks=200)
     res = sim.simulate(C, trace, scheduler(C, trace, name), sample=1.0)
@@ -114,13 +115,13 @@ def test_fig1_best_fit_reaches_drfh_first_fit_per_server():
     """Fig. 1: Best-Fit gives each server wholly to one user, 10 tasks each (Fig. 3's DRFH
     allocation); First-Fit lands on 6 each here."""
     servers, tasks = fig1()
-    best = drfh.simulate(servers, tasks, "best-fit", sample=1.0)
+    best = drfh.simulate(servers, tasks, "drfh-best-fit", sample=1.0)
     assert best.shares.iloc[0].tolist() == pytest.approx([10 / 14, 10 / 14])
     T = best.run.tasks
     first = T["start"] == 0
     assert np.bincount(T["user"][first]).tolist() == [10, 10]
     assert set(T["machine"][first & (T["user"] == 0)]) == {0}
-    ff = drfh.simulate(servers, tasks, "first-fit", sample=1.0)
+    ff = drfh.simulate(servers, tasks, "drfh-first-fit", sample=1.0)
     assert ff.shares.iloc[0].tolist() == pytest.approx([6 / 14, 6 / 14])
 
 
@@ -133,7 +134,7 @@ def test_simulate_contract_and_rows():
     servers = tr.google_servers(30, seed=1)
     tasks = tr.alibaba_tasks(fraction=0.002, users=5, seed=2)
     tasks.loc[3, "cpu"] = 5.0                                   # larger than every server
-    res = drfh.simulate(servers, tasks, "best-fit", sample=100.0)
+    res = drfh.simulate(servers, tasks, "drfh-best-fit", sample=100.0)
     assert list(res.utilization.columns) == ["cpu", "memory"]
     assert res.utilization.index.name == "time"
     assert sorted(res.shares.columns) == sorted(tasks["user"].unique())
@@ -145,7 +146,7 @@ def test_simulate_contract_and_rows():
     assert ((res.utilization >= 0) & (res.utilization <= 1 + 1e-9)).all().all()
     rows = res.rows(trace="t")
     assert {"scheduler", "metric", "time", "value", "git_commit", "trace"} <= set(rows[0])
-    again = drfh.simulate(servers, tasks, "best-fit", sample=100.0)
+    again = drfh.simulate(servers, tasks, "drfh-best-fit", sample=100.0)
     pd.testing.assert_frame_equal(res.jobs, again.jobs)
 
 
@@ -156,7 +157,7 @@ def test_any_number_of_resources():
                           "arrival": [0.0, 0.0, 1.0], "duration": [5.0, 5.0, 5.0],
                           "gpu": [0.0, 1.0, 0.0], "cpu": [0.5, 0.25, 0.5],
                           "mem": [0.5, 0.25, 0.5]})
-    for name in drfh.SCHEDULERS:
+    for name in drfbench.methods(takes="trace"):
         res = drfh.simulate(servers, tasks, name, sample=1.0)
         assert list(res.utilization.columns) == ["cpu", "mem", "gpu"]
         assert res.jobs["finish"].notna().all()
@@ -197,24 +198,26 @@ def test_bad_input(change, message):
 
 def test_unknown_scheduler_and_files(tmp_path):
     servers, tasks = fig1()
-    with pytest.raises(ValueError, match="unknown scheduler 'worst-fit'"):
+    with pytest.raises(ValueError, match="unknown method 'worst-fit'; registered methods taking trace"):
         drfh.simulate(servers, tasks, "worst-fit")
     with pytest.raises(ValueError, match="does not exist"):
         drfh.simulate(tmp_path / "none.csv", tasks)
     servers.to_csv(tmp_path / "s.csv", index=False)
     tasks.to_csv(tmp_path / "t.csv", index=False)
-    res = drfh.simulate(tmp_path / "s.csv", tmp_path / "t.csv", "first-fit")
+    res = drfh.simulate(tmp_path / "s.csv", tmp_path / "t.csv", "drfh-first-fit")
     assert res.jobs["finish"].notna().all()
 
 
 def test_registry():
-    import drfbench
-    from drfbench.api import SERVERS, method_info
-    assert {"drfh-first-fit", "drfh-best-fit", "drfh-slots"} <= set(drfbench.methods(takes=SERVERS))
-    C, trace = random_case(1)
-    spec = method_info("drfh-slots")
-    policy = spec.run(spec, C, trace, slots=8)
-    assert sim.simulate(C, trace, policy).tasks["machine"].tolist() == sim.simulate(
-        C, trace, LiteralScheduler(C, trace, "slots", slots=8)).tasks["machine"].tolist()
-    with pytest.raises(ValueError, match="takes no slots"):
-        method_info("drfh-best-fit").run(method_info("drfh-best-fit"), C, trace, slots=8)
+    """The trace schedulers run through the registry by their registered names, and an
+    option a scheduler does not take is refused, naming it."""
+    assert drfbench.methods(takes="trace") == ("drfh-first-fit", "drfh-best-fit", "drfh-slots")
+    servers, tasks = fig1()
+    via_registry = drfbench.run("drfh-slots", servers, tasks, slots=8, sample=1.0)
+    direct = drfh.simulate(servers, tasks, "drfh-slots", slots=8, sample=1.0)
+    assert via_registry.scheduler == "drfh-slots" and via_registry.slots == 8
+    assert via_registry.run.tasks["machine"].tolist() == direct.run.tasks["machine"].tolist()
+    with pytest.raises(ValueError, match="takes no option slots"):
+        drfh.simulate(servers, tasks, "drfh-best-fit", slots=8)
+    with pytest.raises(ValueError, match="takes trace, not servers"):
+        drfh.allocate([[1.0, 1.0]], [[2.0, 2.0]], "drfh-best-fit")

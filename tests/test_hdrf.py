@@ -118,7 +118,7 @@ def test_bad_runs_are_refused_and_leave_nothing_half_built():
     spec = json.loads(json.dumps(CONTRACT))
     with pytest.raises(ValueError, match="unknown method 'drf-tree'"):
         hdrf.schedule(spec, [16, 64, 2], "drf-tree")
-    with pytest.raises(ValueError, match="does not take a tree"):
+    with pytest.raises(ValueError, match="takes tasks, not tree"):
         hdrf.schedule(spec, [16, 64, 2], "online-drf")
     with pytest.raises(ValueError, match=r"leaf 'research/train': a task <4, 16, 1> fits on no machine"):
         hdrf.schedule(spec, [[3, 64, 1], [16, 64, 0]])

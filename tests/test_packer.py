@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import drfbench
 from drfbench import _isa, packer
 from drfbench.packer import allocate, literal
 from drfbench.packer.model import dependencies, sort_nodes
@@ -109,7 +110,7 @@ def test_bad_json_and_policy(tmp_path):
     (tmp_path / "s.json").write_text(json.dumps([spec]))
     with pytest.raises(ValueError, match="gpu"):
         packer.load_applications(tmp_path / "s.json")
-    with pytest.raises(ValueError, match="unknown policy 'bestfit'"):
+    with pytest.raises(ValueError, match="unknown method 'bestfit'; registered methods taking applications"):
         packer.simulate(packer.Infrastructure(servers=2), [app()], "bestfit")
     with pytest.raises(ValueError, match="service"):
         packer.simulate(packer.Infrastructure(servers=2, services=0),
@@ -153,7 +154,7 @@ def test_kernel_scores_equal_the_literal_transcription(seed):
     assert checked > 0
 
 
-@pytest.mark.parametrize("policy", packer.POLICIES)
+@pytest.mark.parametrize("policy", drfbench.methods(takes="applications"))
 @pytest.mark.parametrize("seed", range(5))
 def test_decisions_equal_the_literal_algorithm(policy, seed):
     infra, apps = small(seed)
@@ -185,7 +186,7 @@ def usage(res):
     return used, link
 
 
-@pytest.mark.parametrize("policy", packer.POLICIES)
+@pytest.mark.parametrize("policy", drfbench.methods(takes="applications"))
 def test_capacity_never_exceeded(policy):
     for seed in range(3):
         infra, apps = small(100 + seed)
@@ -208,7 +209,7 @@ def test_rejected_application_leaves_nothing_behind():
     rejected = 0
     for a in first:
         before = (cluster.server.copy(), cluster.link.copy(), cluster.slots.copy())
-        for policy in packer.POLICIES:
+        for policy in drfbench.methods(takes="applications"):
             got = allocate.place(cluster, a, policy, kernels=k)
             if got is None:
                 rejected += 1
@@ -227,7 +228,7 @@ def test_rejected_application_leaves_nothing_behind():
 
 def test_threads_do_not_change_results():
     infra, apps = small(7, servers=24)
-    for policy in packer.POLICIES:
+    for policy in drfbench.methods(takes="applications"):
         one = packer.simulate(infra, apps, policy, threads=1)
         two = packer.simulate(infra, apps, policy, threads=2)
         assert [None if p is None else p.tolist() for p in one.placements] == \
@@ -288,7 +289,7 @@ def test_algorithm2_weights_split_the_surplus():
 def test_the_contract():
     infra = packer.Infrastructure(servers=80)
     apps = packer.workload(40, seed=0, rate=4.0, infrastructure=infra)
-    results = {p: packer.simulate(infra, apps, policy=p, threads=1) for p in packer.POLICIES}
+    results = {p: packer.simulate(infra, apps, policy=p, threads=1) for p in drfbench.methods(takes="applications")}
     for p, res in results.items():
         assert 0 < res.accepted_tasks <= res.submitted_tasks == sum(a.tasks for a in apps)
         assert len(res.allocation_seconds) == len(apps) and (res.allocation_seconds > 0).all()
@@ -310,12 +311,15 @@ def test_the_contract():
 def test_the_registry_lists_the_application_policies():
     import drfbench
     assert drfbench.methods(takes="applications") == ("packer", "tetris", "packer-slots")
-    assert drfbench.api.method_info("packer-slots").run is packer.simulate
-    with pytest.raises(ValueError, match="drfbench.packer.simulate"):
-        drfbench.allocate(np.ones((2, 2)) / 2, "tetris")
     infra = packer.Infrastructure(servers=4, per_rack=2)
     a = packer.workload(3, seed=0, infrastructure=infra)
-    assert packer.simulate(infra, a, "packer-slots").policy == "slots"
+    via_registry = drfbench.run("packer-slots", infra, a, threads=1)
+    assert via_registry.policy == "packer-slots"
+    assert via_registry.placements[0].tolist() == packer.simulate(infra, a, "packer-slots").placements[0].tolist()
+    with pytest.raises(ValueError, match="takes no option slots"):
+        packer.simulate(infra, a, "packer-slots", slots=4)
+    with pytest.raises(ValueError, match="drfbench.packer.simulate"):
+        drfbench.allocate(np.ones((2, 2)) / 2, "tetris")
 
 
 def test_fig2_application_and_same_seed_same_result():
@@ -337,7 +341,7 @@ def test_fig2_application_and_same_seed_same_result():
         assert order.index(u) < order.index(v)
     assert order.index("T4") < order.index("T3")          # T4 starts first among the ready ones
     infra = packer.Infrastructure(servers=8, per_rack=4, services=4)
-    for policy in packer.POLICIES:
+    for policy in drfbench.methods(takes="applications"):
         one = packer.simulate(infra, [a], policy)
         assert one.accepted_tasks == 5 and (one.placements[0][:4] == [8, 9, 10, 11]).all()
     apps = packer.workload(12, seed=5, rate=2.0, infrastructure=infra)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _isa, sim
+from .. import _isa, api, sim
 from .. import _validation as check
 
 INFINITE = -1          # the kernel's code for an infinite task queue
@@ -56,25 +56,15 @@ def _queues(tasks, n_users):
 def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=None, slots=None,
               isa=None):
     """A stateful task scheduler, registered task policy `policy` ("online-drf", or
-    "slots" with `slots` per machine; drfbench.methods(takes="tasks")): a policy for the
-    cluster simulator drfbench.sim. Its methods: schedule() -> (users, machines) launched,
-    release(user, machine), add_tasks(user, count); attributes running, launched, queued,
-    usage, shares, decisions.
+    "hadoop-slots" with `slots` per machine; drfbench.methods(takes="tasks")): a policy for
+    the cluster simulator drfbench.sim. Its methods: schedule() -> (users, machines)
+    launched, release(user, machine), add_tasks(user, count); attributes running,
+    launched, queued, usage, shares, decisions.
 
     demands: (users, resources) one task's resources per user, absolute units;
     machines: one machine's capacity (1-D) or one row per machine; weights: per user;
     tasks: tasks each user has to run (None or inf: an infinite queue)."""
-    from ..api import TASKS, method_info, methods
-    spec = method_info(policy)
-    if spec.takes != TASKS:
-        raise ValueError(f"policy {policy!r} does not take tasks on machines; task policies: "
-                         f"{', '.join(methods(takes=TASKS))}")
-    return spec.run(spec, demands, machines, weights=weights, tasks=tasks, slots=slots, isa=isa)
-
-
-def task_scheduler(spec, demands, machines, *, weights=None, tasks=None, slots=None, isa=None):
-    """The registry's implementation of the task policies: the kernel's TaskScheduler
-    (kernels/drf.pyx) on validated input, slots=0 for online DRF."""
+    spec = api.method_info(policy, api.TASKS)
     if spec.takes_option("slots"):
         if slots is None:
             raise ValueError(f"policy {spec.name!r} needs slots, the number of slots per machine")
@@ -95,16 +85,23 @@ def task_scheduler(spec, demands, machines, *, weights=None, tasks=None, slots=N
     return _isa.kernels(isa).drf.TaskScheduler(D, C, w, queue, k)
 
 
-def schedule(demands, machines, policy="online-drf", *, weights=None, tasks=None, slots=None,
-             isa=None):
-    """Launch tasks with a registered task policy (see `scheduler`) until no user's next
-    task can start: a static run on an idle cluster. Returns a TaskAllocation."""
-    s = scheduler(demands, machines, policy, weights=weights, tasks=tasks, slots=slots, isa=isa)
+def run_policy(spec, demands, machines, *, weights=None, tasks=None, slots=None, isa=None):
+    """The registry's implementation of the task policies: launch tasks until no user's
+    next task can start, a static run on an idle cluster. Returns a TaskAllocation."""
+    s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, slots=slots,
+                  isa=isa)
     users, where = s.schedule()
     count = s.launched
     return TaskAllocation(tasks=count, allocation=count[:, None] * task_demands(demands),
                           shares=s.shares, order_users=users, order_machines=where,
                           decisions=s.decisions)
+
+
+def schedule(demands, machines, policy="online-drf", **options):
+    """Run registered task policy `policy` (drfbench.methods(takes="tasks")) on an idle
+    cluster until no user's next task can start; options as `scheduler`'s. Returns a
+    TaskAllocation."""
+    return api.run(policy, demands, machines, takes=api.TASKS, **options)
 
 
 def online_drf(demands, capacity, *, weights=None, tasks=None):
@@ -119,8 +116,8 @@ def slot_schedule(demands, capacity, slots, *, weights=None, tasks=None):
     """Slot-based fair sharing (Hadoop fair scheduler): each machine has `slots` slots, a
     task takes one whatever it demands, the user with the fewest slots per weight gets the
     next free one. Machines may end up oversubscribed (allocation beyond capacity).
-    The same as schedule(demands, capacity, "slots", slots=slots, ...)."""
-    return schedule(demands, capacity, "slots", weights=weights, tasks=tasks, slots=slots)
+    The same as schedule(demands, capacity, "hadoop-slots", slots=slots, ...)."""
+    return schedule(demands, capacity, "hadoop-slots", weights=weights, tasks=tasks, slots=slots)
 
 
 @dataclass(frozen=True)
@@ -162,7 +159,7 @@ def drf_vs_slots(cluster, job_types, slot_counts, *, horizon, jitter, seed, samp
                           [jt.duration for jt in job_types], jitter=jitter, seed=seed)
     rows = []
     for k in [0, *slot_counts]:
-        policy = (scheduler(backlog.demands, C, "slots", slots=k) if k else
+        policy = (scheduler(backlog.demands, C, "hadoop-slots", slots=k) if k else
                   scheduler(backlog.demands, C, "online-drf"))
         res = sim.simulate(C, backlog, policy, horizon=horizon, sample=sample)
         rows += _job_rows(job_types, res.rows, "DRF" if k == 0 else f"slots (k={k})", k)

@@ -4,20 +4,21 @@ Heterogeneous Servers"): fair sharing of heterogeneous servers by global dominan
     allocate(demands, servers, method)   exact DRFH for divisible tasks (problem (7), Sec.
                                          V-A), or per-server DRF (Sec. III-D); exact.py
     worked_example()                     the paper's Fig. 1 cluster and users
-    simulate(servers, tasks, scheduler="best-fit", **options)   one trace on the simulator
-    scheduler(machines, trace, "best-fit" | "first-fit" | "slots")   the kernel policy
+    simulate(servers, tasks, scheduler="drfh-best-fit", **options)   one trace on the simulator
+    scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots")
+                                         the kernel policy, for drfbench.sim
     read_servers, read_tasks, alibaba_tasks, google_servers      the generic trace format
 
 `python -m drfbench.drfh` runs the pipeline's steps; docs/families/drfh.md says what was
 chosen where the paper is silent.
 """
-from .exact import METHODS, SOLVERS, Allocation, allocate
+from .exact import SOLVERS, Allocation, allocate
 from .examples import worked_example
-from .schedulers import SCHEDULERS, LiteralScheduler, scheduler, slot_counts
+from .schedulers import LiteralScheduler, scheduler, slot_counts
 from .simulation import DRFHSimulation, simulate
 from .trace import alibaba_tasks, google_servers, read_servers, read_tasks
 
-__all__ = ["METHODS", "SOLVERS", "Allocation", "allocate", "worked_example",
-           "SCHEDULERS", "DRFHSimulation", "LiteralScheduler", "alibaba_tasks",
+__all__ = ["SOLVERS", "Allocation", "allocate", "worked_example",
+           "DRFHSimulation", "LiteralScheduler", "alibaba_tasks",
            "google_servers", "read_servers", "read_tasks", "scheduler", "simulate",
            "slot_counts"]

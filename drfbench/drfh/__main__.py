@@ -25,15 +25,17 @@ import numpy as np
 import pandas as pd
 
 from .. import properties as props
+from .. import api
 from .. import rows as tidy
 from .exact import allocate
 from .examples import example_rows
-from .schedulers import DEFAULT_SLOTS, SCHEDULERS
+from .schedulers import DEFAULT_SLOTS
 from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_phases,
                          dynamic_workload, simulate)
 from .trace import alibaba_tasks, google_servers, read_servers
 
-POLICIES = ["drfh", "per-server-drf"]
+POLICIES = list(api.methods(takes=api.SERVERS))
+SCHEDULERS = list(api.methods(takes=api.TRACE))
 
 
 def examples(args):
@@ -124,7 +126,7 @@ def main(argv=None):
         a.add_argument("--sample", type=float, default=60.0)
         a.add_argument("--seed", type=int, default=0)
     a = sub.choices["run"]
-    a.add_argument("--scheduler", choices=SCHEDULERS, default="best-fit")
+    a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
     a.add_argument("--slots", type=int, default=DEFAULT_SLOTS)
     a.add_argument("--slots-from", help="take the best k of this slots-search table")
     a.add_argument("--jobs", required=True, help="the job table")
@@ -133,7 +135,7 @@ def main(argv=None):
                                              default=[10, 12, 14, 16, 20])
     a = sub.choices["sharing"]
     a.add_argument("--shared", required=True, help="the shared run's per-user table (run --users)")
-    a.add_argument("--scheduler", choices=SCHEDULERS, default="best-fit")
+    a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
     args = p.parse_args(argv)
     tidy.exit_on_sigterm()
     stamp = tidy.stamp()
@@ -148,7 +150,7 @@ def main(argv=None):
         frame.to_csv(args.out, index=False)
     elif args.command == "dynamic":
         servers, tasks = dynamic_workload(args.seed, args.servers)
-        res = simulate(servers, tasks, "best-fit", sample=args.sample)
+        res = simulate(servers, tasks, "drfh-best-fit", sample=args.sample)
         keys = {"seed": args.seed, "servers": args.servers,
                 "pool": " ".join(f"{v:g}" for v in servers.sum().round(4))}
         tidy.write(exact_shares(res.rows(**keys), servers, res.jobs), args.out)
@@ -158,8 +160,9 @@ def main(argv=None):
         if args.slots_from:
             table = pd.read_csv(args.slots_from)
             k = best_slots(table, read_servers(args.servers)[0])
-        res = simulate(args.servers, args.tasks, args.scheduler, slots=k, sample=args.sample,
-                       horizon=args.horizon)
+        slots = {"slots": k} if args.scheduler == "drfh-slots" else {}
+        res = simulate(args.servers, args.tasks, args.scheduler, sample=args.sample,
+                       horizon=args.horizon, **slots)
         keys = {"horizon": args.horizon, "seed": args.seed}
         tidy.write([r for r in res.rows(**keys) if r["metric"] == "utilization"], args.out)
         base = {"scheduler": args.scheduler, "slots": res.slots, **keys, **stamp}
@@ -171,7 +174,7 @@ def main(argv=None):
     elif args.command == "slots-search":
         out = []
         for k in args.slots:
-            res = simulate(args.servers, args.tasks, "slots", slots=k, sample=args.sample,
+            res = simulate(args.servers, args.tasks, "drfh-slots", slots=k, sample=args.sample,
                            horizon=args.horizon)
             mean = _window(res, args.horizon)
             out.append({"slots": k, **mean.to_dict(), "horizon": args.horizon, **stamp})

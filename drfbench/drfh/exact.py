@@ -46,8 +46,8 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from .. import _validation as check
+from .. import api
 
-METHODS = ("drfh", "per-server-drf")
 SOLVERS = ("aggregate", "lp")
 # Relative tolerance of the rounds: a user rises if it can gain more than this fraction of
 # the level; a cap counts as reached within it. HiGHS runs with feasibility tolerances far
@@ -397,7 +397,7 @@ def _per_server_drf(a, C, w, caps_tasks):
 # The entry point
 # --------------------------------------------------------------------------------------
 
-def allocate(demands, servers, method="drfh", weights=None, tasks=None, *, solver="aggregate"):
+def allocate(demands, servers, method="drfh", **options):
     """Divide heterogeneous servers among users with divisible Leontief tasks.
 
     demands: (users, resources) resources one task of each user needs, absolute units.
@@ -406,7 +406,7 @@ def allocate(demands, servers, method="drfh", weights=None, tasks=None, *, solve
     method: "drfh" (problem (7) with Sec. V-A's progressive rounds; see the module
         docstring) or "per-server-drf" (Sec. III-D's naive extension: DRF run on each
         server alone; a user's tasks are the sum over servers, counted in server order
-        up to its task count).
+        up to its task count). The options:
     weights: positive weight per user (Sec. V-A), default all ones.
     tasks: tasks per user (inf or None: unbounded); a user leaves when all are placed.
     solver: for "drfh", "aggregate" (exact, by configuration; default) or "lp" (the full
@@ -415,12 +415,14 @@ def allocate(demands, servers, method="drfh", weights=None, tasks=None, *, solve
     of their task), get 0 tasks and are listed in `.no_demand` and `.no_fit`.
     Returns an `Allocation`.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r} for drfbench.drfh.allocate; choose from "
-                         f"{', '.join(METHODS)} (the discrete schedulers run through "
-                         "drfbench.drfh.simulate)")
+    return api.run(method, demands, servers, takes=api.SERVERS, **options)
+
+
+def run_exact(spec, demands, servers, *, weights=None, tasks=None, solver="aggregate"):
+    """The registry's implementation of drfh and per-server-drf (see `allocate`)."""
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose from {', '.join(SOLVERS)}")
+    method = spec.name
     a, C, w, caps = _inputs(demands, servers, weights, tasks)
     start = time.perf_counter()
     if method == "drfh":

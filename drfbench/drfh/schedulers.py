@@ -1,7 +1,7 @@
 """Discrete DRFH schedulers as drfbench.sim policies (kernels/drfh.pyx), and the literal
 NumPy transcription they are tested against.
 
-    scheduler(machines, trace, "best-fit" | "first-fit" | "slots", slots=14, ...)
+    scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots", slots=14, ...)
     slot_counts(machines, k)       k slots per maximum-size server, scaled to each server
     LiteralScheduler(...)          the same decisions, written literally (the test oracle)
 
@@ -12,12 +12,11 @@ docstring states every choice made where the paper is silent.
 """
 import numpy as np
 
-from .. import _isa
+from .. import _isa, api
 from .. import _validation as check
 from .._machine import resolve_threads
 from ..sim import FIT_SLACK
 
-SCHEDULERS = ("best-fit", "first-fit", "slots")
 DEFAULT_SLOTS = 14          # Table II's best
 
 
@@ -45,20 +44,20 @@ def _weights(weights, n):
     return np.ones(n) if weights is None else check.tenant_weights(weights, n)
 
 
-def scheduler(machines, trace, name="best-fit", *, slots=DEFAULT_SLOTS, weights=None,
+def scheduler(machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, weights=None,
               index=True, threads=None, isa=None):
     """The kernel's DRFHScheduler for `trace` (a drfbench.sim.Trace) on `machines` ((M, m)
     capacities): a drfbench.sim.TaskPolicy.
 
-    name     "best-fit", "first-fit" or "slots"; slots: k per maximum server (slots only)
+    name     a registered trace scheduler (drfbench.methods(takes="trace")): "drfh-best-fit",
+             "drfh-first-fit" or "drfh-slots"; slots: k per maximum server (drfh-slots only)
     weights  per user, > 0 (default equal); index: use the server index (False: the
              literal scan, the benchmark's baseline); threads: of the literal best-fit scan
     """
-    if name not in SCHEDULERS:
-        raise ValueError(f"unknown scheduler {name!r}; known: {', '.join(SCHEDULERS)}")
+    api.method_info(name, api.TRACE)
     C = check.machines(machines, trace.resources)
-    per_server = slot_counts(C, slots) if name == "slots" else np.zeros(len(C), dtype=np.int64)
-    if name == "slots" and not per_server.any():
+    per_server = slot_counts(C, slots) if name == "drfh-slots" else np.zeros(len(C), dtype=np.int64)
+    if name == "drfh-slots" and not per_server.any():
         raise ValueError(f"slots={slots}: no server holds a whole slot")
     order, start = _queues(trace, C)
     k = _isa.kernels(isa).drfh
@@ -67,29 +66,20 @@ def scheduler(machines, trace, name="best-fit", *, slots=DEFAULT_SLOTS, weights=
                            bool(index), resolve_threads(threads))
 
 
-def registered(spec, machines, trace, **options):
-    """The registry's implementation of drfh-first-fit, drfh-best-fit, drfh-slots."""
-    unknown = set(options) - set(spec.options)
-    if unknown:
-        raise ValueError(f"method {spec.name!r} takes no {', '.join(sorted(unknown))}")
-    return scheduler(machines, trace, spec.name.removeprefix("drfh-"), **options)
-
-
 class LiteralScheduler:
     """The schedulers written literally, one decision at a time with NumPy: every user's
     share recomputed, every server tested (the specification the kernel is tested against,
     decision by decision). Same constructor arguments and protocol as scheduler(...)."""
 
-    def __init__(self, machines, trace, name="best-fit", *, slots=DEFAULT_SLOTS, weights=None):
-        if name not in SCHEDULERS:
-            raise ValueError(f"unknown scheduler {name!r}; known: {', '.join(SCHEDULERS)}")
+    def __init__(self, machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, weights=None):
+        api.method_info(name, api.TRACE)
         self.name = name
         self.C = check.machines(machines, trace.resources)
         self.limit = self.C * (1.0 + FIT_SLACK)
         self.total = self.C.sum(axis=0)
         self.D = np.asarray(trace.demands, dtype=np.float64)
-        self.slots = slot_counts(self.C, slots) if name == "slots" else None
-        self.all_slots = max(1.0, float(self.slots.sum())) if name == "slots" else 1.0
+        self.slots = slot_counts(self.C, slots) if name == "drfh-slots" else None
+        self.all_slots = max(1.0, float(self.slots.sum())) if name == "drfh-slots" else 1.0
         self.w = _weights(weights, trace.users)
         order, start = _queues(trace, self.C)
         self.queue = [order[start[u]:start[u + 1]].tolist() for u in range(trace.users)]
@@ -103,7 +93,7 @@ class LiteralScheduler:
 
     def key(self, u):
         """User u's global dominant share over its weight (slots: its tasks over all slots)."""
-        if self.name == "slots":
+        if self.name == "drfh-slots":
             return self.running[u] / self.all_slots / self.w[u]
         s = 0.0
         for r in range(len(self.total)):
@@ -113,7 +103,7 @@ class LiteralScheduler:
 
     def fits(self, t):
         """(M,) bool: the servers where task t fits now."""
-        if self.name == "slots":
+        if self.name == "drfh-slots":
             return self.tasks_on < self.slots
         return (self.used + self.D[t] <= self.limit).all(axis=1)
 
@@ -145,7 +135,7 @@ class LiteralScheduler:
         ok = self.fits(t)
         if not ok.any():
             return -1
-        if self.name != "best-fit":
+        if self.name != "drfh-best-fit":
             return int(np.argmax(ok))
         H = np.where(ok, self.fitness(t), np.inf)
         return int(np.argmin(H))             # the first least
@@ -165,7 +155,7 @@ class LiteralScheduler:
             t = self.queue[u][self.launched[u]]
             k = self.server_for(t)
             if k < 0:
-                if self.name == "slots":
+                if self.name == "drfh-slots":
                     break
                 skipped.add(u)
                 continue

@@ -1,6 +1,6 @@
 """One trace through the cluster simulator under a DRFH scheduler.
 
-    simulate(servers, tasks, scheduler="best-fit", **options) -> DRFHSimulation
+    simulate(servers, tasks, scheduler="drfh-best-fit", **options) -> DRFHSimulation
 
 `servers` and `tasks` are paths or DataFrames in the generic trace format (trace.py).
 """
@@ -11,9 +11,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .. import api, sim
 from .. import rows as tidy
-from .. import sim
-from .schedulers import DEFAULT_SLOTS, SCHEDULERS, LiteralScheduler, scheduler as make
+from .schedulers import DEFAULT_SLOTS, LiteralScheduler, scheduler as make
 from .trace import read_servers, read_tasks
 
 
@@ -72,19 +72,26 @@ def _frames(servers, tasks):
     return resources, C, trace
 
 
-def simulate(servers, tasks, scheduler="best-fit", *, sample=60.0, horizon=math.inf,
-             slots=DEFAULT_SLOTS, weights=None, index=True, threads=None, isa=None,
-             literal=False):
-    """Run the tasks on the servers under `scheduler` ("best-fit", "first-fit" or "slots",
-    with `slots` per maximum server) until every task is done or `horizon` seconds.
+def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
+    """Run the tasks on the servers under registered trace scheduler `scheduler`
+    ("drfh-best-fit", "drfh-first-fit" or "drfh-slots"; drfbench.methods(takes="trace"))
+    until every task is done or `horizon` seconds. The options:
 
-    sample   seconds between samples of utilization and shares
+    sample   seconds between samples of utilization and shares (default 60)
+    horizon  seconds simulated at most (default: until the last task ends)
+    slots    k per maximum server (drfh-slots only; default 14, Table II's best)
     weights  per user, in order of first appearance in the tasks, or a dict label -> weight
-    index    use the server index (False: the literal scan; same decisions)
+    index    use the server index (default; False: the literal scan, same decisions)
+    threads  of the literal best-fit scan; isa: the kernels' variant
     literal  run the NumPy transcription instead of the kernel (tests; slow)
     """
-    if scheduler not in SCHEDULERS:
-        raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
+    return api.run(scheduler, servers, tasks, takes=api.TRACE, **options)
+
+
+def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=DEFAULT_SLOTS,
+                  weights=None, index=True, threads=None, isa=None, literal=False):
+    """The registry's implementation of the trace schedulers (see `simulate`)."""
+    scheduler = spec.name
     resources, C, trace = _frames(servers, tasks)
     names = list(trace.names)
     if isinstance(weights, dict):
@@ -111,7 +118,7 @@ def simulate(servers, tasks, scheduler="best-fit", *, sample=60.0, horizon=math.
     completed = np.bincount(trace.user[done], minlength=trace.users)
     completion = pd.DataFrame({"user": names, "submitted": submitted, "completed": completed,
                                "ratio": completed / np.maximum(submitted, 1)})
-    return DRFHSimulation(scheduler=scheduler, slots=int(slots) if scheduler == "slots" else 0,
+    return DRFHSimulation(scheduler=scheduler, slots=int(slots) if scheduler == "drfh-slots" else 0,
                           resources=resources, utilization=utilization, shares=shares,
                           jobs=jobs, completion=completion,
                           unschedulable=frame.iloc[run.unschedulable].reset_index(drop=True),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _isa
+from .. import _isa, api
 from .. import _validation as check
 from ..sim import fits_somewhere
 from .tree import tree as as_tree
@@ -66,24 +66,15 @@ def _queues(t, tasks):
 
 def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa=None):
     """The stateful scheduler of registered tree policy `policy`: a drfbench.sim policy
-    whose users are the leaves in order. Its methods: schedule() -> (leaves, machines)
+    whose users are the leaves in order, the kernel's TreeScheduler on the validated tree
+    (flattened for "flatten") and machines. Its methods: schedule() -> (leaves, machines)
     launched, release(leaf, machine), add_tasks(leaf, count); its state: running,
     launched, queued, usage, keys, node_usage, blocked, exhausted, decisions.
 
     tasks: tasks waiting per leaf (default: the tree's); incremental=False recomputes
     every share after every change (the baseline the incremental one is measured
     against; both decide the same)."""
-    from ..api import TREE, method_info, methods
-    spec = method_info(policy)
-    if spec.takes != TREE:
-        raise ValueError(f"policy {policy!r} does not take a tree; tree policies: "
-                         f"{', '.join(methods(takes=TREE))}")
-    return spec.run(spec, tree, machines, tasks=tasks, incremental=incremental, isa=isa)
-
-
-def tree_scheduler(spec, tree, machines, *, tasks=None, incremental=True, isa=None):
-    """The registry's implementation of the tree policies: the kernel's TreeScheduler on
-    the validated tree (flattened for "flatten") and machines."""
+    spec = api.method_info(policy, api.TREE)
     t = as_tree(tree)
     mode, flat = POLICY_MODES[spec.name]
     C = check.machines(machines, len(t.resources))
@@ -102,11 +93,12 @@ def tree_scheduler(spec, tree, machines, *, tasks=None, incremental=True, isa=No
                                  queue, C, kernels.MODES[mode], incremental)
 
 
-def schedule(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa=None):
-    """Launch tasks with tree policy `policy` on idle machines until it launches nothing
-    more (for H-DRF: until every leaf is blocked). Returns a Schedule."""
+def run_policy(spec, tree, machines, *, tasks=None, incremental=True, isa=None):
+    """The registry's implementation of the tree policies: launch tasks on idle machines
+    until the policy launches nothing more (for H-DRF: until every leaf is blocked).
+    Returns a Schedule."""
     t = as_tree(tree)
-    s = scheduler(t, machines, policy, tasks=tasks, incremental=incremental, isa=isa)
+    s = scheduler(t, machines, spec.name, tasks=tasks, incremental=incremental, isa=isa)
     leaves, where = s.schedule()
     paths = t.leaf_paths
     held = s.launched[:, None] * t.demand
@@ -114,12 +106,19 @@ def schedule(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa
     total = C.sum(axis=0)
     used = t.subtree_sums(held)
     shares = np.divide(used, total, out=np.zeros_like(used), where=total > 0).max(axis=1)
-    return Schedule(policy=policy, resources=t.resources,
+    return Schedule(policy=spec.name, resources=t.resources,
                     tasks={p: int(n) for p, n in zip(paths, s.launched.tolist())},
                     allocation={p: held[i] for i, p in enumerate(paths)},
                     order=[(paths[i], k) for i, k in zip(leaves.tolist(), where.tolist())],
                     shares={p: float(v) for p, v in zip(t.paths[1:], shares[1:].tolist())},
                     free=total - held.sum(axis=0), decisions=int(s.decisions))
+
+
+def schedule(tree, machines, policy="hdrf", **options):
+    """Run registered tree policy `policy` (drfbench.methods(takes="tree")) on idle
+    machines until it launches nothing more; options as `scheduler`'s. Returns a
+    Schedule."""
+    return api.run(policy, tree, machines, takes=api.TREE, **options)
 
 
 def allocate(tree, capacity, policy="hdrf", *, resolution=1000, isa=None):

@@ -5,19 +5,19 @@ Tetris and slots.
     Infrastructure(...)                        the paper's 3-tier tree (sizes are keywords)
     workload(count, seed)                      the seeded MapReduce / web-service suite
     load_applications(path)                    TI-MRA applications from JSON
-    simulate(infra, apps, policy)              "packer", "tetris" or "slots": a Result
+    simulate(infra, apps, policy)              "packer", "tetris" or "packer-slots": a Result
     work_conserving(capacity, g, d, w)         Algorithm 2
 
 drfbench.packer.literal is Algorithm 1 and Eq. 6-8 written literally, the specification
 of kernels/packer.pyx; `python -m drfbench.packer` runs the pipeline's steps;
 docs/families/packer.md says what was chosen where the paper is silent.
 """
-from .allocate import POLICIES, Cluster, place, resource_weights
+from .allocate import Cluster, place, resource_weights
 from .model import RESOURCES, Application, Infrastructure, application, sort_nodes
 from .rates import work_conserving
 from .simulate import Result, revenue, simulate
 from .workload import dump_applications, load_applications, workload
 
-__all__ = ["POLICIES", "RESOURCES", "Application", "Cluster", "Infrastructure", "Result",
+__all__ = ["RESOURCES", "Application", "Cluster", "Infrastructure", "Result",
            "application", "dump_applications", "load_applications", "place", "resource_weights",
            "revenue", "simulate", "sort_nodes", "work_conserving", "workload"]

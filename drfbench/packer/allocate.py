@@ -29,20 +29,11 @@ the servers where they fit together (literal.py).
 """
 import numpy as np
 
-from .. import _isa
+from .. import _isa, api
 from .model import Infrastructure, dependencies, sort_nodes
 from .workload import SLOTS
 
-POLICIES = ("packer", "tetris", "slots")
 REMOTE_PENALTY = 0.1     # Tetris' remote penalty rp (Grandl et al., SIGCOMM'14, §3.1: 10%)
-
-
-def check_policy(policy):
-    """The policy's name in POLICIES ("packer-slots", its registry name, is "slots")."""
-    policy = "slots" if policy == "packer-slots" else policy
-    if policy not in POLICIES:
-        raise ValueError(f"unknown policy {policy!r}; policies: {', '.join(POLICIES)}")
-    return policy
 
 
 class Cluster:
@@ -224,8 +215,9 @@ def _best(cluster, app, deps, loc, score):
 def place(cluster, app, policy="packer", *, threads=1, kernels=None):
     """Algorithm 1 for one application (module docstring): the location of each node (a
     server, or S + j for cloud service j), or None when it is rejected (nothing of it left
-    behind)."""
-    policy = check_policy(policy)
+    behind). `policy`: a registered application policy (drfbench.methods(takes=
+    "applications"))."""
+    api.method_info(policy, api.APPLICATIONS)
     k = kernels or _isa.kernels().packer
     infra = cluster.infra
     if app.arrival + app.duration > cluster.horizon:
@@ -248,7 +240,7 @@ def place(cluster, app, policy="packer", *, threads=1, kernels=None):
             if n is None:                                        # line 13
                 p.undo()
                 return None
-        p.reserve(v, n, deps[v], loc, policy == "slots")
+        p.reserve(v, n, deps[v], loc, policy == "packer-slots")
         loc[v] = n
     return loc
 

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .allocate import REMOTE_PENALTY, active_span, check_policy, resource_weights
+from .. import api
+from .allocate import REMOTE_PENALTY, active_span, resource_weights
 from .model import dependencies, sort_nodes
 from .workload import SLOTS
 
@@ -84,7 +85,8 @@ class Reference:
     """Algorithm 1, literally, for one policy: `place(app)` returns the locations or None."""
 
     def __init__(self, infra, horizon, policy="packer"):
-        self.infra, self.horizon, self.policy = infra, int(horizon), check_policy(policy)
+        api.method_info(policy, api.APPLICATIONS)
+        self.infra, self.horizon, self.policy = infra, int(horizon), policy
         self.accepted = []
 
     def residual(self):
@@ -104,7 +106,7 @@ class Reference:
             n = int(loc[v])
             if n < self.infra.servers:
                 Q[n, win] -= app.demand[v]
-                if self.policy == "slots":
+                if self.policy == "packer-slots":
                     lo, hi = active_span(app, v)
                     used[n, app.arrival + lo:app.arrival + hi] += 1
             for e, u in deps[v]:
@@ -122,7 +124,7 @@ class Reference:
                 n = infra.servers + int(app.service[v])
                 if not joint_fit(infra, QL, app, deps[v], loc, n):
                     return None
-            elif self.policy == "slots":
+            elif self.policy == "packer-slots":
                 n = slot_server(infra, used, QL, app, v, deps[v], loc)
                 if n is None:
                     return None

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _isa
+from .. import _isa, api
 from .. import rows as tidy
-from .._machine import resolve_threads
-from .allocate import POLICIES, Cluster, check_policy, place
+from .allocate import Cluster, place
 from .model import RESOURCES, check_fits
 from .rates import work_conserving
 
@@ -141,26 +140,30 @@ class Result:
         return out
 
 
-def simulate(infrastructure, applications, policy="packer", *, threads=1, isa=None):
-    """Run `policy` ("packer", "tetris" or "slots", alias "packer-slots") on the
-    applications, in arrival order (stable), each placed by Algorithm 1 with the policy's
-    score (allocate.place) or rejected whole; returns a Result. threads: OpenMP threads for
-    the scoring, 1 by default (each kernel call is short, 0.1-1 ms: on a shared machine a
-    second thread costs more than it saves, docs/performance.md; None: OMP_NUM_THREADS,
-    else every usable CPU); the results do not depend on it. isa: the kernels' variant."""
-    policy = check_policy(policy)
+def simulate(infrastructure, applications, policy="packer", **options):
+    """Run registered application policy `policy` ("packer", "tetris" or "packer-slots";
+    drfbench.methods(takes="applications")) on the applications, in arrival order (stable),
+    each placed by Algorithm 1 with the policy's score (allocate.place) or rejected whole;
+    returns a Result. Options: threads, OpenMP threads of the scoring (default:
+    OMP_NUM_THREADS, else every usable CPU; each kernel call is short, 0.1-1 ms, so on a
+    shared machine one thread can be fastest: docs/performance.md); the results do not
+    depend on it. isa: the kernels' variant."""
+    return api.run(policy, infrastructure, applications, takes=api.APPLICATIONS, **options)
+
+
+def run_policy(spec, infrastructure, applications, *, threads=None, isa=None):
+    """The registry's implementation of the application policies (see `simulate`)."""
     apps = sorted(applications, key=lambda a: a.arrival)
     check_fits(infrastructure, apps)
     horizon = max((a.arrival + a.duration for a in apps), default=0)
     cluster = Cluster(infrastructure, horizon)
     k = _isa.kernels(isa).packer
-    n_threads = resolve_threads(threads)
     placements, seconds = [], np.empty(len(apps))
     for i, a in enumerate(apps):
         start = time.perf_counter()
-        placements.append(place(cluster, a, policy, threads=n_threads, kernels=k))
+        placements.append(place(cluster, a, spec.name, threads=threads, kernels=k))
         seconds[i] = time.perf_counter() - start
-    return Result(policy, infrastructure, apps, placements, seconds, cluster.server, cluster.link)
+    return Result(spec.name, infrastructure, apps, placements, seconds, cluster.server, cluster.link)
 
 
-__all__ = ["POLICIES", "Result", "revenue", "simulate"]
+__all__ = ["Result", "revenue", "simulate"]
