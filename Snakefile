@@ -1,4 +1,4 @@
-# drfbench pipeline: setup only (DESIGN.md). Each family's rules live in workflows/rules/,
+# drfbench pipeline: setup only (docs/architecture.md). Each family's rules live in workflows/rules/,
 # its config keys in workflows/schemas/<family>.schema.yaml; the figures in workflows/figures.smk.
 #   snakemake --cores all                                            # smoke profile
 #   snakemake --cores all --config repeats=1                         # smoke, overridden

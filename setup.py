@@ -8,6 +8,12 @@ per vector-width variant (faiss's pattern), with OpenMP when the compiler has it
   drfbench._kernels_avx2     256-bit AVX2 + FMA (x86-64 only)
   drfbench._kernels_avx512   512-bit AVX-512 F/VL/BW/DQ (x86-64 only)
 
+By default only what this machine runs is built: the generic variant and the widest one
+its CPU has the flags for (/proc/cpuinfo), plus every variant already built in place in
+this checkout (so that none is left behind, out of date, when a kernel changes). The
+vector-width sweep builds the others in place when it needs them, with
+`python -m drfbench.build_variants NAME...` (drfbench/build_variants.py).
+
 The variants, their packages, CPU flags and compile flags are drfbench/_variants.py's
 table, which drfbench._isa also reads to pick one at run time from the CPU's features.
 Cython directives are set once here for the whole build.
@@ -20,19 +26,26 @@ version or the directives changed (a fingerprint beside its .c in build/cython);
 extension is compiled only when no build of the same C source with the same flags and
 compiler is in build/kernel-cache, else the cached one is copied.
 
+One build runs at a time in a checkout (a lock on build/lock): the pipeline may build two
+variants at once, and builds share build/. A compiled kernel is replaced by renaming a new
+file over it, never rewritten in place, so a process that has the old one loaded keeps it.
+
 Environment switches:
   DRFBENCH_DEBUG=1      bounds checking and wraparound back on, -O0 -g (for tests/debugging)
   DRFBENCH_NO_OPENMP=1  build without OpenMP even if the compiler has it
-  DRFBENCH_VARIANTS=generic,avx2   build only these variants (default: all the platform has)
+  DRFBENCH_VARIANTS=scalar,avx512   build these variants (and generic, and those already
+                        built in place) instead of the widest the CPU runs; `all`: every one
 Nothing built by default uses -march=native: the default build targets the baseline x86-64
 (or aarch64) instruction set so that it runs on any machine of that architecture.
 """
+import contextlib
+import fcntl
 import hashlib
 import importlib.util
 import os
-import platform
 import re
 import shutil
+import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -55,22 +68,35 @@ DIRECTIVES = {
 }
 
 
-def load_variants():
-    """drfbench/_variants.py, loaded by its path: drfbench cannot be imported before its
-    kernels are built."""
-    spec = importlib.util.spec_from_file_location("drfbench_variants", "drfbench/_variants.py")
+def load(name):
+    """drfbench/<name>.py, loaded by its path: drfbench cannot be imported before its
+    kernels are built (both modules it loads import nothing from drfbench)."""
+    spec = importlib.util.spec_from_file_location(f"drfbench_{name}", f"drfbench/{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-_variants = load_variants()
+def built_in_place(variants):
+    """The variants whose kernels an earlier in-place build (`pip install -e`,
+    build_variants) left in this checkout."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    return [name for name, variant in variants.items()
+            if any(Path(*variant.package.split(".")).glob(f"*{suffix}"))]
+
+
+_variants = load("_variants")
 OPT_FLAGS = list(_variants.DEBUG_FLAGS if DEBUG else _variants.OPT_FLAGS)
-X86 = platform.machine().lower() in ("x86_64", "amd64")
-_wanted = os.environ.get("DRFBENCH_VARIANTS")
-VARIANTS = {name: variant for name, variant in _variants.VARIANTS.items()
-            if (X86 or not variant.x86_only)
-            and (_wanted is None or name in _wanted.split(",") or name == "generic")}
+# Python's own flags ask for debug info (-g), which took a third of the compile time; GCC
+# generates the same code either way. DRFBENCH_DEBUG=1 keeps it.
+NO_DEBUG_INFO = [] if DEBUG else ["-g0"]
+try:
+    VARIANTS = {name: _variants.VARIANTS[name] for name in _variants.to_build(
+        os.environ.get(_variants.ENV_VARIABLE), load("_machine").cpu_info()[1],
+        built_in_place(_variants.VARIANTS))}
+except ValueError as exc:
+    sys.exit(f"setup.py: {exc}")
+print(f"drfbench: building the kernel variants {', '.join(VARIANTS)}", file=sys.stderr)
 
 
 def compiler_has_openmp(compiler):
@@ -99,23 +125,46 @@ def fingerprint(*parts):
 
 C_DIR = Path("build/cython")
 CACHE = Path("build/kernel-cache")
+SHARED_UTILITY = "drfbench._cyutility"
 # Cython's metadata comment in a .c file names the build environment's paths: not content.
 METADATA = re.compile(rb"/\* BEGIN: Cython Metadata.*?END: Cython Metadata \*/", re.S)
 
 
-def translate(pyx):
-    """kernels/<name>.pyx as C in build/cython, translated by Cython only if its
-    fingerprint (the .pyx, every kernels/*.pxd and *.h, Cython's version, the directives)
-    differs from the one recorded beside the .c."""
-    c_file = C_DIR / pyx.with_suffix(".c")
-    recorded = c_file.with_name(c_file.name + ".fingerprint")
+def translate(pyx_files):
+    """{name: kernels/<name>.pyx as C in build/cython}, each translated by Cython (all those
+    that need it at once, one process per CPU) only if its fingerprint (the .pyx, every
+    kernels/*.pxd and *.h, Cython's version, the directives) differs from the one recorded
+    beside its .c. Cython's utility code is left out of them: see shared_utility."""
     headers = sorted(Path("kernels").glob("*.pxd")) + sorted(Path("kernels").glob("*.h"))
-    key = fingerprint(Cython.__version__, sorted(DIRECTIVES.items()),
-                      *(b for f in [pyx, *headers] for b in (str(f), f.read_bytes())))
-    if not (c_file.exists() and recorded.exists() and recorded.read_text() == key):
-        cythonize([str(pyx)], compiler_directives=DIRECTIVES, include_path=["kernels"],
-                  build_dir=str(C_DIR), force=True, quiet=True)
-        recorded.write_text(key)
+    c_files, stale = {}, {}
+    for pyx in pyx_files:
+        c_file = C_DIR / pyx.with_suffix(".c")
+        recorded = c_file.with_name(c_file.name + ".fingerprint")
+        key = fingerprint(Cython.__version__, sorted(DIRECTIVES.items()), SHARED_UTILITY,
+                          *(b for f in [pyx, *headers] for b in (str(f), f.read_bytes())))
+        if not (c_file.exists() and recorded.exists() and recorded.read_text() == key):
+            stale[pyx] = (recorded, key)
+        c_files[pyx.stem] = c_file
+    if stale:
+        cythonize([str(pyx) for pyx in stale], compiler_directives=DIRECTIVES,
+                  include_path=["kernels"], build_dir=str(C_DIR), force=True, quiet=True,
+                  nthreads=os.cpu_count(), shared_utility_qualified_name=SHARED_UTILITY)
+        for recorded, key in stale.values():
+            recorded.write_text(key)
+    return c_files
+
+
+def shared_utility():
+    """Cython's utility code (typed memoryviews and the like) as the C of one module,
+    SHARED_UTILITY, generated again only when Cython's version changes: every kernel of
+    every variant imports it rather than carrying its own copy, which was half of each
+    kernel's C and of its compile time. It runs no kernel loop: built once, generic."""
+    c_file = C_DIR / (SHARED_UTILITY.replace(".", "/") + ".c")
+    recorded = c_file.with_name(c_file.name + ".fingerprint")
+    if not (c_file.exists() and recorded.exists() and recorded.read_text() == Cython.__version__):
+        c_file.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "cython", f"--generate-shared={c_file}"], check=True)
+        recorded.write_text(Cython.__version__)
     return c_file
 
 
@@ -148,13 +197,30 @@ class BuildExt(build_ext):
                           numpy.__version__)
         cached = CACHE / f"{ext.name}.{key[:24]}{target.suffix}"
         if cached.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(cached, target)
+            if not (target.exists() and target.read_bytes() == cached.read_bytes()):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                replace_with_copy(cached, target)
             return
-        super().build_extension(ext)
+        super().build_extension(ext)    # the linker writes a new file: loaded ones are kept
         CACHE.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(target, cached.with_suffix(".tmp"))
-        os.replace(cached.with_suffix(".tmp"), cached)
+        replace_with_copy(target, cached)
+
+
+def replace_with_copy(source, target):
+    """Copy `source` to `target` by renaming a complete copy over it: a process that has
+    the old `target` loaded keeps its file, and no reader sees half a copy."""
+    partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    shutil.copyfile(source, partial)
+    os.replace(partial, target)
+
+
+@contextlib.contextmanager
+def exclusive(path):
+    """Hold an exclusive lock on `path` while the block runs."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def variant_source(c_file, package):
@@ -169,18 +235,19 @@ def variant_source(c_file, package):
     return copy
 
 
-# Cython translates each .pyx to C once; every variant compiles that same C with its flags.
-sources = {pyx.stem: translate(pyx) for pyx in sorted(Path("kernels").glob("*.pyx"))}
-extensions = [
-    Extension(f"{variant.package}.{name}", [str(variant_source(c_file, variant.package))],
-              include_dirs=[numpy.get_include(), "kernels"],
-              define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")],
-              extra_compile_args=OPT_FLAGS + list(variant.compile_flags))
-    for variant in VARIANTS.values() for name, c_file in sources.items()
-]
-
-setup(
-    packages=find_packages(include=["drfbench", "drfbench.*"]),
-    ext_modules=extensions,
-    cmdclass={"build_ext": BuildExt},
-)
+with exclusive(Path("build/lock")):  # one build at a time in this checkout
+    # Cython translates each .pyx to C once; every variant compiles that same C with its flags.
+    sources = translate(sorted(Path("kernels").glob("*.pyx")))
+    common = dict(include_dirs=[numpy.get_include(), "kernels"],
+                  define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")])
+    extensions = [Extension(SHARED_UTILITY, [str(shared_utility())],
+                            extra_compile_args=OPT_FLAGS + NO_DEBUG_INFO, **common)] + [
+        Extension(f"{variant.package}.{name}", [str(variant_source(c_file, variant.package))],
+                  extra_compile_args=OPT_FLAGS + list(variant.compile_flags) + NO_DEBUG_INFO, **common)
+        for variant in VARIANTS.values() for name, c_file in sources.items()
+    ]
+    setup(
+        packages=find_packages(include=["drfbench", "drfbench.*"]),
+        ext_modules=extensions,
+        cmdclass={"build_ext": BuildExt},
+    )

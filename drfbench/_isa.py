@@ -1,28 +1,33 @@
 """Pick the kernels' vector-width variant at run time (faiss's loader pattern).
 
-setup.py compiles the same kernels into one package per variant (see its docstring). The
-variant is chosen, in order, by the `isa` argument of `allocate`, the environment variable
-DRFBENCH_ISA, or the widest one the CPU can run. A variant the CPU cannot run is refused
-with UnsupportedVariantError before any of its code is loaded.
+setup.py compiles the same kernels into one package per variant it builds (see its
+docstring: by default the generic one and the widest this CPU runs). The variant is chosen,
+in order, by the `isa` argument of `allocate`, the environment variable DRFBENCH_ISA, or
+the widest one built here that the CPU can run. A variant the CPU cannot run is refused
+with UnsupportedVariantError before any of its code is loaded; one that was not built, with
+VariantNotBuiltError naming the command that builds it.
 """
 import importlib
 import importlib.util
 import os
 import pkgutil
-import platform
 from functools import cache
 from types import SimpleNamespace
 
 from ._machine import cpu_info
 # name -> Variant(package, CPU flags it needs, compile flags): the table setup.py builds from
-from ._variants import VARIANTS, flags_string
+from ._variants import BUILD_COMMAND, VARIANTS, WIDEST_FIRST, flags_string, lacking
 
 ENV_VARIABLE = "DRFBENCH_ISA"
-PREFERENCE = ("avx512", "avx2", "generic")     # widest first, for the default choice
 
 
 class UnsupportedVariantError(RuntimeError):
-    """The CPU (or this build) cannot run the requested kernel variant."""
+    """The CPU cannot run the requested kernel variant."""
+
+
+class VariantNotBuiltError(RuntimeError):
+    """The requested kernel variant was not built here; its message names the command that
+    builds it."""
 
 
 @cache
@@ -32,8 +37,9 @@ def cpu_flags():
 
 
 def built(name):
-    """True if setup.py built this variant's kernels (x86 variants exist only on x86-64,
-    and DRFBENCH_VARIANTS may leave some out): its package holds a compiled dcdrf."""
+    """True if setup.py built this variant's kernels (x86 variants exist only on x86-64;
+    by default only the generic one and the widest the CPU runs are built): its package
+    holds a compiled dcdrf."""
     try:
         return importlib.util.find_spec(f"{VARIANTS[name][0]}.dcdrf") is not None
     except ModuleNotFoundError:
@@ -42,9 +48,7 @@ def built(name):
 
 def missing_features(name):
     """CPU flags the variant needs that this CPU lacks (empty: it can run)."""
-    if not platform.machine().lower() in ("x86_64", "amd64") and VARIANTS[name][1]:
-        return list(VARIANTS[name][1])
-    return [f for f in VARIANTS[name][1] if f not in cpu_flags()]
+    return lacking(name, cpu_flags())
 
 
 def runnable():
@@ -54,20 +58,23 @@ def runnable():
 
 def resolve(isa=None):
     """The variant name to use: `isa`, else $DRFBENCH_ISA, else the widest runnable one.
-    Raises ValueError for an unknown name, UnsupportedVariantError if it cannot run."""
+    Raises ValueError for an unknown name, UnsupportedVariantError if the CPU cannot run
+    it, VariantNotBuiltError if it was not built."""
     name = isa if isa is not None else os.environ.get(ENV_VARIABLE) or None
     if name is None:
-        return next(v for v in PREFERENCE if v in runnable())
+        return next(v for v in WIDEST_FIRST if v in runnable())
     source = "isa argument" if isa is not None else ENV_VARIABLE
     if name not in VARIANTS:
         raise ValueError(f"unknown kernel variant {name!r} ({source}); choose from {', '.join(VARIANTS)}")
-    lacking = missing_features(name)
-    if lacking:
+    missing = missing_features(name)
+    if missing:
         raise UnsupportedVariantError(
             f"kernel variant {name!r} ({source}) needs CPU features this machine lacks: "
-            f"{', '.join(lacking)}; runnable here: {', '.join(runnable())}")
+            f"{', '.join(missing)}; runnable here: {', '.join(runnable())}")
     if not built(name):
-        raise UnsupportedVariantError(f"kernel variant {name!r} was not built (see DRFBENCH_VARIANTS in setup.py)")
+        raise VariantNotBuiltError(
+            f"kernel variant {name!r} ({source}) was not built here; build it with: "
+            f"{BUILD_COMMAND} {name}")
     return name
 
 

@@ -1,7 +1,8 @@
 """Checks and conversions done once, in Python, before a kernel runs.
 
-The kernels trust their input (DESIGN.md, "thin Python wrappers"); everything a user can
-get wrong is caught here with a ValueError or TypeError that names the problem.
+The kernels trust their input (docs/architecture.md, "Imports point one way": the families
+are thin Python wrappers over them); everything a user can get wrong is caught here with a
+ValueError or TypeError that names the problem.
 """
 import math
 import numbers

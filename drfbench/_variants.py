@@ -1,10 +1,12 @@
 """The kernels' vector-width variants, the one table of them (faiss's pattern).
 
-setup.py compiles every kernels/*.pyx once per variant, into the variant's package, with
-OPT_FLAGS and the variant's compile flags; drfbench._isa picks at run time a variant whose
-CPU flags (as /proc/cpuinfo names them) the machine has. setup.py loads this file by its
-path, before drfbench can be imported, so it imports nothing from drfbench.
+setup.py compiles every kernels/*.pyx into the package of each variant it builds (`to_build`:
+by default the generic one and the widest this CPU runs), with OPT_FLAGS and the variant's
+compile flags; drfbench._isa picks at run time a variant whose CPU flags (as /proc/cpuinfo
+names them) the machine has. setup.py loads this file by its path, before drfbench can be
+imported, so it imports nothing from drfbench.
 """
+import platform
 from typing import NamedTuple
 
 
@@ -29,6 +31,52 @@ VARIANTS = {
                       ("-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mavx2", "-mfma",
                        "-mprefer-vector-width=512"), x86_only=True),
 }
+
+
+WIDEST_FIRST = ("avx512", "avx2", "generic")   # the default choice, at build and at run time
+ENV_VARIABLE = "DRFBENCH_VARIANTS"               # what setup.py builds (see to_build)
+BUILD_COMMAND = "python -m drfbench.build_variants"
+
+
+def on_x86():
+    """True on x86-64, the only architecture the x86_only variants are built for."""
+    return platform.machine().lower() in ("x86_64", "amd64")
+
+
+def platform_variants():
+    """The variants this architecture has, in table order."""
+    return [name for name, variant in VARIANTS.items() if on_x86() or not variant.x86_only]
+
+
+def lacking(name, cpu_flags):
+    """The CPU flags variant `name` needs that a CPU with `cpu_flags` lacks (all of them
+    off x86-64: the x86 flags name nothing there)."""
+    needs = VARIANTS[name].cpu_flags
+    return list(needs) if needs and not on_x86() else [f for f in needs if f not in cpu_flags]
+
+
+def to_build(request, cpu_flags, built_before=()):
+    """The variants a build compiles, in table order: always the generic one (the fallback
+    every machine of the architecture runs); the ones `request` names (DRFBENCH_VARIANTS:
+    comma-separated names, or `all` for every variant of the architecture), else the widest
+    one a CPU with `cpu_flags` runs; and `built_before`, those already built in place, so
+    that none is left behind, out of date, when a kernel changes."""
+    if request is None or not request.strip():
+        wanted = {next(v for v in WIDEST_FIRST if not lacking(v, cpu_flags))}
+    elif request.strip() == "all":
+        wanted = set(platform_variants())
+    else:
+        wanted = {name.strip() for name in request.split(",") if name.strip()}
+        unknown = sorted(wanted - set(VARIANTS))
+        if unknown:
+            raise ValueError(f"{ENV_VARIABLE}: unknown kernel variant {', '.join(map(repr, unknown))}; "
+                             f"choose from {', '.join(VARIANTS)}, or all")
+        foreign = sorted(wanted - set(platform_variants()))
+        if foreign:
+            raise ValueError(f"{ENV_VARIABLE}: {', '.join(foreign)}: x86-64 only, and this machine "
+                             f"is {platform.machine()}; choose from {', '.join(platform_variants())}")
+    wanted |= {"generic", *built_before}
+    return [name for name in VARIANTS if name in wanted]
 
 
 def flags_string(name):

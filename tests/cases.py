@@ -1,8 +1,19 @@
-"""Shared test cases: random small instances for the comparisons with the literal transcriptions (drfbench.dcdrf.literal), and a
-task policy by slot count."""
+"""Shared test cases: random small instances for the comparisons with the literal transcriptions (drfbench.dcdrf.literal), the
+seeds of the random-instance tests, and a task policy by slot count."""
 import numpy as np
+import pytest
 
 from drfbench import drf
+
+SAMPLE = 20   # random instances a test runs by default; the rest are marked slow
+
+
+def seeds(count):
+    """Seeds 0 .. count-1 as the parameters of a random-instance test: the first SAMPLE (a
+    sample that still meets every case the seed picks by its residue) run by default, the
+    others are marked slow (`pytest -m slow` runs them)."""
+    return [seed if seed < SAMPLE else pytest.param(seed, marks=pytest.mark.slow)
+            for seed in range(count)]
 
 
 def random_instance(rng):

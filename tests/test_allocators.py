@@ -11,7 +11,7 @@ from hypothesis.extra.numpy import arrays
 import drfbench
 from drfbench.dcdrf import literal
 from drfbench import api
-from cases import assert_same, random_instance
+from cases import assert_same, random_instance, seeds
 
 FAST_METHODS = ("dcdrf", "sdcdrf", "pedrf", "pedrf1")
 # Every method computing DRF's allocation: the DC-DRF family and classic divisible DRF
@@ -19,13 +19,13 @@ DRF_METHODS = drfbench.methods(family="dcdrf") + ("drf",)
 DIVISIBLE = drfbench.methods(takes="demands")
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", seeds(300))
 def test_edrf_matches_algorithm_1(seed):
     D, w = random_instance(np.random.default_rng(seed))
     assert_same(drfbench.allocate(D, "edrf", weights=w), literal.edrf(D, w))
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", seeds(300))
 def test_dcdrf_matches_algorithm_2(seed):
     rng = np.random.default_rng(1000 + seed)
     D, w = random_instance(rng)
@@ -35,7 +35,7 @@ def test_dcdrf_matches_algorithm_2(seed):
                 literal.dcdrf(D, w, epsilon=eps))
 
 
-@pytest.mark.parametrize("seed", range(100))
+@pytest.mark.parametrize("seed", seeds(100))
 def test_round_budget_matches_both_algorithms(seed):
     rng = np.random.default_rng(2000 + seed)
     D, w = random_instance(rng)
@@ -177,7 +177,7 @@ def test_output_arrays_are_plain_writable_arrays(n):
     assert own_pages == (n * 4 >= api.OWN_PAGES_BYTES)
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40))
 def test_numpy_policies_through_allocate(seed):
     """Classic DRF's divisible policies behind drfbench.allocate give the same allocation
     as calling them directly, and level is the weighted dominant share."""

@@ -6,7 +6,7 @@ import pytest
 import scipy.optimize
 import scipy.sparse as sp
 
-from cases import task_policy
+from cases import seeds, task_policy
 from drfbench import drf, sim
 from drfbench import properties as props
 
@@ -97,7 +97,7 @@ def test_online_drf_finite_queues_and_a_task_that_never_fits():
     assert res.tasks.tolist() == [0, 4]
 
 
-@pytest.mark.parametrize("seed", range(150))
+@pytest.mark.parametrize("seed", seeds(150))
 def test_online_schedulers_match_the_literal_loop(seed):
     rng = np.random.default_rng(seed)
     D, C, w, tasks = random_cluster(rng)
@@ -230,7 +230,7 @@ def test_lecture_examples():
     np.testing.assert_allclose(A.sum(axis=1), [60 / 70, 60 / 70])   # equal sums of shares
 
 
-@pytest.mark.parametrize("seed", range(100))
+@pytest.mark.parametrize("seed", seeds(100))
 def test_drf_matches_the_edrf_kernel_and_dcdrf_at_zero(seed):
     D, w = random_divisible(np.random.default_rng(seed))
     A = drf.drf(D, w)
@@ -238,7 +238,7 @@ def test_drf_matches_the_edrf_kernel_and_dcdrf_at_zero(seed):
     np.testing.assert_allclose(props.policy_of("dcdrf", epsilon=0.0)(D, w), A, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", seeds(60))
 def test_progressive_filling_invariants(seed):
     """Feasible, proportional to demand, and max-min fair on the measure: every user with
     demand uses a full resource on which no other user has a higher (weighted) level."""
@@ -272,7 +272,7 @@ def primal_ceei(D, w):
     return np.exp(res.x)
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40))
 def test_ceei_is_optimal(seed):
     rng = np.random.default_rng(200 + seed)
     D, w = random_divisible(rng, zeros=0.2)

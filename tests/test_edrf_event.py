@@ -12,20 +12,20 @@ from hypothesis.extra.numpy import arrays
 
 import drfbench
 from drfbench.dcdrf import literal
-from cases import assert_same, random_instance
+from cases import assert_same, random_instance, seeds
 from drfbench.dcdrf import workloads
 
 METHOD = "edrf-event"
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", seeds(300))
 def test_matches_algorithm_1(seed):
     D, w = random_instance(np.random.default_rng(seed))
     res = drfbench.allocate(D, METHOD, weights=w, threads=1 + seed % 4)
     assert_same(res, literal.edrf(D, w))
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", seeds(300))
 def test_matches_algorithm_2_at_epsilon(seed):
     D, w = random_instance(np.random.default_rng(5000 + seed))
     eps = [0.0, 0.01, 0.1, 0.3, 0.6][seed % 5]
@@ -33,7 +33,7 @@ def test_matches_algorithm_2_at_epsilon(seed):
     assert_same(res, literal.dcdrf(D, w, epsilon=eps))
 
 
-@pytest.mark.parametrize("seed", range(100))
+@pytest.mark.parametrize("seed", seeds(100))
 def test_round_budget(seed):
     rng = np.random.default_rng(6000 + seed)
     D, w = random_instance(rng)
@@ -45,7 +45,7 @@ def test_round_budget(seed):
                 literal.dcdrf(D, w, epsilon=eps, max_rounds=budget))
 
 
-@pytest.mark.parametrize("seed", range(100))
+@pytest.mark.parametrize("seed", seeds(100))
 def test_float32_matches_algorithm_1_on_the_same_values(seed):
     D, w = random_instance(np.random.default_rng(7000 + seed))
     D32 = D.astype(np.float32)

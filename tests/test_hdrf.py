@@ -16,6 +16,7 @@ from drfbench.hdrf import examples
 from drfbench.hdrf.evaluation import EVALUATION_TREE, evaluate, jobs
 from drfbench.hdrf.literal import Reference
 from drfbench.hdrf.tasks import POLICY_MODES, _queues
+from cases import seeds
 
 CONTRACT = {"resources": ["cpu", "mem", "gpu"],
             "children": {
@@ -167,7 +168,7 @@ def drive(schedulers, rng, steps):
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40))
 def test_kernel_matches_the_transcription_decision_by_decision(policy, seed):
     rng = np.random.default_rng(seed)
     inst = props.random_tree(rng, machines=(1, 3), finite=0.4)
@@ -199,7 +200,7 @@ def test_every_kernel_variant_decides_the_same():
 # ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seed", range(150))
+@pytest.mark.parametrize("seed", seeds(150))
 def test_hdrf_on_a_flat_tree_is_online_drf(seed):
     rng = np.random.default_rng(seed)
     n, m, M = int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(1, 4))

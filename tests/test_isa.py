@@ -4,20 +4,35 @@ import pytest
 
 import drfbench
 from drfbench import _isa
+from drfbench._variants import VARIANTS, WIDEST_FIRST, on_x86, to_build
 
 
 def test_default_is_the_widest_runnable(monkeypatch):
     monkeypatch.delenv(_isa.ENV_VARIABLE, raising=False)
     runnable = _isa.runnable()
-    assert "generic" in runnable and "scalar" in runnable
-    assert _isa.resolve() == next(v for v in _isa.PREFERENCE if v in runnable)
+    assert "generic" in runnable
+    assert _isa.resolve() == next(v for v in WIDEST_FIRST if v in runnable)
+
+
+def test_the_default_build_is_generic_and_the_widest_the_cpu_runs():
+    avx2_cpu, avx512_cpu = {"avx", "avx2", "fma"}, set(VARIANTS["avx512"].cpu_flags)
+    if on_x86():
+        assert to_build(None, avx2_cpu) == ["generic", "avx2"]
+        assert to_build(None, avx512_cpu) == ["generic", "avx512"]
+        assert to_build("all", set()) == list(VARIANTS)
+    assert to_build(None, set()) == ["generic"]
+    assert to_build("scalar", avx2_cpu) == ["scalar", "generic"]          # generic always
+    assert to_build(None, set(), built_before=["scalar"]) == ["scalar", "generic"]
+    with pytest.raises(ValueError, match="DRFBENCH_VARIANTS: unknown kernel variant 'sse9'.*or all"):
+        to_build("scalar,sse9", set())
 
 
 def test_environment_variable_and_argument(monkeypatch):
-    monkeypatch.setenv(_isa.ENV_VARIABLE, "scalar")
-    assert _isa.resolve() == "scalar"
-    assert drfbench.allocate(np.array([[0.5]])).isa == "scalar"
-    assert _isa.resolve("generic") == "generic"      # the argument wins
+    monkeypatch.setenv(_isa.ENV_VARIABLE, "generic")
+    assert _isa.resolve() == "generic"
+    assert drfbench.allocate(np.array([[0.5]])).isa == "generic"
+    widest = _isa.runnable()[-1]
+    assert _isa.resolve(widest) == widest            # the argument wins
 
 
 def test_unknown_variant_rejected(monkeypatch):
@@ -51,10 +66,12 @@ def test_a_variant_that_was_not_built_is_not_chosen(monkeypatch):
     monkeypatch.delenv(_isa.ENV_VARIABLE, raising=False)
     real = _isa.importlib.util.find_spec
     monkeypatch.setattr(_isa.importlib.util, "find_spec",
-                        lambda name: None if name.startswith("drfbench._kernels_avx") else real(name))
+                        lambda name: None if name.startswith("drfbench._kernels_") else real(name))
     assert _isa.resolve() == "generic"
-    with pytest.raises(_isa.UnsupportedVariantError, match="not built"):
-        _isa.resolve("avx2")
+    with pytest.raises(_isa.VariantNotBuiltError,
+                       match=r"'scalar' \(isa argument\) was not built here; build it with: "
+                             r"python -m drfbench.build_variants scalar$"):
+        _isa.resolve("scalar")
 
 
 @pytest.mark.parametrize("isa", [v for v in _isa.VARIANTS if v in _isa.runnable()])

@@ -1,11 +1,13 @@
 """Every figure notebook runs as it is (as JupyterLab would run it, from notebooks/ with its
-default parameters) on the committed reference results, and draws its figures."""
+default parameters) on the committed reference results, and draws its figures. Slow: a
+notebook takes 5 to 15 seconds."""
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 

@@ -169,18 +169,34 @@ def test_schema_rejects_unknown_variant(tmp_path):
     assert code != 0 and "isas" in out
 
 
+NOTEBOOK_RULES = sorted(f"notebook_{p.stem}" for p in (ROOT / "notebooks").glob("*.py"))
+FAMILY_FOLDERS = ("controller", "drf", "hdrf", "drfh", "drfh_sim", "packer")   # under results/smoke
+
+
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """The smoke config shrunk to a few runs per family, run for real."""
+def tiny_rows(tmp_path_factory):
+    """The smoke config shrunk to a few runs per family, run for real up to every family's
+    rows (the notebooks left out: the slow tests run them)."""
     workdir = tmp_path_factory.mktemp("pipeline")
     config = load("smoke")
-    config["configs"].update(tenants=600, resources=60, dtypes=["float32"], isas=["generic", "scalar"], cores=["all"])
+    # the variants the default build has (generic and the widest this CPU runs)
+    config["configs"].update(tenants=600, resources=60, dtypes=["float32"],
+                             isas=sorted({"generic", _isa.resolve()}), cores=["all"])
     config["profiles"].update(profiles=["G0", "U2"], tenants=600, resources=60, epsilons={"dcdrf": [1e-2]}, budget=1e-5)
     config["deadlines"].update(tenants=600, resources=60, deadlines=[1e-3],
                                epsilons={"dcdrf": [1e-2], "sdcdrf": [1e-2]})
     config["scaling"].update(ratios=[2], resources=[20, 40, 80])
     path = workdir / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
+    code, out = snakemake(workdir, "--configfile", str(path), "--omit-from", *NOTEBOOK_RULES)
+    assert code == 0, out[-3000:]
+    return workdir, path
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tiny_rows):
+    """The tiny pipeline run whole: its notebooks too, on those rows."""
+    workdir, path = tiny_rows
     code, out = snakemake(workdir, "--configfile", str(path))
     assert code == 0, out[-3000:] + notebook_logs(workdir)
     return workdir, path
@@ -191,8 +207,8 @@ def rows(path):
         return list(csv.DictReader(f))
 
 
-def test_tiny_pipeline_writes_every_family(tiny_run):
-    workdir, _ = tiny_run
+def test_tiny_pipeline_writes_every_family(tiny_rows):
+    workdir, config = tiny_rows
     results = workdir / "results/smoke"
     for family in sweeps.FAMILIES:
         got = rows(results / f"{family}.csv")
@@ -202,7 +218,7 @@ def test_tiny_pipeline_writes_every_family(tiny_run):
             assert r["git_commit"] and r["cpu_model"] and r["isa_variant"] and r["timestamp"]
             assert r["omp_num_threads"] == r["threads_run"]
     configs = rows(results / "configs.csv")
-    assert {r["isa_variant"] for r in configs} == {"generic", "scalar"}
+    assert {r["isa_variant"] for r in configs} == set(yaml.safe_load(config.read_text())["configs"]["isas"])
     assert {r["oversubscribed"] for r in configs if r["tpc"] == "2"} == {"True"}  # no SMT here
     exact = [r for r in rows(results / "deadlines.csv") if r["method"] == "pedrf" and r["timed_out"] == "False"]
     assert all(float(r["fairness"]) < 1e-6 for r in exact)
@@ -213,6 +229,11 @@ def test_tiny_pipeline_writes_every_family(tiny_run):
     extrapolated = rows(results / "edrf_extrapolated.csv")
     assert {r["profile"] for r in extrapolated} == {"G0", "U2"}, "edrf past its budget is extrapolated"
     assert all(float(r["elapsed"]) > 0 and r["extrapolated"] == "True" for r in extrapolated)
+    for folder in FAMILY_FOLDERS:   # every other family's tables, each with rows
+        tables = sorted((results / folder).glob("*.csv"))
+        assert tables and all(rows(t) for t in tables), folder
+    code, out = snakemake(workdir, "--configfile", str(config), "--omit-from", *NOTEBOOK_RULES, "--dry-run")
+    assert code == 0 and "Nothing to be done" in out, "every result but the figures was made"
 
 
 def job_counts(out):
@@ -221,6 +242,7 @@ def job_counts(out):
             if len(w) == 2 and w[1].isdigit() and not w[0].endswith(":")}
 
 
+@pytest.mark.slow
 def test_rerun_does_nothing_and_a_deleted_file_reruns_only_its_dependents(tiny_run):
     workdir, config = tiny_run
     code, out = snakemake(workdir, "--configfile", str(config), "--dry-run")
@@ -243,6 +265,7 @@ FIGURE_STEMS = ("dcdrf_fig02_azure_activity", "dcdrf_fig03_edrf_runtime", "dcdrf
                 "drf_vs_slots")
 
 
+@pytest.mark.slow
 def test_every_notebook_draws_its_figures(tiny_run):
     workdir, _ = tiny_run
     figures = workdir / "results/smoke/figures"
@@ -259,6 +282,7 @@ def notebook_logs(workdir):
                    for log in sorted((workdir / "results/smoke/logs/notebooks").glob("*.log")))
 
 
+@pytest.mark.slow
 def test_figures_redrawn_from_reference_results_without_sweeps(tiny_run, tmp_path):
     """`--config figures_from=DIR` runs only the notebooks, on the CSVs in DIR."""
     workdir, config = tiny_run
@@ -274,7 +298,7 @@ def test_figures_redrawn_from_reference_results_without_sweeps(tiny_run, tmp_pat
                           f"figures_from={reference}", "--", "figures")
     assert code == 0, out[-3000:] + notebook_logs(tmp_path)
     counts = job_counts(out)
-    assert set(counts) - {"figures", "total"} == {f"notebook_{p.stem}" for p in (ROOT / "notebooks").glob("*.py")}
+    assert set(counts) - {"figures", "total"} == set(NOTEBOOK_RULES)
     for stem in FIGURE_STEMS:
         assert (tmp_path / f"results/smoke/figures/{stem}.png").stat().st_size > 1000
 
@@ -309,15 +333,16 @@ def test_a_bad_override_gets_one_line_naming_the_key(tmp_path):
     assert "required property" not in out and len(out.splitlines()) < 15, out
 
 
-def test_results_files_get_one_mode(tiny_run):
+def test_results_files_get_one_mode(tiny_rows):
     """Every file the pipeline writes has the mode new files get (the controller's were
     0600: temporary files renamed without their mode)."""
-    workdir, _ = tiny_run
+    workdir, _ = tiny_rows
     modes = {p.relative_to(workdir): oct(p.stat().st_mode & 0o777)
              for p in (workdir / "results/smoke").rglob("*.csv")}
     assert len(set(modes.values())) == 1, modes
 
 
+@pytest.mark.slow
 def test_captions_say_what_they_count(tiny_run):
     workdir, _ = tiny_run
     text = (workdir / "results/smoke/figures/drf_properties.md").read_text()

@@ -76,7 +76,7 @@ def parse_args(argv):
         p.error(f"--dtypes takes float32 and float64, not {', '.join(bad)}")
     try:
         args.isa = _isa.resolve(args.isa)
-    except (ValueError, _isa.UnsupportedVariantError) as exc:
+    except (ValueError, _isa.UnsupportedVariantError, _isa.VariantNotBuiltError) as exc:
         p.error(str(exc))
     if args.threads is None:
         args.threads = sorted({1, resolve_threads()})

@@ -154,7 +154,7 @@ def cmd_run(args):
                          **tidy.stamp(), "isa_variant": params["isa"], "isa_flags": ""}],
                        args.out)
             return
-            wl = workloads.load(args.workload_file)
+        wl = workloads.load(args.workload_file)
         base = np.load(args.baseline_file)
         baseline = SimpleNamespace(rounds=int(base["rounds"]),
                                    allocation=allocation_from_levels(wl.demands, wl.weights,

@@ -1,0 +1,49 @@
+"""Build more kernel variants in place, in this checkout (what the vector-width sweep needs).
+
+    python -m drfbench.build_variants avx512 [scalar ...]    # or: all
+
+`pip install -e .` builds only what this machine runs: the generic variant and the widest
+one its CPU has the flags for. This builds others beside them, whether or not this CPU can
+run them (compiling needs only the compiler), with setup.py as the install does: into the
+checkout drfbench is imported from, translating nothing and compiling nothing that is
+already built (setup.py's content cache), so a second call takes seconds. Every variant
+already built here is brought up to date with the same sources at the same time.
+
+It needs a source checkout (drfbench imported from it, as after `pip install -e .`) and
+Cython and setuptools in this Python (`pip install -e '.[pipeline]'` has them).
+"""
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ._variants import BUILD_COMMAND, ENV_VARIABLE, platform_variants
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog=BUILD_COMMAND,
+                                     description="Build kernel variants in place, in this checkout.")
+    parser.add_argument("variants", nargs="+", metavar="VARIANT", choices=[*platform_variants(), "all"],
+                        help=f"{', '.join(platform_variants())}, or all")
+    names = ",".join(parser.parse_args(argv).variants)
+    if not (CHECKOUT / "setup.py").is_file() or not (CHECKOUT / "kernels").is_dir():
+        parser.exit(2, f"{BUILD_COMMAND}: drfbench is imported from {CHECKOUT / 'drfbench'}, "
+                       f"not from a source checkout, so it cannot be built in place; install it "
+                       f"again from the checkout with the variants: "
+                       f"{ENV_VARIABLE}={names} pip install CHECKOUT\n")
+    missing = [tool for tool in ("Cython", "setuptools") if importlib.util.find_spec(tool) is None]
+    if missing:
+        parser.exit(2, f"{BUILD_COMMAND}: building needs {' and '.join(missing)} in this Python "
+                       f"({sys.executable}): pip install -e '.[pipeline]'\n")
+    build = subprocess.run([sys.executable, "setup.py", "--quiet", "build_ext", "--inplace"],
+                           cwd=CHECKOUT, env={**os.environ, ENV_VARIABLE: names})
+    if build.returncode:
+        parser.exit(build.returncode, f"{BUILD_COMMAND}: setup.py failed building {names} (its output is above)\n")
+
+
+if __name__ == "__main__":
+    main()

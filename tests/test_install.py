@@ -1,0 +1,79 @@
+"""A core install, `pip install .` from this checkout with no extras (not editable, into a
+new virtual environment), imports every public module and runs every family's command
+line; the figure and workflow packages stay out of it."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow      # it builds the kernels into a new environment
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "drfbench"
+NOT_CORE = ("matplotlib", "seaborn", "snakemake", "jupytext", "papermill")
+
+
+def public_modules():
+    """Every drfbench module and package no part of whose name starts with `_`."""
+    names = set()
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        if not any(part.startswith("_") for part in parts):
+            names.add(".".join(parts))
+    return sorted(names)
+
+
+def command_lines():
+    """The packages run as `python -m drfbench.<name>`."""
+    return sorted(".".join(p.parent.relative_to(ROOT).parts) for p in PACKAGE.rglob("__main__.py"))
+
+
+@pytest.fixture(scope="module")
+def core_python(tmp_path_factory):
+    """The Python of a new virtual environment with drfbench installed from the checkout,
+    no extras. pip may fetch the core dependencies from the package index."""
+    venv = tmp_path_factory.mktemp("core") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin/python"
+    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(ROOT)],
+                             capture_output=True, text=True)
+    assert install.returncode == 0, f"pip install . failed:\n{install.stdout[-3000:]}{install.stderr[-3000:]}"
+    return python
+
+
+def run(python, tmp_path, *args):
+    """Run in an empty folder, so that the installed drfbench is imported, not the checkout's."""
+    return subprocess.run([str(python), *args], cwd=tmp_path, capture_output=True, text=True)
+
+
+def test_every_public_module_imports(core_python, tmp_path):
+    modules = public_modules()
+    assert "drfbench.properties" in modules and "drfbench.drfh" in modules
+    code = ("import importlib, importlib.util, sys\n"
+            f"failed = {{}}\nfor name in {modules!r}:\n"
+            "    try:\n        importlib.import_module(name)\n"
+            "    except Exception as exc:\n        failed[name] = repr(exc)\n"
+            "assert importlib.import_module('drfbench').__file__.startswith(sys.prefix)\n"
+            f"present = [m for m in {NOT_CORE!r} if importlib.util.find_spec(m)]\n"
+            "print(failed, present)\n")
+    done = run(core_python, tmp_path, "-c", code)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "{} []", f"(modules that failed to import, packages not in the core): {done.stdout}"
+
+
+@pytest.mark.parametrize("name", command_lines())
+def test_every_command_line_answers_help(core_python, tmp_path, name):
+    done = run(core_python, tmp_path, "-m", name, "--help")
+    assert done.returncode == 0 and "usage:" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_a_variant_that_was_not_built_names_the_command_that_builds_it(core_python, tmp_path):
+    """The default build has no scalar variant: asking for it names the command, and that
+    command, in an install that is not a checkout, says how to get it instead."""
+    done = run(core_python, tmp_path, "-c", "import drfbench; drfbench.allocate([[0.5]], isa='scalar')")
+    assert "'scalar' (isa argument) was not built here; build it with: " \
+           "python -m drfbench.build_variants scalar" in done.stderr, done.stderr[-2000:]
+    done = run(core_python, tmp_path, "-m", "drfbench.build_variants", "scalar")
+    assert done.returncode == 2 and "not from a source checkout" in done.stderr
+    assert "DRFBENCH_VARIANTS=scalar pip install CHECKOUT" in done.stderr, done.stderr
