@@ -13,7 +13,8 @@ import pandas as pd
 
 from .. import api, sim
 from .. import rows as tidy
-from .schedulers import DEFAULT_SLOTS, LiteralScheduler, scheduler as make
+from .literal import LiteralScheduler
+from .schedulers import DEFAULT_SLOTS, scheduler as make
 from .trace import read_servers, read_tasks
 
 

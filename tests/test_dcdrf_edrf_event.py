@@ -110,7 +110,7 @@ def test_round_budget_at_scale_matches_dcdrf():
         np.testing.assert_allclose(a.allocation.data, b.allocation.data, rtol=1e-9)
 
 
-@pytest.mark.parametrize("profile", workloads.PROFILES)
+@pytest.mark.parametrize("profile", workloads.DEMAND_PROFILES)
 def test_every_profile_matches_dcdrf(profile):
     """All six demand profiles (locality changes which resources tie and when), with
     random weights, against round-based DC-DRF at epsilon 0 and 1e-3."""

@@ -57,18 +57,18 @@ def same(a, b):
                  or np.array_equal(a.weights, b.weights)))
 
 
-@pytest.mark.parametrize("profile", W.PROFILES)
+@pytest.mark.parametrize("profile", W.DEMAND_PROFILES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_profile_structure(profile, dtype):
     wl = W.generate(profile, 3000, 20_000, seed=7, dtype=dtype)
     check_structure(wl, 3000, 20_000)
-    assert wl.demands.dtype == dtype and wl.profile == profile and wl.seed == 7
+    assert wl.demands.dtype == dtype and wl.demand_profile == profile and wl.seed == 7
     assert wl.weights is None
 
 
 def test_profile_names():
-    assert W.PROFILES == ("U0", "U1", "U2", "G0", "G1", "G2")
-    assert W.generate("g1", 10, 1000).profile == "G1"     # case-insensitive, stored canonical
+    assert W.DEMAND_PROFILES == ("U0", "U1", "U2", "G0", "G1", "G2")
+    assert W.generate("g1", 10, 1000).demand_profile == "G1"     # case-insensitive, stored canonical
 
 
 def test_values_are_integer_fractions_of_capacity():
@@ -94,7 +94,7 @@ def test_sparse_operations_work():
     assert np.count_nonzero(dense) == m.nnz                  # no explicit zeros
 
 
-@pytest.mark.parametrize("profile", W.PROFILES)
+@pytest.mark.parametrize("profile", W.DEMAND_PROFILES)
 def test_deterministic_by_seed(profile):
     a = W.generate(profile, 2000, 10_000, seed=11, weights="random")
     b = W.generate(profile, 2000, 10_000, seed=11, weights="random")
@@ -192,7 +192,7 @@ def test_weights():
 
 
 @settings(max_examples=40, deadline=None)
-@given(profile=st.sampled_from(W.PROFILES), n=st.integers(1, 60), r=st.integers(2, 1500),
+@given(profile=st.sampled_from(W.DEMAND_PROFILES), n=st.integers(1, 60), r=st.integers(2, 1500),
        seed=st.integers(0, 2**64 - 1), threads=st.integers(1, 3))
 def test_structure_property(profile, n, r, seed, threads):
     wl = W.generate(profile, n, r, seed=seed, threads=threads)
@@ -211,7 +211,7 @@ def test_save_load_round_trip(tmp_path, dtype, weights):
     assert same(wl, back)
     for name in ("indptr", "indices", "data"):
         assert getattr(back.demands, name).dtype == getattr(wl.demands, name).dtype
-    assert back.profile == "G2" and back.seed == 21 and back.weights_option == weights
+    assert back.demand_profile == "G2" and back.seed == 21 and back.weights_option == weights
     assert back.demands.shape == wl.demands.shape
     assert np.array_equal(back.cluster_bounds, wl.cluster_bounds)
     assert back.generator_version == W.GENERATOR_VERSION
@@ -273,8 +273,8 @@ def test_load_rejects_inconsistent_arrays(tmp_path):
 # ---------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(profile="X9"), "unknown profile 'X9'; valid profiles: U0, U1, U2, G0, G1, G2"),
-    (dict(profile=3), "unknown profile"),
+    (dict(demand_profile="X9"), "unknown demand profile 'X9'; valid demand profiles: U0, U1, U2, G0, G1, G2"),
+    (dict(demand_profile=3), "unknown demand profile"),
     (dict(n_tenants=0), "n_tenants must be >= 1"),
     (dict(n_tenants=-5), "n_tenants must be >= 1"),
     (dict(n_tenants=2.5), "n_tenants must be an integer"),
@@ -294,8 +294,8 @@ def test_load_rejects_inconsistent_arrays(tmp_path):
     (dict(threads=0), "threads must be >= 1"),
 ])
 def test_bad_input(kwargs, match):
-    args = dict(profile="U0", n_tenants=10, n_resources=100)
+    args = dict(demand_profile="U0", n_tenants=10, n_resources=100)
     args.update(kwargs)
     with pytest.raises(ValueError, match=match.replace("(", r"\(").replace(")", r"\)")):
-        W.generate(args.pop("profile"), args.pop("n_tenants"), args.pop("n_resources"),
+        W.generate(args.pop("demand_profile"), args.pop("n_tenants"), args.pop("n_resources"),
                    **args)
