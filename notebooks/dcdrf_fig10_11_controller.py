@@ -108,7 +108,7 @@ def log_floor(values):
 # ## Figure 10: the epsilon DC-DRF converges to, against the deadline
 
 # %%
-controller_dir = Path(results) / "controller"
+controller_dir = Path(results) / "dcdrf" / "controller"
 methods = sorted((p.name[len("epsilon_vs_deadline_"):-len("_summary.csv")]
                   for p in controller_dir.glob("epsilon_vs_deadline_*_summary.csv")),
                  key=lambda m: (m != "dcdrf", m))
