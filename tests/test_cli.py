@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +58,11 @@ def column(table, name):
 # --------------------------------------------------------------------------------------
 # The command
 # --------------------------------------------------------------------------------------
+
+def test_the_console_script_is_main():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"drfbench": "drfbench.cli:main"}
+
 
 def test_methods_lists_every_registered_method():
     run = drfbench_command("methods")
@@ -190,6 +196,7 @@ def bad_files(tmp_path):
         "infra.json": '{"servers": 4,\n "per_rack": 2,,}',
         "racks.json": '{"servers": 4, "racks": 2}',
         "apps.json": "[]",
+        "trace.csv": "user,job,arrival,duration,cpu,mem\na,1,0,10,0.2,1,5\n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -204,6 +211,7 @@ def bad_files(tmp_path):
     (["hdrf", "tree.json", "m.csv"], ["tree.json", "leaf 'a'", "non-negative"]),
     (["packer", "infra.json", "apps.json"], ["infra.json", "line 2", "column 16"]),
     (["packer", "racks.json", "apps.json"], ["racks.json", "unknown key(s) ['racks']"]),
+    (["drfh-first-fit", "m.csv", "trace.csv"], ["tasks file trace.csv", "more cells"]),
     (["nosuch", "d.csv"], ["unknown method 'nosuch'"]),
     (["edrf", "d.csv", "--epsilon", "0.1"], ["method 'edrf' takes no option epsilon"]),
     (["dcdrf", "d.csv", "--threads", "0"], ["threads must be a positive integer"]),

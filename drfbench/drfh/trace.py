@@ -15,6 +15,7 @@ arrivals sorted. Users and jobs may be labels or numbers; a job belongs to one u
 Every reader error is a ValueError of one line naming the problem, the file, the column and
 the row (the file's line, the header being line 1; a DataFrame's row by position).
 """
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +40,11 @@ def _table(source, what):
         raise TypeError(f"{what} must be a path or a pandas DataFrame, got {type(source).__name__}")
     path, where = _inputs.existing(source, what)
     try:
-        frame = pd.read_csv(path)
+        with warnings.catch_warnings():       # pandas drops the cells beyond the header's
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, index_col=False)
+    except pd.errors.ParserWarning:
+        raise ValueError(f"{where}: its rows have more cells than the header has columns") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{where}: not a CSV file ({str(exc).strip()})") from None
     return frame, _inputs.Table(where, _columns(frame), tuple(range(2, len(frame) + 2)))
