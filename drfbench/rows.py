@@ -102,6 +102,13 @@ def stamp(isa=None):
     return {name: values[name] for name in PROVENANCE_NAMES}
 
 
+def stamped(rows, isa=None, **columns):
+    """`rows` (dicts) with `columns` added to each, then the provenance stamp of kernel
+    variant `isa` (see `stamp`): what every result's rows(**columns) returns."""
+    provenance = stamp(isa)
+    return [{**row, **columns, **provenance} for row in rows]
+
+
 def columns_of(rows):
     """Every key of `rows`, in the order first seen."""
     return list(dict.fromkeys(itertools.chain.from_iterable(rows)))

@@ -62,14 +62,16 @@ import zipfile
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.io
+import scipy.sparse as sp
 from scipy.sparse import csr_array
 
-from .. import _isa
+from .. import _inputs, _isa
 from .._io import replacing
 from .._machine import resolve_threads
-from .._validation import csr_from_arrays
+from .._validation import csr_from_arrays, demand_matrix
 
-__all__ = ["DEMAND_PROFILES", "Workload", "generate", "save", "load"]
+__all__ = ["DEMAND_PROFILES", "Workload", "generate", "save", "load", "read_demands"]
 
 DEMAND_PROFILES = ("U0", "U1", "U2", "G0", "G1", "G2")
 
@@ -317,3 +319,48 @@ def _from_arrays(path, a):
                     cluster_bounds=a["cluster_bounds"], demand_profile=demand_profile,
                     seed=int(a["seed"]), weights_option=option,
                     generator_version=int(a["generator_version"]))
+
+
+def read_demands(path):
+    """The demands kind's reader (`drfbench run`): a tenants x resources matrix of demand
+    fractions in [0, 1] from a file, by its name:
+
+    .csv  one row per tenant, one column per resource, optionally a header (a first row
+          that is not all numbers; its names are not used)
+    .npz  a workload file (`save`; its demands) or a scipy.sparse matrix (save_npz)
+    .mtx  Matrix Market (scipy.io.mmread)
+
+    Returns the canonical CSR array drfbench.allocate runs on
+    (drfbench._validation.demand_matrix); an error names the file (and for a CSV the row
+    and column)."""
+    path, where = _inputs.existing(path, "demands")
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        table = _inputs.read_csv(path, "demands", header=None)
+        matrix = table.numbers(table.columns, upper=1)
+    elif suffix == ".npz":
+        matrix = _npz_matrix(path, where)
+    elif suffix == ".mtx":
+        try:
+            matrix = scipy.io.mmread(path)
+        except (OSError, ValueError, TypeError) as exc:
+            raise ValueError(f"{where}: not a Matrix Market file ({exc})") from None
+    else:
+        raise ValueError(f"{where}: expected a .csv, .npz or .mtx file")
+    try:
+        return demand_matrix(matrix)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _npz_matrix(path, where):
+    """A workload file's demands, or the matrix of a scipy.sparse save_npz file."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            workload = "format" in z.files and str(z["format"]) == _FORMAT
+        if not workload:
+            return sp.load_npz(path)
+    except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError) as exc:
+        raise ValueError(f"{where}: neither a drfbench workload nor a scipy.sparse matrix "
+                         f"({exc})") from None
+    return load(path).demands                   # its errors name the file

@@ -63,8 +63,7 @@ class DRFHSimulation:
     def rows(self, **columns):
         """Tidy rows, stamped (drfbench.rows): one per sample and resource ("utilization")
         and per sample and user ("share"), with `columns` added to each."""
-        stamp = tidy.stamp()
-        return [{**row, **columns, **stamp} for row in self._rows]
+        return tidy.stamped(self._rows, **columns)
 
 
 def _frames(servers, tasks):
