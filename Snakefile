@@ -1,5 +1,7 @@
-# drfbench pipeline: setup only (docs/architecture.md). Each family's rules live in workflows/rules/,
-# its config keys in workflows/schemas/<family>.schema.yaml; the figures in workflows/figures.smk.
+# drfbench pipeline: setup only (docs/architecture.md). Each family's rules live in
+# workflows/rules/<family>*.smk, its config key and defaults in
+# workflows/schemas/<family>.schema.yaml; a profile (workflows/config/) says only its scale;
+# the figures are made by workflows/figures.smk.
 #   snakemake --cores all                                            # smoke profile
 #   snakemake --cores all --config repeats=1                         # smoke, overridden
 #   snakemake --cores all --configfile workflows/config/default.yaml # 100K x 10K
@@ -22,7 +24,7 @@ if not workflow.overwrite_configfiles:  # no --configfile: the smoke profile, --
     configfile: f"{workflow.basedir}/workflows/config/smoke.yaml"
 
 
-pipeline.check_config(config, f"{workflow.basedir}/workflows/schemas")
+pipeline.configure(config, f"{workflow.basedir}/workflows/schemas")
 
 # Every rule runs in one software environment: with `--software-deployment-method conda`,
 # workflows/envs/drfbench.yaml, where its post-deploy script builds drfbench from this

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _validation as check
+from . import rows as tidy
 from ._machine import resolve_threads
 
 NO_ROUND_LIMIT = 2**62
@@ -56,11 +57,13 @@ class InputKind:
     properties: str | None = None
 
     def read(self, *paths):
-        """The inputs of this kind, read from `paths` (one per input)."""
+        """The inputs of this kind, read from `paths` (one per input): a tuple, one item per
+        input (the reader of a one-input kind returns that input alone)."""
         if len(paths) != len(self.inputs):
             raise ValueError(f"input kind {self.name!r} takes {len(self.inputs)} input(s) "
                              f"({', '.join(self.inputs)}), got {len(paths)}")
-        return _function(self.reader)(*paths)
+        inputs = _function(self.reader)(*paths)
+        return tuple(inputs) if len(self.inputs) > 1 else (inputs,)
 
 
 KINDS: dict[str, InputKind] = {}
@@ -310,6 +313,18 @@ class AllocationResult:
     epsilon: float
     threads: int
     isa: str
+
+    def rows(self, **columns):
+        """Tidy rows, one per tenant: the run's method, epsilon, threads, rounds, elapsed
+        and timed_out, then the tenant (its index), its level and its dominant share
+        max_r A_ir (`share`), with `columns` added, stamped with the variant that ran
+        (drfbench.rows)."""
+        run = {"method": self.method, "epsilon": self.epsilon, "threads": self.threads,
+               "rounds": self.rounds, "elapsed": self.elapsed, "timed_out": self.timed_out}
+        share = self.allocation.max(axis=1).toarray().ravel()
+        return tidy.stamped(({**run, "tenant": i, "level": z, "share": s}
+                             for i, (z, s) in enumerate(zip(self.level.tolist(), share.tolist()))),
+                            isa=self.isa, **columns)
 
 
 def output_array(n, dtype):

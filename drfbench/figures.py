@@ -13,11 +13,9 @@ import pandas as pd
 from . import rows
 from ._io import replacing
 
-PAPER = "DC-DRF (Kash, O'Shea and Volos, SoCC'18)"
-
 
 def read(results, name):
-    """The results table `name` (e.g. "profiles", "controller/adaptation") of a results
+    """The results table `name` (e.g. "dcdrf/demands", "drfh/sharing") of a results
     directory, read through drfbench.rows (which checks its provenance columns), with an
     error that says which pipeline target makes it. Rows of runs the machine skipped (a
     kernel variant its CPU cannot run) are left out; their reasons are in

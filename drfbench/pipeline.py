@@ -1,10 +1,14 @@
-"""What the Snakefile needs when it reads the workflow: the config checked against the
-schemas of every family, with one-line errors. Only the workflow imports this module.
+"""What the Snakefile needs when it reads the workflow: the config completed with every
+family's defaults and checked against the schemas, with one-line errors. Only the workflow
+imports this module.
 
 The schema is workflows/schemas/config.schema.yaml (the keys every profile has) merged
-with one workflows/schemas/<family>.schema.yaml per family (that family's top-level keys),
-so that a family adds its keys without editing a shared file.
+with one workflows/schemas/<family>.schema.yaml per family (that family's top-level key,
+with a `default` for each of its settings), so that a family adds its keys, and their
+defaults, without editing a shared file; a profile (workflows/config/<profile>.yaml) sets
+only what it scales.
 """
+import copy
 from pathlib import Path
 
 COMMON_SCHEMA = "config.schema.yaml"
@@ -29,19 +33,37 @@ def schema(directory):
     return merged
 
 
+def with_defaults(config, schema):
+    """A copy of `config` with every setting it leaves out that `schema` gives a default
+    for, at any depth (an object left out whole gets its settings' defaults)."""
+    config = copy.deepcopy(config)
+    for key, part in schema.get("properties", {}).items():
+        if key not in config and "default" in part:
+            config[key] = copy.deepcopy(part["default"])
+        elif key not in config and "properties" in part:
+            config[key] = {}
+        if isinstance(config.get(key), dict) and "properties" in part:
+            config[key] = with_defaults(config[key], part)
+    return config
+
+
 def config_errors(config, directory):
-    """Every way `config` breaks the merged schema, one line each ("key.sub: message"),
-    the outermost first (empty: the config is valid)."""
+    """Every way `config` (with its defaults) breaks the merged schema, one line each
+    ("key.sub: message"), the outermost first (empty: the config is valid)."""
     import jsonschema
     validator = jsonschema.Draft202012Validator(schema(directory))
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     return [f"{'.'.join(map(str, e.absolute_path)) or 'config'}: {e.message}" for e in errors]
 
 
-def check_config(config, directory):
-    """Raise snakemake's WorkflowError naming the first problem of `config`, in one line."""
+def configure(config, directory):
+    """`config` completed with the families' defaults, in place (Snakemake's `config` is
+    the object the rules read); raises snakemake's WorkflowError naming the first problem,
+    in one line."""
+    config.update(with_defaults(config, schema(directory)))
     errors = config_errors(config, directory)
     if errors:
         from snakemake.exceptions import WorkflowError
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise WorkflowError(f"Error validating config: {errors[0]}{more}")
+    return config

@@ -7,8 +7,8 @@ then measurements), then the provenance stamp, the same columns spelled the same
 every family:
 
     row = {"method": "dcdrf", "epsilon": 1e-3, "elapsed": 0.12, **rows.stamp(isa="avx2")}
-    rows.write([row, ...], "results/smoke/configs.csv")     # atomic: temp file + rename
-    table = rows.read("results/smoke/configs.csv")          # a pandas DataFrame
+    rows.write([row, ...], "results/smoke/dcdrf/configs.csv")     # atomic: temp file + rename
+    table = rows.read("results/smoke/dcdrf/configs.csv")          # a pandas DataFrame
 
 The schema is a plain tuple of `Column`s rather than a pandera model: rows are written
 one run at a time from dicts by the core library, which depends only on numpy and scipy,
@@ -100,6 +100,13 @@ def stamp(isa=None):
         "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
     return {name: values[name] for name in PROVENANCE_NAMES}
+
+
+def stamped(rows, isa=None, **columns):
+    """`rows` (dicts) with `columns` added to each, then the provenance stamp of kernel
+    variant `isa` (see `stamp`): what every result's rows(**columns) returns."""
+    provenance = stamp(isa)
+    return [{**row, **columns, **provenance} for row in rows]
 
 
 def columns_of(rows):

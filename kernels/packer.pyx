@@ -23,6 +23,18 @@ from libc.math cimport INFINITY
 from _common cimport int64_t, int32_t, uint8_t
 
 
+cdef inline uint8_t window_fits(const double[:, :, ::1] Q, Py_ssize_t n, Py_ssize_t t0,
+                                const double[:, ::1] delta) noexcept nogil:
+    """Eq. 6's computing condition for server n: delta[t, r] <= Q[n, t0 + t, r] for every
+    instant t of the node's window and every resource r."""
+    cdef Py_ssize_t t, r
+    for t in range(delta.shape[0]):
+        for r in range(delta.shape[1]):
+            if delta[t, r] > Q[n, t0 + t, r]:
+                return 0
+    return 1
+
+
 def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
                    const double[:, ::1] delta, Py_ssize_t t0, const double[::1] w,
                    double[::1] score, uint8_t[::1] ok, int threads):
@@ -34,23 +46,17 @@ def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
     with Q^ = Q * inv_cap[n, r] and d^ = delta * inv_cap[n, r] (inv_cap = 1 / capacity);
     delta is (T, 4)."""
     cdef Py_ssize_t S = Q.shape[0], T = delta.shape[0], R = delta.shape[1], n, t, r
-    cdef double acc, q, d, x
-    cdef uint8_t fits
+    cdef double acc, q, x
     with nogil:
         for n in prange(S, schedule='static', num_threads=threads):
             acc = 0.0
-            fits = 1
             for t in range(T):
                 for r in range(R):
-                    q = Q[n, t0 + t, r]
-                    d = delta[t, r]
-                    if d > q:
-                        fits = 0
-                    q = q * inv_cap[n, r]
-                    x = q - d * inv_cap[n, r]
+                    q = Q[n, t0 + t, r] * inv_cap[n, r]
+                    x = q - delta[t, r] * inv_cap[n, r]
                     acc = acc + w[r] * (x * x * x) * q
             score[n] = acc
-            ok[n] = fits
+            ok[n] = window_fits(Q, n, t0, delta)
 
 
 def link_terms(const double[:, ::1] QL, const double[::1] inv_capL, const double[::1] sigma,
@@ -146,23 +152,18 @@ def tetris_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
     band_in (T,) is the bandwidth the node receives from its dependencies; normalized by
     multiplying with the reciprocal capacities inv_cap, inv_capL."""
     cdef Py_ssize_t S = Q.shape[0], T = delta.shape[0], R = delta.shape[1], n, t, r
-    cdef double acc, q, c
-    cdef uint8_t fits
+    cdef double acc, c
     with nogil:
         for n in prange(S, schedule='static', num_threads=threads):
             acc = 0.0
-            fits = 1
             for t in range(T):
                 for r in range(R):
-                    q = Q[n, t0 + t, r]
-                    if delta[t, r] > q:
-                        fits = 0
                     c = inv_cap[n, r]
-                    acc = acc + (delta[t, r] * c) * (q * c)
+                    acc = acc + (delta[t, r] * c) * (Q[n, t0 + t, r] * c)
                 c = inv_capL[P + n]
                 acc = acc + (band_in[t] * c) * (QL[P + n, t0 + t] * c)
             score[n] = acc
-            ok[n] = fits
+            ok[n] = window_fits(Q, n, t0, delta)
 
 
 def slot_fit(const int32_t[:, ::1] used, Py_ssize_t lo, Py_ssize_t hi, int32_t slots,

@@ -26,7 +26,7 @@
 # epsilon; the conventional EDRF (Algorithm 1, one thread, `edrf`) is shown only where it
 # finished inside the sweep's time budget.
 #
-# The data are the profile sweep of Figure 7 (`profiles.csv`): every (profile, method,
+# The data are the demand-profile sweep of Figure 7 (`dcdrf/demands.csv`): every (profile, method,
 # epsilon) run `repeat` times; we plot and print medians over the repeats. The exact
 # methods' error is not 0 but float32 rounding (around 1e-8): we plot it as measured
 # (an error of exactly 0 would be drawn at a floor, and the caption would say so).
@@ -67,13 +67,13 @@ def log_ticks(axis, values):
     axis.set_ticks(inside, [f"{t:.3g}" for t in inside])
     axis.set_minor_formatter(NullFormatter())
 
-rows = figs.read(results, "profiles")
+rows = figs.read(results, "dcdrf/demands")
 machine = figs.machine(rows)
 rows = rows[rows["method"].isin(["edrf", "edrf-event", "dcdrf"])].copy()
 rows["timed_out"] = rows["timed_out"].astype(str) == "True"
-profiles = [p for p in ["U0", "U1", "U2", "G0", "G1", "G2"] if p in set(rows["profile"])]
-profiles += sorted(set(rows["profile"]) - set(profiles))
-sizes = rows.groupby("profile")[["tenants", "resources"]].first()
+profiles = [p for p in ["U0", "U1", "U2", "G0", "G1", "G2"] if p in set(rows["demand_profile"])]
+profiles += sorted(set(rows["demand_profile"]) - set(profiles))
+sizes = rows.groupby("demand_profile")[["tenants", "resources"]].first()
 size_text = ", ".join(sorted({f"{int(t):,} tenants x {int(r):,} resources"
                               for t, r in sizes.itertuples(index=False)}))
 dtype = ", ".join(sorted(set(rows["dtype"].astype(str))))
@@ -81,7 +81,7 @@ threads = rows.groupby("method")["threads"].max()
 budget = pd.to_numeric(rows.loc[rows["method"] == "edrf", "deadline"], errors="coerce").max()
 
 # medians over the repeats
-med = (rows.groupby(["profile", "method", "epsilon"])
+med = (rows.groupby(["demand_profile", "method", "epsilon"])
        .agg(elapsed=("elapsed", "median"), fairness=("fairness", "median"),
             shortfall_worst=("shortfall_worst", "median"), rounds=("rounds", "median"),
             utilization_ratio=("utilization_ratio", "median"),
@@ -109,7 +109,7 @@ for k, profile in enumerate(profiles):
     ax = fig.add_subplot(grid[k // ncols, k % ncols],
                          sharex=panels[0] if panels else None, sharey=panels[0] if panels else None)
     panels.append(ax)
-    part = med[med["profile"] == profile]
+    part = med[med["demand_profile"] == profile]
     dc = part[part["method"] == "dcdrf"].sort_values("epsilon")
     ax.plot(dc["elapsed"], dc["fairness"].clip(lower=FLOOR), "-", color="0.5", lw=1, zorder=1)
     for _, r in dc.iterrows():
@@ -153,13 +153,13 @@ fig.legend([handles[i] for i in order], [labels[i] for i in order], fontsize=8,
 
 # speedup of edrf-event over DC-DRF, per profile and epsilon: median over median
 ev_time = (med[med["method"] == "edrf-event"].sort_values("epsilon")   # exact: epsilon 0
-           .groupby("profile")["elapsed"].first())
+           .groupby("demand_profile")["elapsed"].first())
 speed = med[med["method"] == "dcdrf"].copy()
-speed["speedup"] = speed["elapsed"] / speed["profile"].map(ev_time)
+speed["speedup"] = speed["elapsed"] / speed["demand_profile"].map(ev_time)
 sx = fig.add_subplot(outer[1])
 prof_colors = dict(zip(profiles, sns.color_palette("tab10", len(profiles))))
 for profile in profiles:
-    part = speed[speed["profile"] == profile].sort_values("epsilon")
+    part = speed[speed["demand_profile"] == profile].sort_values("epsilon")
     sx.plot(part["epsilon"], part["speedup"], marker="o", color=prof_colors[profile], label=profile,
             linestyle="-" if profile.startswith("U") else "--")
 sx.axhline(1, color="black", lw=0.8)
@@ -171,7 +171,7 @@ sx.set_xlabel("DC-DRF epsilon (log)")
 sx.set_ylabel("speedup of edrf-event over DC-DRF\n(DC-DRF time / edrf-event time, medians)")
 sx.set_title("edrf-event speedup", fontsize=10)
 sx.grid(alpha=0.3, which="both")
-sx.legend(title="profile", fontsize=8)
+sx.legend(title="demand_profile", fontsize=8)
 fig.suptitle(f"Exact event-driven EDRF against DC-DRF: time and error ({size_text})", fontsize=11)
 note = (f" {floored} point(s) with error 0 drawn at {FLOOR:.0e}." if floored else
         " Exact methods' error is float32 rounding, plotted as measured.")
@@ -192,19 +192,19 @@ plt.show()
 # accuracy. Medians over the repeats:
 
 # %%
-table = med[["profile", "method", "epsilon", "elapsed", "fairness", "shortfall_worst", "rounds",
+table = med[["demand_profile", "method", "epsilon", "elapsed", "fairness", "shortfall_worst", "rounds",
              "utilization_ratio", "timed_out", "repeats", "threads"]].copy()
-table["profile"] = pd.Categorical(table["profile"], profiles, ordered=True)
+table["demand_profile"] = pd.Categorical(table["demand_profile"], profiles, ordered=True)
 table["method"] = pd.Categorical(table["method"], ["edrf-event", "dcdrf", "edrf"], ordered=True)
-table = table.sort_values(["profile", "method", "epsilon"]).rename(columns={
+table = table.sort_values(["demand_profile", "method", "epsilon"]).rename(columns={
     "elapsed": "median elapsed (s)", "timed_out": "timed out (of repeats)"})
 display(table.style.format({"median elapsed (s)": "{:.4g}", "fairness": "{:.3g}",
                             "shortfall_worst": "{:.3g}", "rounds": "{:.0f}",
                             "utilization_ratio": "{:.6f}", "epsilon": "{:g}"}).hide(axis="index"))
 
-speedup = speed.pivot(index="profile", columns="epsilon", values="speedup").reindex(profiles)
+speedup = speed.pivot(index="demand_profile", columns="epsilon", values="speedup").reindex(profiles)
 speedup.columns = [f"ε={e:g}" for e in speedup.columns]
-edrf_done = med[(med["method"] == "edrf") & (med["timed_out"] == 0)].set_index("profile")["elapsed"]
+edrf_done = med[(med["method"] == "edrf") & (med["timed_out"] == 0)].set_index("demand_profile")["elapsed"]
 speedup["EDRF (Alg. 1)"] = (edrf_done / ev_time).reindex(profiles)
 display(Markdown("**Speedup of edrf-event over DC-DRF** (median DC-DRF elapsed / median "
                  "edrf-event elapsed, per profile and epsilon) and over the conventional EDRF "

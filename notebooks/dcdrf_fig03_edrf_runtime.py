@@ -22,15 +22,15 @@
 # G0-like input, completes in 765 s (Section 5.2). **Right:** runtime against the number of
 # resources for several tenant:resource ratios, log-log, showing a non-linear growth.
 #
-# **Our data.** Left: `profiles.csv`, rows with `method == "edrf"` (drfbench's Algorithm 1,
+# **Our data.** Left: `dcdrf/demands.csv`, rows with `method == "edrf"` (drfbench's Algorithm 1,
 # single-threaded), run with a time budget (`deadline`). A run that hits its budget
 # (`timed_out`) stops early, so its `elapsed` is not its full time: for those we draw the
-# time extrapolated by the pipeline (`edrf_extrapolated.csv`: a power law
+# time extrapolated by the pipeline (`dcdrf/edrf_extrapolated.csv`: a power law
 # time ≈ a·(rounds·nnz)^b fitted over the finished scaling runs), hatched. The rounds are
 # EDRF's full round count, `baseline_rounds`, from the exact event-driven method (the same
 # rounds as Algorithm 1), so they are exact even when the run timed out. As a secondary
 # marker, the time of drfbench's own exact event-driven method (`edrf-event`, issue 3) on
-# the same input. Right: `scaling.csv` (EDRF on the G0 profile, tenants = ratio ×
+# the same input. Right: `dcdrf/scaling.csv` (EDRF on the G0 profile, tenants = ratio ×
 # resources, within a budget); finished points solid, timed-out points hollow at their
 # extrapolated time.
 #
@@ -58,14 +58,14 @@ from matplotlib.patches import Patch
 
 from drfbench import figures as figs
 
-profiles = figs.read(results, "profiles")
-scaling = figs.read(results, "scaling")
-extrapolated = figs.read(results, "edrf_extrapolated")
-# when no edrf run timed out the pipeline writes a placeholder row with only family, run,
+profiles = figs.read(results, "dcdrf/demands")
+scaling = figs.read(results, "dcdrf/scaling")
+extrapolated = figs.read(results, "dcdrf/edrf_extrapolated")
+# when no edrf run timed out the pipeline writes a placeholder row with only sweep, run,
 # extrapolated and fit_points (all empty but fit_points): keep the real rows only
 extrapolated = extrapolated.reindex(columns=list(dict.fromkeys(
-    [*extrapolated.columns, "family", "profile", "tenants", "resources", "elapsed", "fit"])))
-extrapolated = extrapolated[extrapolated["profile"].notna() & (extrapolated["profile"].astype(str) != "")]
+    [*extrapolated.columns, "sweep", "demand_profile", "tenants", "resources", "elapsed", "fit"])))
+extrapolated = extrapolated[extrapolated["demand_profile"].notna() & (extrapolated["demand_profile"].astype(str) != "")]
 
 PAPER_ORDER = ["U0", "U1", "U2", "G0", "G1", "G2"]
 PAPER_BASELINE_S = 765.0  # the paper's single-threaded EDRF, 1M tenants x 100K resources
@@ -101,11 +101,11 @@ fit, fit_source = ((fits[0], "pipeline (edrf_extrapolated.csv)") if fits
 machine = figs.machine(edrf if len(edrf) else profiles)
 
 
-def timing(rows, family):
+def timing(rows, sweep):
     """Median time per input over repeats: measured if no repeat hit the budget, else the
     extrapolated time (the pipeline's row, else this notebook's fit)."""
     out = []
-    keys = ["profile", "tenants", "resources"]
+    keys = ["demand_profile", "tenants", "resources"]
     for key, part in rows.groupby(keys, sort=False):
         first = part.iloc[0]
         rounds, nnz = int(first["baseline_rounds"]), int(first["nnz"])
@@ -116,8 +116,8 @@ def timing(rows, family):
         if row["timed_out"] == 0:
             row.update(time=done["elapsed"].median(), how="measured")
         else:
-            match = extrapolated[(extrapolated["family"] == family)
-                                 & (extrapolated["profile"].astype(str) == str(key[0]))
+            match = extrapolated[(extrapolated["sweep"] == sweep)
+                                 & (extrapolated["demand_profile"].astype(str) == str(key[0]))
                                  & (extrapolated["tenants"].astype(float) == key[1])
                                  & (extrapolated["resources"].astype(float) == key[2])]
             if len(match):
@@ -131,12 +131,12 @@ def timing(rows, family):
     return pd.DataFrame(out)
 
 
-left = timing(edrf, "profiles")
-left["order"] = [PAPER_ORDER.index(p) if p in PAPER_ORDER else len(PAPER_ORDER) for p in left["profile"]]
-left = left.sort_values(["order", "profile"]).drop(columns="order").reset_index(drop=True)
+left = timing(edrf, "demands")
+left["order"] = [PAPER_ORDER.index(p) if p in PAPER_ORDER else len(PAPER_ORDER) for p in left["demand_profile"]]
+left = left.sort_values(["order", "demand_profile"]).drop(columns="order").reset_index(drop=True)
 event = (profiles[profiles["method"] == "edrf-event"]
-         .groupby("profile").agg(event_time=("elapsed", "median"), event_threads=("threads", "max")))
-left = left.join(event, on="profile")
+         .groupby("demand_profile").agg(event_time=("elapsed", "median"), event_threads=("threads", "max")))
+left = left.join(event, on="demand_profile")
 right = timing(scaling, "scaling")
 right["ratio"] = (right["tenants"] / right["resources"]).round(6)
 scale = ", ".join(sorted({f"{int(t):,} tenants × {int(r):,} resources"
@@ -152,7 +152,7 @@ width = 0.38
 c_rounds, c_time, c_event = "0.55", sns.color_palette("deep")[0], "black"
 ax.bar(x - width / 2, left["rounds"], width, color=c_rounds, label="rounds")
 ax.set_ylabel("number of rounds")
-ax.set_xticks(x, list(left["profile"]))
+ax.set_xticks(x, list(left["demand_profile"]))
 ax.set_xlabel("demand profile (U/G: uniform/Gaussian lengths; 0/1/2: locality)")
 ax.set_ylim(0, 1.4 * left["rounds"].max())  # room for the legend
 tx = ax.twinx()
@@ -207,7 +207,7 @@ if right["timed_out"].any():
     key.append(Line2D([], [], ls=":", color="gray", label=f"budget {right['budget'].max():g} s"))
 axs.legend(handles=ratio_handles + key, fontsize=7.5, title="tenant:resource", title_fontsize=8,
            loc="upper left")
-axs.set_title(f"Scalability, profile {'/'.join(scaling['profile'].astype(str).unique())}, "
+axs.set_title(f"Scalability, profile {'/'.join(scaling['demand_profile'].astype(str).unique())}, "
               f"budget {right['budget'].max():g} s", fontsize=10)
 fig.suptitle("Figure 3: conventional EDRF (Algorithm 1), rounds and runtime by demand profile "
              "(left) and against scale (right)", fontsize=11)
@@ -235,10 +235,10 @@ table = left.assign(**{"rounds / resources": left["rounds"] / left["resources"],
 table = table.rename(columns={"time": "EDRF time (s)", "how": "EDRF time is",
                               "event_time": "edrf-event time (s)", "event_threads": "edrf-event threads",
                               "timed_out": "repeats timed out"})
-display(table[["profile", "tenants", "resources", "nnz", "rounds", "rounds / resources",
+display(table[["demand_profile", "tenants", "resources", "nnz", "rounds", "rounds / resources",
                "EDRF time (s)", "EDRF time is", "repeats timed out", "repeats", "budget",
                "edrf-event time (s)", "edrf-event threads", "EDRF / edrf-event"]]
-        .set_index("profile").round(4))
+        .set_index("demand_profile").round(4))
 print(f"Median over profiles: EDRF {left['time'].median():.4g} s, edrf-event "
       f"{left['event_time'].median():.4g} s, ratio {(left['time'] / left['event_time']).median():.3g}; "
       f"paper's EDRF baseline {PAPER_BASELINE_S:g} s at 1,000,000 tenants × 100,000 resources.")

@@ -27,7 +27,7 @@
 #   scalar and similar to each other; hyperthreading helps scalar code and hurts
 #   vectorized code.
 #
-# Our data: the `configs` sweep (`configs.csv`): DC-DRF at one epsilon, no deadline, for
+# Our data: the `configs` sweep (`dcdrf/configs.csv`): DC-DRF at one epsilon, no deadline, for
 # every combination of precision (`dtype`), instruction set (`isa`: `scalar` = compiled
 # with auto-vectorization off, `generic` = the compiler's default vector width, `avx2`
 # = 256-bit, `avx512` = 512-bit), cores (1 or all) and threads per core (`tpc`, 1 or 2),
@@ -65,7 +65,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "configs")
+rows = figs.read(results, "dcdrf/configs")
 machine = figs.machine(rows)
 # Runs the machine skipped (a kernel variant its CPU cannot run), said on the figures.
 skipped_note = " ".join(f"Not run: {reason}." for reason in rows.attrs.get("skipped", []))
@@ -106,7 +106,7 @@ def key(dtype, isa, tpc):
     return ("f" if dtype == "float32" else "d") + ISA_KEY.get(isa, isa) + ("h" if tpc == 2 else "")
 
 
-setup = (f"{first['profile']} profile, {int(first['tenants']):,} tenants x "
+setup = (f"{first['demand_profile']} profile, {int(first['tenants']):,} tenants x "
          f"{int(first['resources']):,} resources, {first['method']} epsilon "
          f"{float(first['epsilon']):g}, {rows['repeat'].nunique()} repeats")
 waits = set(rows.loc[rows["tpc"] == 2, "omp_wait_policy"].fillna("").astype(str))

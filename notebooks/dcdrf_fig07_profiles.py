@@ -22,7 +22,7 @@
 # of magnitude fewer rounds than exact EDRF on every profile, with a standard deviation
 # from the baseline that stays very low.
 #
-# Our data: the `profiles` sweep (`profiles.csv`), rows with method `dcdrf`: DC-DRF at
+# Our data: the `demands` sweep (`dcdrf/demands.csv`), rows with method `dcdrf`: DC-DRF at
 # several fixed epsilons on each profile (u0 u1 u2 g0 g1 g2, Table 3), repeated.
 # `rounds_ratio` is DC-DRF's rounds over the exact baseline's (`baseline_method`,
 # drfbench's event-driven exact EDRF); `fairness` is the standard deviation of each
@@ -51,16 +51,16 @@ from drfbench import figures as figs
 from drfbench.dcdrf import workloads
 
 
-table = figs.read(results, "profiles")
+table = figs.read(results, "dcdrf/demands")
 rows = table[table["method"] == "dcdrf"].copy()
 if rows.empty:
-    raise ValueError(f"{results}/profiles.csv has no dcdrf rows")
+    raise ValueError(f"{results}/dcdrf/demands.csv has no dcdrf rows")
 machine = figs.machine(rows)
 first = rows.iloc[0]
 
 PROFILE_ORDER = ["U0", "U1", "U2", "G0", "G1", "G2"]
-profiles = [p for p in PROFILE_ORDER if p in set(rows["profile"])] + sorted(
-    set(rows["profile"]) - set(PROFILE_ORDER))
+profiles = [p for p in PROFILE_ORDER if p in set(rows["demand_profile"])] + sorted(
+    set(rows["demand_profile"]) - set(PROFILE_ORDER))
 epsilons = sorted(rows["epsilon"].astype(float).unique())
 rows["epsilon"] = rows["epsilon"].astype(float)
 rows["timed_out"] = rows["timed_out"].astype(str) == "True"
@@ -73,7 +73,7 @@ setup = (f"{size}; dcdrf, deadline {', '.join(deadlines)}, "
          f"{rows['repeat'].nunique()} repeats; baseline {first['baseline_method']}")
 
 # Medians over repeats per profile and epsilon.
-summary = (rows.groupby(["profile", "epsilon"])
+summary = (rows.groupby(["demand_profile", "epsilon"])
            .agg(rounds=("rounds", "median"), baseline_rounds=("baseline_rounds", "median"),
                 rounds_ratio=("rounds_ratio", "median"), fairness=("fairness", "median"),
                 utilization_ratio=("utilization_ratio", "median"),
@@ -96,7 +96,7 @@ fig, (ax, ax2) = plt.subplots(2, 1, figsize=(9.5, 7.2), sharex=True,
 width = 0.8 / len(epsilons)
 x = np.arange(len(profiles))
 for k, eps in enumerate(epsilons):
-    part = summary[summary["epsilon"] == eps].set_index("profile").reindex(profiles)
+    part = summary[summary["epsilon"] == eps].set_index("demand_profile").reindex(profiles)
     pos = x - 0.4 + width * (k + 0.5)
     bars = ax.bar(pos, part["rounds_ratio"], width * 0.9, color=palette[eps],
                   edgecolor="black", linewidth=0.5, label=f"epsilon {eps:g}")
@@ -132,9 +132,9 @@ ax2.set_xticks(x, profiles)
 ax2.set_xlabel("demand profile (U/G: uniform/Gaussian vector length in [2,128]; "
                "0/1/2: resource locality clusters)", fontsize=9)
 ax.set_title("Figure 7: DC-DRF rounds (normalized to exact EDRF) and fairness by demand "
-             "profile", fontsize=10)
+             "demand_profile", fontsize=10)
 hatch_note = (" Hatched: some repeats hit the deadline." if summary["timed_out"].any() else "")
-figs.caption(fig, f"profiles sweep, dcdrf rows: {setup}. Medians over repeats.{hatch_note} "
+figs.caption(fig, f"demands sweep, dcdrf rows: {setup}. Medians over repeats.{hatch_note} "
                   f"{machine}")
 _ = figs.save(fig, figures, "dcdrf_fig07_profiles")
 
@@ -149,8 +149,8 @@ show = summary.rename(columns={"rounds_ratio": "rounds ratio",
                                "baseline_rounds": "baseline rounds",
                                "utilization_ratio": "utilization ratio",
                                "elapsed": "elapsed (s)", "timed_out": "timed out (runs)"})
-show["profile"] = pd.Categorical(show["profile"], profiles, ordered=True)
-show = show.sort_values(["profile", "epsilon"]).set_index(["profile", "epsilon"])
+show["demand_profile"] = pd.Categorical(show["demand_profile"], profiles, ordered=True)
+show = show.sort_values(["demand_profile", "epsilon"]).set_index(["demand_profile", "epsilon"])
 display(show.round({"rounds ratio": 4, "utilization ratio": 4, "elapsed (s)": 5}))
 
 per_eps = summary.groupby("epsilon").agg(
@@ -169,8 +169,8 @@ for resources in sorted(rows["resources"].astype(int).unique()):
     n_clusters = len(workloads.cluster_bounds(resources)) - 1
     same = {}
     for kind in ("U", "G"):
-        a = summary[summary["profile"] == f"{kind}1"].set_index("epsilon")
-        b = summary[summary["profile"] == f"{kind}2"].set_index("epsilon")
+        a = summary[summary["demand_profile"] == f"{kind}1"].set_index("epsilon")
+        b = summary[summary["demand_profile"] == f"{kind}2"].set_index("epsilon")
         if len(a) and len(b):
             cols = ["rounds", "baseline_rounds", "fairness"]
             same[f"{kind.lower()}1 = {kind.lower()}2"] = bool(a[cols].equals(b[cols]))
@@ -178,7 +178,7 @@ for resources in sorted(rows["resources"].astype(int).unique()):
                      f"{same}"))
 
 # %%
-display(Markdown(f"*Caption: Figure 7 regenerated from the profiles sweep (dcdrf rows): "
+display(Markdown(f"*Caption: Figure 7 regenerated from the demands sweep (dcdrf rows): "
                  f"bars = median rounds / baseline rounds, markers = median standard "
                  f"deviation from baseline, per demand profile and epsilon. {setup}. "
                  f"{machine}.*"))

@@ -31,7 +31,7 @@
 #   text describes the 0.1th percentile ("the 1000 tenants with the greatest shortfall"
 #   of 1M); our column `shortfall_p0.1` is the 0.1th percentile, as in the text.
 #
-# Our data: the `deadlines` sweep (`deadlines.csv`): methods `dcdrf`, `sdcdrf` (several
+# Our data: the `deadlines` sweep (`dcdrf/deadlines.csv`): methods `dcdrf`, `sdcdrf` (several
 # fixed epsilons each), `pedrf` and `pedrf1` (epsilon 0), each stopped at each
 # `deadline` (seconds of kernel time), repeated. Where we differ from the paper: its
 # DC-DRF picks epsilon per deadline with the outer loop (Figure 10); here each epsilon is
@@ -61,7 +61,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "deadlines")
+rows = figs.read(results, "dcdrf/deadlines")
 machine = figs.machine(rows)
 first = rows.iloc[0]
 rows["deadline_s"] = pd.to_numeric(rows["deadline"], errors="coerce")
@@ -87,7 +87,7 @@ threads = rows.groupby("method")["threads"].max().astype(int).to_dict()
 
 deadlines = sorted(rows["deadline_s"].unique())
 log_x = len(deadlines) > 1 and deadlines[-1] / deadlines[0] >= 10
-sizes = rows[["profile", "tenants", "resources"]].drop_duplicates()
+sizes = rows[["demand_profile", "tenants", "resources"]].drop_duplicates()
 size = "; ".join(f"{p} profile, {int(t):,} tenants x {int(r):,} resources"
                  for p, t, r in sizes.to_numpy())
 setup = (f"deadlines sweep: {size}; {rows['repeat'].nunique()} repeats; baseline "

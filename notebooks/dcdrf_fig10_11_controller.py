@@ -108,16 +108,16 @@ def log_floor(values):
 # ## Figure 10: the epsilon DC-DRF converges to, against the deadline
 
 # %%
-controller_dir = Path(results) / "controller"
+controller_dir = Path(results) / "dcdrf" / "controller"
 methods = sorted((p.name[len("epsilon_vs_deadline_"):-len("_summary.csv")]
                   for p in controller_dir.glob("epsilon_vs_deadline_*_summary.csv")),
                  key=lambda m: (m != "dcdrf", m))
 if not methods:   # figs.read raises the error that says how to make it
-    figs.read(results, "controller/epsilon_vs_deadline_dcdrf_summary")
-summary = pd.concat([figs.read(results, f"controller/epsilon_vs_deadline_{m}_summary") for m in methods],
+    figs.read(results, "dcdrf/controller/epsilon_vs_deadline_dcdrf_summary")
+summary = pd.concat([figs.read(results, f"dcdrf/controller/epsilon_vs_deadline_{m}_summary") for m in methods],
                     ignore_index=True)
-rows10 = pd.concat([runs(figs.read(results, f"controller/epsilon_vs_deadline_{m}"),
-                         figs.read(results, f"controller/epsilon_vs_deadline_{m}_summary"))
+rows10 = pd.concat([runs(figs.read(results, f"dcdrf/controller/epsilon_vs_deadline_{m}"),
+                         figs.read(results, f"dcdrf/controller/epsilon_vs_deadline_{m}_summary"))
                     .assign(run_key=lambda d, m=m: m + ":" + d["run"].astype(str)) for m in methods],
                    ignore_index=True)
 machine10 = figs.machine(summary)
@@ -125,7 +125,7 @@ first = summary.iloc[0]
 mode = str(first["mode"])
 unit = "s" if mode == "seconds" else "rounds"
 budget_word = "deadline (s)" if mode == "seconds" else "round budget (rounds)"
-setup10 = (f"{first['profile']}, {int(first['tenants']):,} tenants x {int(first['resources']):,} resources, "
+setup10 = (f"{first['demand_profile']}, {int(first['tenants']):,} tenants x {int(first['resources']):,} resources, "
            f"{int(rows10.groupby('run_key')['interval'].max().median())} control intervals per run, stable input")
 if str(first["relative"]) not in ("", "nan"):
     setup10 += ("; budgets are multiples of the exact run's "
@@ -269,15 +269,15 @@ if "sdcdrf" in methods and "dcdrf" in methods:
 # ## Figure 11: adapting to changes in demand and deadline
 
 # %%
-summary11 = figs.read(results, "controller/adaptation_summary")
-rows11 = runs(figs.read(results, "controller/adaptation"), summary11)
+summary11 = figs.read(results, "dcdrf/controller/adaptation_summary")
+rows11 = runs(figs.read(results, "dcdrf/controller/adaptation"), summary11)
 machine11 = figs.machine(summary11)
 first11 = summary11.iloc[0]
 mode11 = str(first11["mode"])
 unit11 = "s" if mode11 == "seconds" else "rounds"
 used = "elapsed" if mode11 == "seconds" else "rounds"
 method11 = NAMES.get(str(first11["method"]), str(first11["method"]))
-setup11 = (f"{method11}, {first11['profile']}, {int(first11['tenants']):,} tenants x "
+setup11 = (f"{method11}, {first11['demand_profile']}, {int(first11['tenants']):,} tenants x "
            f"{int(first11['resources']):,} resources, {int(rows11.groupby('run')['interval'].max().max())} "
            f"control intervals, base {'deadline' if mode11 == 'seconds' else 'round budget'} "
            f"{float(first11['base_deadline']):.4g} {unit11}")

@@ -37,8 +37,8 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "drfh_sim/dynamic")
-summary = figs.read(results, "drfh_sim/dynamic_summary")
+rows = figs.read(results, "drfh/dynamic")
+summary = figs.read(results, "drfh/dynamic_summary")
 machine = figs.machine(rows)
 pool = str(rows["pool"].iloc[0]).split()
 setup = (f"{int(rows['servers'].iloc[0])} servers drawn from Table I (seed "

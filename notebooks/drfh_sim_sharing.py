@@ -34,7 +34,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-table = figs.read(results, "drfh_sim/sharing")
+table = figs.read(results, "drfh/sharing")
 machine = figs.machine(table)
 worse = table["shared"] < table["dedicated"] - 1e-12
 setup = (f"{len(table)} users, dedicated clouds of {int(table['dedicated_servers'].iloc[0])} "

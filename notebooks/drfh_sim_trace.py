@@ -39,17 +39,17 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-search = figs.read(results, "drfh_sim/slots_search")
+search = figs.read(results, "drfh/slots_search")
 machine = figs.machine(search)
-names = [n for n in ("best-fit", "first-fit", "slots")
-         if (Path(results) / f"drfh_sim/run_{n}.csv").exists()]
-runs = {n: figs.read(results, f"drfh_sim/run_{n}") for n in names}
-jobs = {n: figs.read(results, f"drfh_sim/jobs_{n}") for n in names
-        if (Path(results) / f"drfh_sim/jobs_{n}.csv").exists()}
-users = {n: figs.read(results, f"drfh_sim/users_{n}") for n in names}
-label = {"best-fit": "Best-Fit DRFH", "first-fit": "First-Fit DRFH", "slots": "Slots"}
-k = int(runs["slots"]["slots"].iloc[0]) if "slots" in runs else None
-horizon = float(jobs["best-fit"]["horizon"].iloc[0])
+names = [n for n in ("drfh-best-fit", "drfh-first-fit", "drfh-slots")
+         if (Path(results) / f"drfh/run_{n}.csv").exists()]
+runs = {n: figs.read(results, f"drfh/run_{n}") for n in names}
+jobs = {n: figs.read(results, f"drfh/jobs_{n}") for n in names
+        if (Path(results) / f"drfh/jobs_{n}.csv").exists()}
+users = {n: figs.read(results, f"drfh/users_{n}") for n in names}
+label = {"drfh-best-fit": "Best-Fit DRFH", "drfh-first-fit": "First-Fit DRFH", "drfh-slots": "Slots"}
+k = int(runs["drfh-slots"]["slots"].iloc[0]) if "drfh-slots" in runs else None
+horizon = float(jobs["drfh-best-fit"]["horizon"].iloc[0])
 
 # %% [markdown]
 # ## Table II: utilization against slots per maximum server
@@ -77,7 +77,7 @@ fig, axes = plt.subplots(1, len(resources), figsize=(11, 4), sharey=True)
 for ax, r in zip(np.atleast_1d(axes), resources):
     for n in names:
         u = runs[n][(runs[n]["metric"] == "utilization") & (runs[n]["resource"] == r)]
-        ax.plot(u["time"] / 60, u["value"], label=label[n] + (f" (k = {k})" if n == "slots" else ""))
+        ax.plot(u["time"] / 60, u["value"], label=label[n] + (f" (k = {k})" if n == "drfh-slots" else ""))
     ax.set_xlabel("time (min)")
     ax.set_ylabel(f"{r} utilization")
     ax.set_ylim(0, 1)
@@ -94,8 +94,8 @@ figs.save(fig, figures, "drfh_fig5_utilization")
 # classes of task counts.
 
 # %%
-other = "slots" if "slots" in jobs else "first-fit"     # Fig. 6 compares Best-Fit with it
-both = jobs["best-fit"].merge(jobs[other], on=["job", "user", "submit", "tasks"],
+other = "drfh-slots" if "drfh-slots" in jobs else "drfh-first-fit"     # Fig. 6 compares Best-Fit with it
+both = jobs["drfh-best-fit"].merge(jobs[other], on=["job", "user", "submit", "tasks"],
                               suffixes=("_best", "_other"))
 both = both[both["finish_best"].notna() & both["finish_other"].notna()]
 ct_best = both["finish_best"] - both["submit"]
@@ -107,7 +107,7 @@ reduction = ((ct_other.groupby(cls, observed=False).mean()
               - ct_best.groupby(cls, observed=False).mean())
              / ct_other.groupby(cls, observed=False).mean())
 fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
-for ct, n in ((ct_best, "best-fit"), (ct_other, other)):
+for ct, n in ((ct_best, "drfh-best-fit"), (ct_other, other)):
     v = np.sort(ct.to_numpy())
     a.plot(v, np.arange(1, len(v) + 1) / max(len(v), 1), label=label[n])
 a.set_xscale("log")
@@ -129,7 +129,7 @@ figs.save(fig, figures, "drfh_fig6_jobs")
 # user (area ~ log of its tasks).
 
 # %%
-pair = users["best-fit"].merge(users[other], on=["user", "submitted"], suffixes=("_best", "_other"))
+pair = users["drfh-best-fit"].merge(users[other], on=["user", "submitted"], suffixes=("_best", "_other"))
 fig, ax = plt.subplots(figsize=(5.5, 5))
 ax.scatter(pair["ratio_other"], pair["ratio_best"], alpha=0.6,
            s=20 + 30 * np.log10(pair["submitted"].clip(lower=1)))

@@ -5,8 +5,8 @@ side by side in one run.
     python scripts/bench_drfh_exact.py --sizes 1000x12000 --lp-timeout 900
 
 Servers: `servers` drawn from the ten configurations of the Google 2011 cluster (Table I
-of the DRFH paper; --configs reads them from a CSV with columns machines, cpu, memory
-instead, e.g. the shared data's google2011_machine_configs.csv), in proportion to their
+of the DRFH paper, data/drfh/google2011_machine_configs.csv; --configs reads another CSV
+with the columns machines, cpu, memory), in proportion to their
 counts, every configuration at least once. Users: per-task demands uniform on
 [0.005, 0.05] of a maximum server's CPU and memory (Google tasks are small against
 servers), seeded, unbounded tasks; --finite gives every user 1..200 tasks instead.
@@ -25,17 +25,11 @@ from datetime import date
 
 import numpy as np
 
-# Table I of the DRFH paper (Google 2011): servers, CPU, memory (normalized to the largest).
-TABLE_I = [(6732, 0.50, 0.50), (3863, 0.50, 0.25), (1001, 0.50, 0.75), (795, 1.00, 1.00),
-           (126, 0.25, 0.25), (52, 0.50, 0.12), (5, 0.50, 0.03), (5, 0.50, 0.97),
-           (3, 1.00, 0.50), (1, 0.50, 0.06)]
-
-
 def configurations(path=None):
-    if path is None:
-        return np.array(TABLE_I, dtype=float)
+    """(configurations, 3): servers, CPU, memory of each, from `path` or Table I."""
     import pandas as pd
-    table = pd.read_csv(path)
+    from drfbench.drfh.trace import GOOGLE
+    table = pd.read_csv(GOOGLE if path is None else path)
     return table[["machines", "cpu", "memory"]].to_numpy(dtype=float)
 
 

@@ -1,6 +1,6 @@
 """Time drfbench.dcdrf.workloads.generate and report peak RSS (median of --repeats runs).
 
-    python scripts/bench_workloads.py --profile G0 --tenants 1000000 --resources 100000
+    python scripts/bench_workloads.py --demand-profile G0 --tenants 1000000 --resources 100000
 
 By default every run happens in a fresh Python process (cold memory, as in a pipeline
 rule that generates one workload), which reports its wall-clock time for `generate`
@@ -11,7 +11,6 @@ process instead (warm allocator; each workload is dropped before the next).
 import argparse
 import gc
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -20,19 +19,15 @@ import time
 from drfbench._machine import cpu_info
 
 
-def peak_rss_mib():
-    kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss   # KiB on Linux, bytes on macOS
-    return kib / 1024.0 / (1024.0 if sys.platform == "darwin" else 1.0)
-
-
 def one_run(args):
     """Generate once in this process: (seconds, nnz, peak RSS MiB, threads)."""
     import numpy as np
     from drfbench.dcdrf import workloads
+    from drfbench.dcdrf.bench import peak_rss_mib
     from drfbench._machine import resolve_threads
 
     t0 = time.perf_counter()
-    wl = workloads.generate(args.profile, args.tenants, args.resources, seed=args.seed,
+    wl = workloads.generate(args.demand_profile, args.tenants, args.resources, seed=args.seed,
                             dtype=np.dtype(args.dtype), weights=args.weights,
                             threads=args.threads)
     elapsed = time.perf_counter() - t0
@@ -45,7 +40,7 @@ def one_run(args):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--profile", default="G0")
+    p.add_argument("--demand-profile", default="G0", help="Table 3's demand profile")
     p.add_argument("--tenants", type=int, default=1_000_000)
     p.add_argument("--resources", type=int, default=100_000)
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
@@ -71,7 +66,7 @@ def main(argv=None):
             out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
             runs.append(json.loads(out.strip().splitlines()[-1]))
     times = [r["time_s"] for r in runs]
-    print(f"profile={args.profile} tenants={args.tenants} resources={args.resources} "
+    print(f"demand_profile={args.demand_profile} tenants={args.tenants} resources={args.resources} "
           f"dtype={args.dtype} weights={args.weights} threads={runs[0]['threads']} "
           f"nnz={runs[0]['nnz']} mode={'in-process' if args.in_process else 'fresh-process'} "
           f"cpu={cpu_info()[0]!r}")

@@ -8,7 +8,7 @@
         this process: elapsed (the kernel's) and wall time per run, rounds, the
         one-pass floors in the same run, peak RSS of the process (workload included)
     python scripts/profile_edrf_event.py profiles [REPEATS]
-        `paper` for each of the six profiles, each in a fresh process
+        `paper` for each of the six demand profiles, each in a fresh process
     python scripts/profile_edrf_event.py compare [N R [REPEATS]]
         side by side at 100K x 10K: edrf-event (2 threads), dcdrf epsilon 0 (1 and 2
         threads), edrf (one run: it is slow), the floor, and the largest relative
@@ -22,7 +22,6 @@ threads, both that one (stream) and one pass summing the non-zeros by resource
 (scatter: the least work of exact EDRF, which needs every resource's mu_r before its
 first round).
 """
-import resource
 import subprocess
 import sys
 import time
@@ -31,20 +30,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import drfbench
-from drfbench import _isa
 from drfbench.dcdrf import workloads
+from drfbench.dcdrf.bench import floors, peak_rss_mib
 
 PHASES = ("transposition", "sums", "heaps", "events", "allocation")
-
-
-def peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def floor_seconds(D, repeats=5):
     """Medians of the floors on demands D: numpy's streaming sum on one and two threads,
     drfbench's streaming and by-resource sums on two threads."""
-    data, kernels = D.data, _isa.kernels().floor
+    data = D.data
     one, two = [], []
     half = data.shape[0] // 2
     with ThreadPoolExecutor(2) as pool:
@@ -55,9 +50,7 @@ def floor_seconds(D, repeats=5):
             t = time.perf_counter()
             sum(pool.map(lambda part: part.sum(dtype=np.float64), (data[:half], data[half:])))
             two.append(time.perf_counter() - t)
-    stream = [kernels.stream_sum(data, 2)[1] for _ in range(repeats)]
-    scatter = [kernels.scatter_sum(data, D.indices, D.shape[1], 2)[1] for _ in range(repeats)]
-    return tuple(float(np.median(x)) for x in (one, two, stream, scatter))
+    return (float(np.median(one)), float(np.median(two)), *floors(D, 2, repeats))
 
 
 def print_floors(D, elapsed=None):
@@ -87,12 +80,12 @@ def phases(n=1_000_000, m=100_000, threads=2, repeats=3):
     print_floors(D)
 
 
-def paper(profile="G0", repeats=3, n=1_000_000, m=100_000):
+def paper(demand_profile="G0", repeats=3, n=1_000_000, m=100_000):
     t = time.perf_counter()
-    D = workloads.generate(profile, n, m, seed=0).demands
+    D = workloads.generate(demand_profile, n, m, seed=0).demands
     generated = time.perf_counter() - t
-    print(f"{profile} {n} x {m}, nnz {D.nnz}, {D.dtype}, generated in {generated:.2f} s, "
-          f"peak RSS so far {peak_rss_mb():.0f} MB")
+    print(f"{demand_profile} {n} x {m}, nnz {D.nnz}, {D.dtype}, generated in {generated:.2f} s, "
+          f"peak RSS so far {peak_rss_mib():.0f} MiB")
     elapsed, wall, rounds = [], [], None
     for _ in range(repeats):
         t = time.perf_counter()
@@ -106,12 +99,12 @@ def paper(profile="G0", repeats=3, n=1_000_000, m=100_000):
     print("  wall per run (allocate):  " + " ".join(f"{x:.3f}" for x in wall))
     print(f"  median elapsed {e:.3f} s, median wall {w:.3f} s, rounds {rounds}")
     print_floors(D, e)
-    print(f"  peak RSS of the process {peak_rss_mb():.0f} MB")
+    print(f"  peak RSS of the process {peak_rss_mib():.0f} MiB")
 
 
 def profiles(repeats=3):
-    for profile in workloads.PROFILES:
-        subprocess.run([sys.executable, __file__, "paper", profile, str(repeats)], check=True)
+    for demand_profile in workloads.DEMAND_PROFILES:
+        subprocess.run([sys.executable, __file__, "paper", demand_profile, str(repeats)], check=True)
 
 
 def compare(n=100_000, m=10_000, repeats=5):

@@ -9,7 +9,8 @@ import pytest
 import drfbench
 from drfbench import _isa, drfh, sim
 from drfbench.drfh import trace as tr
-from drfbench.drfh.schedulers import LiteralScheduler, scheduler, slot_counts
+from drfbench.drfh.literal import LiteralScheduler
+from drfbench.drfh.schedulers import scheduler, slot_counts
 
 VARIANTS = list(_isa.runnable())
 

@@ -22,17 +22,22 @@ def snakemake(workdir, *extra):
     return proc.returncode, proc.stdout + proc.stderr
 
 
+SCHEMAS = ROOT / "workflows/schemas"
+
+
 def load(profile):
-    return yaml.safe_load((ROOT / f"workflows/config/{profile}.yaml").read_text())
+    """A profile as the workflow reads it: its file, with every family's defaults."""
+    raw = yaml.safe_load((ROOT / f"workflows/config/{profile}.yaml").read_text())
+    return pipeline.with_defaults(raw, pipeline.schema(SCHEMAS))
 
 
 def test_run_id_round_trip():
-    params = dict(profile="G0", tenants=10, resources=5, seed=1, method="edrf-event",
+    params = dict(demand_profile="G0", tenants=10, resources=5, seed=1, method="edrf-event",
                   epsilon=1e-05, deadline="0.5", dtype="float64", isa="avx2", cores="all", tpc=2)
     rid = sweeps.run_id(params)
     assert sweeps.parse_run_id(rid) == params
     with pytest.raises(ValueError, match="parameters"):
-        sweeps.parse_run_id("profile~G0_method~edrf")
+        sweeps.parse_run_id("demand_profile~G0,method~edrf")
 
 
 def test_grid_names_every_variant_and_asks_the_registry():
@@ -40,15 +45,15 @@ def test_grid_names_every_variant_and_asks_the_registry():
     configured variant is in it (a job skips one its CPU cannot run)."""
     config = load("smoke")
     runs = sweeps.grid(config)
-    c = config["configs"]
+    c = config["dcdrf"]["configs"]
     assert {sweeps.parse_run_id(r)["isa"] for r in runs["configs"]} == set(c["isas"])
     assert len(runs["configs"]) == len(c["dtypes"]) * len(c["isas"]) * len(c["cores"]) * len(c["threads_per_core"])
     # the conventional method (edrf) is timed within its budget; dcdrf once per epsilon
-    profiles = [sweeps.parse_run_id(r) for r in runs["profiles"]]
+    profiles = [sweeps.parse_run_id(r) for r in runs["demands"]]
     edrf = [p for p in profiles if p["method"] == "edrf"]
-    assert edrf and all(p["deadline"] == str(config["profiles"]["budget"]) for p in edrf)
+    assert edrf and all(p["deadline"] == str(config["dcdrf"]["demands"]["budget"]) for p in edrf)
     eps = {p["epsilon"] for p in profiles if p["method"] == "dcdrf"}
-    assert eps == set(config["profiles"]["epsilons"]["dcdrf"])
+    assert eps == set(config["dcdrf"]["demands"]["epsilons"]["dcdrf"])
     assert {p["epsilon"] for p in profiles if p["method"] == "edrf-event"} == {0.0}
 
 
@@ -103,7 +108,7 @@ def make_workload(tmp_path):
 def run_step(tmp_path, run, wl, base):
     out = tmp_path / "rows.csv"
     code = ("import sys; from drfbench.dcdrf import sweeps; sweeps.main(sys.argv[1:])")
-    proc = subprocess.run([sys.executable, "-c", code, "run", "--family", "configs", "--run", run,
+    proc = subprocess.run([sys.executable, "-c", code, "run", "--sweep", "configs", "--run", run,
                            "--workload-file", str(wl), "--baseline-file", str(base),
                            "--repeats", "2", "--out", str(out)], capture_output=True, text=True,
                           env={**os.environ, "OMP_NUM_THREADS": "7"})
@@ -116,7 +121,7 @@ def test_a_run_sets_its_openmp_environment_itself(tmp_path):
     """No re-exec: the step sets OMP_* from its cores and threads per core before the
     kernels load, whatever the job's environment said (Snakemake sets OMP_NUM_THREADS)."""
     wl, base = make_workload(tmp_path)
-    run = sweeps.run_id(dict(profile="G0", tenants=300, resources=40, seed=0, method="dcdrf",
+    run = sweeps.run_id(dict(demand_profile="G0", tenants=300, resources=40, seed=0, method="dcdrf",
                              epsilon=1e-3, cores=1, tpc=2))
     got = run_step(tmp_path, run, wl, base)
     assert len(got) == 2 and all(r["skipped"] == "" for r in got)
@@ -132,10 +137,10 @@ def test_a_variant_the_cpu_cannot_run_is_skipped_by_its_job(tmp_path, monkeypatc
     monkeypatch.setattr(_isa, "cpu_flags", lambda: frozenset())      # a CPU with no AVX at all
     monkeypatch.setattr(sweeps, "openmp_loaded", lambda: False)      # kernels loaded in-process
     out = tmp_path / "skip.csv"
-    run = sweeps.run_id(dict(profile="G0", tenants=300, resources=40, seed=0, method="dcdrf",
+    run = sweeps.run_id(dict(demand_profile="G0", tenants=300, resources=40, seed=0, method="dcdrf",
                              isa="avx2"))
     monkeypatch.setattr(os, "environ", dict(os.environ))            # the step sets OMP_*
-    sweeps.main(["run", "--family", "configs", "--run", run, "--workload-file", str(wl),
+    sweeps.main(["run", "--sweep", "configs", "--run", run, "--workload-file", str(wl),
                  "--baseline-file", str(base), "--out", str(out)])
     with open(out, newline="") as f:
         (row,) = csv.DictReader(f)
@@ -150,7 +155,8 @@ def test_dry_run_builds_each_profile(tmp_path, profile):
     assert "measure" in out and "baseline" in out and "gather" in out
 
 
-@pytest.mark.parametrize("key,value", [("repeats", 0), ("baseline", "magic"), ("colour", "red")])
+@pytest.mark.parametrize("key,value", [("repeats", 0), ("dcdrf", {"baseline": "magic"}),
+                                       ("colour", "red")])
 def test_schema_rejects_bad_config_naming_the_key(tmp_path, key, value):
     config = load("smoke")
     config[key] = value
@@ -162,7 +168,7 @@ def test_schema_rejects_bad_config_naming_the_key(tmp_path, key, value):
 
 def test_schema_rejects_unknown_variant(tmp_path):
     config = load("smoke")
-    config["configs"]["isas"] = ["avx1024"]
+    config["dcdrf"]["configs"]["isas"] = ["avx1024"]
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(config))
     code, out = snakemake(tmp_path, "--configfile", str(bad), "--dry-run")
@@ -170,7 +176,7 @@ def test_schema_rejects_unknown_variant(tmp_path):
 
 
 NOTEBOOK_RULES = sorted(f"notebook_{p.stem}" for p in (ROOT / "notebooks").glob("*.py"))
-FAMILY_FOLDERS = ("controller", "drf", "hdrf", "drfh", "drfh_sim", "packer")   # under results/smoke
+FAMILY_FOLDERS = ("drf", "hdrf", "drfh", "packer")   # the other families' under results/smoke
 
 
 @pytest.fixture(scope="module")
@@ -179,13 +185,15 @@ def tiny_rows(tmp_path_factory):
     rows (the notebooks left out: the slow tests run them)."""
     workdir = tmp_path_factory.mktemp("pipeline")
     config = load("smoke")
+    dcdrf = config["dcdrf"]
     # the variants the default build has (generic and the widest this CPU runs)
-    config["configs"].update(tenants=600, resources=60, dtypes=["float32"],
-                             isas=sorted({"generic", _isa.resolve()}), cores=["all"])
-    config["profiles"].update(profiles=["G0", "U2"], tenants=600, resources=60, epsilons={"dcdrf": [1e-2]}, budget=1e-5)
-    config["deadlines"].update(tenants=600, resources=60, deadlines=[1e-3],
-                               epsilons={"dcdrf": [1e-2], "sdcdrf": [1e-2]})
-    config["scaling"].update(ratios=[2], resources=[20, 40, 80])
+    dcdrf["configs"].update(tenants=600, resources=60, dtypes=["float32"],
+                            isas=sorted({"generic", _isa.resolve()}), cores=["all"])
+    dcdrf["demands"].update(demand_profiles=["G0", "U2"], tenants=600, resources=60,
+                            epsilons={"dcdrf": [1e-2]}, budget=1e-5)
+    dcdrf["deadlines"].update(tenants=600, resources=60, deadlines=[1e-3],
+                              epsilons={"dcdrf": [1e-2], "sdcdrf": [1e-2]})
+    dcdrf["scaling"].update(ratios=[2], resources=[20, 40, 80])
     path = workdir / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
     code, out = snakemake(workdir, "--configfile", str(path), "--omit-from", *NOTEBOOK_RULES)
@@ -209,28 +217,28 @@ def rows(path):
 
 def test_tiny_pipeline_writes_every_family(tiny_rows):
     workdir, config = tiny_rows
-    results = workdir / "results/smoke"
-    for family in sweeps.FAMILIES:
-        got = rows(results / f"{family}.csv")
-        assert got and all(r["family"] == family for r in got)
+    results = workdir / "results/smoke/dcdrf"
+    for sweep in sweeps.SWEEPS:
+        got = rows(results / f"{sweep}.csv")
+        assert got and all(r["sweep"] == sweep for r in got)
         assert {r["repeat"] for r in got} == {"0", "1", "2"}
         for r in got:   # provenance on every row
             assert r["git_commit"] and r["cpu_model"] and r["isa_variant"] and r["timestamp"]
             assert r["omp_num_threads"] == r["threads_run"]
     configs = rows(results / "configs.csv")
-    assert {r["isa_variant"] for r in configs} == set(yaml.safe_load(config.read_text())["configs"]["isas"])
+    assert {r["isa_variant"] for r in configs} == set(yaml.safe_load(config.read_text())["dcdrf"]["configs"]["isas"])
     assert {r["oversubscribed"] for r in configs if r["tpc"] == "2"} == {"True"}  # no SMT here
     exact = [r for r in rows(results / "deadlines.csv") if r["method"] == "pedrf" and r["timed_out"] == "False"]
     assert all(float(r["fairness"]) < 1e-6 for r in exact)
     for table in ("epsilon_vs_deadline_dcdrf", "epsilon_vs_deadline_sdcdrf", "adaptation"):
         got = rows(results / f"controller/{table}.csv")   # DC-DRF's outer loop, Figures 10, 11
         assert got and all(0 <= float(r["epsilon"]) < 1 for r in got)
-    assert len(rows(results / "controller/adaptation.csv")) == 80 * len(load("smoke")["controller"]["threads"])
+    assert len(rows(results / "controller/adaptation.csv")) == 80 * len(load("smoke")["dcdrf"]["controller"]["threads"])
     extrapolated = rows(results / "edrf_extrapolated.csv")
-    assert {r["profile"] for r in extrapolated} == {"G0", "U2"}, "edrf past its budget is extrapolated"
+    assert {r["demand_profile"] for r in extrapolated} == {"G0", "U2"}, "edrf past its budget is extrapolated"
     assert all(float(r["elapsed"]) > 0 and r["extrapolated"] == "True" for r in extrapolated)
     for folder in FAMILY_FOLDERS:   # every other family's tables, each with rows
-        tables = sorted((results / folder).glob("*.csv"))
+        tables = sorted((results.parent / folder).glob("*.csv"))
         assert tables and all(rows(t) for t in tables), folder
     code, out = snakemake(workdir, "--configfile", str(config), "--omit-from", *NOTEBOOK_RULES, "--dry-run")
     assert code == 0 and "Nothing to be done" in out, "every result but the figures was made"
@@ -247,16 +255,16 @@ def test_rerun_does_nothing_and_a_deleted_file_reruns_only_its_dependents(tiny_r
     workdir, config = tiny_run
     code, out = snakemake(workdir, "--configfile", str(config), "--dry-run")
     assert code == 0 and "Nothing to be done" in out
-    (workdir / "results/smoke/deadlines.csv").unlink()
+    (workdir / "results/smoke/dcdrf/deadlines.csv").unlink()
     code, out = snakemake(workdir, "--configfile", str(config), "--dry-run")
-    assert code == 0 and job_counts(out) == {"gather": 1, "notebook_fig08_09_deadlines": 1,
+    assert code == 0 and job_counts(out) == {"gather": 1, "notebook_dcdrf_fig08_09_deadlines": 1,
                                              "all": 1, "total": 3}
-    (workdir / "results/smoke/profiles.csv").unlink()
+    (workdir / "results/smoke/dcdrf/demands.csv").unlink()
     code, out = snakemake(workdir, "--configfile", str(config), "--dry-run")
     assert code == 0 and job_counts(out) == {
-        "gather": 2, "extrapolate": 1, "notebook_fig08_09_deadlines": 1,
-        "notebook_fig03_edrf_runtime": 1, "notebook_fig07_profiles": 1,
-        "notebook_event_vs_dcdrf": 1, "all": 1, "total": 8}
+        "gather": 2, "extrapolate": 1, "notebook_dcdrf_fig08_09_deadlines": 1,
+        "notebook_dcdrf_fig03_edrf_runtime": 1, "notebook_dcdrf_fig07_profiles": 1,
+        "notebook_dcdrf_edrf_event": 1, "all": 1, "total": 8}
 
 
 FIGURE_STEMS = ("dcdrf_fig02_azure_activity", "dcdrf_fig03_edrf_runtime", "dcdrf_fig05_thread_scaling",
@@ -291,7 +299,7 @@ def test_figures_redrawn_from_reference_results_without_sweeps(tiny_run, tmp_pat
     reference = tmp_path / "reference"
     for csv_file in (workdir / "results/smoke").rglob("*.csv"):
         relative = csv_file.relative_to(workdir / "results/smoke")
-        if relative.parts[0] != "runs":
+        if "runs" not in relative.parts:
             (reference / relative).parent.mkdir(parents=True, exist_ok=True)
             (reference / relative).write_bytes(csv_file.read_bytes())
     code, out = snakemake(tmp_path, "--configfile", str(config), "--config",
@@ -303,14 +311,37 @@ def test_figures_redrawn_from_reference_results_without_sweeps(tiny_run, tmp_pat
         assert (tmp_path / f"results/smoke/figures/{stem}.png").stat().st_size > 1000
 
 
-def test_a_config_is_not_merged_with_the_smoke_profile(tmp_path):
-    config = load("smoke")
-    del config["scaling"], config["deadlines"], config["configs"]
-    path = tmp_path / "profiles_only.yaml"
-    path.write_text(yaml.safe_dump(config))
-    code, out = snakemake(tmp_path, "--configfile", str(path), "--dry-run")
-    assert code == 0 and "extended by additional config" not in out
-    assert "results/smoke/profiles.csv" in out and "results/smoke/configs.csv" not in out
+def test_a_config_file_gets_the_defaults_not_the_smoke_profile(tmp_path):
+    """What a config file leaves out takes the family's default (the default profile's
+    scale), never the smoke profile's."""
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump({"name": "mine", "drf": {"instances": 7}}))
+    code, out = snakemake(tmp_path, "--configfile", str(path), "--dry-run", "--printshellcmds")
+    assert code == 0 and "extended by additional config" not in out, out[-3000:]
+    commands = out.replace("\n", " ")
+    assert "results/mine/dcdrf/workloads/U1-100000x10000-s0.npz" in out
+    assert "-m drfbench.drf" in commands and "--instances 7" in commands
+    assert "-m drfbench.hdrf properties" in commands and "--instances 200" in commands
+    assert "--instances 30" not in commands
+
+
+def test_profiles_say_only_scale():
+    """Every family's settings and defaults are in its own schema fragment: the default
+    profile sets nothing but its name, and every key a profile sets has a default there."""
+    assert yaml.safe_load((ROOT / "workflows/config/default.yaml").read_text()) == {"name": "default"}
+    schema = pipeline.schema(SCHEMAS)
+
+    def undefaulted(config, part, path=""):
+        for key, value in config.items():
+            sub = part.get("properties", {}).get(key, {})
+            if isinstance(value, dict) and "properties" in sub:
+                yield from undefaulted(value, sub, f"{path}{key}.")
+            elif "default" not in sub and key != "name":
+                yield path + key
+    for profile in PROFILES:
+        raw = yaml.safe_load((ROOT / f"workflows/config/{profile}.yaml").read_text())
+        assert list(undefaulted(raw, schema)) == [], profile
+        assert pipeline.config_errors(load(profile), SCHEMAS) == [], profile
 
 
 def test_lint_is_clean(tmp_path):
@@ -319,9 +350,9 @@ def test_lint_is_clean(tmp_path):
 
 
 def test_config_overrides_merge_onto_the_smoke_profile(tmp_path):
-    code, out = snakemake(tmp_path, "--config", "repeats=1", "--dry-run")
+    code, out = snakemake(tmp_path, "--config", "repeats=1", "--dry-run", "--printshellcmds")
     assert code == 0, out[-3000:]
-    assert "results/smoke/configs.csv" in out and "--repeats 1" in out.replace("\n", " ") or code == 0
+    assert "results/smoke/dcdrf/configs.csv" in out and "--repeats 1" in out.replace("\n", " ")
 
 
 def test_a_bad_override_gets_one_line_naming_the_key(tmp_path):

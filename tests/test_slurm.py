@@ -71,12 +71,14 @@ def cluster():
 
 def tiny_config(path):
     config = yaml.safe_load((ROOT / "workflows/config/smoke.yaml").read_text())
-    config["configs"].update(tenants=600, resources=60, dtypes=["float32"], isas=["generic"],
-                             cores=["all"], threads_per_core=[1])
-    config["profiles"].update(profiles=["G0", "U1"], tenants=600, resources=60, epsilons={"dcdrf": [1e-2]}, budget=1e-5)
-    config["deadlines"].update(tenants=600, resources=60, methods=["dcdrf", "pedrf1"], deadlines=[1e-3],
-                               epsilons={"dcdrf": [1e-2]})
-    config["scaling"].update(ratios=[2], resources=[20, 40, 80])
+    dcdrf = config["dcdrf"]
+    dcdrf["configs"].update(tenants=600, resources=60, dtypes=["float32"], isas=["generic"],
+                            cores=["all"], threads_per_core=[1])
+    dcdrf["demands"].update(demand_profiles=["G0", "U1"], tenants=600, resources=60,
+                            epsilons={"dcdrf": [1e-2]}, budget=1e-5)
+    dcdrf["deadlines"].update(tenants=600, resources=60, methods=["dcdrf", "pedrf1"], deadlines=[1e-3],
+                              epsilons={"dcdrf": [1e-2]})
+    dcdrf["scaling"].update(ratios=[2], resources=[20, 40, 80])
     path.write_text(yaml.safe_dump(config))
     return path
 
@@ -92,11 +94,11 @@ def read(path):
 
 
 def comparable(rows):
-    """Rows keyed by (family, run, repeat), without timing/provenance columns; runs with a
+    """Rows keyed by (sweep, run, repeat), without timing/provenance columns; runs with a
     deadline depend on timing, so only their keys are compared."""
     out = {}
     for r in rows:
-        key = (r["family"], r["run"], r["repeat"])
+        key = (r["sweep"], r["run"], r["repeat"])
         out[key] = None if r["deadline"] != "none" else {
             k: v for k, v in r.items() if k not in TIMING_OR_PROVENANCE}
     return out
@@ -123,12 +125,12 @@ def test_slurm_run_matches_a_local_run(cluster, tmp_path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert snakemake(local, config, "--cores", "2").returncode == 0
 
-    for name in [f"{f}.csv" for f in sweeps.FAMILIES] + ["edrf_extrapolated.csv"]:
+    for name in [f"dcdrf/{f}.csv" for f in sweeps.SWEEPS] + ["dcdrf/edrf_extrapolated.csv"]:
         assert (remote / "results/smoke" / name).stat().st_size > 0, name
-    for family in sweeps.FAMILIES:
-        rows = read(remote / f"results/smoke/{family}.csv")
-        assert rows and all(r["slurm_job_id"] for r in rows), f"{family}: a row did not run as a SLURM job"
-        assert comparable(rows) == comparable(read(local / f"results/smoke/{family}.csv"))
+    for sweep in sweeps.SWEEPS:
+        rows = read(remote / f"results/smoke/dcdrf/{sweep}.csv")
+        assert rows and all(r["slurm_job_id"] for r in rows), f"{sweep}: a row did not run as a SLURM job"
+        assert comparable(rows) == comparable(read(local / f"results/smoke/dcdrf/{sweep}.csv"))
     assert half_written(remote / "results") == []
 
 
@@ -137,7 +139,7 @@ def test_cancelled_job_is_reported_and_a_rerun_finishes_without_redoing(cluster,
     cmd = SNAKEMAKE + ["--directory", str(tmp_path), "--configfile", str(config), *SLURM_FLAGS]
     first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     cancelled, deadline = None, time.time() + 600
-    runs = tmp_path / "results/smoke/runs"
+    runs = tmp_path / "results/smoke/dcdrf/runs"
     while cancelled is None and time.time() < deadline and first.poll() is None:
         # wait until some runs are done, then cancel the next job found running
         done = len(list(runs.rglob("*.csv"))) if runs.exists() else 0
@@ -160,6 +162,6 @@ def test_cancelled_job_is_reported_and_a_rerun_finishes_without_redoing(cluster,
     second = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     assert second.returncode == 0, (second.stdout + second.stderr)[-4000:]
     assert all(p.stat().st_mtime_ns == t for p, t in before.items()), "finished runs were redone"
-    for family in sweeps.FAMILIES:
-        assert read(tmp_path / f"results/smoke/{family}.csv")
+    for sweep in sweeps.SWEEPS:
+        assert read(tmp_path / f"results/smoke/dcdrf/{sweep}.csv")
     assert half_written(tmp_path / "results") == []

@@ -1,6 +1,6 @@
 """Benchmark entry point: time the allocators on one workload and compare them.
 
-    drfbench bench --profile G0 --tenants 100000 --resources 10000 \\
+    drfbench bench --demand-profile G0 --tenants 100000 --resources 10000 \\
         --methods edrf,dcdrf,pedrf1 --epsilons 0,1e-3,1e-2 --threads 1,2 --repeats 3
 
 Generates (or loads, --workload) one workload, runs every configuration (method x
@@ -43,7 +43,7 @@ def name_list(text):
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="drfbench bench", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--profile", default="G0", choices=workloads.PROFILES, help="demand profile (Table 3)")
+    p.add_argument("--demand-profile", default="G0", choices=workloads.DEMAND_PROFILES, help="Table 3")
     p.add_argument("--tenants", type=int, default=20_000)
     p.add_argument("--resources", type=int, default=2_000)
     p.add_argument("--seed", type=int, default=0)
@@ -118,7 +118,23 @@ def legend(columns):
 
 
 def peak_rss_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """The process's peak resident memory so far, MiB (ru_maxrss: KiB on Linux, bytes on
+    macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+
+
+def floors(demands, threads, repeats, isa=None):
+    """Medians over `repeats` of kernels/floor.pyx's two floors on CSR `demands`, seconds:
+    one streaming pass over the non-zeros, and one pass adding each into its resource's
+    sum (the least work of exact EDRF)."""
+    kernels = _isa.kernels(isa).floor
+    stream = statistics.median(kernels.stream_sum(demands.data, threads)[1]
+                               for _ in range(repeats))
+    scatter = statistics.median(
+        kernels.scatter_sum(demands.data, demands.indices, demands.shape[1], threads)[1]
+        for _ in range(repeats))
+    return stream, scatter
 
 
 def main(argv=None):
@@ -131,22 +147,17 @@ def main(argv=None):
     if args.workload:
         wl = workloads.load(args.workload)
     else:
-        wl = workloads.generate(args.profile, args.tenants, args.resources, seed=args.seed,
+        wl = workloads.generate(args.demand_profile, args.tenants, args.resources, seed=args.seed,
                                 dtype=np.float64 if "float64" in args.dtypes else np.float32)
-    print(f"# workload {wl.profile} {wl.n_tenants} x {wl.n_resources}, {wl.nnz} non-zeros, "
+    print(f"# workload {wl.demand_profile} {wl.n_tenants} x {wl.n_resources}, {wl.nnz} non-zeros, "
           f"{'loaded' if args.workload else 'generated'} in {time.perf_counter() - t0:.2f} s",
           flush=True)
     demands = {d: demand_matrix(wl.demands, d) for d in args.dtypes}
 
     floor = scatter_floor = None
     if args.floor:
-        kernels = _isa.kernels(args.isa).floor
-        d, threads = demands[args.dtypes[0]], max(args.threads)
-        floor = statistics.median(kernels.stream_sum(d.data, threads)[1]
-                                  for _ in range(args.repeats))
-        scatter_floor = statistics.median(
-            kernels.scatter_sum(d.data, d.indices, wl.n_resources, threads)[1]
-            for _ in range(args.repeats))
+        threads = max(args.threads)
+        floor, scatter_floor = floors(demands[args.dtypes[0]], threads, args.repeats, args.isa)
         print(f"floors ({wl.nnz} non-zeros, {threads} threads): one streaming pass "
               f"{floor * 1e3:.2f} ms, one pass summing by resource {scatter_floor * 1e3:.2f} ms",
               flush=True)
@@ -167,7 +178,7 @@ def main(argv=None):
                                 threads=threads, deadline=args.deadline, isa=args.isa)
             times.append(last.elapsed)
         m = metrics.compare(last, baseline)
-        row = {"profile": wl.profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
+        row = {"demand_profile": wl.demand_profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
                "nnz": wl.nnz, "seed": wl.seed, "method": method, "epsilon": epsilon,
                "threads": threads, "dtype": dtype, "isa": args.isa, "deadline": args.deadline,
                "repeats": args.repeats, "elapsed_median": statistics.median(times),

@@ -20,9 +20,9 @@ for bit; tests use it.
 
 Command line (one progress line per interval; tidy rows to --csv):
 
-    python -m drfbench.dcdrf controller --profile G0 --tenants 100000 --resources 10000 \\
+    python -m drfbench.dcdrf controller --demand-profile G0 --tenants 100000 --resources 10000 \\
         --intervals 80 --deadline 0.15 --schedule paper --csv fig11.csv
-    python -m drfbench.dcdrf controller --profile G0 --tenants 100000 --resources 10000 \\
+    python -m drfbench.dcdrf controller --demand-profile G0 --tenants 100000 --resources 10000 \\
         --intervals 30 --deadline 0.08,0.12,0.2,0.3 --threads 1,2 \\
         --csv fig10.csv --summary fig10-summary.csv
 
@@ -41,7 +41,7 @@ at the start on the initial demands: the exact run's kernel time (median of 3, w
 largest --threads, so that every thread count gets the same deadlines) or, in
 round-budget mode, its rounds. The schedule's deadline changes are factors on the base
 deadline (8 s -> 10 s -> 8 s: 1.25 at interval 50, 1 at 70), so they scale with it. At
-the default profile (G0, 100K x 10K) on the 2-core development machine the exact run
+the default pipeline profile (G0, 100K x 10K) on the 2-core development machine the exact run
 takes about 0.97 s on 1 thread and 0.4 s on 2, epsilon 1e-2 about 0.065 s and 0.05 s:
 Figure 10 sweeps 0.08 to 0.3 s and Figure 11 uses a base of 0.2 s there. Wall-clock
 runs see everything else the machine does: on a shared machine, contention makes runs
@@ -513,7 +513,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m drfbench.dcdrf controller",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--profile", default="G0", choices=workloads.PROFILES)
+    p.add_argument("--demand-profile", default="G0", choices=workloads.DEMAND_PROFILES, help="Table 3")
     p.add_argument("--tenants", type=int, default=20_000)
     p.add_argument("--resources", type=int, default=2_000)
     p.add_argument("--seed", type=int, default=0, help="workload and churn seed")
@@ -627,10 +627,10 @@ def main(argv=None):
           f"({stamp['cpu_count']} cpus, openmp={stamp['openmp']})", flush=True)
     t0 = time.perf_counter()
     wl = (workloads.load(args.workload) if args.workload else
-          workloads.generate(args.profile, args.tenants, args.resources, seed=args.seed))
+          workloads.generate(args.demand_profile, args.tenants, args.resources, seed=args.seed))
     matrix = check.demand_matrix(wl.demands)
     original = matrix.data.copy()
-    print(f"# workload {wl.profile} {wl.n_tenants} x {wl.n_resources}, {wl.nnz} non-zeros, "
+    print(f"# workload {wl.demand_profile} {wl.n_tenants} x {wl.n_resources}, {wl.nnz} non-zeros, "
           f"{time.perf_counter() - t0:.2f} s", flush=True)
     rounds_mode = args.max_rounds is not None
     values = args.max_rounds if rounds_mode else args.deadlines
@@ -657,7 +657,7 @@ def main(argv=None):
                 threads=threads, weights=wl.weights,
                 schedule=schedule, seed=args.seed, baseline=args.baseline, on_row=_progress,
                 **({"max_rounds": base} if rounds_mode else {"deadline": base}))
-            head = {"profile": wl.profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
+            head = {"demand_profile": wl.demand_profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
                     "nnz": wl.nnz, "seed": args.seed, "method": args.method,
                     "schedule": args.schedule, "base_deadline": base,
                     "relative": value if args.relative else "", "reference": reference or "",

@@ -2,13 +2,13 @@
 
     python -m drfbench.dcdrf workload --workload G0-5000x500-s0 --out W.npz
     python -m drfbench.dcdrf baseline --workload-file W.npz --method edrf-event --out B.npz
-    python -m drfbench.dcdrf run --family configs --run RUN_ID --workload-file W.npz \\
+    python -m drfbench.dcdrf run --sweep configs --run RUN_ID --workload-file W.npz \\
         --baseline-file B.npz --repeats 3 --out rows.csv --log run.log
-    python -m drfbench.dcdrf extrapolate --scaling scaling.csv --profiles profiles.csv --out X.csv
+    python -m drfbench.dcdrf extrapolate --scaling scaling.csv --demands demands.csv --out X.csv
 
-A run is named by its run id, "key~value" pairs joined by "_" (Snakemake's Paramspace
+A run is named by its run id, "key~value" pairs joined by "," (Snakemake's Paramspace
 style), so that a rule needs only the id: `grid(config)` expands the config's sweeps into
-run ids per sweep family, asking the registry which methods take epsilon and which is the
+run ids per sweep, asking the registry which methods take epsilon and which is the
 conventional baseline. Each measured repetition becomes one tidy row (drfbench.rows):
 every parameter, the kernel's results, the metrics against the exact baseline, provenance.
 """
@@ -29,33 +29,33 @@ from ..api import allocate, method_info
 from . import metrics, workloads
 from .methods import allocation_from_levels
 
-FAMILIES = ("configs", "profiles", "deadlines", "scaling")
+SWEEPS = ("configs", "demands", "deadlines", "scaling")
 # Run parameters in id order, with their types; absent ones take DEFAULTS.
-PARAMS = {"profile": str, "tenants": int, "resources": int, "seed": int, "method": str,
+PARAMS = {"demand_profile": str, "tenants": int, "resources": int, "seed": int, "method": str,
           "epsilon": float, "deadline": str, "dtype": str, "isa": str, "cores": str,
           "tpc": int}
 DEFAULTS = {"epsilon": 0.0, "deadline": "none", "dtype": "float32", "isa": "default",
             "cores": "all", "tpc": 1}
 
 
-def workload_name(profile, tenants, resources, seed):
-    return f"{profile}-{tenants}x{resources}-s{seed}"
+def workload_name(demand_profile, tenants, resources, seed):
+    return f"{demand_profile}-{tenants}x{resources}-s{seed}"
 
 
 def parse_workload_name(name):
-    profile, scale, seed = name.split("-")
+    demand_profile, scale, seed = name.split("-")
     tenants, resources = scale.split("x")
-    return profile, int(tenants), int(resources), int(seed[1:])
+    return demand_profile, int(tenants), int(resources), int(seed[1:])
 
 
 def run_id(params):
-    """'key~value' pairs joined by '_' in PARAMS order (values never contain '_' or '~')."""
+    """'key~value' pairs joined by ',' in PARAMS order (values never contain ',' or '~')."""
     full = {**DEFAULTS, **params}
-    return "_".join(f"{k}~{full[k]}" for k in PARAMS)
+    return ",".join(f"{k}~{full[k]}" for k in PARAMS)
 
 
 def parse_run_id(text):
-    pairs = dict(part.split("~", 1) for part in text.split("_"))
+    pairs = dict(part.split("~", 1) for part in text.split(","))
     if set(pairs) != set(PARAMS):
         raise ValueError(f"run id {text!r} does not name exactly the parameters {', '.join(PARAMS)}")
     return {k: PARAMS[k](v) for k, v in pairs.items()}
@@ -72,38 +72,41 @@ def _epsilons(method, epsilons, methods):
 
 
 def grid(config):
-    """{family: [run id, ...]} for every sweep in the config. Every kernel variant named is
-    in the grid: a variant the executing CPU cannot run is skipped by its job, which says
-    so in its row, so the machine that reads the workflow decides nothing."""
-    seed, runs = config["seed"], {}
-    c = config.get("configs")
+    """{sweep: [run id, ...]} for every sweep in the config (its `dcdrf` key; `seed` is the
+    config's). Every kernel variant named is in the grid: a variant the executing CPU
+    cannot run is skipped by its job, which says so in its row, so the machine that reads
+    the workflow decides nothing."""
+    dcdrf, seed, runs = config["dcdrf"], config["seed"], {}
+    c = dcdrf.get("configs")
     if c:
         runs["configs"] = [
-            run_id(dict(profile=c["profile"], tenants=c["tenants"], resources=c["resources"],
-                        seed=seed, method=c["method"], epsilon=c["epsilon"], dtype=dtype,
-                        isa=isa, cores=cores, tpc=tpc))
+            run_id(dict(demand_profile=c["demand_profile"], tenants=c["tenants"],
+                        resources=c["resources"], seed=seed, method=c["method"],
+                        epsilon=c["epsilon"], dtype=dtype, isa=isa, cores=cores, tpc=tpc))
             for dtype, isa, cores, tpc in itertools.product(
                 c["dtypes"], c["isas"], c["cores"], c["threads_per_core"])]
-    p = config.get("profiles")
+    p = dcdrf.get("demands")
     if p:
-        runs["profiles"] = [
-            run_id(dict(profile=prof, tenants=p["tenants"], resources=p["resources"], seed=seed,
-                        method=method, epsilon=eps,
+        runs["demands"] = [
+            run_id(dict(demand_profile=prof, tenants=p["tenants"], resources=p["resources"],
+                        seed=seed, method=method, epsilon=eps,
                         deadline=p["budget"] if method_info(method).conventional else "none"))
-            for prof in p["profiles"] for method in p["methods"]
+            for prof in p["demand_profiles"] for method in p["methods"]
             for eps in _epsilons(method, p["epsilons"], p["methods"])]
-    d = config.get("deadlines")
+    d = dcdrf.get("deadlines")
     if d:
         runs["deadlines"] = [
-            run_id(dict(profile=d["profile"], tenants=d["tenants"], resources=d["resources"],
-                        seed=seed, method=method, epsilon=eps, deadline=deadline))
+            run_id(dict(demand_profile=d["demand_profile"], tenants=d["tenants"],
+                        resources=d["resources"], seed=seed, method=method, epsilon=eps,
+                        deadline=deadline))
             for method in d["methods"] for deadline in d["deadlines"]
             for eps in _epsilons(method, d["epsilons"], d["methods"])]
-    s = config.get("scaling")
+    s = dcdrf.get("scaling")
     if s:
         runs["scaling"] = [
-            run_id(dict(profile=s["profile"], tenants=ratio * resources, resources=resources,
-                        seed=seed, method=s["method"], deadline=s["budget"]))
+            run_id(dict(demand_profile=s["demand_profile"], tenants=ratio * resources,
+                        resources=resources, seed=seed, method=s["method"],
+                        deadline=s["budget"]))
             for ratio in s["ratios"] for resources in s["resources"]]
     return runs
 
@@ -111,12 +114,12 @@ def grid(config):
 def workload_of_run(run):
     """The workload name a run id needs."""
     p = parse_run_id(run)
-    return workload_name(p["profile"], p["tenants"], p["resources"], p["seed"])
+    return workload_name(p["demand_profile"], p["tenants"], p["resources"], p["seed"])
 
 
 def cmd_workload(args):
-    profile, tenants, resources, seed = parse_workload_name(args.workload)
-    workloads.save(workloads.generate(profile, tenants, resources, seed=seed), args.out)
+    demand_profile, tenants, resources, seed = parse_workload_name(args.workload)
+    workloads.save(workloads.generate(demand_profile, tenants, resources, seed=seed), args.out)
 
 
 def cmd_baseline(args):
@@ -144,12 +147,12 @@ def cmd_run(args):
     env = omp_environment(params["cores"], params["tpc"], smt)
     os.environ.update(env)
     threads = int(env["OMP_NUM_THREADS"])
-    head = {"family": args.family, "run": args.run}
+    head = {"sweep": args.sweep, "run": args.run}
     with open(args.log, "a") if args.log else open(os.devnull, "w") as log:
         try:
             kernels = _isa.kernels(None if params["isa"] == "default" else params["isa"])
         except _isa.UnsupportedVariantError as exc:
-            _progress(f"[{args.family}] {args.run}: skipped: {exc}", log)
+            _progress(f"[{args.sweep}] {args.run}: skipped: {exc}", log)
             tidy.write([{**head, "repeat": "", **params, "skipped": str(exc),
                          **tidy.stamp(), "isa_variant": params["isa"], "isa_flags": ""}],
                        args.out)
@@ -167,7 +170,7 @@ def cmd_run(args):
             res = allocate(wl.demands, method.name, weights=wl.weights, epsilon=params["epsilon"],
                            deadline=deadline, threads=threads if method.takes_option("threads") else 1,
                            dtype=params["dtype"], isa=kernels.name)
-            _progress(f"[{args.family}] {args.run} repeat {repeat + 1}/{args.repeats}: "
+            _progress(f"[{args.sweep}] {args.run} repeat {repeat + 1}/{args.repeats}: "
                       f"{res.elapsed:.4f} s, {res.rounds} rounds"
                       f"{' (timed out)' if res.timed_out else ''}", log)
             rows.append({**head, "repeat": repeat, **params, "skipped": "", "threads": res.threads,
@@ -189,11 +192,11 @@ def cmd_extrapolate(args):
     if len(set(x)) < 2:
         raise SystemExit("extrapolate: fewer than two finished scaling points; raise scaling.budget")
     slope, intercept = np.polyfit(x, y, 1)
-    pending = [r for path in (args.profiles, args.scaling) for r in tidy.read_rows(path)
+    pending = [r for path in (args.demands, args.scaling) for r in tidy.read_rows(path)
                if not r.get("skipped") and method_info(r["method"]).conventional
                and r["timed_out"] == "True" and r["repeat"] == "0"]
     fit = f"elapsed = exp({intercept:.4f}) * (rounds*nnz)^{slope:.4f}"
-    keys = ("family", "run", "profile", "tenants", "resources", "seed", "method", "nnz",
+    keys = ("sweep", "run", "demand_profile", "tenants", "resources", "seed", "method", "nnz",
             "baseline_rounds")
     stamp = tidy.stamp()
     rows = [{**{k: r[k] for k in keys},
@@ -215,7 +218,7 @@ def main(argv=None):
     a.add_argument("--method", required=True)
     a.add_argument("--out", required=True)
     a = sub.add_parser("run", help="measure one configuration, one row per repetition")
-    a.add_argument("--family", required=True, choices=FAMILIES)
+    a.add_argument("--sweep", required=True, choices=SWEEPS)
     a.add_argument("--run", required=True, help="run id (see run_id)")
     a.add_argument("--workload-file", required=True)
     a.add_argument("--baseline-file", required=True)
@@ -224,7 +227,7 @@ def main(argv=None):
     a.add_argument("--log")
     a = sub.add_parser("extrapolate", help="Algorithm 1 time at scales past the budget")
     a.add_argument("--scaling", required=True)
-    a.add_argument("--profiles", required=True)
+    a.add_argument("--demands", required=True, help="the demand-profile sweep's rows")
     a.add_argument("--out", required=True)
     args = p.parse_args(argv)
     tidy.exit_on_sigterm()

@@ -13,7 +13,8 @@ The six profiles (Table 3) combine a demand-vector length distribution with a de
 resource locality:
 
 =======  ========================  ===================================================
-profile  length k (resources)      which resources
+demand   length k (resources)      which resources
+profile
 =======  ========================  ===================================================
 U0, G0   U: uniform integer on     0: k distinct resources uniform over the datacenter
 U1, G1   [2, 128]; G: truncated    1: round(k/2) in one cluster (PodA), rest uniform (DC)
@@ -61,16 +62,18 @@ import zipfile
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.io
+import scipy.sparse as sp
 from scipy.sparse import csr_array
 
-from .. import _isa
+from .. import _inputs, _isa
 from .._io import replacing
 from .._machine import resolve_threads
-from .._validation import csr_from_arrays
+from .._validation import csr_from_arrays, demand_matrix
 
-__all__ = ["PROFILES", "Workload", "generate", "save", "load"]
+__all__ = ["DEMAND_PROFILES", "Workload", "generate", "save", "load", "read_demands"]
 
-PROFILES = ("U0", "U1", "U2", "G0", "G1", "G2")
+DEMAND_PROFILES = ("U0", "U1", "U2", "G0", "G1", "G2")
 
 MAX_LENGTH = 128                 # B: longest demand vector (Table 3)
 MIN_LENGTH = 2                   # shortest demand vector (Table 3)
@@ -84,7 +87,7 @@ WEIGHT_RANGE = (1.0, 4.0)        # weights="random": uniform on [1, 4) (paper si
 WEIGHT_OPTIONS = (None, "random")
 GENERATOR_VERSION = 1            # bump if any change alters generated arrays
 _FORMAT = "drfbench.workload"
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2          # 2: the key "profile" became "demand_profile"
 _MAX_RESOURCES = np.iinfo(np.int32).max
 
 
@@ -117,14 +120,14 @@ class Workload:
     capacities: float64 (n_resources,), integral absolute capacities C[r].
     weights: float64 (n_tenants,) or None.
     cluster_bounds: int64 (n_clusters + 1,); cluster c is [bounds[c], bounds[c + 1]).
-    profile, seed, weights_option: the arguments of `generate`.
+    demand_profile, seed, weights_option: the arguments of `generate`.
     """
 
     demands: csr_array
     capacities: np.ndarray
     weights: np.ndarray | None
     cluster_bounds: np.ndarray
-    profile: str
+    demand_profile: str
     seed: int
     weights_option: str | None = None
     generator_version: int = GENERATOR_VERSION
@@ -171,10 +174,11 @@ def _as_int(value, name, minimum, maximum=None):
     return v
 
 
-def _check_profile(profile):
-    name = profile.upper() if isinstance(profile, str) else None
-    if name not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; valid profiles: {', '.join(PROFILES)}")
+def _check_profile(demand_profile):
+    name = demand_profile.upper() if isinstance(demand_profile, str) else None
+    if name not in DEMAND_PROFILES:
+        raise ValueError(f"unknown demand profile {demand_profile!r}; valid demand profiles: "
+                         f"{', '.join(DEMAND_PROFILES)}")
     return name
 
 
@@ -188,17 +192,17 @@ def _check_dtype(dtype):
     return dt
 
 
-def generate(profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
+def generate(demand_profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
              dtype=np.float32, weights: str | None = None,
              threads: int | None = None) -> Workload:
-    """Generate a workload of demand profile `profile` (one of PROFILES).
+    """Generate a workload of demand profile `demand_profile` (one of DEMAND_PROFILES).
 
     n_tenants >= 1 rows, n_resources >= 2 columns; seed: integer in [0, 2^64); dtype:
     float32 (default) or float64 values; weights: None or "random"; threads: OpenMP
     threads (None: OMP_NUM_THREADS, else every usable CPU). The result does not depend
     on `threads`.
     """
-    name = _check_profile(profile)
+    name = _check_profile(demand_profile)
     n_tenants = _as_int(n_tenants, "n_tenants", 1)
     n_resources = _as_int(n_resources, "n_resources", 2, _MAX_RESOURCES)
     seed = _as_int(seed, "seed", 0, 2**64 - 1)
@@ -225,7 +229,7 @@ def generate(profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
         w = np.empty(n_tenants, dtype=np.float64)
         kernel.uniform_reals(seed, WEIGHT_RANGE[0], WEIGHT_RANGE[1], w)
     return Workload(demands=csr_from_arrays(data, indices, indptr, (n_tenants, n_resources)),
-                    capacities=capacities, weights=w, cluster_bounds=bounds, profile=name,
+                    capacities=capacities, weights=w, cluster_bounds=bounds, demand_profile=name,
                     seed=seed, weights_option=weights)
 
 
@@ -240,7 +244,7 @@ def save(workload: Workload, path) -> str:
         "format": np.array(_FORMAT),
         "format_version": np.array(_FORMAT_VERSION, dtype=np.int64),
         "generator_version": np.array(workload.generator_version, dtype=np.int64),
-        "profile": np.array(workload.profile),
+        "demand_profile": np.array(workload.demand_profile),
         "seed": np.array(workload.seed, dtype=np.uint64),
         "weights_option": np.array("" if workload.weights_option is None
                                    else workload.weights_option),
@@ -256,7 +260,7 @@ def save(workload: Workload, path) -> str:
     return path
 
 
-_REQUIRED = ("format", "format_version", "generator_version", "profile", "seed",
+_REQUIRED = ("format", "format_version", "generator_version", "demand_profile", "seed",
              "weights_option", "shape", "indptr", "indices", "data", "capacities",
              "cluster_bounds")
 
@@ -288,10 +292,10 @@ def _from_arrays(path, a):
         raise bad("wrong format marker")
     if int(a["format_version"]) != _FORMAT_VERSION:
         raise bad(f"format version {int(a['format_version'])}, expected {_FORMAT_VERSION}")
-    profile, shape = str(a["profile"]), a["shape"]
+    demand_profile, shape = str(a["demand_profile"]), a["shape"]
     indptr, indices, data = a["indptr"], a["indices"], a["data"]
-    if profile not in PROFILES:
-        raise bad(f"unknown profile {profile!r}")
+    if demand_profile not in DEMAND_PROFILES:
+        raise bad(f"unknown demand profile {demand_profile!r}")
     if shape.shape != (2,) or shape.dtype != np.int64 or shape[0] < 1 or shape[1] < 2:
         raise bad("bad shape")
     n, r = int(shape[0]), int(shape[1])
@@ -312,6 +316,51 @@ def _from_arrays(path, a):
     option = str(a["weights_option"]) or None
     return Workload(demands=csr_from_arrays(data, indices, indptr, (n, r)),
                     capacities=a["capacities"], weights=weights,
-                    cluster_bounds=a["cluster_bounds"], profile=profile,
+                    cluster_bounds=a["cluster_bounds"], demand_profile=demand_profile,
                     seed=int(a["seed"]), weights_option=option,
                     generator_version=int(a["generator_version"]))
+
+
+def read_demands(path):
+    """The demands kind's reader (`drfbench run`): a tenants x resources matrix of demand
+    fractions in [0, 1] from a file, by its name:
+
+    .csv  one row per tenant, one column per resource, optionally a header (a first row
+          that is not all numbers; its names are not used)
+    .npz  a workload file (`save`; its demands) or a scipy.sparse matrix (save_npz)
+    .mtx  Matrix Market (scipy.io.mmread)
+
+    Returns the canonical CSR array drfbench.allocate runs on
+    (drfbench._validation.demand_matrix); an error names the file (and for a CSV the row
+    and column)."""
+    path, where = _inputs.existing(path, "demands")
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        table = _inputs.read_csv(path, "demands", header=None)
+        matrix = table.numbers(table.columns, upper=1)
+    elif suffix == ".npz":
+        matrix = _npz_matrix(path, where)
+    elif suffix == ".mtx":
+        try:
+            matrix = scipy.io.mmread(path)
+        except (OSError, ValueError, TypeError) as exc:
+            raise ValueError(f"{where}: not a Matrix Market file ({exc})") from None
+    else:
+        raise ValueError(f"{where}: expected a .csv, .npz or .mtx file")
+    try:
+        return demand_matrix(matrix)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _npz_matrix(path, where):
+    """A workload file's demands, or the matrix of a scipy.sparse save_npz file."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            workload = "format" in z.files and str(z["format"]) == _FORMAT
+        if not workload:
+            return sp.load_npz(path)
+    except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError) as exc:
+        raise ValueError(f"{where}: neither a drfbench workload nor a scipy.sparse matrix "
+                         f"({exc})") from None
+    return load(path).demands                   # its errors name the file

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _isa, api, sim
+from .. import _inputs, _isa, api, sim
 from .. import _validation as check
+from .. import rows as tidy
 
 INFINITE = -1          # the kernel's code for an infinite task queue
 
@@ -20,16 +21,26 @@ INFINITE = -1          # the kernel's code for an infinite task queue
 class TaskAllocation:
     """What a static run of an online scheduler gives.
 
-    tasks: tasks launched per user; allocation: (n, m) resources held, tasks[i] * d_i;
-    shares: each user's weighted dominant share (DRF) or slot share (slots);
-    order_users, order_machines: the launches in order; decisions: heap decisions taken.
+    policy: the registered policy that ran; tasks: tasks launched per user; allocation:
+    (n, m) resources held, tasks[i] * d_i; shares: each user's weighted dominant share
+    (DRF) or slot share (slots); order_users, order_machines: the launches in order;
+    decisions: heap decisions taken.
     """
+    policy: str
     tasks: np.ndarray
     allocation: np.ndarray
     shares: np.ndarray
     order_users: np.ndarray
     order_machines: np.ndarray
     decisions: int
+
+    def rows(self, **columns):
+        """Tidy rows, one per user: policy, decisions, then the user (its index), its tasks
+        and its share, with `columns` added, stamped (drfbench.rows)."""
+        return tidy.stamped(({"policy": self.policy, "decisions": self.decisions, "user": i,
+                              "tasks": n, "share": s}
+                             for i, (n, s) in enumerate(zip(self.tasks.tolist(),
+                                                            self.shares.tolist()))), **columns)
 
 
 def task_demands(demands):
@@ -51,6 +62,14 @@ def _queues(tasks, n_users):
     if (t[finite] != np.round(t[finite])).any():
         raise ValueError("tasks must be whole numbers (or inf)")
     return np.where(finite, t, INFINITE).astype(np.int64)
+
+
+def read_inputs(demands_path, machines_path):
+    """The tasks kind's reader (`drfbench run`): (demands (users, resources), machines
+    (M, resources)) from a CSV of per-task demands, one row per user, whose header names
+    the resources, and a machines CSV with the same resource columns, matched by name, and
+    optionally `count` (drfbench._inputs.demands_and_machines)."""
+    return _inputs.demands_and_machines(demands_path, machines_path)
 
 
 def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=None, slots=None,
@@ -92,9 +111,9 @@ def run_policy(spec, demands, machines, *, weights=None, tasks=None, slots=None,
                   isa=isa)
     users, where = s.schedule()
     count = s.launched
-    return TaskAllocation(tasks=count, allocation=count[:, None] * task_demands(demands),
-                          shares=s.shares, order_users=users, order_machines=where,
-                          decisions=s.decisions)
+    return TaskAllocation(policy=spec.name, tasks=count,
+                          allocation=count[:, None] * task_demands(demands), shares=s.shares,
+                          order_users=users, order_machines=where, decisions=s.decisions)
 
 
 def schedule(demands, machines, policy="online-drf", **options):

@@ -14,7 +14,8 @@ chosen where the paper is silent.
 """
 from .exact import SOLVERS, Allocation, allocate
 from .examples import worked_example
-from .schedulers import LiteralScheduler, scheduler, slot_counts
+from .literal import LiteralScheduler
+from .schedulers import scheduler, slot_counts
 from .simulation import DRFHSimulation, simulate
 from .trace import alibaba_tasks, google_servers, read_servers, read_tasks
 

@@ -47,6 +47,8 @@ import scipy.sparse as sp
 
 from .. import _validation as check
 from .. import api
+from .. import rows as tidy
+from .._inputs import demands_and_machines
 
 SOLVERS = ("aggregate", "lp")
 # Relative tolerance of the rounds: a user rises if it can gain more than this fraction of
@@ -96,6 +98,19 @@ class Allocation:
     def placement(self):
         return self._unit_tasks[:, self._unit_of] / self._unit_size[self._unit_of]
 
+    def rows(self, **columns):
+        """Tidy rows, one per user: method, solver, rounds, elapsed, then the user (its
+        index), its tasks, share, level and whether it finished, with `columns` added,
+        stamped (drfbench.rows)."""
+        run = {"method": self.method, "solver": self.solver, "rounds": self.rounds,
+               "elapsed": self.elapsed}
+        finished = np.isin(np.arange(len(self.tasks)), self.finished)
+        return tidy.stamped(({**run, "user": i, "tasks": x, "share": g, "level": z,
+                              "finished": f}
+                             for i, (x, g, z, f) in enumerate(zip(
+                                 self.tasks.tolist(), self.shares.tolist(),
+                                 self.level.tolist(), finished.tolist()))), **columns)
+
     @property
     def allocation(self):
         return self.placement[:, :, None] * self._demands[:, None, :]
@@ -127,6 +142,14 @@ def _inputs(demands, servers, weights, tasks):
             i = int(np.flatnonzero(np.isnan(x) | (x < 0))[0])
             raise ValueError(f"tasks must be non-negative (inf: unbounded), got {x[i]} for user {i}")
     return a, C, w, x
+
+
+def read_inputs(demands_path, servers_path):
+    """The servers kind's reader (`drfbench run`): (demands (users, resources), servers
+    (L, resources)) from a CSV of per-task demands, one row per user, whose header names
+    the resources, and a servers CSV in the generic trace format (drfbench.drfh.trace)
+    with the same resource columns, matched by name (drfbench._inputs.demands_and_machines)."""
+    return demands_and_machines(demands_path, servers_path, "servers")
 
 
 def _units(C, aggregate):

@@ -13,7 +13,8 @@ import pandas as pd
 
 from .. import api, sim
 from .. import rows as tidy
-from .schedulers import DEFAULT_SLOTS, LiteralScheduler, scheduler as make
+from .literal import LiteralScheduler
+from .schedulers import DEFAULT_SLOTS, scheduler as make
 from .trace import read_servers, read_tasks
 
 
@@ -62,8 +63,7 @@ class DRFHSimulation:
     def rows(self, **columns):
         """Tidy rows, stamped (drfbench.rows): one per sample and resource ("utilization")
         and per sample and user ("share"), with `columns` added to each."""
-        stamp = tidy.stamp()
-        return [{**row, **columns, **stamp} for row in self._rows]
+        return tidy.stamped(self._rows, **columns)
 
 
 def _frames(servers, tasks):

@@ -8,16 +8,20 @@ arrivals sorted. Users and jobs may be labels or numbers; a job belongs to one u
 
     read_servers(servers)  -> (resources, capacity (M, m))
     read_tasks(tasks, resources) -> drfbench.sim.Trace (users named by their labels)
+    read_inputs(servers_path, tasks_path) -> (servers, tasks) DataFrames, checked (`drfbench run`)
     alibaba_tasks(...)     the Alibaba 2018 batch sample in the generic format
     google_servers(n, ...) n servers drawn from the Google 2011 configurations (Table I)
 
-Every reader error is a ValueError naming the problem (the file, the column, the row).
+Every reader error is a ValueError of one line naming the problem, the file, the column and
+the row (the file's line, the header being line 1; a DataFrame's row by position).
 """
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .. import _inputs
 from ..sim import Trace
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "drfh"
@@ -28,81 +32,71 @@ ALIBABA_COLUMNS = ("arrival", "job", "task", "duration", "plan_cpu", "plan_mem",
 
 
 def _table(source, what):
+    """(frame, table): a path's or a DataFrame's rows, and the drfbench._inputs.Table of
+    its columns that checks them, naming the file (or `what`) and the row in errors."""
     if isinstance(source, pd.DataFrame):
-        return source, what
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        if not path.exists():
-            raise ValueError(f"{what} file {path} does not exist")
-        return pd.read_csv(path), f"{what} file {path}"
-    raise TypeError(f"{what} must be a path or a pandas DataFrame, got {type(source).__name__}")
+        return source, _inputs.Table(what, _columns(source))
+    if not isinstance(source, (str, Path)):
+        raise TypeError(f"{what} must be a path or a pandas DataFrame, got {type(source).__name__}")
+    path, where = _inputs.existing(source, what)
+    try:
+        with warnings.catch_warnings():       # pandas drops the cells beyond the header's
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, index_col=False)
+    except pd.errors.ParserWarning:
+        raise ValueError(f"{where}: its rows have more cells than the header has columns") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{where}: not a CSV file ({str(exc).strip()})") from None
+    return frame, _inputs.Table(where, _columns(frame), tuple(range(2, len(frame) + 2)))
 
 
-def _numbers(frame, columns, where):
-    """The columns as a float64 array, every value finite and >= 0."""
-    out = np.empty((len(frame), len(columns)))
-    for j, c in enumerate(columns):
-        values = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
-        if bad.size:
-            raise ValueError(f"{where}: column {c!r} must hold finite numbers >= 0, got "
-                             f"{frame[c].iloc[bad[0]]!r} at row {bad[0]}")
-        out[:, j] = values
-    return out
+def _columns(frame):
+    return {str(c): frame[c].to_numpy() for c in frame.columns}
 
 
 def read_servers(servers):
     """(resources, capacity): the resource names (the columns but `count`, in order) and the
-    (M, m) capacities, each row repeated `count` times."""
-    frame, where = _table(servers, "servers")
-    resources = tuple(str(c) for c in frame.columns if c != "count")
-    if not resources:
-        raise ValueError(f"{where} has no resource column")
-    if not len(frame):
-        raise ValueError(f"{where} has no server")
-    C = _numbers(frame, resources, where)
-    count = np.ones(len(frame), dtype=np.int64)
-    if "count" in frame:
-        c = _numbers(frame, ["count"], where)[:, 0]
-        if (c != np.round(c)).any():
-            raise ValueError(f"{where}: count must be whole numbers, got {c[c != np.round(c)][0]}")
-        count = c.astype(np.int64)
-        if not count.sum():
-            raise ValueError(f"{where}: every count is 0, no server")
-    empty = np.flatnonzero((C.max(axis=1) == 0) & (count > 0))
-    if empty.size:
-        raise ValueError(f"{where}: server row {empty[0]} has no capacity at all (every "
-                         "resource 0)")
-    return resources, np.repeat(C, count, axis=0)
+    (M, m) capacities, each row repeated `count` times (drfbench._inputs.machines)."""
+    return _inputs.machines(_table(servers, "servers")[1])
 
 
 def read_tasks(tasks, resources):
     """A drfbench.sim.Trace of the tasks table, its demand columns in the order of
     `resources` (the servers'); users are named by their labels, in order of first
     appearance."""
-    frame, where = _table(tasks, "tasks")
-    missing = [c for c in TASK_COLUMNS if c not in frame]
+    return _trace(*_table(tasks, "tasks"), resources)
+
+
+def read_inputs(servers_path, tasks_path):
+    """The trace kind's reader (`drfbench run`): the servers and tasks files, checked, as
+    drfbench.drfh.simulate takes them: (servers, tasks) DataFrames."""
+    servers, table = _table(servers_path, "servers")
+    tasks, tasks_table = _table(tasks_path, "tasks")
+    _trace(tasks, tasks_table, _inputs.machines(table)[0])
+    return servers, tasks
+
+
+def _trace(frame, table, resources):
+    where = table.where
+    missing = [c for c in TASK_COLUMNS if c not in table.data]
     if missing:
         raise ValueError(f"{where} lacks column(s) {missing}")
-    theirs = [str(c) for c in frame.columns if c not in TASK_COLUMNS]
-    if sorted(theirs) != sorted(resources):
-        raise ValueError(f"{where} has resource columns {theirs} but the servers have "
-                         f"{list(resources)}: they must be the same")
-    frame = frame.rename(columns=str)
-    demands = _numbers(frame, list(resources), where)
-    times = _numbers(frame, ["arrival"], where)[:, 0]
+    _inputs.same_resources(table, resources, [c for c in table.columns if c not in TASK_COLUMNS],
+                           "the servers have")
+    demands = table.numbers(list(resources))
+    times = table.numbers(["arrival"])[:, 0]
     back = np.flatnonzero(np.diff(times) < 0)
     if back.size:
-        raise ValueError(f"{where}: arrivals must be sorted: row {back[0] + 1} arrives at "
-                         f"{times[back[0] + 1]} after row {back[0]} at {times[back[0]]}")
-    duration = pd.to_numeric(frame["duration"], errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(~(np.isfinite(duration) & (duration > 0)))
+        raise ValueError(f"{where}: arrivals must be sorted: {table.row(back[0] + 1)} arrives at "
+                         f"{times[back[0] + 1]} after {table.row(back[0])} at {times[back[0]]}")
+    duration = table.numbers(["duration"])[:, 0]
+    bad = np.flatnonzero(duration == 0)
     if bad.size:
-        raise ValueError(f"{where}: duration must be positive and finite, got "
-                         f"{frame['duration'].iloc[bad[0]]!r} at row {bad[0]}")
-    if frame["user"].isna().any() or frame["job"].isna().any():
-        row = int(np.argmax(frame["user"].isna().to_numpy() | frame["job"].isna().to_numpy()))
-        raise ValueError(f"{where}: user and job must be given on every row (row {row})")
+        raise ValueError(f"{where}: duration must be positive, got 0 at {table.row(bad[0])}")
+    unnamed = frame["user"].isna().to_numpy() | frame["job"].isna().to_numpy()
+    if unnamed.any():
+        raise ValueError(f"{where}: user and job must be given on every row "
+                         f"({table.row(int(np.argmax(unnamed)))})")
     users = list(pd.unique(frame["user"]))
     _, job = np.unique(frame["job"].to_numpy(), return_inverse=True)
     try:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _isa, api
 from .. import _validation as check
+from .. import rows as tidy
 from ..sim import fits_somewhere
 from .tree import tree as as_tree
 
@@ -45,6 +46,14 @@ class Schedule:
     shares: dict
     free: np.ndarray
     decisions: int
+
+    def rows(self, **columns):
+        """Tidy rows, one per leaf: policy, decisions, then the leaf (its path), its tasks
+        and its share (the dominant share of the cluster it holds), with `columns` added,
+        stamped (drfbench.rows)."""
+        return tidy.stamped(({"policy": self.policy, "decisions": self.decisions, "leaf": leaf,
+                              "tasks": n, "share": self.shares[leaf]}
+                             for leaf, n in self.tasks.items()), **columns)
 
 
 def _queues(t, tasks):

@@ -15,14 +15,14 @@ tree exists. The tree is kept as flat arrays in breadth-first order (a parent be
 children, siblings in the order given): `parent`, `first_child`, `next_sibling`,
 `depth`, what kernels/hdrf.pyx walks.
 """
-import json
 import math
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
+
+from .. import _inputs
 
 NODE_KEYS = frozenset({"weight", "children", "demand", "tasks"})
 
@@ -85,46 +85,32 @@ class Tree:
 
 
 def tree(spec):
-    """A Tree from a Tree, a dict of the shape above, or a path to a YAML/JSON file of it."""
+    """A Tree from a Tree, a dict of the shape above, or a path to a YAML (.yaml, .yml) or
+    JSON file of it (an error names the file)."""
     if isinstance(spec, Tree):
         return spec
     if isinstance(spec, (str, Path)):
-        return _build(_read(Path(spec)))
+        document = _inputs.document(spec, "tree")
+        try:
+            return _build(document)
+        except ValueError as exc:
+            raise ValueError(f"tree file {spec}: {exc}") from None
     return _build(spec)
 
 
+def read_inputs(tree_path, machines_path):
+    """The tree kind's reader (`drfbench run`): (Tree, machines (M, m)) from the tree's
+    YAML/JSON file and a machines CSV, one capacity column per resource of the tree,
+    matched by name, and optionally `count` (drfbench._inputs.machines)."""
+    t = tree(tree_path)
+    _, C = _inputs.machines(_inputs.read_csv(machines_path, "machines"), t.resources,
+                            "the tree has")
+    return t, C
+
+
 # --------------------------------------------------------------------------------------
-# Reading and checking
+# Checking
 # --------------------------------------------------------------------------------------
-
-def _unique_pairs(pairs, where):
-    seen = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"{where}: duplicate key {key!r} (a node's path must be unique)")
-        seen[key] = value
-    return seen
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a mapping that repeats a key (PyYAML keeps the last)."""
-
-    def construct_mapping(self, node, deep=False):
-        keys = [self.construct_object(k, deep=deep) for k, _ in node.value]
-        _unique_pairs([(k, None) for k in keys], f"line {node.start_mark.line + 1}")
-        return super().construct_mapping(node, deep=deep)
-
-
-def _read(path):
-    if not path.is_file():
-        raise ValueError(f"tree file {path} does not exist")
-    text = path.read_text()
-    if path.suffix.lower() == ".json":
-        return json.loads(text, object_pairs_hook=lambda p: _unique_pairs(p, str(path)))
-    if path.suffix.lower() in (".yaml", ".yml"):
-        return yaml.load(text, Loader=_UniqueKeyLoader)
-    raise ValueError(f"tree file {path}: expected .yaml, .yml or .json")
-
 
 def _number(value, what, where):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

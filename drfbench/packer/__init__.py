@@ -5,6 +5,7 @@ Tetris and slots.
     Infrastructure(...)                        the paper's 3-tier tree (sizes are keywords)
     workload(count, seed)                      the seeded MapReduce / web-service suite
     load_applications(path)                    TI-MRA applications from JSON
+    load_infrastructure(path)                  an Infrastructure from a JSON/YAML of its keywords
     simulate(infra, apps, policy)              "packer", "tetris" or "packer-slots": a Result
     work_conserving(capacity, g, d, w)         Algorithm 2
 
@@ -16,8 +17,8 @@ from .allocate import Cluster, place, resource_weights
 from .model import RESOURCES, Application, Infrastructure, application, sort_nodes
 from .rates import work_conserving
 from .simulate import Result, revenue, simulate
-from .workload import dump_applications, load_applications, workload
+from .workload import dump_applications, load_applications, load_infrastructure, workload
 
 __all__ = ["RESOURCES", "Application", "Cluster", "Infrastructure", "Result",
-           "application", "dump_applications", "load_applications", "place", "resource_weights",
-           "revenue", "simulate", "sort_nodes", "work_conserving", "workload"]
+           "application", "dump_applications", "load_applications", "load_infrastructure", "place",
+           "resource_weights", "revenue", "simulate", "sort_nodes", "work_conserving", "workload"]

@@ -119,18 +119,6 @@ class Application:
         return int((self.service < 0).sum())
 
 
-def _series(values, duration, what):
-    """A demand series of `duration` instants: a list as long as the duration, or one number
-    meaning a constant (peak-only) demand."""
-    a = np.asarray(values, dtype=float) if not isinstance(values, np.ndarray) else values.astype(float)
-    if a.ndim == 0:
-        a = np.full(duration, float(a))
-    if a.ndim != 1 or a.shape[0] != duration:
-        raise ValueError(f"{what}: the demand series has {a.shape[0] if a.ndim == 1 else a.shape} "
-                         f"instants, the application's duration is {duration}")
-    return a
-
-
 def application(name, nodes, edges=(), *, duration, weight=1.0, arrival=0, service=None,
                 demand=None, bandwidth=None):
     """A validated Application.

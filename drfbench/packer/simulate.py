@@ -88,20 +88,21 @@ class Result:
                 out[a.arrival:a.arrival + a.duration] += revenue(a, self.infrastructure, k_v, k_b)
         return out
 
-    def rows(self):
+    def rows(self, **columns):
         """Tidy rows, one per time instant: tasks submitted and accepted so far (Fig. 3),
-        utilization per resource (Fig. 4), revenue in that instant (Fig. 5), stamped."""
+        utilization per resource (Fig. 4), revenue in that instant (Fig. 5), with `columns`
+        added to each, stamped (drfbench.rows)."""
         H = self.server.shape[1]
         arrival = np.array([a.arrival for a in self.applications], dtype=np.int64)
         tasks = np.array([a.tasks for a in self.applications], dtype=np.int64)
         submitted = np.cumsum(np.bincount(arrival, tasks, minlength=H))[:H]
         accepted = np.cumsum(np.bincount(arrival, tasks * self.accepted, minlength=H))[:H]
         util, money = self.utilization(), self.revenue()
-        stamp = tidy.stamp()
-        return [{"policy": self.policy, "time": t, "submitted_tasks": int(submitted[t]),
-                 "accepted_tasks": int(accepted[t]),
-                 **{f"util_{r}": float(util[t, j]) for j, r in enumerate(RESOURCES + ("band",))},
-                 "revenue": float(money[t]), **stamp} for t in range(H)]
+        return tidy.stamped(
+            ({"policy": self.policy, "time": t, "submitted_tasks": int(submitted[t]),
+              "accepted_tasks": int(accepted[t]),
+              **{f"util_{r}": float(util[t, j]) for j, r in enumerate(RESOURCES + ("band",))},
+              "revenue": float(money[t])} for t in range(H)), **columns)
 
     def server_rates(self, server, seed=0, burst=(0.5, 2.0)):
         """Algorithm 2 on `server`'s uplink at every instant: per node of an accepted

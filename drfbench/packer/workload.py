@@ -20,12 +20,17 @@ level drawn from a lognormal with median 50 Mbps and σ = 1, capped at 500 Mbps 
 tailed: most flows small, a few large, as Benson et al. [17] and Kandula et al. [22]
 describe datacenter traffic; the numbers are our choice), times a factor uniform in
 [0.5, 1] per instant. The weight w^a is uniform in (0, 1].
+
+Files: `load_applications` reads applications from JSON, `load_infrastructure` an
+Infrastructure from its keywords; `read_inputs` both, for `drfbench run`.
 """
+import inspect
 import json
 from pathlib import Path
 
 import numpy as np
 
+from .. import _inputs
 from .model import RESOURCES, Infrastructure, application
 
 SLOTS = 4                       # slots per server (§III-A, following [8])
@@ -160,7 +165,8 @@ def _json_series(values, T, what):
 
 
 def load_applications(path):
-    """Applications from a JSON file: {"applications": [...]} or a list, each
+    """Applications from a JSON (or YAML: .yaml, .yml) file: {"applications": [...]} or a
+    list, each
 
         {"name": "etl", "arrival": 0, "duration": 3, "weight": 0.5,
          "nodes": [{"name": "store", "service": 0},
@@ -171,17 +177,45 @@ def load_applications(path):
 
     Units: cores, GB, MBps for io_write and io_read, Gbps; a demand is a list with one value
     per instant or one number (constant); missing resources are zero; `service` marks a
-    cloud service (its index). Returned sorted by arrival (stable)."""
-    with open(Path(path)) as f:
-        try:
-            spec = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not valid JSON: {exc}") from exc
+    cloud service (its index). Returned sorted by arrival (stable). An error names the file."""
+    spec = _inputs.document(path, "applications")
     items = spec.get("applications") if isinstance(spec, dict) else spec
     if not isinstance(items, list):
-        raise ValueError(f"{path}: expected a list of applications or {{'applications': [...]}}")
-    apps = [_from_dict(a) for a in items]
+        raise ValueError(f"applications file {path}: expected a list of applications or "
+                         "{'applications': [...]}")
+    try:
+        apps = [_from_dict(a) for a in items]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"applications file {path}: {exc}") from None
     return sorted(apps, key=lambda a: a.arrival)
+
+
+def load_infrastructure(path):
+    """An Infrastructure from a JSON (or YAML: .yaml, .yml) file of its keywords, e.g.
+
+        {"servers": 80, "per_rack": 20, "racks_per_agg": 2, "cores": 16, "memory": 32}
+
+    Keys left out take Infrastructure's defaults ({} is the paper's datacenter); an
+    unknown key or a bad value is refused naming the file."""
+    spec = _inputs.document(path, "infrastructure")
+    where = f"infrastructure file {path}"
+    if not isinstance(spec, dict):
+        raise ValueError(f"{where}: expected a mapping of Infrastructure's keywords, got "
+                         f"{type(spec).__name__}")
+    known = inspect.signature(Infrastructure).parameters
+    unknown = sorted(set(spec) - set(known))
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {unknown}; the keys are {list(known)}")
+    try:
+        return Infrastructure(**spec)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def read_inputs(infrastructure_path, applications_path):
+    """The applications kind's reader (`drfbench run`): (Infrastructure, applications)
+    from `load_infrastructure`'s and `load_applications`' files."""
+    return load_infrastructure(infrastructure_path), load_applications(applications_path)
 
 
 def dump_applications(apps, path):

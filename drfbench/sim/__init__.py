@@ -20,8 +20,8 @@ docs/simulator.md describes the model.
 """
 from . import literal
 from .engine import Simulation, simulate
-from .policies import FifoFirstFit, Policy, TaskPolicy
+from .policies import FifoFirstFit, Policy, TaskPolicy, take_back
 from .workload import FIT_SLACK, Backlog, Trace, fits_somewhere, machines
 
 __all__ = ["FIT_SLACK", "Backlog", "FifoFirstFit", "Policy", "Simulation", "TaskPolicy", "Trace",
-           "fits_somewhere", "literal", "machines", "simulate"]
+           "fits_somewhere", "literal", "machines", "simulate", "take_back"]

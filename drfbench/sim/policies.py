@@ -45,6 +45,13 @@ class TaskPolicy(Policy, Protocol):
     def release_task(self, task: int, user: int, machine: int) -> None: ...
 
 
+def take_back(usage, i, remaining, demand):
+    """Take a finished task's `demand` back from row i of `usage` (in place), where
+    `remaining` tasks are still counted in that row: exactly zero once none is left (no
+    rounding left behind on an empty machine or an idle user), never below zero."""
+    usage[i] = 0.0 if remaining == 0 else np.maximum(usage[i] - demand, 0.0)
+
+
 class FifoFirstFit:
     """Strict first-come-first-served over all users: the oldest pending task (in arrival
     order, across users) goes to the first machine, in index order, where it fits; when it
@@ -93,10 +100,7 @@ class FifoFirstFit:
 
     def release_task(self, task, user, machine):
         self.count[machine] -= 1
-        if self.count[machine] == 0:
-            self.used[machine] = 0.0          # no rounding left behind on an empty machine
-        else:
-            self.used[machine] = np.maximum(self.used[machine] - self.demands[task], 0.0)
+        take_back(self.used, machine, self.count[machine], self.demands[task])
 
     def release(self, user, machine):
         raise TypeError("FifoFirstFit needs to know which task finished: the simulator calls "

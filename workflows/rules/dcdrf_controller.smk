@@ -5,27 +5,27 @@
 # Figure 10 is drawn for each of `methods`; Figure 11 for the first. Threads: the config's
 # counts, "all" for the job's cores; a single-threaded method runs once, on one.
 
-CONTROLLER = config["controller"]
+CONTROLLER = config["dcdrf"]["controller"]
 CONTROLLER_WORKLOAD = sweeps.workload_name(
-    CONTROLLER["profile"], CONTROLLER["tenants"], CONTROLLER["resources"], config["seed"])
+    CONTROLLER["demand_profile"], CONTROLLER["tenants"], CONTROLLER["resources"], config["seed"])
 CONTROLLER_BUDGET = "--max-rounds" if CONTROLLER["mode"] == "rounds" else "--deadline"
 CONTROLLER_RELATIVE = "--relative" if CONTROLLER["relative"] else ""
 CONTROLLER_THREADS = ",".join(map(str, CONTROLLER["threads"]))
 CONTROLLER_TABLES = [f"epsilon_vs_deadline_{m}" for m in CONTROLLER["methods"]] + ["adaptation"]
-TARGETS += expand("results/{name}/controller/{table}.csv", name=NAME, table=CONTROLLER_TABLES)
+TARGETS += expand("results/{name}/dcdrf/controller/{table}.csv", name=NAME, table=CONTROLLER_TABLES)
 
 
 rule epsilon_vs_deadline:
     input:
-        f"results/{{name}}/workloads/{CONTROLLER_WORKLOAD}.npz",
+        f"results/{{name}}/dcdrf/workloads/{CONTROLLER_WORKLOAD}.npz",
     output:
-        rows=report("results/{name}/controller/epsilon_vs_deadline_{method}.csv",
+        rows=report("results/{name}/dcdrf/controller/epsilon_vs_deadline_{method}.csv",
                     category="controller"),
-        summary="results/{name}/controller/epsilon_vs_deadline_{method}_summary.csv",
+        summary="results/{name}/dcdrf/controller/epsilon_vs_deadline_{method}_summary.csv",
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/controller/epsilon_vs_deadline_{method}.log",
+        "results/{name}/logs/dcdrf/controller/epsilon_vs_deadline_{method}.log",
     params:
         python=PYTHON,
         budget_flag=CONTROLLER_BUDGET,
@@ -35,7 +35,7 @@ rule epsilon_vs_deadline:
         intervals=CONTROLLER["intervals"],
     threads: workflow.cores  # timing runs alone
     shell:
-        "{params.python} -m drfbench.dcdrf.controller --workload {input} --intervals {params.intervals} "
+        "{params.python} -m drfbench.dcdrf controller --workload {input} --intervals {params.intervals} "
         "{params.budget_flag} {params.budgets} {params.relative} --threads {params.threads} "
         "--method {wildcards.method} "
         "--schedule stable --csv {output.rows} "
@@ -44,14 +44,14 @@ rule epsilon_vs_deadline:
 
 rule adaptation:
     input:
-        f"results/{{name}}/workloads/{CONTROLLER_WORKLOAD}.npz",
+        f"results/{{name}}/dcdrf/workloads/{CONTROLLER_WORKLOAD}.npz",
     output:
-        rows=report("results/{name}/controller/adaptation.csv", category="controller"),
-        summary="results/{name}/controller/adaptation_summary.csv",
+        rows=report("results/{name}/dcdrf/controller/adaptation.csv", category="controller"),
+        summary="results/{name}/dcdrf/controller/adaptation_summary.csv",
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/controller/adaptation.log",
+        "results/{name}/logs/dcdrf/controller/adaptation.log",
     params:
         python=PYTHON,
         budget_flag=CONTROLLER_BUDGET,
@@ -61,14 +61,14 @@ rule adaptation:
         method=CONTROLLER["methods"][0],
     threads: workflow.cores
     shell:
-        "{params.python} -m drfbench.dcdrf.controller --workload {input} --intervals 80 "
+        "{params.python} -m drfbench.dcdrf controller --workload {input} --intervals 80 "
         "{params.budget_flag} {params.budget} {params.relative} --threads {params.threads} "
         "--method {params.method} --schedule paper --csv {output.rows} "
         "--summary {output.summary} > {log} 2>&1"
 
 
 NOTEBOOKS["dcdrf_fig10_11_controller"] = dict(
-    results=[f"controller/{table}{suffix}.csv"
+    results=[f"dcdrf/controller/{table}{suffix}.csv"
              for table in CONTROLLER_TABLES for suffix in ("", "_summary")],
     figures=["dcdrf_fig10_epsilon.png", "dcdrf_fig10_epsilon.pdf", "dcdrf_fig11_adaptation.png",
              "dcdrf_fig11_adaptation.pdf"])

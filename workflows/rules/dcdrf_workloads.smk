@@ -1,4 +1,4 @@
-# DC-DRF family: workloads, generated once per (profile, scale, seed) and reused by every
+# DC-DRF family: workloads, generated once per (demand profile, scale, seed) and reused by every
 # run, and the exact allocation of each, against which every run's fairness is measured.
 
 
@@ -8,31 +8,31 @@ wildcard_constraints:
 
 rule workload:
     output:
-        "results/{name}/workloads/{workload}.npz",
+        "results/{name}/dcdrf/workloads/{workload}.npz",
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/workloads/{workload}.log",
+        "results/{name}/logs/dcdrf/workloads/{workload}.log",
     params:
         python=PYTHON,
     shell:
-        "{params.python} -m drfbench.dcdrf.sweeps workload --workload {wildcards.workload} "
+        "{params.python} -m drfbench.dcdrf workload --workload {wildcards.workload} "
         "--out {output} > {log} 2>&1"
 
 
 rule baseline:
     input:
-        "results/{name}/workloads/{workload}.npz",
+        "results/{name}/dcdrf/workloads/{workload}.npz",
     output:
-        "results/{name}/baselines/{workload}.npz",
+        "results/{name}/dcdrf/baselines/{workload}.npz",
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/baselines/{workload}.log",
+        "results/{name}/logs/dcdrf/baselines/{workload}.log",
     params:
         python=PYTHON,
-        method=config["baseline"],
+        method=config["dcdrf"]["baseline"],
     threads: workflow.cores
     shell:
-        "{params.python} -m drfbench.dcdrf.sweeps baseline --workload-file {input} "
+        "{params.python} -m drfbench.dcdrf baseline --workload-file {input} "
         "--method {params.method} --out {output} > {log} 2>&1"

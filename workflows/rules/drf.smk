@@ -4,11 +4,11 @@
 #
 # Config (key `drf`):
 #   methods: the table's rows (registered methods taking divisible demands)
-#   instances: random instances per property check    seed: their seed
+#   instances: random instances per property check (seed: the config's)
 #   zeros: fractions of zero demands, one table each   epsilons: rows of methods taking one
 #   machines, machine: the simulated cluster (count; one machine's <CPU, GB>)
 #   tasks_per_job, duration: jobs of both types (tasks per job, seconds per task)
-#   slots: slots per machine for the slot scheduler    horizon, jitter: simulation length, noise
+#   slots: slots per machine for hadoop-slots           horizon, jitter: simulation length, noise
 
 DRF = config["drf"]
 TARGETS += expand("results/{name}/drf/{table}.csv", name=NAME,
@@ -27,7 +27,7 @@ rule drf_properties:
         python=PYTHON,
         methods=" ".join(DRF["methods"]),
         instances=DRF["instances"],
-        seed=DRF["seed"],
+        seed=config["seed"],
         zeros=" ".join(map(str, DRF["zeros"])),
         epsilons=" ".join(map(str, DRF["epsilons"])),
     shell:
@@ -53,7 +53,7 @@ rule drf_vs_slots:
         slots=" ".join(map(str, DRF["slots"])),
         horizon=DRF["horizon"],
         jitter=DRF["jitter"],
-        seed=DRF["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drf slots --machines {params.machines} "
         "--machine {params.machine} --tasks-per-job {params.tasks} --duration {params.duration} "

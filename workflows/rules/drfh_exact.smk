@@ -3,7 +3,8 @@
 # of Sec. IV on random heterogeneous instances, drawn by notebooks/drfh_exact.py.
 #
 # Config (key `drfh`, sub-key `properties`):
-#   instances: random instances per property check   seed   zeros: fraction of zero demands
+#   instances: random instances per property check   zeros: fraction of zero demands
+#   (seed: the config's)
 
 DRFH_PROPERTIES = config["drfh"]["properties"]
 TARGETS += expand("results/{name}/drfh/{table}.csv", name=NAME,
@@ -33,7 +34,7 @@ rule drfh_properties:
     params:
         python=PYTHON,
         instances=DRFH_PROPERTIES["instances"],
-        seed=DRFH_PROPERTIES["seed"],
+        seed=config["seed"],
         zeros=DRFH_PROPERTIES["zeros"],
     shell:
         "{params.python} -m drfbench.drfh properties --instances {params.instances} "

@@ -5,7 +5,6 @@
 # drfh_sim_sharing.py.
 #
 # Config (key `drfh`, sub-key `sim`):
-#   seed                 every step's seed
 #   servers              servers drawn from Table I for the trace runs
 #   users, skew, fraction, cores   the Alibaba sample's conversion (trace.py)
 #   horizon, sample      seconds simulated (the trace's window) and between samples
@@ -14,7 +13,7 @@
 #   dynamic_servers      Fig. 4's cluster
 
 DRFH_SIM = config["drfh"]["sim"]
-TARGETS += expand("results/{name}/drfh_sim/{table}.csv", name=NAME,
+TARGETS += expand("results/{name}/drfh/{table}.csv", name=NAME,
                   table=["dynamic", "dynamic_summary", "slots_search", "sharing"]
                   + [f"{kind}_{s}" for kind in ("run", "jobs", "users")
                      for s in DRFH_SIM["schedulers"]])
@@ -22,15 +21,15 @@ TARGETS += expand("results/{name}/drfh_sim/{table}.csv", name=NAME,
 
 rule drfh_sim_servers:
     output:
-        "results/{name}/drfh_sim/servers.csv",
+        "results/{name}/drfh/servers.csv",
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/drfh_sim/servers.log",
+        "results/{name}/logs/drfh/servers.log",
     params:
         python=PYTHON,
         servers=DRFH_SIM["servers"],
-        seed=DRFH_SIM["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh convert google --servers {params.servers} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
@@ -38,18 +37,18 @@ rule drfh_sim_servers:
 
 rule drfh_sim_tasks:
     output:
-        "results/{name}/drfh_sim/tasks.csv",
+        "results/{name}/drfh/tasks.csv",
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/drfh_sim/tasks.log",
+        "results/{name}/logs/drfh/tasks.log",
     params:
         python=PYTHON,
         users=DRFH_SIM["users"],
         skew=DRFH_SIM["skew"],
         fraction=DRFH_SIM["fraction"],
         cores=DRFH_SIM["cores"],
-        seed=DRFH_SIM["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh convert alibaba --users {params.users} "
         "--skew {params.skew} --fraction {params.fraction} --cores {params.cores} "
@@ -58,16 +57,16 @@ rule drfh_sim_tasks:
 
 rule drfh_sim_dynamic:
     output:
-        shares=report("results/{name}/drfh_sim/dynamic.csv", category="DRFH"),
-        summary=report("results/{name}/drfh_sim/dynamic_summary.csv", category="DRFH"),
+        shares=report("results/{name}/drfh/dynamic.csv", category="DRFH"),
+        summary=report("results/{name}/drfh/dynamic_summary.csv", category="DRFH"),
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/drfh_sim/dynamic.log",
+        "results/{name}/logs/drfh/dynamic.log",
     params:
         python=PYTHON,
         servers=DRFH_SIM["dynamic_servers"],
-        seed=DRFH_SIM["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh dynamic --servers {params.servers} "
         "--seed {params.seed} --out {output.shares} --summary {output.summary} > {log} 2>&1"
@@ -75,20 +74,20 @@ rule drfh_sim_dynamic:
 
 rule drfh_sim_slots_search:
     input:
-        servers="results/{name}/drfh_sim/servers.csv",
-        tasks="results/{name}/drfh_sim/tasks.csv",
+        servers="results/{name}/drfh/servers.csv",
+        tasks="results/{name}/drfh/tasks.csv",
     output:
-        report("results/{name}/drfh_sim/slots_search.csv", category="DRFH"),
+        report("results/{name}/drfh/slots_search.csv", category="DRFH"),
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/drfh_sim/slots_search.log",
+        "results/{name}/logs/drfh/slots_search.log",
     params:
         python=PYTHON,
         grid=" ".join(map(str, DRFH_SIM["slot_grid"])),
         horizon=DRFH_SIM["horizon"],
         sample=DRFH_SIM["sample"],
-        seed=DRFH_SIM["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh slots-search --servers {input.servers} "
         "--tasks {input.tasks} --slots {params.grid} --horizon {params.horizon} "
@@ -97,20 +96,20 @@ rule drfh_sim_slots_search:
 
 rule drfh_sim_run:
     input:
-        servers="results/{name}/drfh_sim/servers.csv",
-        tasks="results/{name}/drfh_sim/tasks.csv",
-        search=lambda w: ([f"results/{w.name}/drfh_sim/slots_search.csv"]
-                          if w.scheduler == "slots" and DRFH_SIM["slots"] == "best" else []),
+        servers="results/{name}/drfh/servers.csv",
+        tasks="results/{name}/drfh/tasks.csv",
+        search=lambda w: ([f"results/{w.name}/drfh/slots_search.csv"]
+                          if w.scheduler == "drfh-slots" and DRFH_SIM["slots"] == "best" else []),
     output:
-        run=report("results/{name}/drfh_sim/run_{scheduler}.csv", category="DRFH"),
-        jobs="results/{name}/drfh_sim/jobs_{scheduler}.csv",
-        users="results/{name}/drfh_sim/users_{scheduler}.csv",
+        run=report("results/{name}/drfh/run_{scheduler}.csv", category="DRFH"),
+        jobs="results/{name}/drfh/jobs_{scheduler}.csv",
+        users="results/{name}/drfh/users_{scheduler}.csv",
     wildcard_constraints:
-        scheduler="best-fit|first-fit|slots",
+        scheduler="|".join(DRFH_SIM["schedulers"]),
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/drfh_sim/run_{scheduler}.log",
+        "results/{name}/logs/drfh/run_{scheduler}.log",
     params:
         python=PYTHON,
         slots=lambda w, input: (f"--slots-from {input.search[0]}" if input.search else
@@ -118,7 +117,7 @@ rule drfh_sim_run:
                                 f"--slots {DRFH_SIM['slots']}"),
         horizon=DRFH_SIM["horizon"],
         sample=DRFH_SIM["sample"],
-        seed=DRFH_SIM["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh run --servers {input.servers} --tasks {input.tasks} "
         "--scheduler {wildcards.scheduler} {params.slots} --horizon {params.horizon} "
@@ -128,20 +127,20 @@ rule drfh_sim_run:
 
 rule drfh_sim_sharing:
     input:
-        servers="results/{name}/drfh_sim/servers.csv",
-        tasks="results/{name}/drfh_sim/tasks.csv",
-        shared="results/{name}/drfh_sim/users_best-fit.csv",
+        servers="results/{name}/drfh/servers.csv",
+        tasks="results/{name}/drfh/tasks.csv",
+        shared="results/{name}/drfh/users_drfh-best-fit.csv",
     output:
-        report("results/{name}/drfh_sim/sharing.csv", category="DRFH"),
+        report("results/{name}/drfh/sharing.csv", category="DRFH"),
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/drfh_sim/sharing.log",
+        "results/{name}/logs/drfh/sharing.log",
     params:
         python=PYTHON,
         horizon=DRFH_SIM["horizon"],
         sample=DRFH_SIM["sample"],
-        seed=DRFH_SIM["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh sharing --servers {input.servers} "
         "--tasks {input.tasks} --shared {input.shared} --horizon {params.horizon} "
@@ -149,15 +148,15 @@ rule drfh_sim_sharing:
 
 
 NOTEBOOKS["drfh_sim_dynamic"] = dict(
-    results=["drfh_sim/dynamic.csv", "drfh_sim/dynamic_summary.csv"],
+    results=["drfh/dynamic.csv", "drfh/dynamic_summary.csv"],
     figures=["drfh_fig4_dynamic.png", "drfh_fig4_dynamic.pdf"])
 NOTEBOOKS["drfh_sim_trace"] = dict(
-    results=["drfh_sim/slots_search.csv"]
-    + [f"drfh_sim/{kind}_{s}.csv" for kind in ("run", "users") for s in DRFH_SIM["schedulers"]]
-    + ["drfh_sim/jobs_best-fit.csv", "drfh_sim/jobs_slots.csv" if "slots" in DRFH_SIM["schedulers"]
-       else "drfh_sim/jobs_first-fit.csv"],
+    results=["drfh/slots_search.csv"]
+    + [f"drfh/{kind}_{s}.csv" for kind in ("run", "users") for s in DRFH_SIM["schedulers"]]
+    + ["drfh/jobs_drfh-best-fit.csv", "drfh/jobs_drfh-slots.csv"
+       if "drfh-slots" in DRFH_SIM["schedulers"] else "drfh/jobs_drfh-first-fit.csv"],
     figures=[f"drfh_{f}.{ext}" for f in ("fig5_utilization", "fig6_jobs", "fig7_completion")
              for ext in ("png", "pdf")] + ["drfh_table2.md"])
 NOTEBOOKS["drfh_sim_sharing"] = dict(
-    results=["drfh_sim/sharing.csv"],
+    results=["drfh/sharing.csv"],
     figures=["drfh_fig8_sharing.png", "drfh_fig8_sharing.pdf"])

@@ -4,7 +4,7 @@
 # notebooks/hdrf.py.
 #
 # Config (key `hdrf`):
-#   policies: registered tree policies compared in every step     seed: every step's seed
+#   policies: registered tree policies compared in every step (seed: the config's)
 #   instances: random trees per property check                    room: their clusters' size
 #   machines, machine: the evaluation's cluster (count; one machine's <CPU, GB, GPU>)
 #   jobs, large, span: the job schedule (count, fraction large, arrival window in seconds)
@@ -25,7 +25,7 @@ rule hdrf_examples:
     params:
         python=PYTHON,
         policies=" ".join(HDRF["policies"]),
-        seed=HDRF["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.hdrf examples --policies {params.policies} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
@@ -43,7 +43,7 @@ rule hdrf_properties:
         policies=" ".join(HDRF["policies"]),
         instances=HDRF["instances"],
         room=HDRF["room"],
-        seed=HDRF["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.hdrf properties --policies {params.policies} "
         "--instances {params.instances} --room {params.room} --seed {params.seed} "
@@ -68,7 +68,7 @@ rule hdrf_evaluate:
         span=HDRF["span"],
         sample=HDRF["sample"],
         window=HDRF["window"],
-        seed=HDRF["seed"],
+        seed=config["seed"],
     shell:
         "{params.python} -m drfbench.hdrf evaluate --policies {params.policies} "
         "--machines {params.machines} --machine {params.machine} --jobs {params.jobs} "

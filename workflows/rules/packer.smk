@@ -34,13 +34,12 @@ rule packer_evaluate:
         apps=PACKER["apps"],
         rate=PACKER["rate"],
         mapreduce=PACKER["mapreduce"],
-        threads=PACKER["threads"],
     shell:
-        "OMP_NUM_THREADS={params.threads} {params.python} -m drfbench.packer evaluate "
+        "{params.python} -m drfbench.packer evaluate "
         "--policies {params.policies} --seeds {params.seeds} --servers {params.servers} "
         "--per-rack {params.per_rack} --racks-per-agg {params.racks_per_agg} "
         "--apps {params.apps} --rate {params.rate} --mapreduce {params.mapreduce} "
-        "--threads {params.threads} --series {output.series} --per-app {output.apps} "
+        "--threads {threads} --series {output.series} --per-app {output.apps} "
         "--summary {output.summary} --rates {output.rates} > {log} 2>&1"
 
 

@@ -1,0 +1,230 @@
+"""The `drfbench` command, built from the registry (drfbench.api):
+
+    drfbench methods [--family F] [--takes KIND]     the registered methods, their options
+    drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out rows.csv]
+                                                     a method on your own files: tidy rows
+    drfbench bench ...                               the DC-DRF benchmark (drfbench.dcdrf.bench)
+
+`run` reads the inputs with the reader of the method's input kind (one file per input, in
+the kind's order), takes exactly the options the method takes (`--max-rounds 10`; values
+are numbers, inf, true/false, text, and comma lists for the per-user `weights` and
+`tasks`), runs the method through drfbench.run and writes the result's tidy rows
+(`result.rows()`, stamped) atomically to --out, or a short table of them to stdout. On a
+terminal, a line with the elapsed time ticks on stderr while the inputs are read and the
+method runs (no implementation reports its progress); at the end, one line on stderr says
+how long each took. Bad input (a missing or malformed file, an unknown method or option, a bad value)
+is one line on stderr and exit status 2, and no output file is written. docs/cli.md
+describes the input formats and the rows.
+"""
+import argparse
+import sys
+import threading
+import time
+
+from . import _isa, api
+from . import rows as tidy
+
+# What bad input raises: a reader's or a check's error, a missing file, a kernel variant
+# this machine cannot run or that was not built.
+BAD_INPUT = (ValueError, TypeError, OSError, _isa.UnsupportedVariantError, _isa.VariantNotBuiltError)
+PER_USER = frozenset({"weights", "tasks"})   # options giving one value per user (or leaf)
+SHOWN_ROWS = 20                              # rows printed to stdout without --out
+TICK_SECONDS = 1.0                           # how often the elapsed time ticks on a terminal
+_INPUT = "input:"                            # prefix of the inputs' names in `run`'s namespace
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line on stderr (no usage), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def main(argv=None):
+    """The `drfbench` command on `argv` (default: the process's arguments); returns the
+    exit status: 0, or 2 for bad input."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if argv[:1] == ["bench"]:               # its own options: drfbench.dcdrf.bench
+            from .dcdrf import bench
+            bench.main(argv[1:])
+            return 0
+        args = _parser().parse_args(argv)
+        return args.command(args)
+    except SystemExit as exc:                   # argparse: --help, or a bad argument
+        return exc.code
+    except BAD_INPUT as exc:
+        print(f"drfbench: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+
+
+def _parser():
+    p = _Parser(prog="drfbench", description="Multi-resource fair allocators, from the "
+                "registry: list them, run one on your own files, benchmark DC-DRF.")
+    sub = p.add_subparsers(dest="subcommand", required=True)
+    m = sub.add_parser("methods", help="list the registered methods: family, input kind, "
+                       "label, options and their defaults")
+    m.add_argument("--family", choices=api.families())
+    m.add_argument("--takes", choices=list(api.KINDS), help="only methods of this input kind")
+    m.set_defaults(command=_methods)
+    r = sub.add_parser("run", help="run a registered method on input files, write tidy rows",
+                       description="drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out "
+                       "rows.csv]; `drfbench run METHOD --help` lists the method's inputs "
+                       "and options.")
+    r.add_argument("method", help="a registered method (drfbench methods)")
+    r.add_argument("arguments", nargs=argparse.REMAINDER, metavar="INPUT... [--OPTION VALUE]",
+                   help="the input files, in the order of the method's input kind; its options")
+    r.set_defaults(command=_run)
+    sub.add_parser("bench", add_help=False, help="the DC-DRF benchmark on one workload "
+                   "(drfbench bench --help)")
+    return p
+
+
+# --------------------------------------------------------------------------------------
+# drfbench methods
+# --------------------------------------------------------------------------------------
+
+def _methods(args):
+    rows = []
+    for name in api.methods(family=args.family, takes=args.takes):
+        spec = api.method_info(name)
+        options = ", ".join(f"{o}={d}" for o, d in spec.defaults().items())
+        rows.append((name, spec.family, spec.takes, spec.label, options or "-"))
+    _print_table(("method", "family", "takes", "label", "options (default)"), rows)
+    print()
+    _print_table(("takes", "drfbench run METHOD ..."),
+                 [(k.name, " ".join(k.inputs)) for k in api.KINDS.values()
+                  if args.takes in (None, k.name)])
+    return 0
+
+
+def _print_table(header, rows):
+    """`rows` (tuples of text) under `header`, each column as wide as its widest cell."""
+    widths = [max(len(c) for c in column) for column in zip(header, *rows)]
+    for row in (header, *rows):
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+# --------------------------------------------------------------------------------------
+# drfbench run
+# --------------------------------------------------------------------------------------
+
+def _run(args):
+    spec = api.method_info(args.method)
+    kind = api.KINDS[spec.takes]
+    parser = _run_parser(spec, kind)
+    given, unknown = parser.parse_known_args(args.arguments)
+    flags = [u.split("=")[0] for u in unknown if u.startswith("--")]
+    if flags:                               # the registry's refusal, naming its options
+        spec.checked({f.removeprefix("--").replace("-", "_"): None for f in flags})
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    options = {o: v for o, v in vars(given).items() if o in spec.options}
+    paths = [vars(given)[_INPUT + name] for name in kind.inputs]
+    files = ", ".join(paths)
+    inputs, reading = _timed(f"reading {files}", lambda: kind.read(*paths))
+    result, running = _timed(f"running {spec.name}", lambda: api.run(spec.name, *inputs, **options))
+    rows = result.rows(**{f"{name}_file": path for name, path in zip(kind.inputs, paths)})
+    if given.out:
+        tidy.write(rows, given.out)
+    else:
+        _print_rows(rows)
+    print(f"drfbench: read {files} in {reading:.2f} s, ran {spec.name} in {running:.2f} s"
+          + (f", wrote {len(rows)} rows to {given.out}" if given.out else ""), file=sys.stderr)
+    return 0
+
+
+def _run_parser(spec, kind):
+    """The parser of `drfbench run METHOD`'s arguments: the kind's inputs, --out and one
+    --option per option the method takes (absent unless given: the implementation's
+    default applies)."""
+    p = _Parser(prog=f"drfbench run {spec.name}",
+                description=f"{spec.label} ({spec.family}): {spec.summary}. Input kind "
+                f"{kind.name!r}, read by drfbench.{kind.reader.replace(':', '.')}; the formats "
+                "are in docs/cli.md.")
+    for name in kind.inputs:
+        p.add_argument(_INPUT + name, metavar=name, help=f"the {name} file")
+    p.add_argument("--out", help="write the rows to this CSV (atomically); default: a short "
+                   "table on stdout")
+    for option, default in spec.defaults().items():
+        flags = dict.fromkeys([f"--{option.replace('_', '-')}", f"--{option}"])
+        p.add_argument(*flags, dest=option, type=_converter(option, default),
+                       default=argparse.SUPPRESS, metavar=option.upper(),
+                       help=f"default: {default}" + (" (comma list, one per user; inf for "
+                                                     "unbounded)" if option in PER_USER else ""))
+    return p
+
+
+def _converter(option, default):
+    """How an option's text becomes its value: a comma list of numbers for the per-user
+    options, true/false where the default is a bool, else a number where the text is one
+    (inf included) and the text itself otherwise."""
+    if option in PER_USER:
+        return lambda text: [_number(x) for x in text.split(",")]
+    if isinstance(default, bool):
+        return _boolean
+    return _number_or_text
+
+
+def _number(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+
+
+def _number_or_text(text):
+    try:
+        return _number(text)
+    except argparse.ArgumentTypeError:
+        return text
+
+
+def _boolean(text):
+    value = {"true": True, "yes": True, "1": True, "false": False, "no": False,
+             "0": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
+    return value
+
+
+def _timed(doing, call):
+    """(call()'s result, the seconds it took). On a terminal, a line saying what it is
+    `doing` ticks with the elapsed time on stderr meanwhile, erased when it ends."""
+    start = time.perf_counter()
+    stop = threading.Event()
+    ticker = None
+    if sys.stderr.isatty():
+        ticker = threading.Thread(target=_tick, args=(doing, start, stop), daemon=True)
+        ticker.start()
+    try:
+        result = call()
+    finally:
+        if ticker is not None:
+            stop.set()
+            ticker.join()
+            sys.stderr.write("\r\x1b[K")
+    return result, time.perf_counter() - start
+
+
+def _tick(doing, start, stop):
+    while not stop.wait(TICK_SECONDS):
+        sys.stderr.write(f"\rdrfbench: {doing} ... {time.perf_counter() - start:.0f} s")
+        sys.stderr.flush()
+
+
+def _print_rows(rows):
+    """The first SHOWN_ROWS rows as a table, without the provenance stamp."""
+    columns = [c for c in tidy.columns_of(rows) if c not in tidy.PROVENANCE_NAMES]
+    _print_table(columns, [tuple(_cell(row.get(c)) for c in columns)
+                           for row in rows[:SHOWN_ROWS]])
+    if len(rows) > SHOWN_ROWS:
+        print(f"... and {len(rows) - SHOWN_ROWS} more rows (--out FILE writes them all)")
+
+
+def _cell(value):
+    if value is None:
+        return "-"
+    return f"{value:.6g}" if isinstance(value, float) else str(value)

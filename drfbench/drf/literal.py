@@ -1,0 +1,49 @@
+"""The online schedulers of kernels/drf.pyx written literally in Python: the kernel's
+test oracle, launch by launch."""
+import numpy as np
+
+
+def online(demands, capacity, weights=None, tasks=None, slots=0):
+    """Online DRF (the lecture's "Online DRF Scheduler"), or hadoop-slots with `slots` per
+    machine, written literally: repeatedly launch a task of the user with the smallest
+    (share, index) among those whose next task fits on some machine, on the first machine
+    where it fits. (In a static run a task that does not fit now never fits later, so this
+    equals the kernel's heap with blocked users set aside.) Returns the launch order as
+    (user, machine) pairs."""
+    D = np.asarray(demands, dtype=float)
+    C = np.atleast_2d(np.asarray(capacity, dtype=float))
+    n, m = D.shape
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    queue = [np.inf] * n if tasks is None else [float(t) for t in tasks]
+    total = C.sum(axis=0)
+    if slots:
+        unit = 1.0 / (slots * len(C)) / w
+    else:
+        dom = np.array([max([D[i, r] / total[r] for r in range(m) if total[r] > 0] + [0.0])
+                        for i in range(n)])
+        unit = dom / w
+    used = np.zeros_like(C)
+    count = np.zeros(len(C), dtype=int)
+    running = np.zeros(n, dtype=int)
+    order = []
+    while True:
+        best = None
+        for i in range(n):
+            if queue[i] <= 0:
+                continue
+            for k in range(len(C)):
+                fits = count[k] < slots if slots else bool(
+                    np.all(used[k] + D[i] <= C[k] * (1 + 1e-12)))
+                if fits:
+                    key = (running[i] * unit[i], i)
+                    if best is None or key < best[0]:
+                        best = (key, i, k)
+                    break
+        if best is None:
+            return order
+        _, i, k = best
+        used[k] += D[i]
+        count[k] += 1
+        running[i] += 1
+        queue[i] -= 1
+        order.append((i, k))

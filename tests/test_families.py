@@ -1,0 +1,69 @@
+"""Every registered family has the files docs/adding-a-family.md lists, and keeps its
+settings to itself: a family registered without one of them fails here, naming it."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+import drfbench
+from drfbench import api
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def family_files(family):
+    """What docs/adding-a-family.md asks of a family: (what, the paths that would do)."""
+    return [
+        ("its kernel", [ROOT / f"kernels/{family}.pyx"]),
+        ("its package", [ROOT / f"drfbench/{family}/__init__.py"]),
+        ("its pipeline steps (python -m drfbench.<family>)", [ROOT / f"drfbench/{family}/__main__.py"]),
+        ("its literal transcription, the kernel's test oracle", [ROOT / f"drfbench/{family}/literal.py"]),
+        ("its schema fragment, with its defaults", [ROOT / f"workflows/schemas/{family}.schema.yaml"]),
+        ("its rules", sorted((ROOT / "workflows/rules").glob(f"{family}*.smk"))),
+        ("its notebooks", sorted((ROOT / "notebooks").glob(f"{family}*.py"))),
+        ("its tests", sorted((ROOT / "tests").glob(f"test_{family}*.py"))),
+        ("its docs page", [ROOT / f"docs/families/{family}.md"]),
+        ("its reference results", sorted((ROOT / f"reference/default/{family}").rglob("*.csv"))),
+    ]
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_a_family_has_every_file_the_page_lists(family):
+    missing = [f"{what}: {', '.join(str(p.relative_to(ROOT)) for p in paths) or 'none found'}"
+               for what, paths in family_files(family) if not paths or not all(p.exists() for p in paths)]
+    assert missing == [], f"family {family!r} lacks " + "; ".join(missing)
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_a_family_owns_one_config_key_with_defaults(family):
+    """Its schema fragment defines one top-level key, named after it, every setting of
+    which has a default (the default profile's value): profiles only scale them."""
+    fragment = yaml.safe_load((ROOT / f"workflows/schemas/{family}.schema.yaml").read_text())
+    assert list(fragment["properties"]) == [family]
+
+    def without_default(part, path):
+        for key, sub in part.get("properties", {}).items():
+            if "properties" in sub:
+                yield from without_default(sub, f"{path}.{key}")
+            elif "default" not in sub:
+                yield f"{path}.{key}"
+    assert list(without_default(fragment["properties"][family], family)) == []
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_a_family_is_named_on_its_page_and_in_the_readme(family):
+    labels = [api.method_info(m).name for m in drfbench.methods(family=family)]
+    page = (ROOT / f"docs/families/{family}.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert all(f"`{name}`" in page for name in labels), [n for n in labels if f"`{n}`" not in page]
+    assert f"docs/families/{family}.md" in readme
+
+
+def test_every_input_kind_names_its_reader_and_entry_point():
+    for kind in api.KINDS.values():
+        assert kind.inputs and kind.entry.startswith("drfbench.")
+        module, _, function = kind.reader.partition(":")
+        assert (ROOT / "drfbench" / (module.replace(".", "/") + ".py")).is_file(), kind.reader
+        if kind.properties:
+            assert (ROOT / "drfbench" / (kind.properties.replace(".", "/") + ".py")).is_file()
+        assert drfbench.methods(takes=kind.name), f"no method takes {kind.name}"
