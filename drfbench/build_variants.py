@@ -10,7 +10,9 @@ already built (setup.py's content cache), so a second call takes seconds. Every 
 already built here is brought up to date with the same sources at the same time.
 
 It needs a source checkout (drfbench imported from it, as after `pip install -e .`) and
-Cython and setuptools in this Python (`pip install -e '.[pipeline]'` has them).
+Cython and setuptools in this Python (`pip install -e '.[pipeline]'` has them). In an
+install that is not a checkout it only checks that the variants are there (installed with
+DRFBENCH_VARIANTS=...), and says how to get them if they are not.
 """
 import argparse
 import importlib.util
@@ -19,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ._isa import built
 from ._variants import BUILD_COMMAND, ENV_VARIABLE, platform_variants
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -29,8 +32,12 @@ def main(argv=None):
                                      description="Build kernel variants in place, in this checkout.")
     parser.add_argument("variants", nargs="+", metavar="VARIANT", choices=[*platform_variants(), "all"],
                         help=f"{', '.join(platform_variants())}, or all")
-    names = ",".join(parser.parse_args(argv).variants)
+    variants = parser.parse_args(argv).variants
+    names = ",".join(variants)
     if not (CHECKOUT / "setup.py").is_file() or not (CHECKOUT / "kernels").is_dir():
+        wanted = platform_variants() if "all" in variants else variants
+        if all(built(name) for name in wanted):      # e.g. installed with DRFBENCH_VARIANTS=all
+            parser.exit(0, f"{BUILD_COMMAND}: {', '.join(wanted)} already built\n")
         parser.exit(2, f"{BUILD_COMMAND}: drfbench is imported from {CHECKOUT / 'drfbench'}, "
                        f"not from a source checkout, so it cannot be built in place; install it "
                        f"again from the checkout with the variants: "

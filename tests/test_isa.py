@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import drfbench
-from drfbench import _isa
+from drfbench import _isa, build_variants
 from drfbench._variants import VARIANTS, WIDEST_FIRST, on_x86, to_build
 
 
@@ -85,3 +85,29 @@ def test_every_kernel_of_a_runnable_variant_loads(isa):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, f"variant {isa}: exit {done.returncode}\n{done.stderr[-2000:]}"
     assert "dcdrf" in done.stdout
+
+
+def test_build_variants_outside_a_checkout_checks_or_names_the_reinstall(monkeypatch, tmp_path, capsys):
+    """Installed without the sources (no setup.py beside the package), build_variants
+    cannot build: it passes when the variants are there and otherwise says how to get them."""
+    monkeypatch.setattr(build_variants, "CHECKOUT", tmp_path)
+    with pytest.raises(SystemExit) as done:
+        build_variants.main(["generic"])
+    assert done.value.code == 0 and "generic already built" in capsys.readouterr().err
+    monkeypatch.setattr(build_variants, "built", lambda name: name == "generic")
+    with pytest.raises(SystemExit) as done:
+        build_variants.main(["generic", "scalar"])
+    assert done.value.code == 2
+    assert "DRFBENCH_VARIANTS=generic,scalar pip install CHECKOUT" in capsys.readouterr().err
+
+
+def test_build_variants_names_what_it_lacks(monkeypatch, capsys):
+    with pytest.raises(SystemExit) as done:
+        build_variants.main(["sse9"])
+    assert done.value.code == 2 and "invalid choice: 'sse9'" in capsys.readouterr().err
+    real = build_variants.importlib.util.find_spec
+    monkeypatch.setattr(build_variants.importlib.util, "find_spec",
+                        lambda name: None if name == "Cython" else real(name))
+    with pytest.raises(SystemExit) as done:
+        build_variants.main(["scalar"])
+    assert done.value.code == 2 and "building needs Cython" in capsys.readouterr().err
