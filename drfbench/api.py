@@ -48,7 +48,8 @@ class InputKind:
     name: its key (Method.takes); inputs: the positional inputs of its methods, in order;
     entry: the function users call with them; reader: "module:function" reading the
     inputs from files, one path per input (the `drfbench run` command); properties: the
-    module whose property checks run on it (drfbench.properties), or None.
+    module declaring its property checks (a drfbench.properties.PropertySet named CHECKS,
+    found by drfbench.properties.checks_for), or None.
     """
     name: str
     inputs: tuple
