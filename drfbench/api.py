@@ -35,7 +35,7 @@ NO_ROUND_LIMIT = 2**62
 OWN_PAGES_BYTES = 32 * 2**20
 
 
-def _function(implementation):
+def function(implementation):
     """The function a "module:function" string inside drfbench names, imported on use."""
     module, _, function = implementation.partition(":")
     return getattr(importlib.import_module(f"drfbench.{module}"), function)
@@ -48,7 +48,8 @@ class InputKind:
     name: its key (Method.takes); inputs: the positional inputs of its methods, in order;
     entry: the function users call with them; reader: "module:function" reading the
     inputs from files, one path per input (the `drfbench run` command); properties: the
-    module whose property checks run on it (drfbench.properties), or None.
+    module declaring its property checks (a drfbench.properties.PropertySet named CHECKS,
+    found by drfbench.properties.checks_for), or None.
     """
     name: str
     inputs: tuple
@@ -62,7 +63,7 @@ class InputKind:
         if len(paths) != len(self.inputs):
             raise ValueError(f"input kind {self.name!r} takes {len(self.inputs)} input(s) "
                              f"({', '.join(self.inputs)}), got {len(paths)}")
-        inputs = _function(self.reader)(*paths)
+        inputs = function(self.reader)(*paths)
         return tuple(inputs) if len(self.inputs) > 1 else (inputs,)
 
 
@@ -109,7 +110,7 @@ class Method:
     @property
     def run(self):
         """The implementation, imported on first use."""
-        return _function(self.implementation)
+        return function(self.implementation)
 
     def defaults(self):
         """Each option's default: for divisible demands, ALLOCATE_OPTIONS'; otherwise the

@@ -18,7 +18,7 @@
 # Heterogeneous Servers") equalizes users' *global* dominant shares subject to every
 # server's capacity (problem (7)). The data come from the pipeline steps `python -m
 # drfbench.drfh examples | properties` (drfbench.drfh.allocate, exact for divisible tasks;
-# drfbench.properties for the checks); this notebook only draws them.
+# drfbench.drfh.properties for the checks); this notebook only draws them.
 #
 # Fig. 1 of the paper: servers ⟨2 CPU, 12 GB⟩ and ⟨12 CPU, 2 GB⟩, users ⟨0.2 CPU, 1 GB⟩ and
 # ⟨1 CPU, 0.2 GB⟩ per task. Per-server DRF (Fig. 2) gives each user 6 tasks; DRFH (Fig. 3)
@@ -85,7 +85,7 @@ display(totals)
 # %% [markdown]
 # ## Sec. IV's properties on random heterogeneous instances
 #
-# Violated / checked instances for each property (drfbench.properties: the server
+# Violated / checked instances for each property (drfbench.drfh.properties: the server
 # checks, on Fig. 1's instance and random ones with duplicate configurations, zero
 # demands, weights and finite task counts; single-server DRF on one-server instances),
 # and the paper's claim for DRFH. The sharing incentive against a dedicated

@@ -145,7 +145,7 @@ display(example_table)
 # %% [markdown]
 # ## The hierarchical properties on random trees
 #
-# Violated / checked random trees for each property (drfbench.properties: the tree checks,
+# Violated / checked random trees for each property (drfbench.hdrf.properties: the tree checks,
 # each a one-machine cluster sized so that every leaf's guarantee holds a few of its tasks).
 
 # %%

@@ -1,10 +1,24 @@
-"""The package's import graph: no cycles (imports inside functions count too), and no
-library module imports the workflow-only modules."""
+"""The package's import graph, counting imports inside functions and by
+importlib.import_module / __import__ with a literal name:
+- no cycles between modules, nor between packages (drfbench.<x>: a family whose module
+  imports the core that imports the family back is a cycle though no module-level one is);
+- no module outside a family imports that family: the rest of drfbench reaches a family
+  through the registry's strings (drfbench.api's "module:function" implementations and
+  InputKind readers; drfbench.properties.checks_for through InputKind.properties);
+- no library module imports the workflow-only modules.
+On the code before issue 24's item 2 the package and family rules failed:
+drfbench.properties imported drfbench.drf, drfbench.drfh and drfbench.hdrf at module
+level, and drfbench.hdrf.evaluation, drfbench.hdrf.__main__ and drfbench.drfh.__main__
+imported drfbench.properties back (drfbench.properties -> drfbench.hdrf ->
+drfbench.properties)."""
 import ast
 from pathlib import Path
 
+import drfbench
+
 PACKAGE = Path(__file__).resolve().parents[1] / "drfbench"
 WORKFLOW_ONLY = {"drfbench.pipeline"}
+FAMILIES = set(drfbench.families())
 
 
 def module_name(path):
@@ -12,12 +26,12 @@ def module_name(path):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path):
-    """The drfbench modules `path` imports, anywhere in it."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+def imports(source, name, is_package=False):
+    """The drfbench modules that module `name` (of text `source`) imports, anywhere in it:
+    import statements, and importlib.import_module or __import__ of a literal string."""
+    package = name if is_package else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("drfbench")}
         elif isinstance(node, ast.ImportFrom):
@@ -30,31 +44,84 @@ def imports(path):
                 if node.module:          # "from . import x" needs x, not the package's body
                     found.add(target)
                 found |= {f"{target}.{a.name}" for a in node.names}
+        elif (isinstance(node, ast.Call) and node.args
+              and getattr(node.func, "attr", getattr(node.func, "id", None))
+              in ("import_module", "__import__")
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and node.args[0].value.startswith("drfbench")):
+            found.add(node.args[0].value)
     return found
 
 
 def graph():
+    """{module: the drfbench modules it imports}."""
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-    return {name: {m for m in imports(path) if m in modules and m != name}
+    return {name: {m for m in imports(path.read_text(), name, path.name == "__init__.py")
+                   if m in modules and m != name}
             for name, path in modules.items()}
 
 
-def test_no_import_cycles():
-    edges = graph()
+def package_of(module):
+    """drfbench.<x>: the package (or top-level module) `module` belongs to."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(edges):
+    """{package: the packages its modules import}, from a module graph."""
+    out = {}
+    for module, targets in edges.items():
+        out.setdefault(package_of(module), set()).update(
+            package_of(t) for t in targets if package_of(t) != package_of(module))
+    return out
+
+
+def cycle(edges):
+    """An import cycle in `edges` as a list of names (first repeated last), or None."""
     state = {}
 
     def visit(node, stack):
         state[node] = "open"
-        for nxt in sorted(edges[node]):
+        for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == "open":
-                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(nxt):] + [nxt]))
+                return stack[stack.index(nxt):] + [nxt]
             if nxt not in state:
-                visit(nxt, stack + [nxt])
+                found = visit(nxt, stack + [nxt])
+                if found:
+                    return found
         state[node] = "done"
+        return None
 
     for node in sorted(edges):
         if node not in state:
-            visit(node, [node])
+            found = visit(node, [node])
+            if found:
+                return found
+    return None
+
+
+def family_of(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in FAMILIES else None
+
+
+def test_no_import_cycles():
+    assert cycle(graph()) is None
+
+
+def test_no_import_cycles_between_packages():
+    """Caught on the code before item 2: drfbench.drfh -> drfbench.properties ->
+    drfbench.drfh (drfh.__main__ imported the core, which imported drfh), and the same
+    with hdrf (hdrf.evaluation imported guarantee_slack from the core)."""
+    assert cycle(package_graph(graph())) is None
+
+
+def test_no_module_outside_a_family_imports_it():
+    """Caught on the code before item 2: drfbench.properties imported drfbench.drf,
+    drfbench.drfh and drfbench.hdrf."""
+    edges = graph()
+    offenders = {m: sorted(t for t in targets if family_of(t) not in (None, family_of(m)))
+                 for m, targets in edges.items()}
+    assert {m: t for m, t in offenders.items() if t} == {}
 
 
 def test_library_modules_never_import_the_workflow_modules():
@@ -62,3 +129,24 @@ def test_library_modules_never_import_the_workflow_modules():
     offenders = {m: sorted(edges[m] & WORKFLOW_ONLY) for m in edges
                  if m not in WORKFLOW_ONLY and edges[m] & WORKFLOW_ONLY}
     assert offenders == {}
+
+
+def test_the_graph_sees_imports_in_functions_and_by_importlib():
+    source = ("import importlib\n"
+              "def f(kind):\n"
+              "    from ..drf import tasks\n"
+              "    importlib.import_module('drfbench.hdrf.tree')\n"
+              "    __import__('drfbench.drfh')\n"
+              "    importlib.import_module(f'drfbench.{kind}')   # a registry string: not seen\n")
+    assert imports(source, "drfbench.sim.engine") == {
+        "drfbench.drf", "drfbench.drf.tasks", "drfbench.hdrf.tree", "drfbench.drfh"}
+
+
+def test_a_family_importing_the_core_that_imports_it_back_is_a_package_cycle():
+    """The shape the code had before item 2: no cycle between modules, one between
+    packages."""
+    before = {"drfbench.properties": {"drfbench.hdrf"}, "drfbench.hdrf": {"drfbench.hdrf.tasks"},
+              "drfbench.hdrf.tasks": set(), "drfbench.hdrf.evaluation": {"drfbench.properties"}}
+    assert cycle(before) is None
+    assert cycle(package_graph(before)) == ["drfbench.hdrf", "drfbench.properties",
+                                            "drfbench.hdrf"]

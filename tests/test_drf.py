@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from cases import seeds, task_policy
 from drfbench import drf, sim
 from drfbench.drf import literal
-from drfbench import properties as props
+from drfbench.drf.properties import policy_of
 
 
 
@@ -188,8 +188,8 @@ def test_lecture_examples():
 def test_drf_matches_the_edrf_kernel_and_dcdrf_at_zero(seed):
     D, w = random_divisible(np.random.default_rng(seed))
     A = drf.drf(D, w)
-    np.testing.assert_allclose(props.policy_of("edrf")(D, w), A, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(props.policy_of("dcdrf", epsilon=0.0)(D, w), A, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(policy_of("edrf")(D, w), A, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(policy_of("dcdrf", epsilon=0.0)(D, w), A, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", seeds(60))
@@ -249,14 +249,14 @@ def test_ceei_is_optimal(seed):
 
 def test_single_resource_every_policy_splits_equally():
     D = np.array([[0.1], [0.5], [1.0]])
-    for policy in (drf.drf, drf.asset_fairness, drf.ceei, props.policy_of("edrf"), props.policy_of("dcdrf", epsilon=0.1)):
+    for policy in (drf.drf, drf.asset_fairness, drf.ceei, policy_of("edrf"), policy_of("dcdrf", epsilon=0.1)):
         np.testing.assert_allclose(policy(D)[:, 0], [1 / 3] * 3, rtol=1e-9)
     np.testing.assert_allclose(drf.drf(D, [1, 2, 1])[:, 0], [0.25, 0.5, 0.25])
 
 
 def test_policies_leave_all_zero_users_out():
     D = np.array([[0.5, 0.2], [0.0, 0.0], [0.1, 0.4]])
-    for policy in (drf.drf, drf.asset_fairness, drf.ceei, props.policy_of("edrf")):
+    for policy in (drf.drf, drf.asset_fairness, drf.ceei, policy_of("edrf")):
         A = policy(D)
         assert (A[1] == 0).all() and (A[[0, 2]] > 0).all()
     assert drf.utilities(D, drf.drf(D))[1] == 0
@@ -264,7 +264,7 @@ def test_policies_leave_all_zero_users_out():
 
 def test_policies_accept_sparse_and_rows_above_one():
     D = sp.csr_array(LECTURE * 9)                           # rows above 1: only direction matters
-    np.testing.assert_allclose(props.policy_of("edrf")(D), drf.drf(LECTURE), rtol=1e-12)
+    np.testing.assert_allclose(policy_of("edrf")(D), drf.drf(LECTURE), rtol=1e-12)
     np.testing.assert_allclose(drf.drf(D), drf.drf(LECTURE), rtol=1e-12)
 
 

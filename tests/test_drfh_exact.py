@@ -1,13 +1,15 @@
 """Exact DRFH (drfbench.drfh.allocate): the paper's worked example, the aggregated solver
 against the full per-server LP and against a literal transcription of the rounds, single
-server DRF, bad input, and the properties of Sec. IV through drfbench.properties."""
+server DRF, bad input, and the pipeline's steps (Sec. IV's properties:
+test_drfh_properties.py)."""
 import numpy as np
 import pytest
 import scipy.optimize
 
 import drfbench
-from drfbench import drf, properties as props
+from drfbench import drf
 from drfbench.drfh import allocate, worked_example
+from drfbench.drfh.properties import CHECKS
 
 
 # --------------------------------------------------------------------------------------
@@ -281,31 +283,6 @@ def test_same_input_same_result():
     np.testing.assert_array_equal(first.allocation, second.allocation)
 
 
-# --------------------------------------------------------------------------------------
-# Sec. IV's properties through drfbench.properties
-# --------------------------------------------------------------------------------------
-
-def test_drfh_properties_hold_and_sharing_incentive_fails_somewhere():
-    pool = [props.fig1_instance(), *props.random_server_instances(25, seed=1)]
-    for check in (props.server_pareto_efficiency, props.server_envy_freeness):
-        assert check("drfh", pool).holds, check
-    assert props.server_strategy_proofness("drfh", pool[:8]).holds
-    assert props.single_server_drf(
-        "drfh", props.random_server_instances(15, seed=2, kind="single-server")).holds
-    found = []
-    v = props.dedicated_sharing_incentive("drfh", props.random_server_instances(40, seed=0),
-                                          collect=found)
-    assert not v.holds and v.violated == len(found) > 0      # counted and listed, not hidden
-    assert "dedicated" in str(found[0])
-
-
-def test_per_server_drf_is_not_pareto_optimal_on_fig1():
-    v = props.server_pareto_efficiency("per-server-drf", props.fig1_instance())
-    assert not v.holds
-    assert v.worst == pytest.approx(2 / 3)                  # both users could run 10, not 6
-    np.testing.assert_allclose(v.counterexample.details["better"], [10, 10], rtol=1e-6)
-
-
 def test_property_table_and_pipeline_steps(tmp_path):
     from drfbench.drfh.__main__ import main
     from drfbench import rows
@@ -316,5 +293,5 @@ def test_property_table_and_pipeline_steps(tmp_path):
     assert totals.loc["per-server-drf"].tolist() == [6.0, 6.0]
     main(["properties", "--instances", "3", "--out", str(tmp_path / "pr.csv")])
     table = rows.read(tmp_path / "pr.csv")
-    assert set(table["property"]) == set(props.SERVER_PROPERTIES)
-    assert len(table) == 2 * len(props.SERVER_PROPERTIES)
+    assert set(table["property"]) == set(CHECKS.checks)
+    assert len(table) == 2 * len(CHECKS.checks)

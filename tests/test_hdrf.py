@@ -1,8 +1,8 @@
 """H-DRF and its rivals (drfbench.hdrf, kernels/hdrf.pyx): the tree model and its checks,
 the kernel against the literal transcription of the slides' algorithm (literal.py),
 incremental shares against the full recompute, H-DRF on a flat tree against online DRF,
-the slides' examples with their numbers, the hierarchical properties on random trees, the
-divisible mode and the simulator."""
+the slides' examples with their numbers, the divisible mode and the simulator (the
+hierarchical properties: test_hdrf_properties.py)."""
 import json
 import math
 
@@ -11,10 +11,10 @@ import pytest
 
 import drfbench
 from drfbench import drf, hdrf, sim
-from drfbench import properties as props
 from drfbench.hdrf import examples
 from drfbench.hdrf.evaluation import EVALUATION_TREE, evaluate, jobs
 from drfbench.hdrf.literal import Reference
+from drfbench.hdrf.properties import random_tree
 from drfbench.hdrf.tasks import POLICY_MODES, _queues
 from cases import seeds
 
@@ -171,7 +171,7 @@ def drive(schedulers, rng, steps):
 @pytest.mark.parametrize("seed", seeds(40))
 def test_kernel_matches_the_transcription_decision_by_decision(policy, seed):
     rng = np.random.default_rng(seed)
-    inst = props.random_tree(rng, machines=(1, 3), finite=0.4)
+    inst = random_tree(rng, machines=(1, 3), finite=0.4)
     t, C = inst.tree, inst.machines
     drive([hdrf.scheduler(t, C, policy), reference_of(t, C, policy),
            hdrf.scheduler(t, C, policy, incremental=False)], rng, 60)
@@ -180,7 +180,7 @@ def test_kernel_matches_the_transcription_decision_by_decision(policy, seed):
 @pytest.mark.parametrize("seed", range(5))
 def test_incremental_recomputes_less_than_the_full_recompute(seed):
     rng = np.random.default_rng(100 + seed)
-    inst = props.random_tree(rng, levels=4, fanout=(3, 5), machines=(3, 6), room=3)
+    inst = random_tree(rng, levels=4, fanout=(3, 5), machines=(3, 6), room=3)
     fast = hdrf.scheduler(inst.tree, inst.machines)
     slow = hdrf.scheduler(inst.tree, inst.machines, incremental=False)
     assert list(zip(*fast.schedule())) == list(zip(*slow.schedule()))
@@ -190,7 +190,7 @@ def test_incremental_recomputes_less_than_the_full_recompute(seed):
 
 def test_every_kernel_variant_decides_the_same():
     from drfbench import _isa
-    inst = props.random_tree(np.random.default_rng(3), levels=3, fanout=(2, 4), room=3)
+    inst = random_tree(np.random.default_rng(3), levels=3, fanout=(2, 4), room=3)
     runs = [hdrf.schedule(inst.tree, inst.machines, isa=v).order for v in _isa.runnable()]
     assert all(r == runs[0] for r in runs)
 
@@ -279,38 +279,6 @@ def test_example_rows_cover_every_policy_and_node():
 
 
 # ---------------------------------------------------------------------------------------
-# The hierarchical properties on random trees (drfbench.properties)
-# ---------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def random_trees():
-    return list(props.random_trees(200, seed=11, room=4, machines=(1, 1)))
-
-
-@pytest.mark.parametrize("policy", ["hdrf", "static-hdrf", "capacity-pareto"])
-def test_hdrf_keeps_the_hierarchical_properties(policy, random_trees):
-    for check in props.TREE_PROPERTIES.values():
-        verdict = check(policy, random_trees)
-        assert verdict.holds and verdict.checked == len(random_trees), verdict.counterexample
-
-
-def test_the_rivals_break_them(random_trees):
-    assert not props.hierarchical_share_guarantee("flatten", random_trees)
-    assert not props.tree_pareto_efficiency("naive-hdrf", random_trees)
-    assert not props.tree_pareto_efficiency("capacity", random_trees)
-    ex = examples.EXAMPLES[0]
-    v = props.hierarchical_share_guarantee("flatten", [(ex.tree, ex.machines)])
-    assert v.counterexample.details["node"] == "n1" and v.counterexample.details["share"] == 0.34
-
-
-def test_tree_property_table_rows():
-    rows = props.tree_property_table(["hdrf", "flatten"], count=5, room=4, machines=(1, 1))
-    assert len(rows) == 2 * len(props.TREE_PROPERTIES)
-    assert {r["label"] for r in rows} == {"H-DRF", "Flattening"}
-
-
-# ---------------------------------------------------------------------------------------
 # Divisible mode
 # ---------------------------------------------------------------------------------------
 
@@ -326,7 +294,7 @@ def test_divisible_flattening_is_weighted_drf():
 
 @pytest.mark.parametrize("seed", range(20))
 def test_divisible_allocations_are_feasible_and_hdrf_keeps_its_guarantees(seed):
-    inst = props.random_tree(np.random.default_rng(seed), machines=(1, 1))
+    inst = random_tree(np.random.default_rng(seed), machines=(1, 1))
     capacity = inst.machines[0]
     for policy in POLICIES:
         A = hdrf.allocate(inst.tree, capacity, policy, resolution=500)

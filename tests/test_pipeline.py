@@ -79,7 +79,9 @@ def test_importing_drfbench_loads_no_openmp_runtime():
     """The measuring job sets OMP_* itself before the kernels load OpenMP (which reads its
     environment once): so importing the package and the pipeline steps must not load it."""
     code = ("import drfbench, drfbench.dcdrf.sweeps, drfbench.dcdrf.controller, drfbench.drf, "
-            "drfbench.properties, drfbench.dcdrf.bench, drfbench.dcdrf.workloads, drfbench.pipeline\n"
+            "drfbench.properties, drfbench.drf.properties, drfbench.hdrf.properties, "
+            "drfbench.drfh.properties, drfbench.dcdrf.bench, drfbench.dcdrf.workloads, "
+            "drfbench.pipeline\n"
             "from drfbench import _machine\n"
             "assert not _machine.openmp_loaded()\n"
             "drfbench.allocate([[0.5]], 'dcdrf')\n"

@@ -9,13 +9,14 @@ Discrete tasks on a cluster (drfbench.drf.tasks; kernel kernels/drf.pyx)
     scheduler(...)                       the stateful kernel, a policy for drfbench.sim
     drf_vs_slots(...)                    the lecture's DRF-vs-slots experiment, on drfbench.sim
 
-Divisible Leontief users (drfbench.drf.divisible; the property table, drfbench.properties)
+Divisible Leontief users (drfbench.drf.divisible; the property table, drfbench.drf.properties)
     drf(D, w)               progressive filling on weighted dominant shares (exact, NumPy)
     asset_fairness(D, w)    progressive filling on weighted sums of shares
     ceei(D, w)              competitive equilibrium from equal incomes, solved exactly
     (also drfbench.allocate(D, "drf" | "asset-fairness" | "ceei"))
 
-`python -m drfbench.drf slots` runs the experiment (drfbench.drf.__main__).
+`python -m drfbench.drf properties | slots` runs the lecture's table and the experiment
+(drfbench.drf.__main__).
 """
 from .divisible import (asset_fairness, ceei, divisible_demands, drf, progressive_filling,
                         utilities)

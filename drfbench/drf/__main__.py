@@ -1,18 +1,73 @@
-"""python -m drfbench.drf slots --out results/<name>/drf/drf_vs_slots.csv [options]: the
-lecture's DRF-vs-slots experiment as tidy rows (the pipeline's step, workflows/rules/drf.smk)."""
+"""python -m drfbench.drf {properties,slots} --out results/<name>/drf/... : the classic DRF
+family's pipeline steps (workflows/rules/drf.smk), each writing tidy rows.
+
+  properties  the DRF lecture's property table, checked empirically on every registered
+              method taking divisible demands (properties.py); --examples also writes the
+              lecture's worked examples
+  slots       the lecture's DRF-vs-slots experiment on drfbench.sim (tasks.py)
+"""
 import argparse
 import sys
 
 import numpy as np
 
 from .. import rows as tidy
+from ..api import DEMANDS, methods
+from .properties import CHECKS, TOL, lecture_examples, table_policies
 from .tasks import JobType, drf_vs_slots
+
+
+def properties(p, args):
+    """The lecture's table, one per fraction of zero demands, and its worked examples."""
+    if args.instances < 1 or any(not 0 <= z < 1 for z in args.zeros):
+        p.error("--instances must be >= 1 and every --zeros in [0, 1)")
+    stamp = {"instances": args.instances, "seed": args.seed, "tol": args.tol, **tidy.stamp()}
+    rows = []
+    for zeros in args.zeros:
+        rows += CHECKS.table(table_policies(args.methods, args.epsilons), args.instances,
+                             args.seed, zeros=zeros, tol=args.tol, progress=sys.stderr)
+    tidy.write([{**row, **stamp} for row in rows], args.out)
+    if args.examples:
+        tidy.write([{**row, **stamp} for row in lecture_examples()], args.examples)
+
+
+def slots(p, args):
+    """The DRF vs slots experiment's rows."""
+    if not (len(args.machine) == len(args.type1) == len(args.type2)):
+        p.error("--machine, --type1 and --type2 must name the same number of resources")
+    cluster = np.tile(np.asarray(args.machine, dtype=float), (args.machines, 1))
+    job_types = [JobType("Type 1", tuple(args.type1), args.tasks_per_job, args.duration),
+                 JobType("Type 2", tuple(args.type2), args.tasks_per_job, args.duration)]
+    rows = drf_vs_slots(cluster, job_types, args.slots, horizon=args.horizon,
+                        jitter=args.jitter, seed=args.seed, sample=args.sample)
+    stamp = {"machines": args.machines, "machine": " ".join(f"{c:g}" for c in args.machine),
+             "type1": " ".join(f"{c:g}" for c in args.type1),
+             "type2": " ".join(f"{c:g}" for c in args.type2),
+             "tasks_per_job": args.tasks_per_job, "duration": args.duration,
+             "jitter": args.jitter, "seed": args.seed, **tidy.stamp()}
+    tidy.write([{**row, **stamp} for row in rows], args.out)
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m drfbench.drf",
-                                description="The DRF lecture's DRF vs slots experiment.")
+                                description="The DRF lecture's property table and its DRF vs "
+                                            "slots experiment.")
     sub = p.add_subparsers(dest="command", required=True)
+    demand_methods = list(methods(takes=DEMANDS))
+    a = sub.add_parser("properties", help="the lecture's property table, checked empirically")
+    a.add_argument("--out", required=True, help="the table, one row per (policy, property)")
+    a.add_argument("--examples", help="also write the lecture's worked examples here")
+    a.add_argument("--methods", nargs="+", default=demand_methods, choices=demand_methods,
+                   metavar="METHOD", help="registered methods taking divisible demands, one "
+                                          f"row each (default: all: {' '.join(demand_methods)})")
+    a.add_argument("--instances", type=int, default=200, help="random instances per check")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--epsilons", type=float, nargs="*", default=[0.01, 0.1],
+                   help="one row per epsilon for the methods that take one")
+    a.add_argument("--zeros", type=float, nargs="+", default=[0.0, 0.2],
+                   help="fractions of zero demands in the random instances, one table each "
+                        "(0: every user demands every resource, the lecture's setting)")
+    a.add_argument("--tol", type=float, default=TOL)
     a = sub.add_parser("slots", help="the lecture's DRF vs slots experiment, as a tidy CSV")
     a.add_argument("--machines", type=int, default=48)
     a.add_argument("--machine", type=float, nargs="+", default=[4.0, 15.0],
@@ -28,21 +83,9 @@ def main(argv=None):
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--out", required=True)
     args = p.parse_args(argv)
-    if not (len(args.machine) == len(args.type1) == len(args.type2)):
-        p.error("--machine, --type1 and --type2 must name the same number of resources")
-    cluster = np.tile(np.asarray(args.machine, dtype=float), (args.machines, 1))
-    job_types = [JobType("Type 1", tuple(args.type1), args.tasks_per_job, args.duration),
-                 JobType("Type 2", tuple(args.type2), args.tasks_per_job, args.duration)]
-    rows = drf_vs_slots(cluster, job_types, args.slots, horizon=args.horizon,
-                        jitter=args.jitter, seed=args.seed, sample=args.sample)
     tidy.exit_on_sigterm()
-    stamp = {"machines": args.machines, "machine": " ".join(f"{c:g}" for c in args.machine),
-             "type1": " ".join(f"{c:g}" for c in args.type1),
-             "type2": " ".join(f"{c:g}" for c in args.type2),
-             "tasks_per_job": args.tasks_per_job, "duration": args.duration,
-             "jitter": args.jitter, "seed": args.seed, **tidy.stamp()}
-    tidy.write([{**row, **stamp} for row in rows], args.out)
-    print(f"drf_vs_slots: {len(rows)} rows -> {args.out}", file=sys.stderr)
+    {"properties": properties, "slots": slots}[args.command](p, args)
+    print(f"drf {args.command} -> {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

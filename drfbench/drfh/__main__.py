@@ -5,7 +5,7 @@ Exact DRFH and its properties:
   examples      the paper's Fig. 1 example: DRFH against per-server DRF (examples.py)
   properties    Pareto optimality, envy-freeness, truthfulness, single-server DRF and the
                 dedicated-cloud sharing incentive on random heterogeneous instances
-                (drfbench.properties), counterexamples listed
+                (properties.py), counterexamples listed
 Schedulers on traces:
   convert alibaba|google  the generic trace format from the vendored data (trace.py)
   dynamic       Fig. 4: three users joining on 100 servers, Best-Fit: shares over time beside
@@ -24,11 +24,11 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .. import properties as props
 from .. import api
 from .. import rows as tidy
 from .exact import allocate
 from .examples import example_rows
+from .properties import CHECKS
 from .schedulers import DEFAULT_SLOTS
 from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_phases,
                          dynamic_workload, simulate)
@@ -45,8 +45,8 @@ def examples(args):
 def properties(args):
     if args.instances < 1 or not 0 <= args.zeros < 1:
         raise SystemExit("--instances must be >= 1 and --zeros in [0, 1)")
-    rows = props.server_property_table(args.policies, args.instances, args.seed,
-                                       zeros=args.zeros, progress=sys.stderr)
+    rows = CHECKS.table(args.policies, args.instances, args.seed, zeros=args.zeros,
+                        progress=sys.stderr)
     stamp = {"instances": args.instances, "seed": args.seed, **tidy.stamp()}
     return [{**row, **stamp} for row in rows]
 

@@ -3,7 +3,7 @@ the H-DRF family's pipeline steps (workflows/rules/hdrf.smk), each writing tidy 
 
   examples    the slides' claims as worked examples, under every policy (examples.py)
   properties  hierarchical share guarantee, Pareto efficiency, no starvation on random
-              trees (drfbench.properties)
+              trees (properties.py)
   evaluate    the slides' 50-machine, 100-job evaluation on drfbench.sim (evaluation.py):
               --out the throughput rows, --summary the per-policy summary
 """
@@ -12,11 +12,11 @@ import sys
 
 import numpy as np
 
-from .. import properties as props
 from .. import rows as tidy
 from ..api import TREE, methods
 from .evaluation import EVALUATION_TREE, evaluate, jobs
 from .examples import example_rows
+from .properties import CHECKS
 
 
 def main(argv=None):
@@ -55,8 +55,8 @@ def main(argv=None):
     elif args.command == "properties":
         if args.instances < 1 or args.room <= 0:
             p.error("--instances must be >= 1 and --room > 0")
-        rows = props.tree_property_table(args.policies, args.instances, args.seed,
-                                         room=args.room, machines=(1, 1), progress=sys.stderr)
+        rows = CHECKS.table(args.policies, args.instances, args.seed, room=args.room,
+                            machines=(1, 1), progress=sys.stderr)
         stamp.update(instances=args.instances, room=args.room)
         tidy.write([{**row, **stamp} for row in rows], args.out)
     else:

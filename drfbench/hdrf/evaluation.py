@@ -20,7 +20,7 @@ Rows: per policy, leaf and time window, the mean tasks running and the tasks fin
 (the slides' "Throughput: leaf nodes"); per policy, a
 summary: jobs finished and their completion times, and, over the instants where some
 task waits, how often a node with tasks waiting held less than its guarantee (less one
-task of each leaf, as drfbench.properties.hierarchical_share_guarantee), by how much,
+task of each leaf, as properties.hierarchical_share_guarantee), by how much,
 the idle capacity per resource, how often a waiting task would have fit somewhere, and
 each top-level node's mean dominant share while every top-level node has tasks waiting
 (contended: where the policies' notions of fairness decide).
@@ -28,7 +28,7 @@ each top-level node's mean dominant share while every top-level node has tasks w
 import numpy as np
 
 from .. import sim
-from ..properties import guarantee_slack
+from .properties import guarantee_slack
 from .tasks import scheduler
 from .tree import tree as as_tree
 

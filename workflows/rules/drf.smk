@@ -31,7 +31,7 @@ rule drf_properties:
         zeros=" ".join(map(str, DRF["zeros"])),
         epsilons=" ".join(map(str, DRF["epsilons"])),
     shell:
-        "{params.python} -m drfbench.properties --out {output.table} "
+        "{params.python} -m drfbench.drf properties --out {output.table} "
         "--examples {output.examples} --methods {params.methods} "
         "--instances {params.instances} --seed {params.seed} "
         "--zeros {params.zeros} --epsilons {params.epsilons} > {log} 2>&1"

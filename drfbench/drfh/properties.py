@@ -1,0 +1,306 @@
+"""DRFH's properties on heterogeneous servers (Wang, Liang, Li, Sec. III-C and IV), checked
+on any server policy: Pareto optimality, envy-freeness, truthfulness, single-server DRF
+and the sharing incentive against a dedicated cloud (`python -m drfbench.drfh properties`).
+
+    from drfbench.drfh import properties as props
+    pool = [props.fig1_instance(), *props.random_server_instances(200, seed=0)]
+    props.server_pareto_efficiency("per-server-drf", pool)     # Verdict(holds=False, ...)
+    props.CHECKS.table(["drfh", "per-server-drf"], 200)        # tidy rows
+
+A ServerInstance is users' per-task demands in absolute units, the servers' capacities,
+weights and task counts; a server policy is a registered name taking servers ("drfh",
+"per-server-drf") or a callable policy(demands, servers, weights, tasks) ->
+drfbench.drfh.Allocation. Utilities are tasks, counted per server (a task does not span
+servers): u_i(A_i) = sum_l min_r A_ilr / a_ir, at most the user's task count. Each check
+returns a drfbench.properties Verdict.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+
+from .. import _validation as check
+from .. import api
+from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
+                          instances_of, rounded, shortfall, violation, worst_envy,
+                          worst_misreport)
+from .exact import allocate
+from .examples import worked_example
+
+# The DRFH paper's claims for DRFH (Proposition 1 to 4; Sec. IV-D: not guaranteed).
+DRFH_CLAIMS = {"server_pareto_efficiency": True, "server_envy_freeness": True,
+               "server_strategy_proofness": True, "single_server_drf": True,
+               "dedicated_sharing_incentive": False}
+
+
+@dataclass(frozen=True, eq=False)
+class ServerInstance:
+    """Per-task demands (n, m) and server capacities (L, m), absolute units; optional
+    weights (n,) and task counts (n,; inf: unbounded)."""
+    demands: np.ndarray
+    servers: np.ndarray
+    weights: np.ndarray | None = None
+    tasks: np.ndarray | None = None
+    label: str = ""
+
+    @property
+    def w(self):
+        return np.ones(len(self.demands)) if self.weights is None else self.weights
+
+    @property
+    def caps(self):
+        return np.full(len(self.demands), np.inf) if self.tasks is None else self.tasks
+
+    @property
+    def pool(self):
+        """Each resource's total over the servers (1 where no server has it)."""
+        total = self.servers.sum(axis=0)
+        return np.where(total > 0, total, 1.0)
+
+    def __str__(self):
+        def vec(v):
+            return "<" + ", ".join(f"{x:.4g}" for x in v) + ">"
+        text = "users " + "; ".join(vec(row) for row in self.demands)
+        if self.weights is not None:
+            text += f", weights {np.round(self.weights, 4).tolist()}"
+        if self.tasks is not None:
+            text += f", tasks {self.tasks.tolist()}"
+        text += " on servers " + "; ".join(vec(row) for row in self.servers)
+        return f"{self.label + ': ' if self.label else ''}{text}"
+
+
+def server_instance(demands, servers, weights=None, tasks=None, label=""):
+    """A validated ServerInstance (drfbench.drfh.allocate's checks; every user demands
+    something)."""
+    a = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")
+    C = check.machines(servers, a.shape[1])
+    if not (a > 0).any(axis=1).all():
+        raise ValueError("every user of a server instance must demand something")
+    w = None if weights is None else check.tenant_weights(weights, len(a))
+    x = None if tasks is None else np.asarray(tasks, dtype=np.float64)
+    return ServerInstance(a, C, w, x, label)
+
+
+def read_server_instances(instances):
+    """One ServerInstance or an iterable of them and of server_instance's arguments."""
+    return instances_of(ServerInstance, server_instance, instances)
+
+
+class ServerPolicy(NamedPolicy):
+    """A callable policy(demands, servers, weights, tasks) -> drfbench.drfh.Allocation,
+    named; called on an instance, with other demands in place of its own if given."""
+    takes = api.SERVERS
+
+    @staticmethod
+    def registered(method):
+        """Registered method `method` taking servers (drfbench.drfh.allocate)."""
+        return lambda a, C, w, x: allocate(a, C, method, weights=w, tasks=x)
+
+    def __call__(self, inst, demands=None):
+        return self.fn(inst.demands if demands is None else demands, inst.servers,
+                       inst.weights, inst.tasks)
+
+
+def server_tasks(demand, bundles, cap=np.inf):
+    """Tasks a user of per-task `demand` (m,) runs with `bundles` (L, m), one per server:
+    sum over servers of min_r bundle_lr / demand_r, at most `cap`."""
+    d = np.asarray(demand, dtype=np.float64)
+    per = np.divide(bundles, d, out=np.full(np.shape(bundles), np.inf), where=d > 0)
+    return min(float(per.min(axis=1).sum()), cap)
+
+
+def server_pareto_efficiency(policy, instances, *, tol=TOL, collect=None):
+    """Pareto optimality (Sec. III-C): no feasible allocation gives some user more tasks
+    and no user fewer. Checked by an LP over the configurations (identical servers
+    pooled, exact for divisible tasks): maximize sum_i x_i s_i subject to x_i >= the
+    policy's tasks, x_i <= the user's task count, every configuration's capacity.
+    Violation: the largest relative gain (x_i - u_i) / u_i of a user in that optimum."""
+    return CHECKS.verdict("server_pareto_efficiency", policy, instances, _server_pareto, tol,
+                          collect)
+
+
+def _server_pareto(policy, inst, tol, index):
+    a, C = inst.demands, inst.servers
+    u = policy(inst).tasks
+    configs, count = np.unique(C, axis=0, return_counts=True)
+    K = configs * count[:, None]
+    n, m, U = len(a), a.shape[1], len(K)
+    T = inst.pool
+    s = (a / T).max(axis=1)
+    can = ~((a[:, None, :] > 0) & (K[None, :, :] <= 0)).any(axis=2)      # (n, U)
+    # variables x_iu, user-major; capacity: sum_i x_iu a_ir <= K_ur
+    A = np.zeros((U * m + n, n * U))
+    for c in range(U):
+        for r in range(m):
+            A[c * m + r, c::U] = a[:, r] / T[r]
+    for i in range(n):
+        A[U * m + i, i * U:(i + 1) * U] = -1.0
+    b = np.concatenate([(K / T).ravel(), -u * (1 - 1e-9)])
+    bounds = [(0, None if can[i, c] else 0) for i in range(n) for c in range(U)]
+    # task counts: sum_u x_iu <= tasks_i
+    caps = inst.caps
+    finite = np.flatnonzero(np.isfinite(caps))
+    A_cap = np.zeros((len(finite), n * U))
+    for k, i in enumerate(finite):
+        A_cap[k, i * U:(i + 1) * U] = 1.0
+    res = scipy.optimize.linprog(-np.repeat(s, U), A_ub=np.vstack([A, A_cap]),
+                                 b_ub=np.concatenate([b, caps[finite]]), bounds=bounds,
+                                 method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"Pareto LP failed: {res.message}")
+    best = res.x.reshape(n, U).sum(axis=1)
+    gain = np.divide(best - u, u, out=np.where(best - u > tol, np.inf, 0.0), where=u > 0)
+    return violation(gain, tol, lambda i: Counterexample(
+        inst, f"user {i} could run {best[i]:.6g} tasks instead of {u[i]:.6g}, nobody "
+              "running fewer", dict(user=i, tasks=rounded(u), better=rounded(best))))
+
+
+def server_envy_freeness(policy, instances, *, tol=TOL, collect=None):
+    """Envy-freeness (Proposition 1): no user runs more tasks with another's allocation,
+    scaled by their weights: u_i(A_j w_i / w_j) <= u_i(A_i), counting per server and up
+    to i's task count. Violation: the relative gain u_i(A_j w_i / w_j) / u_i(A_i) - 1."""
+    return CHECKS.verdict("server_envy_freeness", policy, instances, _server_envy, tol, collect)
+
+
+def _server_envy(policy, inst, tol, index):
+    a, w, caps = inst.demands, inst.w, inst.caps
+    res = policy(inst)
+    A = res.allocation
+    return worst_envy(inst, res.tasks,
+                      lambda i, j: server_tasks(a[i], A[j] * (w[i] / w[j]), caps[i]), tol)
+
+
+def server_strategy_proofness(policy, instances, *, tol=TOL, random_misreports=4, seed=0,
+                              collect=None):
+    """Truthfulness (Proposition 3): no user runs more tasks (counted with its true demand,
+    per server, up to its task count) by reporting another demand vector. Reports: those
+    of `misreports` on the user's demand as a fraction of the pool, in absolute units.
+    Violation: the relative gain u_i(A'_i) / u_i(A_i) - 1."""
+    return CHECKS.verdict("server_strategy_proofness", policy, instances, _server_truthful,
+                          tol, collect, random_misreports=random_misreports, seed=seed)
+
+
+def _server_truthful(policy, inst, tol, index, random_misreports, seed):
+    a, caps = inst.demands, inst.caps
+
+    def tasks_reporting(i, report):
+        lie = a.copy()
+        lie[i] = report
+        return server_tasks(a[i], policy(inst, lie).allocation[i], caps[i])
+    return worst_misreport(inst, policy(inst).tasks, tasks_reporting,
+                           np.random.default_rng([seed, index]), random_misreports, tol,
+                           unit=inst.pool)
+
+
+def single_server_drf(policy, instances, *, tol=TOL, collect=None):
+    """Single-server DRF (Proposition 4): with one server (or identical ones), the policy
+    gives every user DRF's tasks on the pooled capacity (the registered method "drf").
+    Applies to such instances with unbounded tasks whose servers have every resource
+    demanded. Violation: max_i |u_i - DRF_i| / DRF_i."""
+    return CHECKS.verdict("single_server_drf", policy, instances, _single_server, tol, collect)
+
+
+def _drf_tasks(demands, weights):
+    """Each user's tasks under divisible DRF (registered method "drf") on one server of
+    capacity 1, `demands` its fractions of it: rows are scaled to at most 1 for the
+    registry (DRF is Leontief and uncapped, only a row's direction matters), tasks counted
+    with the demands given."""
+    scaled = demands / np.maximum(demands.max(axis=1), 1.0)[:, None]
+    A = api.run("drf", scaled, weights=weights).allocation.toarray()
+    return np.array([server_tasks(d, A[i:i + 1]) for i, d in enumerate(demands)])
+
+
+def _single_server(policy, inst, tol, index):
+    C = inst.servers
+    if (inst.tasks is not None or not (C == C[0]).all()
+            or (inst.demands[:, C[0] == 0] > 0).any()):
+        return None
+    expected = _drf_tasks(inst.demands / inst.pool, inst.weights)
+    u = policy(inst).tasks
+    error = np.abs(u - expected) / np.maximum(expected, 1e-300)
+    return violation(error, tol, lambda i: Counterexample(
+        inst, f"user {i} runs {u[i]:.6g} tasks, DRF on the pooled server {expected[i]:.6g}",
+        dict(user=i, tasks=rounded(u), drf=rounded(expected))))
+
+
+def dedicated_sharing_incentive(policy, instances, *, tol=TOL, collect=None):
+    """Sharing incentive against a dedicated proportional cloud (Sec. IV-D): every user
+    runs at least the tasks it could run alone on w_i / W of every server (for divisible
+    tasks the same as its share of servers drawn from the cluster's configurations, the
+    paper's Fig. 8 benchmark). The paper does not claim it (DRFH "does not guarantee
+    100% sharing incentive"). Violation: 1 - u_i / dedicated_i."""
+    return CHECKS.verdict("dedicated_sharing_incentive", policy, instances, _dedicated, tol,
+                          collect)
+
+
+def _dedicated(policy, inst, tol, index):
+    a, w, caps = inst.demands, inst.w, inst.caps
+    u = policy(inst).tasks
+    own = np.array([server_tasks(a[i], inst.servers * (w[i] / w.sum()), caps[i])
+                    for i in range(len(a))])
+    return violation(shortfall(u, own), tol, lambda i: Counterexample(
+        inst, f"user {i} runs {u[i]:.6g} tasks, fewer than the {own[i]:.6g} it runs on its "
+              f"dedicated {w[i] / w.sum():.4g} of every server",
+        dict(user=i, tasks=rounded(u), dedicated=rounded(own))))
+
+
+def fig1_instance():
+    """The DRFH paper's Fig. 1: servers <2 CPU, 12 GB> and <12 CPU, 2 GB>, users
+    <0.2 CPU, 1 GB> and <1 CPU, 0.2 GB> (per-server DRF: 6 tasks each; DRFH: 10)."""
+    return server_instance(*worked_example(), label="DRFH Fig. 1")
+
+
+def random_server_instances(count, seed=0, *, users=(2, 4), resources=(2, 3), configs=(1, 3),
+                            servers=(1, 6), zeros=0.2, weighted=0.3, finite=0.3,
+                            kind="general"):
+    """`count` random ServerInstances (a generator): servers drawn from 1..configs[1]
+    configurations of integer capacities 0..8 per resource (duplicates and missing
+    resources abound; each server has some capacity), per-task demands uniform on
+    [0.1, 2], each zero with probability `zeros` (each user keeps one); weights 1..3 in a
+    fraction `weighted` of the instances, task counts 1..10 (each user with probability
+    0.5) in a fraction `finite`. kind="single-server": one server, unbounded tasks."""
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        n = int(rng.integers(users[0], users[1] + 1))
+        m = int(rng.integers(resources[0], resources[1] + 1))
+        if kind == "single-server":
+            C = rng.integers(1, 9, size=(1, m)).astype(float)
+        else:
+            cfg = rng.integers(0, 9, size=(int(rng.integers(configs[0], configs[1] + 1)), m))
+            cfg = cfg.astype(float)
+            cfg[cfg.max(axis=1) == 0, 0] = 1.0
+            C = cfg[rng.integers(0, len(cfg), size=int(rng.integers(servers[0], servers[1] + 1)))]
+        a = rng.uniform(0.1, 2.0, size=(n, m))
+        a[rng.random((n, m)) < zeros] = 0.0
+        for i in np.flatnonzero(~(a > 0).any(axis=1)):
+            a[i, rng.integers(m)] = rng.uniform(0.1, 2.0)
+        w = rng.integers(1, 4, size=n).astype(float) if rng.random() < weighted else None
+        x = None
+        if kind != "single-server" and rng.random() < finite:
+            x = np.where(rng.random(n) < 0.5, rng.integers(1, 11, size=n), np.inf)
+        yield server_instance(a, C, w, x, label=f"{kind} #{k}")
+
+
+def table_instances(prop, count, seed=0, *, zeros=0.2):
+    """The instances the table checks `prop` on: the paper's Fig. 1 example and `count`
+    random ones; for single_server_drf, `count` random single-server ones."""
+    if prop == "single_server_drf":
+        return random_server_instances(count, seed, zeros=zeros, kind="single-server")
+    return [fig1_instance(), *random_server_instances(count, seed, zeros=zeros)]
+
+
+CHECKS = PropertySet(
+    api.SERVERS, ServerInstance, read=read_server_instances, random=random_server_instances,
+    pool=table_instances, policy=ServerPolicy,
+    checks={"server_pareto_efficiency": server_pareto_efficiency,
+            "server_envy_freeness": server_envy_freeness,
+            "server_strategy_proofness": server_strategy_proofness,
+            "single_server_drf": single_server_drf,
+            "dedicated_sharing_incentive": dedicated_sharing_incentive},
+    names={"server_pareto_efficiency": "Pareto optimality",
+           "server_envy_freeness": "Envy-freeness", "server_strategy_proofness": "Truthfulness",
+           "single_server_drf": "Single-server DRF",
+           "dedicated_sharing_incentive": "Sharing incentive (dedicated cloud)"},
+    columns=("policy", "label", *VERDICT_COLUMNS, "paper", "agrees", "zeros", "counterexample",
+             "counterexamples"),
+    claim="paper", claims={"drfh": DRFH_CLAIMS})
