@@ -252,6 +252,7 @@ def test_invariants_on_random_sparse_input():
                                rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_more_than_16_tenant_blocks():
     """Past 16 x 65,536 tenants the transposition's 16-bit tenant ids span more blocks:
     still the same allocation as round-based DC-DRF, and the same bits on 1 and 2 threads."""

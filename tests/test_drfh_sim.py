@@ -11,6 +11,7 @@ from drfbench import _isa, drfh, sim
 from drfbench.drfh import trace as tr
 from drfbench.drfh.literal import LiteralScheduler
 from drfbench.drfh.schedulers import scheduler, slot_counts
+from cases import seeds
 
 VARIANTS = list(_isa.runnable())
 
@@ -55,22 +56,23 @@ class Logged:
         self.policy.release_task(task, user, machine)
 
 
+@pytest.mark.parametrize("seed", seeds(30))
 @pytest.mark.parametrize("name", drfbench.methods(takes="trace"))
-def test_kernel_equals_literal_transcription(name):
-    for seed in range(30):
-        C, trace = random_case(seed, resources=2 + seed % 3, tasks=50)
-        logs = []
-        for policy in (LiteralScheduler(C, trace, name, slots=8),
-                       scheduler(C, trace, name, slots=8),
-                       scheduler(C, trace, name, slots=8, index=False)):
-            wrapped = Logged(policy)
-            res = sim.simulate(C, trace, wrapped, sample=5.0)
-            logs.append((wrapped.log, res.tasks["machine"].tolist(),
-                         np.nan_to_num(res.tasks["start"], nan=-1).tolist()))
-        assert logs[1] == logs[0], (name, seed)
-        assert logs[2] == logs[0], (name, seed)
+def test_kernel_equals_literal_transcription(name, seed):
+    C, trace = random_case(seed, resources=2 + seed % 3, tasks=50)
+    logs = []
+    for policy in (LiteralScheduler(C, trace, name, slots=8),
+                   scheduler(C, trace, name, slots=8),
+                   scheduler(C, trace, name, slots=8, index=False)):
+        wrapped = Logged(policy)
+        res = sim.simulate(C, trace, wrapped, sample=5.0)
+        logs.append((wrapped.log, res.tasks["machine"].tolist(),
+                     np.nan_to_num(res.tasks["start"], nan=-1).tolist()))
+    assert logs[1] == logs[0]
+    assert logs[2] == logs[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["drfh-best-fit", "drfh-first-fit"])
 def test_index_equals_scan_at_scale(name):
     """Hundreds of servers of ten configurations (ties everywhere), many tasks: the index

@@ -196,6 +196,9 @@ def tiny_rows(tmp_path_factory):
     dcdrf["deadlines"].update(tenants=600, resources=60, deadlines=[1e-3],
                               epsilons={"dcdrf": [1e-2], "sdcdrf": [1e-2]})
     dcdrf["scaling"].update(ratios=[2], resources=[20, 40, 80])
+    dcdrf["controller"].update(tenants=600, resources=60)
+    config["drf"]["instances"] = config["hdrf"]["instances"] = 3
+    config["drfh"]["properties"]["instances"] = 2
     path = workdir / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
     code, out = snakemake(workdir, "--configfile", str(path), "--omit-from", *NOTEBOOK_RULES)
@@ -377,8 +380,8 @@ def test_results_files_get_one_mode(tiny_rows):
 
 @pytest.mark.slow
 def test_captions_say_what_they_count(tiny_run):
-    workdir, _ = tiny_run
+    workdir, config = tiny_run
     text = (workdir / "results/smoke/figures/drf_properties.md").read_text()
-    instances = load("smoke")["drf"]["instances"]
+    instances = yaml.safe_load(config.read_text())["drf"]["instances"]
     assert f"{instances} random instances per check, plus the lecture's 2 examples" in text
     assert "None" not in text and "drfbench 0." in text
