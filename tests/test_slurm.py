@@ -53,8 +53,7 @@ def cannot_run(reason):
 
 @pytest.fixture(scope="module")
 def cluster():
-    """The test cluster, up for this module's tests; SLURM_CONF points SLURM's commands
-    (Snakemake's sbatch and squeue, the tests' scancel) at it."""
+    """The test cluster, up for this module's tests."""
     reason = unavailable()
     if reason:
         cannot_run(reason)
@@ -62,9 +61,7 @@ def cluster():
     try:
         if started.returncode != 0:
             cannot_run(f"local-slurm start failed: {(started.stdout + started.stderr)[-800:]}")
-        with pytest.MonkeyPatch.context() as env:
-            env.setenv("SLURM_CONF", started.stdout.splitlines()[-1].removeprefix("SLURM_CONF="))
-            yield
+        yield
     finally:
         subprocess.run([str(LOCAL_SLURM), "stop"], capture_output=True, timeout=120)
 
