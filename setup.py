@@ -9,8 +9,9 @@ per vector-width variant (faiss's pattern), with OpenMP when the compiler has it
   drfbench._kernels_avx512   512-bit AVX-512 F/VL/BW/DQ (x86-64 only)
 
 By default only what this machine runs is built: the generic variant and the widest one
-its CPU has the flags for (/proc/cpuinfo), plus every variant already built in place in
-this checkout (so that none is left behind, out of date, when a kernel changes). The
+its CPU has the flags for (/proc/cpuinfo); a build in place (`pip install -e`,
+build_variants) also rebuilds every variant already built in this checkout, so that none
+is left behind, out of date, when a kernel changes. The
 vector-width sweep builds the others in place when it needs them, with
 `python -m drfbench.build_variants NAME...` (drfbench/build_variants.py).
 
@@ -28,7 +29,8 @@ compiler is in build/kernel-cache, else the cached one is copied.
 
 One build runs at a time in a checkout (a lock on build/lock): the pipeline may build two
 variants at once, and builds share build/. A compiled kernel is replaced by renaming a new
-file over it, never rewritten in place, so a process that has the old one loaded keeps it.
+file over it, never rewritten in place, so a process that has the old one loaded keeps it;
+one that did not change is not replaced at all.
 
 Environment switches:
   DRFBENCH_DEBUG=1      bounds checking and wraparound back on, -O0 -g (for tests/debugging)
@@ -90,13 +92,19 @@ OPT_FLAGS = list(_variants.DEBUG_FLAGS if DEBUG else _variants.OPT_FLAGS)
 # Python's own flags ask for debug info (-g), which took a third of the compile time; GCC
 # generates the same code either way. DRFBENCH_DEBUG=1 keeps it.
 NO_DEBUG_INFO = [] if DEBUG else ["-g0"]
-try:
-    VARIANTS = {name: _variants.VARIANTS[name] for name in _variants.to_build(
-        os.environ.get(_variants.ENV_VARIABLE), load("_machine").cpu_info()[1],
-        built_in_place(_variants.VARIANTS))}
-except ValueError as exc:
-    sys.exit(f"setup.py: {exc}")
-print(f"drfbench: building the kernel variants {', '.join(VARIANTS)}", file=sys.stderr)
+# every variant of the architecture has its extensions; BuildExt builds the chosen ones
+VARIANTS = {name: _variants.VARIANTS[name] for name in _variants.platform_variants()}
+
+
+def chosen_variants(in_place):
+    """The variants this build compiles (drfbench._variants.to_build): those already built
+    in place count only for an in-place build, the one they could be left stale by."""
+    try:
+        return _variants.to_build(os.environ.get(_variants.ENV_VARIABLE),
+                                  load("_machine").cpu_info()[1],
+                                  built_in_place(VARIANTS) if in_place else ())
+    except ValueError as exc:
+        sys.exit(f"setup.py: {exc}")
 
 
 def compiler_has_openmp(compiler):
@@ -169,9 +177,18 @@ def shared_utility():
 
 
 class BuildExt(build_ext):
-    """Adds the OpenMP flags when available (and says loudly when not), and compiles an
-    extension only when build/kernel-cache has no build of the same C source with the
-    same flags and compiler."""
+    """Builds the chosen variants' extensions (and the shared utility module), adds the
+    OpenMP flags when available (and says loudly when not), and compiles an extension only
+    when build/kernel-cache has no build of the same C source with the same flags and
+    compiler. Compiled modules are put in place with `install`."""
+
+    def finalize_options(self):
+        super().finalize_options()          # an editable install's build is in place
+        chosen = chosen_variants(self.inplace)
+        packages = {VARIANTS[name].package for name in chosen}
+        self.extensions = [ext for ext in self.extensions
+                           if ext.name == SHARED_UTILITY or ext.name.rpartition(".")[0] in packages]
+        print(f"drfbench: building the kernel variants {', '.join(chosen)}", file=sys.stderr)
 
     def build_extensions(self):
         openmp = compiler_has_openmp(self.compiler)
@@ -197,18 +214,26 @@ class BuildExt(build_ext):
                           numpy.__version__)
         cached = CACHE / f"{ext.name}.{key[:24]}{target.suffix}"
         if cached.exists():
-            if not (target.exists() and target.read_bytes() == cached.read_bytes()):
-                target.parent.mkdir(parents=True, exist_ok=True)
-                replace_with_copy(cached, target)
+            install(cached, target)
             return
-        super().build_extension(ext)    # the linker writes a new file: loaded ones are kept
-        CACHE.mkdir(parents=True, exist_ok=True)
-        replace_with_copy(target, cached)
+        super().build_extension(ext)
+        install(target, cached)
+
+    def copy_extensions_to_source(self):
+        """An in-place build's last step (setuptools' copies each module over the old one,
+        rewriting a file running processes may have loaded)."""
+        for ext in self.extensions:
+            name = self.get_ext_filename(ext.name)
+            install(Path(self.build_lib, name), Path(name))
 
 
-def replace_with_copy(source, target):
-    """Copy `source` to `target` by renaming a complete copy over it: a process that has
-    the old `target` loaded keeps its file, and no reader sees half a copy."""
+def install(source, target):
+    """Put a copy of `source` at `target`, unless `target` already holds the same bytes, by
+    renaming a complete copy over it: a process that has the old `target` loaded (a
+    pipeline's running job) keeps its file, and no reader sees half a copy."""
+    if target.exists() and target.read_bytes() == source.read_bytes():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     shutil.copyfile(source, partial)
     os.replace(partial, target)
