@@ -1,5 +1,6 @@
 """Shared test cases: random small instances for the comparisons with the literal transcriptions (drfbench.dcdrf.literal), the
-seeds of the random-instance tests, and a task policy by slot count."""
+seeds of the random-instance tests, a task policy by slot count, and the families' part of
+a tiny pipeline config."""
 import numpy as np
 import pytest
 
@@ -50,3 +51,12 @@ def task_policy(demands, machines, slots):
     """Online DRF for slots=0, else the slot scheduler with that many slots per machine."""
     return (drf.scheduler(demands, machines, "hadoop-slots", slots=slots) if slots else
             drf.scheduler(demands, machines))
+
+
+def few_instances(config):
+    """A pipeline config (the smoke profile) with every family but DC-DRF's sweeps at a few
+    instances, and DC-DRF's controller at 600 x 60: the tests' tiny pipeline runs."""
+    config["dcdrf"]["controller"].update(tenants=600, resources=60)
+    config["drf"]["instances"] = config["hdrf"]["instances"] = 3
+    config["drfh"]["properties"]["instances"] = 2
+    return config

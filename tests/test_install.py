@@ -1,6 +1,7 @@
 """A core install, `pip install .` from this checkout with no extras (not editable, into a
 new virtual environment), imports every public module and runs every family's command
 line; the figure and workflow packages stay out of it."""
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ pytestmark = pytest.mark.slow      # it builds the kernels into a new environmen
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "drfbench"
 NOT_CORE = ("matplotlib", "seaborn", "snakemake", "jupytext", "papermill")
+# the new environment's Python sees only what is installed in it
+ISOLATED = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
 
 
 def public_modules():
@@ -37,14 +40,15 @@ def core_python(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin/python"
     install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(ROOT)],
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, env=ISOLATED)
     assert install.returncode == 0, f"pip install . failed:\n{install.stdout[-3000:]}{install.stderr[-3000:]}"
     return python
 
 
 def run(python, tmp_path, *args):
     """Run in an empty folder, so that the installed drfbench is imported, not the checkout's."""
-    return subprocess.run([str(python), *args], cwd=tmp_path, capture_output=True, text=True)
+    return subprocess.run([str(python), *args], cwd=tmp_path, capture_output=True, text=True,
+                          env=ISOLATED)
 
 
 def test_every_public_module_imports(core_python, tmp_path):

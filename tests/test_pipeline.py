@@ -11,6 +11,7 @@ import yaml
 
 from drfbench import _isa, _machine, pipeline
 from drfbench.dcdrf import sweeps
+from cases import few_instances
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--cores", "2"]
@@ -196,11 +197,8 @@ def tiny_rows(tmp_path_factory):
     dcdrf["deadlines"].update(tenants=600, resources=60, deadlines=[1e-3],
                               epsilons={"dcdrf": [1e-2], "sdcdrf": [1e-2]})
     dcdrf["scaling"].update(ratios=[2], resources=[20, 40, 80])
-    dcdrf["controller"].update(tenants=600, resources=60)
-    config["drf"]["instances"] = config["hdrf"]["instances"] = 3
-    config["drfh"]["properties"]["instances"] = 2
     path = workdir / "tiny.yaml"
-    path.write_text(yaml.safe_dump(config))
+    path.write_text(yaml.safe_dump(few_instances(config)))
     code, out = snakemake(workdir, "--configfile", str(path), "--omit-from", *NOTEBOOK_RULES)
     assert code == 0, out[-3000:]
     return workdir, path

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from drfbench.dcdrf import sweeps
+from cases import few_instances
 
 pytestmark = pytest.mark.slurm
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +77,7 @@ def tiny_config(path):
     dcdrf["deadlines"].update(tenants=600, resources=60, methods=["dcdrf", "pedrf1"], deadlines=[1e-3],
                               epsilons={"dcdrf": [1e-2]})
     dcdrf["scaling"].update(ratios=[2], resources=[20, 40, 80])
-    path.write_text(yaml.safe_dump(config))
+    path.write_text(yaml.safe_dump(few_instances(config)))
     return path
 
 
