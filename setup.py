@@ -79,12 +79,15 @@ def load(name):
     return module
 
 
+def compiled_modules(root, package):
+    """The compiled modules of `package` under `root` (this Python's)."""
+    return Path(root, *package.split(".")).glob(f"*{sysconfig.get_config_var('EXT_SUFFIX')}")
+
+
 def built_in_place(variants):
     """The variants whose kernels an earlier in-place build (`pip install -e`,
     build_variants) left in this checkout."""
-    suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    return [name for name, variant in variants.items()
-            if any(Path(*variant.package.split(".")).glob(f"*{suffix}"))]
+    return [name for name, variant in variants.items() if any(compiled_modules(".", variant.package))]
 
 
 _variants = load("_variants")
@@ -186,6 +189,11 @@ class BuildExt(build_ext):
         super().finalize_options()          # an editable install's build is in place
         chosen = chosen_variants(self.inplace)
         packages = {VARIANTS[name].package for name in chosen}
+        if not self.inplace:    # a wheel takes build/lib whole: drop what in-place builds left
+            for variant in VARIANTS.values():
+                if variant.package not in packages:
+                    for module in compiled_modules(self.build_lib, variant.package):
+                        module.unlink()
         self.extensions = [ext for ext in self.extensions
                            if ext.name == SHARED_UTILITY or ext.name.rpartition(".")[0] in packages]
         print(f"drfbench: building the kernel variants {', '.join(chosen)}", file=sys.stderr)
