@@ -1,0 +1,3 @@
+def lecture(): pass
+def lecture_series(): pass
+def sweep(): pass
