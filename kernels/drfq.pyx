@@ -10,20 +10,28 @@ decision and every packet in the middlebox for the virtual time; here:
   flows' queues  one pool of slots, flow i's ring at qoff[i] .. qoff[i] + qcap[i] - 1
                  (one slot for a backlogged flow, `buffer` otherwise), holding each
                  queued packet's index k and its start and finish tags (D each)
-  scheduler      an indexed binary heap (_heap.pxd) of the flows with a packet waiting,
-                 keyed by their head's key, ties to the lower index: the literal's
-                 min((key, i)) over the queues
-  arrivals       an indexed heap of the open-loop flows by next arrival, ties to the
-                 lower index
+  scheduler      a 4-ary min-heap of (key, flow) entries, one per flow with a packet
+                 waiting, ordered by key then flow: the literal's min((key, i)) over the
+                 queues. Only its top ever changes (the dispatched flow's key grows, or
+                 it leaves; a flow whose queue was empty joins), so it needs no positions
+                 (_heap.pxd's indexed heap keeps them, and orders by key indirectly) nor
+                 lazy deletion (its 4-ary heap breaks ties in any order); the entries
+                 hold their keys, a node's 4 children fill one cache line, and 4 infinite
+                 sentinels after the last entry spare the size checks, as there
+  arrivals       the same heap of the open-loop flows by (next arrival, flow)
   middlebox      the packets dispatched and not departed, in dispatch order (the pipeline
-                 is FIFO), a ring of m + (m - 1) x stage_buffer places: a packet's place
-                 is its dispatch number modulo that; stage buffer j is the run of
-                 scount[j] numbers from sfirst[j]
+                 is FIFO), a ring of at least m + (m - 1) x stage_buffer places (a power
+                 of two): a packet's place is its dispatch number modulo that; stage
+                 buffer j is the run of scount[j] numbers from sfirst[j]
   virtual time   per tag dimension, a monotone deque of the start tags in the middlebox
                  (the sliding window's maximum: a newer, larger tag retires the older,
                  smaller ones), whose front is the literal's max over the middlebox
   timers         TCP's acknowledgements and loss notices, a FIFO: one rtt for every
                  flow, so they fall due in the order they were made (grown with realloc)
+
+The pipeline advances in the literal's passes, less the last pass of an instant when it
+cannot move anything: a pass that put no packet in front of an idle resource already
+visited, and began no packet of cost 0, leaves nothing for another.
 
 Floating point follows the literal operation by operation; a packet's cost is a product
 made opaque to the compiler (`opaque`) so that no build fuses it into a later sum.
@@ -32,11 +40,10 @@ import numpy as np
 
 from libc.math cimport INFINITY, log
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memmove
+from libc.string cimport memcpy, memmove
+from libc.stdint cimport INT64_MAX, int8_t, uint64_t, uintptr_t
 from _common cimport int64_t, int32_t
-from libc.stdint cimport int8_t, uint64_t
-from _heap cimport IndexedHeap, iheap_remove, iheap_update
-from _platform cimport opaque
+from _platform cimport LINE, opaque
 
 cdef enum:
     DRFQ = 0               # the order of drfbench.drfq.model.SCHEDULERS
@@ -53,6 +60,7 @@ cdef enum:
     DONE = 2
     ACK = 0
     LOSS = 1
+    HEAP_EXTRA = 8         # a heap's entries besides its capacity (line offset, sentinels)
 
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL
 cdef double UNIT = 1.0 / 4503599627370496.0      # 2^-52
@@ -73,8 +81,103 @@ cdef inline double uniform(uint64_t seed, uint64_t stream, uint64_t flow, uint64
     return (<double>(h >> 12) + 0.5) * UNIT
 
 
+cdef struct Item:
+    uint64_t key                # the key's bits: ordered as the keys, which are >= 0
+    int64_t flow
+
+
+cdef struct Heap:
+    Item* item
+    Py_ssize_t size
+
+
+cdef inline uint64_t bits(double x) noexcept nogil:
+    """The bits of x: for x >= 0 (never -0.0: every key is a sum or quotient of
+    non-negative numbers starting from +0.0), in the order of the values."""
+    cdef uint64_t b
+    memcpy(&b, &x, sizeof(double))
+    return b
+
+
+cdef inline double value(uint64_t b) noexcept nogil:
+    cdef double x
+    memcpy(&x, &b, sizeof(double))
+    return x
+
+
+cdef inline bint before(const Item* a, const Item* b) noexcept nogil:
+    """a comes first: a smaller key, or an equal key and a lower flow (integer
+    comparisons, no branches)."""
+    return (a.key < b.key) | ((a.key == b.key) & (a.flow < b.flow))
+
+
+cdef inline void heap_seal(Item* e) noexcept nogil:
+    e.key = bits(INFINITY)
+    e.flow = INT64_MAX
+
+
+cdef inline void sift_down(Heap* h, Py_ssize_t pos) noexcept nogil:
+    """Restore the order below pos (its entry may come too early)."""
+    cdef Item moving = h.item[pos]
+    cdef Item* e = h.item
+    cdef Py_ssize_t child, a, b
+    while True:
+        child = 4 * pos + 1
+        if child >= h.size:
+            break
+        a = child + before(&e[child + 1], &e[child])
+        b = child + 2 + before(&e[child + 3], &e[child + 2])
+        child = b if before(&e[b], &e[a]) else a
+        if not before(&e[child], &moving):
+            break
+        e[pos] = e[child]
+        pos = child
+    e[pos] = moving
+
+
+cdef inline void heap_push(Heap* h, double key, int64_t flow) noexcept nogil:
+    cdef Item moving
+    cdef Py_ssize_t pos = h.size, parent
+    moving.key = bits(key)
+    moving.flow = flow
+    h.size += 1
+    heap_seal(&h.item[h.size + 3])
+    while pos > 0:
+        parent = (pos - 1) // 4
+        if not before(&moving, &h.item[parent]):
+            break
+        h.item[pos] = h.item[parent]
+        pos = parent
+    h.item[pos] = moving
+
+
+cdef inline void heap_pop(Heap* h) noexcept nogil:
+    h.size -= 1
+    h.item[0] = h.item[h.size]
+    heap_seal(&h.item[h.size])
+    if h.size > 0:
+        sift_down(h, 0)
+
+
+cdef inline void heap_retop(Heap* h, double key) noexcept nogil:
+    """The top's key grew to `key`."""
+    h.item[0].key = bits(key)
+    sift_down(h, 0)
+
+
+def _heap_space(Py_ssize_t capacity):
+    """Room for a heap of `capacity` entries, all sentinels, and the offset (in entries)
+    that puts entry 1 on a cache line's start."""
+    space = np.zeros(2 * (capacity + HEAP_EXTRA))
+    space[0::2] = np.inf                        # the bits of INFINITY
+    space.view(np.int64)[1::2] = INT64_MAX
+    cdef double[::1] v = space
+    cdef uintptr_t at = <uintptr_t>&v[0]
+    return space, ((LINE - (at + sizeof(Item)) % LINE) % LINE) // sizeof(Item)
+
+
 cdef struct Sim:
-    Py_ssize_t n, m, K, D, ring
+    Py_ssize_t n, m, K, D, mask     # mask: the middlebox ring's places - 1
     int sched, dist, resource, bottleneck
     uint64_t seed
     double duration, interval, rtt
@@ -93,11 +196,9 @@ cdef struct Sim:
     double* slot_F
     double* last_finish         # (n, D)
     double* max_finish          # (D,)
-    double* key                 # (n,): the head's key
     double enqueued
-    IndexedHeap ready
-    double* next_arrival
-    IndexedHeap arrivals
+    Heap ready
+    Heap arrivals
     # TCP
     double* cwnd
     double* ssthresh
@@ -111,7 +212,7 @@ cdef struct Sim:
     # the middlebox
     int64_t* rflow
     int64_t* rk
-    double* rcost               # (ring, m)
+    double* rcost               # (ring places, m)
     int64_t nd                  # packets dispatched so far: the next one's number
     int8_t* state
     int64_t* held
@@ -120,7 +221,7 @@ cdef struct Sim:
     double* since
     int64_t* sfirst
     int64_t* scount
-    int64_t* dq_seq             # (D, ring)
+    int64_t* dq_seq             # (D, ring places)
     double* dq_val
     int64_t* dq_head
     int64_t* dq_len
@@ -145,7 +246,7 @@ cdef struct Sim:
 
 cdef inline double packet_cost(const Sim* s, Py_ssize_t i, int64_t k, Py_ssize_t j) noexcept nogil:
     """Seconds packet k of flow i needs on resource j (Flows.packet_cost)."""
-    cdef double base = s.base[(i * s.K + k % s.K) * s.m + j]
+    cdef double base = s.base[(i * s.K + (k % s.K if s.K > 1 else 0)) * s.m + j]
     cdef double u
     if s.dist == 0:
         return base
@@ -156,7 +257,7 @@ cdef inline double packet_cost(const Sim* s, Py_ssize_t i, int64_t k, Py_ssize_t
 cdef inline double virtual_time(const Sim* s, Py_ssize_t d) noexcept nogil:
     """V in tag dimension d: the deque's front, or the largest finish tag dispatched."""
     if s.dq_len[d] > 0:
-        return s.dq_val[d * s.ring + s.dq_head[d]]
+        return s.dq_val[d * (s.mask + 1) + s.dq_head[d]]
     return s.max_finish[d]
 
 
@@ -173,7 +274,7 @@ cdef inline double slot_key(const Sim* s, int64_t slot) noexcept nogil:
 
 cdef void timer_push(Sim* s, double when, int kind, Py_ssize_t i, int64_t k) noexcept nogil:
     """Append a TCP event (when, kind, flow, k) to the FIFO, making room if needed."""
-    cdef Py_ssize_t cap
+    cdef Py_ssize_t cap, at
     cdef void* p
     if s.tm_head + s.tm_len == s.tm_cap:
         if s.tm_head > 0:
@@ -205,7 +306,7 @@ cdef void timer_push(Sim* s, double when, int kind, Py_ssize_t i, int64_t k) noe
                 return
             s.tm_kind = <int8_t*>p
             s.tm_cap = cap
-    cdef Py_ssize_t at = s.tm_head + s.tm_len
+    at = s.tm_head + s.tm_len
     s.tm_time[at] = when
     s.tm_kind[at] = kind
     s.tm_flow[at] = i
@@ -213,8 +314,9 @@ cdef void timer_push(Sim* s, double when, int kind, Py_ssize_t i, int64_t k) noe
     s.tm_len += 1
 
 
-cdef void arrive(Sim* s, Py_ssize_t i, double t) noexcept nogil:
-    """Middlebox.arrive: packet arrived[i] of flow i, dropped or tagged and queued."""
+cdef bint arrive(Sim* s, Py_ssize_t i, double t) noexcept nogil:
+    """Middlebox.arrive: packet arrived[i] of flow i, dropped or tagged and queued. True
+    if it is its flow's new head (the caller puts the flow in the scheduler's heap)."""
     cdef int64_t k = s.arrived[i], slot
     cdef Py_ssize_t d, j
     cdef double S, F, c, x
@@ -223,8 +325,11 @@ cdef void arrive(Sim* s, Py_ssize_t i, double t) noexcept nogil:
         s.dropped[i] += 1
         if s.kind[i] == TCP:
             timer_push(s, t + s.rtt, LOSS, i, k)
-        return
-    slot = s.qoff[i] + (s.qhead[i] + s.qlen[i]) % s.qcap[i]
+        return False
+    slot = s.qhead[i] + s.qlen[i]
+    if slot >= s.qcap[i]:
+        slot -= s.qcap[i]
+    slot += s.qoff[i]
     s.slot_k[slot] = k
     if s.sched == FIFO:
         s.slot_S[slot] = s.enqueued
@@ -251,23 +356,27 @@ cdef void arrive(Sim* s, Py_ssize_t i, double t) noexcept nogil:
             s.slot_F[slot * s.D + d] = F
             s.last_finish[i * s.D + d] = F
     s.enqueued += 1
-    if s.qlen[i] == 0:
-        s.key[i] = slot_key(s, slot)
-        iheap_update(&s.ready, i)
     s.qlen[i] += 1
+    return s.qlen[i] == 1
+
+
+cdef inline void enter(Sim* s, Py_ssize_t i, double t) noexcept nogil:
+    """A source's packet arrives; a new head puts its flow in the scheduler's heap."""
+    if arrive(s, i, t):
+        heap_push(&s.ready, slot_key(s, s.qoff[i] + s.qhead[i]), i)
 
 
 cdef void send(Sim* s, Py_ssize_t i, double t) noexcept nogil:
     """TCP: send while fewer than cwnd packets are outstanding."""
     while s.outstanding[i] + 1 <= s.cwnd[i]:
         s.outstanding[i] += 1
-        arrive(s, i, t)
+        enter(s, i, t)
 
 
 cdef int64_t dispatch(Sim* s, double t) noexcept nogil:
     """Middlebox.dispatch: the head packet with the smallest key enters; its number."""
-    cdef Py_ssize_t i = s.ready.heap[0], d, j
-    cdef int64_t slot = s.qoff[i] + s.qhead[i], seq = s.nd, r = s.nd % s.ring, back
+    cdef Py_ssize_t i = s.ready.item[0].flow, d, j, ring = s.mask + 1
+    cdef int64_t slot = s.qoff[i] + s.qhead[i], seq = s.nd, r = s.nd & s.mask, back
     cdef int64_t k = s.slot_k[slot]
     cdef double S
     s.rflow[r] = i
@@ -280,11 +389,11 @@ cdef int64_t dispatch(Sim* s, double t) noexcept nogil:
                 s.max_finish[d] = s.slot_F[slot * s.D + d]
             S = s.slot_S[slot * s.D + d]
             while s.dq_len[d] > 0:
-                back = d * s.ring + (s.dq_head[d] + s.dq_len[d] - 1) % s.ring
+                back = d * ring + ((s.dq_head[d] + s.dq_len[d] - 1) & s.mask)
                 if s.dq_val[back] > S:
                     break
                 s.dq_len[d] -= 1
-            back = d * s.ring + (s.dq_head[d] + s.dq_len[d]) % s.ring
+            back = d * ring + ((s.dq_head[d] + s.dq_len[d]) & s.mask)
             s.dq_seq[back] = seq
             s.dq_val[back] = S
             s.dq_len[d] += 1
@@ -294,15 +403,16 @@ cdef int64_t dispatch(Sim* s, double t) noexcept nogil:
         s.log_t[s.nlog] = t
         s.log_f[s.nlog] = i
     s.nlog += 1
-    s.qhead[i] = (s.qhead[i] + 1) % s.qcap[i]
+    s.qhead[i] += 1
+    if s.qhead[i] == s.qcap[i]:
+        s.qhead[i] = 0
     s.qlen[i] -= 1
     if s.kind[i] == BACKLOGGED:
         arrive(s, i, t)
-    elif s.qlen[i] > 0:
-        s.key[i] = slot_key(s, s.qoff[i] + s.qhead[i])
-        iheap_update(&s.ready, i)
+    if s.qlen[i] > 0:
+        heap_retop(&s.ready, slot_key(s, s.qoff[i] + s.qhead[i]))
     else:
-        iheap_remove(&s.ready, i)
+        heap_pop(&s.ready)
     return seq
 
 
@@ -323,21 +433,22 @@ cdef void redecide(Sim* s, double t) noexcept nogil:
     s.boundary += 1
 
 
-cdef inline void begin(Sim* s, Py_ssize_t j, int64_t seq, double t) noexcept nogil:
-    """Resource j takes packet number seq at t."""
-    cdef double c = s.rcost[(seq % s.ring) * s.m + j]
+cdef inline bint begin(Sim* s, Py_ssize_t j, int64_t seq, double t) noexcept nogil:
+    """Resource j takes packet number seq at t; True if it is done with it at once."""
+    cdef double c = s.rcost[(seq & s.mask) * s.m + j]
     s.held[j] = seq
     if c > 0:
         s.state[j] = SERVING
         s.start[j] = t
         s.end[j] = t + c
-    else:
-        s.state[j] = DONE
-        s.since[j] = t
+        return False
+    s.state[j] = DONE
+    s.since[j] = t
+    return True
 
 
 cdef inline void complete(Sim* s, Py_ssize_t j, double t) noexcept nogil:
-    cdef int64_t r = s.held[j] % s.ring
+    cdef int64_t r = s.held[j] & s.mask
     cdef double c = s.rcost[r * s.m + j]
     s.busy[j] += c
     s.work[s.rflow[r] * s.m + j] += c
@@ -354,7 +465,7 @@ cdef inline int64_t release(Sim* s, Py_ssize_t j, double t) noexcept nogil:
 
 cdef void depart(Sim* s, int64_t seq, double t) noexcept nogil:
     """The oldest packet in the middlebox leaves after the last resource."""
-    cdef int64_t r = seq % s.ring, b
+    cdef int64_t r = seq & s.mask, b
     cdef Py_ssize_t i = s.rflow[r], d
     s.served[i] += 1
     if s.bins:
@@ -363,40 +474,39 @@ cdef void depart(Sim* s, int64_t seq, double t) noexcept nogil:
     if s.kind[i] == TCP:
         timer_push(s, t + s.rtt, ACK, i, s.rk[r])
     for d in range(s.D):
-        if s.dq_len[d] > 0 and s.dq_seq[d * s.ring + s.dq_head[d]] == seq:
-            s.dq_head[d] = (s.dq_head[d] + 1) % s.ring
+        if s.dq_len[d] > 0 and s.dq_seq[d * (s.mask + 1) + s.dq_head[d]] == seq:
+            s.dq_head[d] = (s.dq_head[d] + 1) & s.mask
             s.dq_len[d] -= 1
 
 
 cdef void advance(Sim* s, double t) noexcept nogil:
-    """Middlebox.advance: passes from the last resource to the first until nothing moves."""
-    cdef bint moved = True
+    """Middlebox.advance: passes from the last resource to the first until one would
+    move nothing (see the module docstring for the pass left out)."""
+    cdef bint again = True
     cdef Py_ssize_t j
     cdef int64_t seq
-    while moved:
-        moved = False
+    while again:
+        again = False
         for j in range(s.m - 1, -1, -1):
             if s.state[j] == DONE:
                 if j == s.m - 1:
                     depart(s, release(s, j, t), t)
-                    moved = True
                 elif s.scount[j + 1] < s.stage_cap:
                     seq = release(s, j, t)
                     if s.scount[j + 1] == 0:
                         s.sfirst[j + 1] = seq
                     s.scount[j + 1] += 1
-                    moved = True
+                    if s.state[j + 1] == IDLE:
+                        again = True            # resource j + 1 was visited: next pass
             if s.state[j] == IDLE:
                 if j > 0:
                     if s.scount[j] > 0:
                         seq = s.sfirst[j]
                         s.sfirst[j] += 1
                         s.scount[j] -= 1
-                        begin(s, j, seq, t)
-                        moved = True
+                        again |= begin(s, j, seq, t)
                 elif s.ready.size > 0:
-                    begin(s, 0, dispatch(s, t), t)
-                    moved = True
+                    again |= begin(s, 0, dispatch(s, t), t)
 
 
 cdef void instant(Sim* s, double t) noexcept nogil:
@@ -424,15 +534,14 @@ cdef void instant(Sim* s, double t) noexcept nogil:
         s.tm_head += 1
         s.tm_len -= 1
         send(s, i, t)
-    while s.arrivals.size > 0 and s.next_arrival[s.arrivals.heap[0]] == t:
-        i = s.arrivals.heap[0]
-        arrive(s, i, t)
+    while s.arrivals.size > 0 and value(s.arrivals.item[0].key) == t:
+        i = s.arrivals.item[0].flow
+        enter(s, i, t)
         k = s.arrived[i]
         if s.kind[i] == CONSTANT:
-            s.next_arrival[i] = k / s.rate[i]
+            heap_retop(&s.arrivals, k / s.rate[i])
         else:
-            s.next_arrival[i] = t + -log(uniform(s.seed, 0, i, k)) / s.rate[i]
-        iheap_update(&s.arrivals, i)
+            heap_retop(&s.arrivals, t + -log(uniform(s.seed, 0, i, k)) / s.rate[i])
     advance(s, t)
 
 
@@ -442,7 +551,7 @@ cdef void run_loop(Sim* s) noexcept nogil:
     cdef double t, T = s.duration
     for i in range(s.n):
         if s.kind[i] == BACKLOGGED:
-            arrive(s, i, 0.0)
+            enter(s, i, 0.0)
         elif s.kind[i] == TCP:
             send(s, i, 0.0)
     instant(s, 0.0)
@@ -453,15 +562,15 @@ cdef void run_loop(Sim* s) noexcept nogil:
                 t = s.end[j]
         if s.tm_len > 0 and s.tm_time[s.tm_head] < t:
             t = s.tm_time[s.tm_head]
-        if s.arrivals.size > 0 and s.next_arrival[s.arrivals.heap[0]] < t:
-            t = s.next_arrival[s.arrivals.heap[0]]
+        if s.arrivals.size > 0 and value(s.arrivals.item[0].key) < t:
+            t = value(s.arrivals.item[0].key)
         if t >= T:
             break
         instant(s, t)
     for j in range(s.m):
         if s.state[j] == SERVING:
             s.busy[j] += T - s.start[j]
-            s.work[s.rflow[s.held[j] % s.ring] * s.m + j] += T - s.start[j]
+            s.work[s.rflow[s.held[j] & s.mask] * s.m + j] += T - s.start[j]
         elif s.state[j] == DONE:
             s.blocked[j] += T - s.since[j]
 
@@ -480,10 +589,12 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
     bottleneck's re-decisions (room for all), log_t and log_f the first len(log_t)
     dispatches. Returns (re-decisions made, dispatches made)."""
     cdef Sim s
-    cdef Py_ssize_t n = costs.shape[0], m = costs.shape[2], i, slots
+    cdef Py_ssize_t n = costs.shape[0], m = costs.shape[2], i, slots, ring = 1
+    while ring < m + (m - 1) * stage_buffer:
+        ring *= 2
     s.n, s.m, s.K = n, m, costs.shape[1]
     s.D = m if scheduler == DOVETAIL else 1
-    s.ring = m + (m - 1) * stage_buffer
+    s.mask = ring - 1
     s.sched, s.dist, s.resource, s.bottleneck = scheduler, packet_costs, resource, resource
     s.seed, s.duration, s.interval, s.rtt = seed, duration, interval, rtt
     s.stage_cap, s.bins, s.boundary = stage_buffer, series.shape[0], 1
@@ -492,25 +603,25 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
     qcap = np.where(np.asarray(kind) == BACKLOGGED, 1, buffer).astype(np.int64)
     qoff = np.concatenate([[0], np.cumsum(qcap)[:-1]]).astype(np.int64)
     slots = int(qcap.sum())
+    ready_space, ready_at = _heap_space(n)
+    arrival_space, arrival_at = _heap_space(n)
     arrays = dict(qhead=np.zeros(n, np.int64), qlen=np.zeros(n, np.int64),
                   slot_k=np.zeros(slots, np.int64), slot_S=np.zeros(slots * s.D),
                   slot_F=np.zeros(slots * s.D), last_finish=np.zeros(n * s.D),
-                  max_finish=np.zeros(s.D), key=np.zeros(n), next_arrival=np.zeros(n),
-                  heaps=np.zeros(4 * n, np.int64), cwnd=np.full(n, float(initial_window)),
+                  max_finish=np.zeros(s.D), cwnd=np.full(n, float(initial_window)),
                   ssthresh=np.full(n, np.inf), outstanding=np.zeros(n, np.int64),
-                  recover=np.zeros(n, np.int64), rflow=np.zeros(s.ring, np.int64),
-                  rk=np.zeros(s.ring, np.int64), rcost=np.zeros(s.ring * m),
+                  recover=np.zeros(n, np.int64), rflow=np.zeros(ring, np.int64),
+                  rk=np.zeros(ring, np.int64), rcost=np.zeros(ring * m),
                   state=np.zeros(m, np.int8), held=np.zeros(m, np.int64), start=np.zeros(m),
                   end=np.full(m, np.inf), since=np.zeros(m), sfirst=np.zeros(m, np.int64),
-                  scount=np.zeros(m, np.int64), dq_seq=np.zeros(s.D * s.ring, np.int64),
-                  dq_val=np.zeros(s.D * s.ring), dq_head=np.zeros(s.D, np.int64),
+                  scount=np.zeros(m, np.int64), dq_seq=np.zeros(s.D * ring, np.int64),
+                  dq_val=np.zeros(s.D * ring), dq_head=np.zeros(s.D, np.int64),
                   dq_len=np.zeros(s.D, np.int64), used=np.zeros(m), scratch=np.zeros(m))
-    arrays["heaps"][2 * n:] = -1                    # both heaps' pos: not in the heap
     cdef int64_t[::1] qcap_v = qcap, qoff_v = qoff, qhead = arrays["qhead"], qlen = arrays["qlen"]
-    cdef int64_t[::1] slot_k = arrays["slot_k"], heaps = arrays["heaps"]
+    cdef int64_t[::1] slot_k = arrays["slot_k"]
     cdef double[::1] slot_S = arrays["slot_S"], slot_F = arrays["slot_F"]
     cdef double[::1] last_finish = arrays["last_finish"], max_finish = arrays["max_finish"]
-    cdef double[::1] key = arrays["key"], next_arrival = arrays["next_arrival"]
+    cdef double[::1] ready_v = ready_space, arrival_v = arrival_space
     cdef double[::1] cwnd = arrays["cwnd"], ssthresh = arrays["ssthresh"]
     cdef int64_t[::1] outstanding = arrays["outstanding"], recover = arrays["recover"]
     cdef int64_t[::1] rflow = arrays["rflow"], rk = arrays["rk"], held = arrays["held"]
@@ -522,12 +633,10 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
     cdef int64_t[::1] dq_seq = arrays["dq_seq"], dq_head = arrays["dq_head"], dq_len = arrays["dq_len"]
     s.qcap, s.qoff, s.qhead, s.qlen = &qcap_v[0], &qoff_v[0], &qhead[0], &qlen[0]
     s.slot_k, s.slot_S, s.slot_F = &slot_k[0], &slot_S[0], &slot_F[0]
-    s.last_finish, s.max_finish, s.key = &last_finish[0], &max_finish[0], &key[0]
+    s.last_finish, s.max_finish = &last_finish[0], &max_finish[0]
     s.enqueued = 0.0
-    s.ready.heap, s.ready.pos, s.ready.key, s.ready.tie, s.ready.size = &heaps[0], &heaps[2 * n], &key[0], NULL, 0
-    s.next_arrival = &next_arrival[0]
-    s.arrivals.heap, s.arrivals.pos = &heaps[n], &heaps[3 * n]
-    s.arrivals.key, s.arrivals.tie, s.arrivals.size = &next_arrival[0], NULL, 0
+    s.ready.item, s.ready.size = <Item*>&ready_v[0] + <Py_ssize_t>ready_at, 0
+    s.arrivals.item, s.arrivals.size = <Item*>&arrival_v[0] + <Py_ssize_t>arrival_at, 0
     s.cwnd, s.ssthresh, s.outstanding, s.recover = &cwnd[0], &ssthresh[0], &outstanding[0], &recover[0]
     s.rflow, s.rk, s.rcost, s.nd = &rflow[0], &rk[0], &rcost[0], 0
     s.state, s.held, s.start, s.end, s.since = &state[0], &held[0], &start[0], &end[0], &since[0]
@@ -551,9 +660,10 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
         if s.tm_time == NULL or s.tm_flow == NULL or s.tm_k == NULL or s.tm_kind == NULL:
             raise MemoryError("drfq: no memory for the TCP timers")
         for i in range(n):
-            if kind[i] == CONSTANT or kind[i] == POISSON:
-                next_arrival[i] = 0.0 if kind[i] == CONSTANT else -log(uniform(seed, 0, i, 0)) / rates[i]
-                iheap_update(&s.arrivals, i)
+            if kind[i] == CONSTANT:
+                heap_push(&s.arrivals, 0.0, i)
+            elif kind[i] == POISSON:
+                heap_push(&s.arrivals, -log(uniform(seed, 0, i, 0)) / rates[i], i)
         with nogil:
             run_loop(&s)
         if s.failed:

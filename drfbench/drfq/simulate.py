@@ -129,7 +129,7 @@ def _kernel(flows, s, isa, decisions):
             s.stage_buffer, s.initial_window, out["served"], out["dispatched"], out["arrived"],
             out["dropped"], out["work"], out["busy"], out["blocked"], out["series"],
             out["bottleneck"], log_t, log_f)
-        if dispatched <= room:
+        if not decisions or dispatched <= room:
             break
         room = dispatched                  # deterministic: the same run, with room for all
     out["bottleneck"] = out["bottleneck"][:made]
