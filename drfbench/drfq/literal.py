@@ -54,6 +54,15 @@ arrived when the previous left the queue). For memoryless DRFQ, fq and bottlenec
 tags are non-decreasing in dispatch order (SFQ's property), so V is the start tag of the
 packet dispatched last; for dovetailing each S_j alone is not, so V_j needs the maximum.
 
+The bound. With backlogged flows under memoryless DRFQ, a flow's next start tag is the
+sum of its dispatched packets' dominant costs over its weight (V never exceeds it), and
+the smallest goes next, so after every dispatch any two flows' normalized dominant
+services differ by at most the larger of their largest normalized packets: SFQ's fairness
+bound (Goyal et al., Theorem 1) on DRFQ's virtual time, the kind the paper proves (a
+packet's largest processing time). Dovetailing meets it too when each flow's packets cost
+the same; with costs varying per packet it credits a flow for complementary packets (the
+paper's <1, 2>, <2, 1> example), which no bound on dominant service can allow.
+
 TCP-like sources (closed loop). A flow keeps a congestion window cwnd (packets, starting
 at `initial_window`, RFC 6928's 10) and ssthresh (infinite at first), and sends a new
 packet whenever fewer than cwnd of its packets are outstanding; a packet reaches the

@@ -65,9 +65,9 @@ def mix(x):
 def uniform(seed, stream, flow, k):
     """A uniform number in (0, 1), a function of its four integers alone: the top 52 bits of
     the hash, plus one half, over 2^52 (exact in double precision)."""
-    h = mix((seed + GOLDEN * (stream + 1)) & MASK)
-    h = mix((h + GOLDEN * (flow + 1)) & MASK)
-    h = mix((h + GOLDEN * (k + 1)) & MASK)
+    h = mix((int(seed) + GOLDEN * (int(stream) + 1)) & MASK)
+    h = mix((h + GOLDEN * (int(flow) + 1)) & MASK)
+    h = mix((h + GOLDEN * (int(k) + 1)) & MASK)
     return ((h >> 12) + 0.5) * UNIT
 
 
