@@ -16,8 +16,10 @@ decision and every packet in the middlebox for the virtual time; here:
                  it leaves; a flow whose queue was empty joins), so it needs no positions
                  (_heap.pxd's indexed heap keeps them, and orders by key indirectly) nor
                  lazy deletion (its 4-ary heap breaks ties in any order); the entries
-                 hold their keys, a node's 4 children fill one cache line, and 4 infinite
-                 sentinels after the last entry spare the size checks, as there
+                 hold their keys' bits (keys are >= 0: the bits order them), compared
+                 with the flow as one 128-bit integer; a node's 4 children fill one cache
+                 line, and 4 infinite sentinels after the last entry spare the size
+                 checks, as there; the top sinks bottom-up (sift_down)
   arrivals       the same heap of the open-loop flows by (next arrival, flow)
   middlebox      the packets dispatched and not departed, in dispatch order (the pipeline
                  is FIFO), a ring of at least m + (m - 1) x stage_buffer places (a power
@@ -231,14 +233,14 @@ cdef struct Sim:
     double* tm_time
     int64_t* tm_flow
     int64_t* tm_k
-    int8_t* tm_kind
+    int64_t* tm_kind
     Py_ssize_t tm_head, tm_len, tm_cap
     # the middlebox
     int64_t* rflow
     int64_t* rk
     double* rcost               # (ring places, m)
     int64_t nd                  # packets dispatched so far: the next one's number
-    int8_t* state
+    int64_t* state
     int64_t* held
     double* start
     double* end
@@ -305,7 +307,7 @@ cdef void timer_push(Sim* s, double when, int kind, Py_ssize_t i, int64_t k) noe
             memmove(s.tm_time, s.tm_time + s.tm_head, s.tm_len * sizeof(double))
             memmove(s.tm_flow, s.tm_flow + s.tm_head, s.tm_len * sizeof(int64_t))
             memmove(s.tm_k, s.tm_k + s.tm_head, s.tm_len * sizeof(int64_t))
-            memmove(s.tm_kind, s.tm_kind + s.tm_head, s.tm_len * sizeof(int8_t))
+            memmove(s.tm_kind, s.tm_kind + s.tm_head, s.tm_len * sizeof(int64_t))
             s.tm_head = 0
         if s.tm_len == s.tm_cap:
             cap = 2 * s.tm_cap
@@ -324,11 +326,11 @@ cdef void timer_push(Sim* s, double when, int kind, Py_ssize_t i, int64_t k) noe
                 s.failed = True
                 return
             s.tm_k = <int64_t*>p
-            p = realloc(s.tm_kind, cap * sizeof(int8_t))
+            p = realloc(s.tm_kind, cap * sizeof(int64_t))
             if p == NULL:
                 s.failed = True
                 return
-            s.tm_kind = <int8_t*>p
+            s.tm_kind = <int64_t*>p
             s.tm_cap = cap
     at = s.tm_head + s.tm_len
     s.tm_time[at] = when
@@ -636,7 +638,7 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
                   ssthresh=np.full(n, np.inf), outstanding=np.zeros(n, np.int64),
                   recover=np.zeros(n, np.int64), rflow=np.zeros(ring, np.int64),
                   rk=np.zeros(ring, np.int64), rcost=np.zeros(ring * m),
-                  state=np.zeros(m, np.int8), held=np.zeros(m, np.int64), start=np.zeros(m),
+                  state=np.zeros(m, np.int64), held=np.zeros(m, np.int64), start=np.zeros(m),
                   end=np.full(m, np.inf), since=np.zeros(m), sfirst=np.zeros(m, np.int64),
                   scount=np.zeros(m, np.int64), dq_seq=np.zeros(s.D * ring, np.int64),
                   dq_val=np.zeros(s.D * ring), dq_head=np.zeros(s.D, np.int64),
@@ -652,7 +654,7 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
     cdef double[::1] rcost = arrays["rcost"], start = arrays["start"], end = arrays["end"]
     cdef double[::1] since = arrays["since"], dq_val = arrays["dq_val"], used = arrays["used"]
     cdef double[::1] scratch = arrays["scratch"]
-    cdef int8_t[::1] state = arrays["state"]
+    cdef int64_t[::1] state = arrays["state"]
     cdef int64_t[::1] sfirst = arrays["sfirst"], scount = arrays["scount"]
     cdef int64_t[::1] dq_seq = arrays["dq_seq"], dq_head = arrays["dq_head"], dq_len = arrays["dq_len"]
     s.qcap, s.qoff, s.qhead, s.qlen = &qcap_v[0], &qoff_v[0], &qhead[0], &qlen[0]
@@ -679,7 +681,7 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
     s.tm_time = <double*>malloc(s.tm_cap * sizeof(double))
     s.tm_flow = <int64_t*>malloc(s.tm_cap * sizeof(int64_t))
     s.tm_k = <int64_t*>malloc(s.tm_cap * sizeof(int64_t))
-    s.tm_kind = <int8_t*>malloc(s.tm_cap * sizeof(int8_t))
+    s.tm_kind = <int64_t*>malloc(s.tm_cap * sizeof(int64_t))
     try:
         if s.tm_time == NULL or s.tm_flow == NULL or s.tm_k == NULL or s.tm_kind == NULL:
             raise MemoryError("drfq: no memory for the TCP timers")
