@@ -286,6 +286,7 @@ def test_evaluation_rows():
     (lambda: drfq.simulate(LECTURE, source=["tcp", "tcp"], rates=[1e4, None]), "takes no rate"),
     (lambda: drfq.simulate(LECTURE, "fq", resource=2), "resource must be"),
     (lambda: drfq.simulate(LECTURE, interval=0.0), "interval must be positive"),
+    (lambda: drfq.simulate(LECTURE, "bottleneck", duration=10.0, interval=1e-8), "re-decides"),
     (lambda: drfq.simulate(LECTURE, rtt=math.nan), "rtt must not be NaN"),
     (lambda: drfq.simulate(LECTURE, seed=-1), "seed"),
     (lambda: drfq.sweep(distributions=("zipf",)), "unknown cost distribution"),

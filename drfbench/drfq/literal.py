@@ -45,8 +45,8 @@ none, the largest finish tag dispatched so far (SFQ's rule at the end of a busy 
   fifo           first come, first served: by arrival order, no tags
 
 The memoryless and dovetailing forms and V as the largest start tag in service are
-DRFQ's (Sec. 5 of the paper; we reconstructed them from public descriptions of it and of
-SFQ, the paper's own text not being at hand). Where the paper is silent, and chosen here:
+DRFQ's (reconstructed from public descriptions of the paper and of SFQ, the paper's own
+text not being at hand). Where the paper is silent, and chosen here:
 what "in service" means with a pipeline (in the middlebox, above), ties (lower index),
 tags at arrival with V taken before the same instant's departures, the bottleneck's
 measure (the share of time serving), and the backlogged source (one packet always waiting,

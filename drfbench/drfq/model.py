@@ -15,8 +15,8 @@ source:
                previous one enters the pipeline (never dropped)
   constant     open loop: packet k arrives at k / rate
   poisson      open loop: exponential gaps of mean 1 / rate, the first after one gap
-  tcp          closed loop: a TCP-like AIMD window (see literal.py's docstring and
-               TCP_CONSTANTS below)
+  tcp          closed loop: a TCP-like AIMD window (literal.py's docstring states the
+               model; its constants are below)
 
 Open-loop and TCP flows queue in a buffer of `buffer` packets each; an arrival to a full
 buffer is dropped (tail drop) and counted.
@@ -49,6 +49,7 @@ BUFFER = 100            # packets per flow queue: about one bandwidth-delay prod
 STAGE_BUFFER = 32       # packets between consecutive resources (see literal.py)
 INITIAL_WINDOW = 10     # packets: TCP's initial window (RFC 6928)
 BINS = 100              # bins of the per-flow rate-over-time series
+MAX_REDECISIONS = 1e8   # the bottleneck's re-decisions are kept: at most this many
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -257,11 +258,15 @@ def settings(m, scheduler="drfq", *, duration=1.0, resource=0, interval=INTERVAL
     if scheduler not in SCHEDULERS:
         raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
     duration = _positive(duration, "duration")
+    interval = _positive(interval, "interval")
+    if scheduler == "bottleneck" and duration / interval > MAX_REDECISIONS:
+        raise ValueError(f"interval {interval} s re-decides the bottleneck more than "
+                         f"{MAX_REDECISIONS:.0e} times in {duration} s")
     if isinstance(resource, bool) or not isinstance(resource, numbers.Integral) or not 0 <= resource < m:
         raise ValueError(f"resource must be an index of the pipeline's {m} resources, got {resource!r}")
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 0:
         raise ValueError(f"bins must be a non-negative integer, got {bins!r}")
-    return Settings(scheduler, duration, int(resource), _positive(interval, "interval"),
+    return Settings(scheduler, duration, int(resource), interval,
                     _positive(rtt, "rtt"), check.positive_int(buffer, "buffer", allow_none=False),
                     check.positive_int(stage_buffer, "stage_buffer", allow_none=False),
                     check.positive_int(initial_window, "initial_window", allow_none=False), int(bins))

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _isa
 from .. import rows as tidy
 from . import literal as transcription
-from .model import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, RTT, SOURCES, STAGE_BUFFER,
+from .model import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, PACKET_COSTS, RTT, SOURCES, STAGE_BUFFER,
                     flows as make_flows, settings as make_settings)
 
 
@@ -88,7 +88,7 @@ class Result:
         stamp = tidy.stamp(isa=None if self.isa == "literal" else self.isa)
         run = {"scheduler": s.scheduler, "duration": s.duration, "flows": f.n, "resources": f.m,
                "resource": s.resource, "interval": s.interval, "rtt": s.rtt, "buffer": s.buffer,
-               "stage_buffer": s.stage_buffer, "packet_costs": f.packet_costs, "seed": f.seed,
+               "stage_buffer": s.stage_buffer, "packet_costs": PACKET_COSTS[f.packet_costs], "seed": f.seed,
                "literal": self.isa == "literal"}
         load = {**{f"busy_{j}": float(b) for j, b in enumerate(self.busy)},
                 **{f"blocked_{j}": float(b) for j, b in enumerate(self.blocked)}}
