@@ -53,24 +53,23 @@ def lecture(duration=5.0, rtt=1e-3, interval=0.3, sources=("backlogged", "tcp"),
     for source in sources:
         options = dict(duration=duration, source=source, rtt=rtt, interval=interval, bins=0,
                        seed=seed)
-        alone = [simulate([c], "fifo", **options).throughput[0] for c in LECTURE_COSTS]
-        runs = [("alone", "fifo", 0, alone)]
+        alone = [simulate([c], "fifo", **options) for c in LECTURE_COSTS]
+        runs = [("alone", "fifo", 0, [(r.throughput[0], r.dominant_share[0], r.dropped[0])
+                                      for r in alone])]
         for scenario, scheduler, resource in LECTURE_SCENARIOS:
             r = simulate(LECTURE_COSTS, scheduler, resource=resource, **options)
-            runs.append((scenario, scheduler, resource, r))
-        for scenario, scheduler, resource, r in runs:
-            for i in range(2):
-                if scenario == "alone":
-                    rate, share, dropped = alone[i], alone[i] * max(LECTURE_COSTS[i]), None
-                else:
-                    rate, share, dropped = r.throughput[i], r.dominant_share[i], int(r.dropped[i])
-                mbps = LECTURE_MBPS.get(scenario)
+            runs.append((scenario, scheduler, resource, list(zip(r.throughput, r.dominant_share,
+                                                                 r.dropped))))
+        for scenario, scheduler, resource, flows in runs:
+            mbps = LECTURE_MBPS.get(scenario)
+            for i, (rate, share, dropped) in enumerate(flows):
                 out.append({"source": source, "scenario": scenario, "scheduler": scheduler,
                             "resource": resource, "flow": i,
                             "kind": "bandwidth-bound" if i == 0 else "cpu-bound",
                             "cost_cpu": LECTURE_COSTS[i][0], "cost_nic": LECTURE_COSTS[i][1],
-                            "throughput": float(rate), "ratio_to_alone": float(rate / alone[i]),
-                            "dominant_share": float(share), "dropped": dropped,
+                            "throughput": float(rate),
+                            "ratio_to_alone": float(rate / alone[i].throughput[0]),
+                            "dominant_share": float(share), "dropped": int(dropped),
                             "lecture_mbps": mbps[i] if mbps else None,
                             "lecture_ratio": mbps[i] / LECTURE_MBPS["alone"][i] if mbps else None,
                             "duration": duration, "rtt": rtt, "interval": interval, **stamp})
