@@ -45,7 +45,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove
 from libc.stdint cimport INT64_MAX, int8_t, uint64_t, uintptr_t
 from _common cimport int64_t, int32_t
-from _platform cimport LINE, opaque
+from _platform cimport LINE, opaque, prefetch
 
 cdef enum:
     DRFQ = 0               # the order of drfbench.drfq.model.SCHEDULERS
@@ -145,6 +145,11 @@ cdef inline void sift_down(Heap* h, Item moving) noexcept nogil:
         child = 4 * pos + 1
         if child >= h.size:
             break
+        if 16 * pos + 5 < h.size:          # the grandchildren: 4 lines, requested together
+            prefetch(&e[16 * pos + 5])
+            prefetch(&e[16 * pos + 9])
+            prefetch(&e[16 * pos + 13])
+            prefetch(&e[16 * pos + 17])
         a = child + before(&e[child + 1], &e[child])
         b = child + 2 + before(&e[child + 3], &e[child + 2])
         child = b if before(&e[b], &e[a]) else a
@@ -237,7 +242,6 @@ cdef struct Sim:
     Py_ssize_t tm_head, tm_len, tm_cap
     # the middlebox
     int64_t* rflow
-    int64_t* rk
     double* rcost               # (ring places, m)
     int64_t nd                  # packets dispatched so far: the next one's number
     int64_t* state
@@ -406,7 +410,6 @@ cdef int64_t dispatch(Sim* s, double t) noexcept nogil:
     cdef int64_t k = s.slot_k[slot]
     cdef double S
     s.rflow[r] = i
-    s.rk[r] = k
     for j in range(s.m):
         s.rcost[r * s.m + j] = packet_cost(s, i, k, j)
     if s.sched != FIFO:
@@ -439,6 +442,15 @@ cdef int64_t dispatch(Sim* s, double t) noexcept nogil:
         heap_retop(&s.ready, slot_key(s, s.qoff[i] + s.qhead[i]))
     else:
         heap_pop(&s.ready)
+    if s.ready.size > 0:                    # the next flow to go: its state, while resource 0 works
+        i = s.ready.item[0].flow
+        prefetch(&s.qhead[i])
+        prefetch(&s.qoff[i])
+        prefetch(&s.qlen[i])
+        prefetch(&s.last_finish[i * s.D])
+        prefetch(&s.arrived[i])
+        prefetch(&s.dispatched[i])
+        prefetch(&s.base[i * s.K * s.m])
     return seq
 
 
@@ -498,7 +510,7 @@ cdef void depart(Sim* s, int64_t seq, double t) noexcept nogil:
         b = <int64_t>(t * s.bins / s.duration)
         s.series[(b if b < s.bins - 1 else s.bins - 1) * s.n + i] += 1
     if s.kind[i] == TCP:
-        timer_push(s, t + s.rtt, ACK, i, s.rk[r])
+        timer_push(s, t + s.rtt, ACK, i, 0)      # k: the lost packet's (LOSS only)
     for d in range(s.D):
         if s.dq_len[d] > 0 and s.dq_seq[d * (s.mask + 1) + s.dq_head[d]] == seq:
             s.dq_head[d] = (s.dq_head[d] + 1) & s.mask
@@ -637,7 +649,7 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
                   max_finish=np.zeros(s.D), cwnd=np.full(n, float(initial_window)),
                   ssthresh=np.full(n, np.inf), outstanding=np.zeros(n, np.int64),
                   recover=np.zeros(n, np.int64), rflow=np.zeros(ring, np.int64),
-                  rk=np.zeros(ring, np.int64), rcost=np.zeros(ring * m),
+                  rcost=np.zeros(ring * m),
                   state=np.zeros(m, np.int64), held=np.zeros(m, np.int64), start=np.zeros(m),
                   end=np.full(m, np.inf), since=np.zeros(m), sfirst=np.zeros(m, np.int64),
                   scount=np.zeros(m, np.int64), dq_seq=np.zeros(s.D * ring, np.int64),
@@ -650,7 +662,7 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
     cdef double[::1] ready_v = ready_space, arrival_v = arrival_space
     cdef double[::1] cwnd = arrays["cwnd"], ssthresh = arrays["ssthresh"]
     cdef int64_t[::1] outstanding = arrays["outstanding"], recover = arrays["recover"]
-    cdef int64_t[::1] rflow = arrays["rflow"], rk = arrays["rk"], held = arrays["held"]
+    cdef int64_t[::1] rflow = arrays["rflow"], held = arrays["held"]
     cdef double[::1] rcost = arrays["rcost"], start = arrays["start"], end = arrays["end"]
     cdef double[::1] since = arrays["since"], dq_val = arrays["dq_val"], used = arrays["used"]
     cdef double[::1] scratch = arrays["scratch"]
@@ -664,7 +676,7 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
     s.ready.item, s.ready.size = <Item*>&ready_v[0] + <Py_ssize_t>ready_at, 0
     s.arrivals.item, s.arrivals.size = <Item*>&arrival_v[0] + <Py_ssize_t>arrival_at, 0
     s.cwnd, s.ssthresh, s.outstanding, s.recover = &cwnd[0], &ssthresh[0], &outstanding[0], &recover[0]
-    s.rflow, s.rk, s.rcost, s.nd = &rflow[0], &rk[0], &rcost[0], 0
+    s.rflow, s.rcost, s.nd = &rflow[0], &rcost[0], 0
     s.state, s.held, s.start, s.end, s.since = &state[0], &held[0], &start[0], &end[0], &since[0]
     s.sfirst, s.scount = &sfirst[0], &scount[0]
     s.dq_seq, s.dq_val, s.dq_head, s.dq_len = &dq_seq[0], &dq_val[0], &dq_head[0], &dq_len[0]

@@ -255,7 +255,7 @@ class Middlebox:
         if self.s.bins:
             self.series[min(int(t * self.s.bins / self.s.duration), self.s.bins - 1), p.flow] += 1
         if self.source[p.flow] == "tcp":
-            self.timers.append((t + self.s.rtt, ACK, p.flow, p.k))
+            self.timers.append((t + self.s.rtt, ACK, p.flow, None))   # k: for a LOSS only
 
     def advance(self, t):
         moved = True
