@@ -36,6 +36,14 @@ def random_case(seed):
         initial_window=int(rng.integers(1, 4)), bins=7, seed=seed)
 
 
+def own(options, scheduler):
+    """`options` less those `scheduler` does not take (resource: fq and bottleneck;
+    interval: bottleneck)."""
+    return {k: v for k, v in options.items()
+            if (k != "resource" or scheduler in ("fq", "bottleneck"))
+            and (k != "interval" or scheduler == "bottleneck")}
+
+
 def assert_same(a, b, outputs=OUTPUTS):
     for name in outputs:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
@@ -47,6 +55,7 @@ def assert_same(a, b, outputs=OUTPUTS):
 def test_kernel_equals_literal_transcription(scheduler):
     for seed in range(12):
         costs, options = random_case(seed)
+        options = own(options, scheduler)
         kernel = drfq.simulate(costs, scheduler, decisions=True, **options)
         literal = drfq.simulate(costs, scheduler, decisions=True, literal=True, **options)
         assert kernel.dispatched.sum() > 50
@@ -56,9 +65,9 @@ def test_kernel_equals_literal_transcription(scheduler):
 def test_kernel_equals_literal_on_the_lecture_flows():
     for scheduler in drfq.SCHEDULERS:
         for source in drfq.SOURCES:
-            options = dict(duration=2e-3, interval=3e-4, rtt=5e-5, source=source, buffer=8,
-                           rates=[1.5e5, 1.5e5] if source in model.OPEN_LOOP else None,
-                           packet_costs="exponential", decisions=True)
+            options = own(dict(duration=2e-3, interval=3e-4, rtt=5e-5, source=source, buffer=8,
+                               rates=[1.5e5, 1.5e5] if source in model.OPEN_LOOP else None,
+                               packet_costs="exponential", decisions=True), scheduler)
             assert_same(drfq.simulate(LECTURE, scheduler, **options),
                         drfq.simulate(LECTURE, scheduler, literal=True, **options))
 
@@ -70,7 +79,8 @@ def test_single_resource_drfq_is_fair_queueing():
         costs, options = random_case(100 + seed)
         costs = costs.max(axis=2, keepdims=True)
         options.update(resource=0, decisions=True)
-        runs = [drfq.simulate(costs, s, **options) for s in ("drfq", "drfq-dovetail", "fq", "bottleneck")]
+        runs = [drfq.simulate(costs, s, **own(options, s))
+                for s in ("drfq", "drfq-dovetail", "fq", "bottleneck")]
         for r in runs[1:]:
             assert_same(r, runs[0], OUTPUTS[:-1])      # all but the bottleneck's re-decisions
         assert (runs[3].bottleneck == 0).all()
@@ -177,7 +187,8 @@ def test_work_conserving(scheduler):
     below capacity lose nothing."""
     single = drfq.simulate([[1 * US], [3 * US], [2 * US]], scheduler, duration=1e-2)
     assert single.busy[0] == pytest.approx(1.0, abs=1e-12)
-    r = drfq.simulate(LECTURE + [[2 * US, 3 * US]], scheduler, duration=1e-2, interval=1e-3)
+    r = drfq.simulate(LECTURE + [[2 * US, 3 * US]], scheduler, duration=1e-2,
+                      **own({"interval": 1e-3}, scheduler))
     assert r.busy[0] + r.blocked[0] == pytest.approx(1.0, abs=1e-12)
     nic = drfq.simulate([[1 * US, 6 * US], [2 * US, 5 * US]], scheduler, duration=1e-2)
     assert nic.busy[1] >= 1.0 - 2 * US / 1e-2
@@ -218,7 +229,7 @@ def test_bottleneck_oscillates_and_drfq_does_not():
 
 def test_same_seed_same_result():
     costs, options = random_case(5)
-    options.update(decisions=True)
+    options = own(dict(options, decisions=True), "drfq")
     assert_same(drfq.simulate(costs, "drfq", **options), drfq.simulate(costs, "drfq", **options))
     options.update(packet_costs="exponential")
     other = dict(options, seed=options["seed"] + 1)
@@ -285,7 +296,9 @@ def test_evaluation_rows():
     (lambda: drfq.simulate(LECTURE, source="poisson", rates=[1e4, None]), "flow 1: source 'poisson' needs a rate"),
     (lambda: drfq.simulate(LECTURE, source=["tcp", "tcp"], rates=[1e4, None]), "takes no rate"),
     (lambda: drfq.simulate(LECTURE, "fq", resource=2), "resource must be"),
-    (lambda: drfq.simulate(LECTURE, interval=0.0), "interval must be positive"),
+    (lambda: drfq.simulate(LECTURE, "drfq", resource=1), "'drfq' takes no resource"),
+    (lambda: drfq.simulate(LECTURE, "fq", interval=0.3), "'fq' takes no interval"),
+    (lambda: drfq.simulate(LECTURE, "bottleneck", interval=0.0), "interval must be positive"),
     (lambda: drfq.simulate(LECTURE, "bottleneck", duration=10.0, interval=1e-8), "re-decides"),
     (lambda: drfq.simulate(LECTURE, rtt=math.nan), "rtt must not be NaN"),
     (lambda: drfq.simulate(LECTURE, seed=-1), "seed"),

@@ -40,10 +40,15 @@ US = 1e-6
 LECTURE_COSTS = ((1 * US, 6 * US), (7 * US, 1 * US))
 # The lecture's table (Mbps, Click): flow 0 bandwidth-bound, flow 1 CPU-bound.
 LECTURE_MBPS = {"alone": (191, 33), "bottleneck": (75, 32), "drfq": (160, 28)}
-LECTURE_SCENARIOS = (("fifo", "fifo", 0), ("fq-cpu", "fq", 0), ("fq-nic", "fq", 1),
-                     ("bottleneck", "bottleneck", 0), ("drfq", "drfq", 0),
-                     ("drfq-dovetail", "drfq-dovetail", 0))
+LECTURE_SCENARIOS = (("fifo", "fifo", None), ("fq-cpu", "fq", 0), ("fq-nic", "fq", 1),
+                     ("bottleneck", "bottleneck", None), ("drfq", "drfq", None),
+                     ("drfq-dovetail", "drfq-dovetail", None))
 DISTRIBUTIONS = ("uniform", "dominant", "lognormal")
+
+
+def own_options(scheduler, interval):
+    """The bottleneck's interval, for the scheduler that takes it."""
+    return {"interval": interval} if scheduler == "bottleneck" else {}
 
 
 def lecture(duration=5.0, rtt=1e-3, interval=0.3, sources=("backlogged", "tcp"), seed=0):
@@ -51,13 +56,13 @@ def lecture(duration=5.0, rtt=1e-3, interval=0.3, sources=("backlogged", "tcp"),
     each flow by itself (fifo)."""
     out, stamp = [], tidy.stamp()
     for source in sources:
-        options = dict(duration=duration, source=source, rtt=rtt, interval=interval, bins=0,
-                       seed=seed)
+        options = dict(duration=duration, source=source, rtt=rtt, bins=0, seed=seed)
         alone = [simulate([c], "fifo", **options) for c in LECTURE_COSTS]
-        runs = [("alone", "fifo", 0, [(r.throughput[0], r.dominant_share[0], r.dropped[0])
-                                      for r in alone])]
+        runs = [("alone", "fifo", None, [(r.throughput[0], r.dominant_share[0], r.dropped[0])
+                                         for r in alone])]
         for scenario, scheduler, resource in LECTURE_SCENARIOS:
-            r = simulate(LECTURE_COSTS, scheduler, resource=resource, **options)
+            r = simulate(LECTURE_COSTS, scheduler, resource=resource,
+                         **options, **own_options(scheduler, interval))
             runs.append((scenario, scheduler, resource, list(zip(r.throughput, r.dominant_share,
                                                                  r.dropped))))
         for scenario, scheduler, resource, flows in runs:
@@ -84,7 +89,7 @@ def lecture_series(duration=5.0, rtt=1e-3, interval=0.3, bin_width=0.01,
     out = []
     for scheduler in schedulers:
         r = simulate(LECTURE_COSTS, scheduler, duration=duration, source=source, rtt=rtt,
-                     interval=interval, bins=bins, seed=seed)
+                     bins=bins, seed=seed, **own_options(scheduler, interval))
         out += [{**row, "source": source, "interval": interval, "rtt": rtt}
                 for row in r.series_rows()]
     return out
@@ -129,8 +134,8 @@ def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DI
                     for scheduler in schedulers:
                         start = time.perf_counter()
                         r = simulate(costs, scheduler, duration=duration, source=source,
-                                     packet_costs=packet_costs, rtt=rtt, interval=interval,
-                                     bins=0, seed=seed)
+                                     packet_costs=packet_costs, rtt=rtt, bins=0, seed=seed,
+                                     **own_options(scheduler, interval))
                         elapsed = time.perf_counter() - start
                         share = r.dominant_share / r.flows.weights
                         out.append({"flows": n, "resources": m, "distribution": distribution,

@@ -252,14 +252,21 @@ def _positive(value, name):
     return x
 
 
-def settings(m, scheduler="drfq", *, duration=1.0, resource=0, interval=INTERVAL, rtt=RTT,
+def settings(m, scheduler="drfq", *, duration=1.0, resource=None, interval=None, rtt=RTT,
              buffer=BUFFER, stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS):
-    """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate)."""
+    """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate).
+    resource (default 0) is for fq and bottleneck only, interval (default INTERVAL) for
+    bottleneck only: another scheduler given one is refused, not silently run without it."""
     if scheduler not in SCHEDULERS:
         raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
+    if resource is not None and scheduler not in ("fq", "bottleneck"):
+        raise ValueError(f"scheduler {scheduler!r} takes no resource (fq and bottleneck do)")
+    if interval is not None and scheduler != "bottleneck":
+        raise ValueError(f"scheduler {scheduler!r} takes no interval (bottleneck does)")
+    resource = 0 if resource is None else resource
     duration = _positive(duration, "duration")
-    interval = _positive(interval, "interval")
-    if scheduler == "bottleneck" and duration / interval > MAX_REDECISIONS:
+    interval = _positive(INTERVAL if interval is None else interval, "interval")
+    if duration / interval > MAX_REDECISIONS:
         raise ValueError(f"interval {interval} s re-decides the bottleneck more than "
                          f"{MAX_REDECISIONS:.0e} times in {duration} s")
     if isinstance(resource, bool) or not isinstance(resource, numbers.Integral) or not 0 <= resource < m:

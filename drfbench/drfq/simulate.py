@@ -13,7 +13,7 @@ import numpy as np
 from .. import _isa
 from .. import rows as tidy
 from . import literal as transcription
-from .model import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, PACKET_COSTS, RTT, SOURCES, STAGE_BUFFER,
+from .model import (BINS, BUFFER, INITIAL_WINDOW, PACKET_COSTS, RTT, SOURCES, STAGE_BUFFER,
                     flows as make_flows, settings as make_settings)
 
 
@@ -87,7 +87,9 @@ class Result:
         s, f = self.settings, self.flows
         stamp = tidy.stamp(isa=None if self.isa == "literal" else self.isa)
         run = {"scheduler": s.scheduler, "duration": s.duration, "flows": f.n, "resources": f.m,
-               "resource": s.resource, "interval": s.interval, "rtt": s.rtt, "buffer": s.buffer,
+               "resource": s.resource if s.scheduler in ("fq", "bottleneck") else None,
+               "interval": s.interval if s.scheduler == "bottleneck" else None,
+               "rtt": s.rtt, "buffer": s.buffer,
                "stage_buffer": s.stage_buffer, "packet_costs": PACKET_COSTS[f.packet_costs], "seed": f.seed,
                "literal": self.isa == "literal"}
         load = {**{f"busy_{j}": float(b) for j, b in enumerate(self.busy)},
@@ -138,16 +140,17 @@ def _kernel(flows, s, isa, decisions):
 
 
 def simulate(costs, scheduler="drfq", *, duration=1.0, weights=None, rates=None,
-             source="backlogged", packet_costs="fixed", resource=0, interval=INTERVAL, rtt=RTT,
+             source="backlogged", packet_costs="fixed", resource=None, interval=None, rtt=RTT,
              buffer=BUFFER, stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS,
              seed=0, decisions=False, literal=False, isa=None):
     """Simulate the middlebox for `duration` seconds under `scheduler`; a Result.
 
     costs       (flows, resources) seconds per packet on each resource, in pipeline order,
                 or (flows, K, resources): a cycle of K cost vectors per flow
-    scheduler   "drfq" (memoryless DRFQ), "drfq-dovetail", "fq" (SFQ on `resource`),
-                "bottleneck" (SFQ on the resource busiest over the last `interval`
-                seconds, `resource` at first), "fifo"
+    scheduler   "drfq" (memoryless DRFQ), "drfq-dovetail", "fq" (SFQ on `resource`,
+                default 0), "bottleneck" (SFQ on the resource busiest over the last
+                `interval` seconds, default INTERVAL = 0.3; `resource` at first), "fifo";
+                a scheduler given an option it does not use refuses it
     weights     per flow, > 0 (default equal); rates: per flow packets/s or None (model.flows)
     source      "backlogged" (default), "constant", "poisson", "tcp", or one per flow
     packet_costs  "fixed", "uniform" or "exponential": per-packet factors of mean 1
