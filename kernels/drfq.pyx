@@ -45,7 +45,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove
 from libc.stdint cimport INT64_MAX, int8_t, uint64_t, uintptr_t
 from _common cimport int64_t, int32_t
-from _platform cimport LINE, opaque, prefetch
+from _platform cimport LINE, opaque
 
 cdef enum:
     DRFQ = 0               # the order of drfbench.drfq.model.SCHEDULERS
@@ -145,11 +145,6 @@ cdef inline void sift_down(Heap* h, Item moving) noexcept nogil:
         child = 4 * pos + 1
         if child >= h.size:
             break
-        if 16 * pos + 5 < h.size:          # the grandchildren: 4 lines, requested together
-            prefetch(&e[16 * pos + 5])
-            prefetch(&e[16 * pos + 9])
-            prefetch(&e[16 * pos + 13])
-            prefetch(&e[16 * pos + 17])
         a = child + before(&e[child + 1], &e[child])
         b = child + 2 + before(&e[child + 3], &e[child + 2])
         child = b if before(&e[b], &e[a]) else a
@@ -442,15 +437,6 @@ cdef int64_t dispatch(Sim* s, double t) noexcept nogil:
         heap_retop(&s.ready, slot_key(s, s.qoff[i] + s.qhead[i]))
     else:
         heap_pop(&s.ready)
-    if s.ready.size > 0:                    # the next flow to go: its state, while resource 0 works
-        i = s.ready.item[0].flow
-        prefetch(&s.qhead[i])
-        prefetch(&s.qoff[i])
-        prefetch(&s.qlen[i])
-        prefetch(&s.last_finish[i * s.D])
-        prefetch(&s.arrived[i])
-        prefetch(&s.dispatched[i])
-        prefetch(&s.base[i * s.K * s.m])
     return seq
 
 
