@@ -7,7 +7,8 @@
 
 Flows cost U(1, 10) us per packet on each resource (seeded). A run's duration is scaled
 from a short probe to dispatch about `--packets` packets (kernel) or `--literal-packets`
-(literal); each is repeated `--repeats` times and the median reported. The literal's rate
+(literal; fewer with many flows, since it scans every flow per decision: at most
+LITERAL_STEPS flows per run); each is repeated `--repeats` times and the median reported. The literal's rate
 is its event loop's: the difference of a run of twice its packets and one of its packets,
 so that building its Python objects for 100,000 flows is not counted. The kernel's is of
 the whole call (validation and allocation included). Prints one JSON line.
@@ -23,6 +24,8 @@ import numpy as np
 from drfbench import _isa, drfq
 from drfbench._machine import cpu_info
 
+LITERAL_STEPS = 20_000_000     # flows scanned per literal run at most: 200 packets at 100,000 flows
+
 
 def timed(costs, scheduler, duration, literal):
     """(seconds, packets dispatched) of one run."""
@@ -32,8 +35,9 @@ def timed(costs, scheduler, duration, literal):
 
 
 def duration_for(costs, scheduler, packets, literal):
-    """A duration that dispatches about `packets` packets, scaled from a short probe."""
-    probe = 50 * float(costs.max()) * max(1, len(costs) // 100)
+    """A duration that dispatches about `packets` packets, scaled from a probe of about
+    100 (the pipeline's rate does not depend on the number of flows)."""
+    probe = 100 * float(costs.max(axis=1).mean()) / costs.shape[1]
     _, made = timed(costs, scheduler, probe, literal)
     return probe * packets / max(made, 1)
 
@@ -55,7 +59,7 @@ def main():
             duration = duration_for(costs, scheduler, args.packets, False)
             kernel = [timed(costs, scheduler, duration, False) for _ in range(args.repeats)]
             fast = statistics.median(made / s for s, made in kernel)
-            short = duration_for(costs, scheduler, args.literal_packets, True)
+            short = duration_for(costs, scheduler, min(args.literal_packets, max(100, LITERAL_STEPS // n)), True)
             rates = []
             for _ in range(args.repeats):
                 (s1, m1), (s2, m2) = timed(costs, scheduler, short, True), timed(costs, scheduler, 2 * short, True)

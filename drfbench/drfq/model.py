@@ -167,11 +167,11 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
     if packet_costs not in PACKET_COSTS:
         raise ValueError(f"unknown packet_costs {packet_costs!r}; known: {', '.join(PACKET_COSTS)}")
     r = _rates(rates, n)
-    kinds = _sources(source, r, n)
+    kind = _sources(source, r, n)
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return Flows(np.ascontiguousarray(C), w, np.array([SOURCES.index(s) for s in kinds], dtype=np.int8),
-                 r, PACKET_COSTS.index(packet_costs), int(seed) & MASK)
+    return Flows(np.ascontiguousarray(C), w, kind, r, PACKET_COSTS.index(packet_costs),
+                 int(seed) & MASK)
 
 
 def _weights(weights, n):
@@ -185,40 +185,50 @@ def _weights(weights, n):
 
 
 def _rates(rates, n):
-    """(n,) float64 packets/s, NaN where a flow has none."""
+    """(n,) float64 packets/s, NaN where a flow has none (None in a list)."""
     if rates is None:
         return np.full(n, np.nan)
     entries = [rates] * n if np.ndim(rates) == 0 else list(rates)
     if len(entries) != n:
         raise ValueError(f"rates must have one entry per flow ({n}), got {len(entries)}")
+    given = [i for i, value in enumerate(entries) if value is not None]
     out = np.full(n, np.nan)
-    for i, value in enumerate(entries):
-        if value is None:
-            continue
-        rate = check.real(value, f"rates: flow {i}'s rate")
-        if not (0 < rate < math.inf):
-            raise ValueError(f"rates: flow {i}'s rate is {rate} packets/s (must be positive and finite)")
-        out[i] = rate
+    if given:
+        values = check.real_array([entries[i] for i in given], "rates", 1)
+        bad = np.flatnonzero(~((values > 0) & (values < math.inf)))
+        if bad.size:
+            raise ValueError(f"rates: flow {given[bad[0]]}'s rate is {values[bad[0]]} packets/s "
+                             "(must be positive and finite)")
+        out[given] = values
     return out
 
 
 def _sources(source, rates, n):
-    """Each flow's source name (see `flows` for how one name applies to every flow)."""
-    names = [source] * n if isinstance(source, str) else list(source)
-    if len(names) != n:
-        raise ValueError(f"source must be one name or one per flow ({n}), got {len(names)}")
+    """(n,) int8: each flow's index in SOURCES (see `flows` for how one name applies to
+    every flow)."""
+    names = [source] if isinstance(source, str) else list(source)
     for i, s in enumerate(names):
         if s not in SOURCES:
-            raise ValueError(f"unknown source {s!r} (flow {i}); known: {', '.join(SOURCES)}")
-    if isinstance(source, str) and source not in OPEN_LOOP:
-        names = ["constant" if not np.isnan(r) else source for r in rates]
-    for i, (s, r) in enumerate(zip(names, rates)):
-        if s in OPEN_LOOP and np.isnan(r):
-            raise ValueError(f"flow {i}: source {s!r} needs a rate (packets/s)")
-        if s not in OPEN_LOOP and not np.isnan(r):
-            raise ValueError(f"flow {i}: source {s!r} takes no rate (got {r}); rates are for "
-                             f"{' and '.join(OPEN_LOOP)} sources")
-    return names
+            raise ValueError(f"unknown source {s!r}" + ("" if isinstance(source, str) else f" (flow {i})")
+                             + f"; known: {', '.join(SOURCES)}")
+    if not isinstance(source, str) and len(names) != n:
+        raise ValueError(f"source must be one name or one per flow ({n}), got {len(names)}")
+    kind = np.array([SOURCES.index(s) for s in names], dtype=np.int8)
+    has_rate = ~np.isnan(rates)
+    if isinstance(source, str):
+        kind = np.full(n, kind[0], dtype=np.int8)
+        if source not in OPEN_LOOP:
+            kind[has_rate] = SOURCES.index("constant")
+    open_loop = np.isin(kind, [SOURCES.index(s) for s in OPEN_LOOP])
+    wrong = np.flatnonzero(open_loop != has_rate)
+    if wrong.size:
+        i = int(wrong[0])
+        name = SOURCES[kind[i]]
+        if open_loop[i]:
+            raise ValueError(f"flow {i}: source {name!r} needs a rate (packets/s)")
+        raise ValueError(f"flow {i}: source {name!r} takes no rate (got {rates[i]}); rates are "
+                         f"for {' and '.join(OPEN_LOOP)} sources")
+    return kind
 
 
 @dataclass(frozen=True)
