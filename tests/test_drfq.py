@@ -302,6 +302,7 @@ def test_evaluation_rows():
     (lambda: drfq.simulate(LECTURE, "bottleneck", duration=10.0, interval=1e-8), "re-decides"),
     (lambda: drfq.simulate(LECTURE, rtt=math.nan), "rtt must not be NaN"),
     (lambda: drfq.simulate(LECTURE, seed=-1), "seed"),
+    (lambda: drfq.simulate(LECTURE, literal=True, isa="generic"), "literal transcription has none"),
     (lambda: drfq.sweep(distributions=("zipf",)), "unknown cost distribution"),
 ])
 def test_bad_input_is_refused_by_name(call, message):

@@ -167,6 +167,8 @@ def simulate(costs, scheduler="drfq", *, duration=1.0, weights=None, rates=None,
     s = make_settings(f.m, scheduler, duration=duration, resource=resource, interval=interval,
                       rtt=rtt, buffer=buffer, stage_buffer=stage_buffer,
                       initial_window=initial_window, bins=bins)
+    if literal and isa is not None:
+        raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal transcription has none")
     if literal:
         out, variant = transcription.simulate(f, s), "literal"
     else:
