@@ -21,6 +21,7 @@ from datetime import date
 
 import numpy as np
 
+import drfbench
 from drfbench import _isa, drfq
 from drfbench._machine import cpu_info
 
@@ -45,7 +46,7 @@ def duration_for(costs, scheduler, packets, literal):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--flows", type=int, nargs="+", default=[2, 1000, 100000])
-    p.add_argument("--schedulers", nargs="+", default=["drfq"], choices=drfq.SCHEDULERS)
+    p.add_argument("--schedulers", nargs="+", default=["drfq"], choices=drfbench.methods(takes="flows"))
     p.add_argument("--packets", type=int, default=3_000_000)
     p.add_argument("--literal-packets", type=int, default=2000)
     p.add_argument("--repeats", type=int, default=5)

@@ -1,17 +1,21 @@
 """DRFQ's middlebox simulator (drfbench.drfq): the kernel against the literal transcription
 decision by decision, the properties DRFQ promises (single-resource fair queueing,
 weights, max-min, equal dominant shares within the bound, work conservation), the
-dovetailing example, determinism, the evaluation's rows and bad input."""
+dovetailing example, determinism, the registry's methods and options, the costs file,
+the rows, the evaluation and the pipeline steps, and bad input."""
 import math
 
 import numpy as np
 import pytest
 
-from drfbench import drfq, rows
+import drfbench
+from drfbench import api, drfq, rows
 from drfbench.drfq import model
+from drfbench.drfq.__main__ import main
 
 US = 1e-6
 LECTURE = [[1 * US, 6 * US], [7 * US, 1 * US]]
+SCHEDULERS = drfbench.methods(takes="flows")
 OUTPUTS = ("served", "dispatched", "arrived", "dropped", "work", "busy_seconds",
            "blocked_seconds", "series", "bottleneck")
 
@@ -37,11 +41,10 @@ def random_case(seed):
 
 
 def own(options, scheduler):
-    """`options` less those `scheduler` does not take (resource: fq and bottleneck;
-    interval: bottleneck)."""
-    return {k: v for k, v in options.items()
-            if (k != "resource" or scheduler in ("fq", "bottleneck"))
-            and (k != "interval" or scheduler == "bottleneck")}
+    """`options` less those `scheduler` does not take (its registered options: resource
+    for fq and bottleneck, interval for bottleneck)."""
+    spec = api.method_info(scheduler)
+    return {k: v for k, v in options.items() if spec.takes_option(k)}
 
 
 def assert_same(a, b, outputs=OUTPUTS):
@@ -51,7 +54,7 @@ def assert_same(a, b, outputs=OUTPUTS):
         assert np.array_equal(x, y)
 
 
-@pytest.mark.parametrize("scheduler", drfq.SCHEDULERS)
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
 def test_kernel_equals_literal_transcription(scheduler):
     for seed in range(12):
         costs, options = random_case(seed)
@@ -63,7 +66,7 @@ def test_kernel_equals_literal_transcription(scheduler):
 
 
 def test_kernel_equals_literal_on_the_lecture_flows():
-    for scheduler in drfq.SCHEDULERS:
+    for scheduler in SCHEDULERS:
         for source in drfq.SOURCES:
             options = own(dict(duration=2e-3, interval=3e-4, rtt=5e-5, source=source, buffer=8,
                                rates=[1.5e5, 1.5e5] if source in model.OPEN_LOOP else None,
@@ -179,7 +182,7 @@ def test_dovetailing_credits_complementary_packets():
     assert dovetail.busy == pytest.approx([1.0, 1.0], rel=1e-3)
 
 
-@pytest.mark.parametrize("scheduler", drfq.SCHEDULERS)
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
 def test_work_conserving(scheduler):
     """A resource never idles while work waits for it: one resource with backlogged flows
     is always busy; in a pipeline, resource 0 always serves or holds a packet; flows
@@ -270,10 +273,68 @@ def test_evaluation_rows():
     assert len(series) == 2 * 5 * 2
     sweep = drfq.sweep(flows=(2, 3), resources=(2,), distributions=("dominant",),
                        sources=("backlogged",), packets=50, interval=0.001)
-    assert len(sweep) == 2 * len(drfq.SCHEDULERS)
+    assert len(sweep) == 2 * len(SCHEDULERS)
     assert all(0 < x["share_jain"] <= 1 for x in sweep)
     fair = [x for x in sweep if x["scheduler"] == "drfq"]
     assert all(x["share_spread"] < 0.05 for x in fair)
+
+
+def test_the_registry_has_every_scheduler_and_its_options():
+    """Five methods of kind flows, in the kernel's order; resource only for fq and
+    bottleneck, interval only for bottleneck; defaults the model's."""
+    assert SCHEDULERS == model.SCHEDULERS
+    assert drfbench.methods(family="drfq") == SCHEDULERS
+    kind = api.KINDS["flows"]
+    assert kind.inputs == ("costs",) and kind.properties is None
+    takes = {s: {"resource", "interval"} & api.method_info(s).options for s in SCHEDULERS}
+    assert takes == {"drfq": set(), "drfq-dovetail": set(), "fq": {"resource"},
+                     "bottleneck": {"resource", "interval"}, "fifo": set()}
+    defaults = api.method_info("bottleneck").defaults()
+    assert (defaults["interval"], defaults["rtt"], defaults["buffer"], defaults["duration"],
+            defaults["resource"], defaults["source"]) == (model.INTERVAL, model.RTT, model.BUFFER,
+                                                          1.0, 0, "backlogged")
+
+
+def test_simulate_is_drfbench_run():
+    options = dict(duration=1e-3, source="tcp", rtt=1e-5, interval=2e-4, decisions=True)
+    assert_same(drfq.simulate(LECTURE, "bottleneck", **options),
+                drfbench.run("bottleneck", LECTURE, **options))
+
+
+def test_rows_take_columns():
+    r = drfq.simulate(LECTURE, "fq", resource=1, duration=1e-3, bins=2)
+    table = r.rows(costs_file="c.csv")
+    assert [x["costs_file"] for x in table] == ["c.csv"] * 2
+    assert list(table[0])[-len(rows.PROVENANCE_NAMES) - 1:] == ["costs_file", *rows.PROVENANCE_NAMES]
+    assert table[0]["resource"] == 1 and table[0]["interval"] is None
+    assert all(x["run"] == 7 for x in r.series_rows(run=7))
+
+
+def test_costs_file(tmp_path):
+    """The flows kind's reader: one row per flow, a column per resource in pipeline order."""
+    path = tmp_path / "costs.csv"
+    path.write_text("cpu,nic\n1e-6,6e-6\n7e-6,1e-6\n")
+    assert np.array_equal(api.KINDS["flows"].read(path)[0], LECTURE)
+    path.write_text("cpu,nic\n1e-6,6e-6\n0,0\n")
+    with pytest.raises(ValueError, match=r"costs file .*costs.csv: line 3 costs 0 on every resource"):
+        drfq.read_inputs(path)
+    path.write_text("cpu,nic\n1e-6,-6e-6\n")
+    with pytest.raises(ValueError, match=r"column 'nic' must hold finite numbers >= 0"):
+        drfq.read_inputs(path)
+
+
+def test_pipeline_steps_write_rows(tmp_path):
+    common = ["--duration", "0.02", "--interval", "0.005"]
+    main(["lecture", *common, "--sources", "tcp", "--out", str(tmp_path / "l.csv")])
+    main(["series", *common, "--bin-width", "0.005", "--out", str(tmp_path / "s.csv")])
+    main(["sweep", "--flows", "2", "--resources", "2", "3", "--distributions", "uniform",
+          "--sources", "backlogged", "--schedulers", "drfq", "fifo", "--packets", "20",
+          "--interval", "0.001", "--out", str(tmp_path / "w.csv")])
+    lecture, series, sweep = (rows.read_rows(tmp_path / f) for f in ("l.csv", "s.csv", "w.csv"))
+    assert len(lecture) == 2 * 7 and {x["source"] for x in lecture} == {"tcp"}
+    assert len(series) == 2 * 4 * 2
+    assert [(x["resources"], x["scheduler"]) for x in sweep] == [
+        ("2", "drfq"), ("2", "fifo"), ("3", "drfq"), ("3", "fifo")]
 
 
 @pytest.mark.parametrize("call,message", [
@@ -284,7 +345,8 @@ def test_evaluation_rows():
     (lambda: drfq.simulate([[1e-6, 2e-6], [0.0, 0.0]]), "flow 1 is zero on every resource"),
     (lambda: drfq.simulate([[[1e-6], [0.0]]]), "cost vector 1 of its cycle"),
     (lambda: drfq.simulate([1e-6, 2e-6]), "costs must be"),
-    (lambda: drfq.simulate(LECTURE, "wfq"), "unknown scheduler 'wfq'"),
+    (lambda: drfq.simulate(LECTURE, "wfq"), "unknown method 'wfq'; registered methods taking flows"),
+    (lambda: drfq.simulate(LECTURE, "drf"), "method 'drf' takes demands, not flows"),
     (lambda: drfq.simulate(LECTURE, source="udp"), "unknown source 'udp'"),
     (lambda: drfq.simulate(LECTURE, source=["tcp"]), "one per flow"),
     (lambda: drfq.simulate(LECTURE, packet_costs="pareto"), "unknown packet_costs"),
@@ -296,8 +358,9 @@ def test_evaluation_rows():
     (lambda: drfq.simulate(LECTURE, source="poisson", rates=[1e4, None]), "flow 1: source 'poisson' needs a rate"),
     (lambda: drfq.simulate(LECTURE, source=["tcp", "tcp"], rates=[1e4, None]), "takes no rate"),
     (lambda: drfq.simulate(LECTURE, "fq", resource=2), "resource must be"),
-    (lambda: drfq.simulate(LECTURE, "drfq", resource=1), "'drfq' takes no resource"),
-    (lambda: drfq.simulate(LECTURE, "fq", interval=0.3), "'fq' takes no interval"),
+    (lambda: drfq.simulate(LECTURE, "drfq", resource=1), "method 'drfq' takes no option resource"),
+    (lambda: drfq.simulate(LECTURE, "fq", interval=0.3), "method 'fq' takes no option interval"),
+    (lambda: drfbench.run("fifo", LECTURE, threads=2), "method 'fifo' takes no option threads"),
     (lambda: drfq.simulate(LECTURE, "bottleneck", interval=0.0), "interval must be positive"),
     (lambda: drfq.simulate(LECTURE, "bottleneck", duration=10.0, interval=1e-8), "re-decides"),
     (lambda: drfq.simulate(LECTURE, rtt=math.nan), "rtt must not be NaN"),

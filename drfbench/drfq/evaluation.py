@@ -32,8 +32,9 @@ import time
 
 import numpy as np
 
+from .. import api
 from .. import rows as tidy
-from .model import SCHEDULERS
+from .model import INTERVAL, OPEN_LOOP, RTT, SOURCES
 from .simulate import simulate
 
 US = 1e-6
@@ -44,14 +45,16 @@ LECTURE_SCENARIOS = (("fifo", "fifo", None), ("fq-cpu", "fq", 0), ("fq-nic", "fq
                      ("bottleneck", "bottleneck", None), ("drfq", "drfq", None),
                      ("drfq-dovetail", "drfq-dovetail", None))
 DISTRIBUTIONS = ("uniform", "dominant", "lognormal")
+RATELESS = tuple(s for s in SOURCES if s not in OPEN_LOOP)   # the sources needing no rate
 
 
-def own_options(scheduler, interval):
-    """The bottleneck's interval, for the scheduler that takes it."""
-    return {"interval": interval} if scheduler == "bottleneck" else {}
+def own_options(scheduler, **options):
+    """Those of `options` that `scheduler` takes (its registered options), None left out."""
+    spec = api.method_info(scheduler)
+    return {o: v for o, v in options.items() if v is not None and spec.takes_option(o)}
 
 
-def lecture(duration=5.0, rtt=1e-3, interval=0.3, sources=("backlogged", "tcp"), seed=0):
+def lecture(duration=5.0, rtt=RTT, interval=INTERVAL, sources=RATELESS, seed=0):
     """Rows of the lecture's experiment (see the module docstring); scenario "alone" is
     each flow by itself (fifo)."""
     out, stamp = [], tidy.stamp()
@@ -61,8 +64,8 @@ def lecture(duration=5.0, rtt=1e-3, interval=0.3, sources=("backlogged", "tcp"),
         runs = [("alone", "fifo", None, [(r.throughput[0], r.dominant_share[0], r.dropped[0])
                                          for r in alone])]
         for scenario, scheduler, resource in LECTURE_SCENARIOS:
-            r = simulate(LECTURE_COSTS, scheduler, resource=resource,
-                         **options, **own_options(scheduler, interval))
+            r = simulate(LECTURE_COSTS, scheduler, **options,
+                         **own_options(scheduler, resource=resource, interval=interval))
             runs.append((scenario, scheduler, resource, list(zip(r.throughput, r.dominant_share,
                                                                  r.dropped))))
         for scenario, scheduler, resource, flows in runs:
@@ -81,7 +84,7 @@ def lecture(duration=5.0, rtt=1e-3, interval=0.3, sources=("backlogged", "tcp"),
     return out
 
 
-def lecture_series(duration=5.0, rtt=1e-3, interval=0.3, bin_width=0.01,
+def lecture_series(duration=5.0, rtt=RTT, interval=INTERVAL, bin_width=0.01,
                    schedulers=("bottleneck", "drfq"), source="tcp", seed=0):
     """Rows (scheduler, time, flow, rate) of each flow's rate over time, in bins of
     `bin_width` seconds, with the lecture's flows and TCP sources."""
@@ -89,9 +92,8 @@ def lecture_series(duration=5.0, rtt=1e-3, interval=0.3, bin_width=0.01,
     out = []
     for scheduler in schedulers:
         r = simulate(LECTURE_COSTS, scheduler, duration=duration, source=source, rtt=rtt,
-                     bins=bins, seed=seed, **own_options(scheduler, interval))
-        out += [{**row, "source": source, "interval": interval, "rtt": rtt}
-                for row in r.series_rows()]
+                     bins=bins, seed=seed, **own_options(scheduler, interval=interval))
+        out += r.series_rows(source=source, interval=interval, rtt=rtt)
     return out
 
 
@@ -119,8 +121,8 @@ def jain(x):
 
 
 def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DISTRIBUTIONS,
-          sources=("backlogged", "tcp"), schedulers=SCHEDULERS, packets=200,
-          packet_costs="fixed", rtt=1e-3, interval=0.3, seed=0):
+          sources=RATELESS, schedulers=api.methods(takes=api.FLOWS), packets=200,
+          packet_costs="fixed", rtt=RTT, interval=INTERVAL, seed=0):
     """One row per flows x resources x distribution x source x scheduler (see the module
     docstring); every scheduler of a configuration runs on the same flows."""
     out, stamp = [], tidy.stamp()
@@ -135,7 +137,7 @@ def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DI
                         start = time.perf_counter()
                         r = simulate(costs, scheduler, duration=duration, source=source,
                                      packet_costs=packet_costs, rtt=rtt, bins=0, seed=seed,
-                                     **own_options(scheduler, interval))
+                                     **own_options(scheduler, interval=interval))
                         elapsed = time.perf_counter() - start
                         share = r.dominant_share / r.flows.weights
                         out.append({"flows": n, "resources": m, "distribution": distribution,
@@ -147,7 +149,8 @@ def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DI
                                     "throughput": float(r.throughput.sum()),
                                     "dropped": int(r.dropped.sum()), "arrived": int(r.arrived.sum()),
                                     "drop_rate": float(r.dropped.sum() / max(r.arrived.sum(), 1)),
-                                    "packets": int(r.dispatched.sum()), "elapsed": elapsed,
+                                    "packets_per_flow": packets,
+                                    "dispatched": int(r.dispatched.sum()), "elapsed": elapsed,
                                     "packets_per_second": float(r.dispatched.sum() / elapsed),
                                     "seed": seed, **stamp})
     return out

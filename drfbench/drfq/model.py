@@ -1,7 +1,8 @@
 """The model of the DRFQ middlebox (Ghodsi, Sekar, Zaharia, Stoica, "Multi-Resource Fair
 Queueing for Packet Processing", SIGCOMM 2012): flows, their packets' costs and sources,
-the run's settings, their validation, and the counter-based random numbers that the kernel
-(kernels/drfq.pyx) and the literal transcription (literal.py) draw alike.
+the run's settings, their validation, the flows kind's reader (a costs CSV), and the
+counter-based random numbers that the kernel (kernels/drfq.pyx) and the literal
+transcription (literal.py) draw alike.
 
 Flows. Flow i sends packets that need time on every resource of a pipeline (resource 0
 first, default CPU then NIC): packet k of flow i costs costs[i, k mod K, j] seconds on
@@ -33,8 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _inputs
 from .. import _validation as check
 
+# The registry's flow schedulers (drfbench.methods(takes="flows")), in the order of the
+# kernel's switch (Settings.code).
 SCHEDULERS = ("drfq", "drfq-dovetail", "fq", "bottleneck", "fifo")
 SOURCES = ("backlogged", "constant", "poisson", "tcp")
 PACKET_COSTS = ("fixed", "uniform", "exponential")
@@ -174,6 +178,20 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
                  int(seed) & MASK)
 
 
+def read_inputs(path):
+    """The flows kind's reader (`drfbench run`): a costs CSV, one row per flow, one column
+    per resource in pipeline order (the header names them), seconds per packet; as
+    drfbench.drfq.simulate takes it, an (n, m) array. A flow whose packets cost nothing
+    anywhere is refused, naming its line."""
+    table = _inputs.read_csv(path, "costs")
+    costs = table.numbers(table.columns)
+    zero = np.flatnonzero(costs.max(axis=1) == 0)
+    if zero.size:
+        raise ValueError(f"{table.where}: {table.row(int(zero[0]))} costs 0 on every resource "
+                         "(a packet must take some time somewhere)")
+    return costs
+
+
 def _weights(weights, n):
     w = check.real_array(np.atleast_1d(weights), "weights", 1)
     if w.shape != (n,):
@@ -262,20 +280,15 @@ def _positive(value, name):
     return x
 
 
-def settings(m, scheduler="drfq", *, duration=1.0, resource=None, interval=None, rtt=RTT,
+def settings(m, scheduler="drfq", *, duration=1.0, resource=0, interval=INTERVAL, rtt=RTT,
              buffer=BUFFER, stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS):
     """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate).
-    resource (default 0) is for fq and bottleneck only, interval (default INTERVAL) for
-    bottleneck only: another scheduler given one is refused, not silently run without it."""
+    resource is used by fq and bottleneck only, interval by bottleneck only (the registry
+    refuses them for the other schedulers)."""
     if scheduler not in SCHEDULERS:
         raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
-    if resource is not None and scheduler not in ("fq", "bottleneck"):
-        raise ValueError(f"scheduler {scheduler!r} takes no resource (fq and bottleneck do)")
-    if interval is not None and scheduler != "bottleneck":
-        raise ValueError(f"scheduler {scheduler!r} takes no interval (bottleneck does)")
-    resource = 0 if resource is None else resource
     duration = _positive(duration, "duration")
-    interval = _positive(INTERVAL if interval is None else interval, "interval")
+    interval = _positive(interval, "interval")
     if duration / interval > MAX_REDECISIONS:
         raise ValueError(f"interval {interval} s re-decides the bottleneck more than "
                          f"{MAX_REDECISIONS:.0e} times in {duration} s")

@@ -1,5 +1,6 @@
 """drfq.simulate(): one run of the middlebox (kernels/drfq.pyx, or with literal=True the
-transcription in literal.py), and its Result.
+transcription in literal.py) through the registry (drfbench.api.run, input kind
+"flows"), and its Result.
 
 Dominant share here is in time, as DRFQ defines it: the fraction of the run during which
 a flow's packets held its dominant resource, max_j work[i, j] / duration, where work[i, j]
@@ -10,11 +11,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _isa
+from .. import _isa, api
 from .. import rows as tidy
 from . import literal as transcription
-from .model import (BINS, BUFFER, INITIAL_WINDOW, PACKET_COSTS, RTT, SOURCES, STAGE_BUFFER,
-                    flows as make_flows, settings as make_settings)
+from .model import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, PACKET_COSTS, RTT, SOURCES,
+                    STAGE_BUFFER, flows as make_flows, settings as make_settings)
 
 
 @dataclass
@@ -80,15 +81,15 @@ class Result:
         """(bins, n): each flow's departures per second in each bin (the rate over time)."""
         return self.series / self.bin_width
 
-    def rows(self):
+    def rows(self, **columns):
         """Tidy rows, one per flow: the run's settings, the flow's weight, source, rate and
         mean costs, its throughput, dominant resource and share, packets served, arrived,
-        dropped, and every resource's busy and blocked fractions; stamped."""
+        dropped, and every resource's busy and blocked fractions; with `columns` added,
+        stamped (drfbench.rows)."""
         s, f = self.settings, self.flows
-        stamp = tidy.stamp(isa=None if self.isa == "literal" else self.isa)
         run = {"scheduler": s.scheduler, "duration": s.duration, "flows": f.n, "resources": f.m,
-               "resource": s.resource if s.scheduler in ("fq", "bottleneck") else None,
-               "interval": s.interval if s.scheduler == "bottleneck" else None,
+               "resource": s.resource if self._takes("resource") else None,
+               "interval": s.interval if self._takes("interval") else None,
                "rtt": s.rtt, "buffer": s.buffer,
                "stage_buffer": s.stage_buffer, "packet_costs": PACKET_COSTS[f.packet_costs], "seed": f.seed,
                "literal": self.isa == "literal"}
@@ -96,20 +97,30 @@ class Result:
                 **{f"blocked_{j}": float(b) for j, b in enumerate(self.blocked)}}
         cost = f.mean_costs()
         share, dom = self.dominant_share, self.dominant_resource
-        return [{**run, "flow": i, "weight": float(f.weights[i]), "source": SOURCES[f.source[i]],
-                 "rate": float(f.rates[i]), **{f"cost_{j}": float(c) for j, c in enumerate(cost[i])},
-                 "throughput": float(self.throughput[i]), "dominant_resource": int(dom[i]),
-                 "dominant_share": float(share[i]), "served": int(self.served[i]),
-                 "arrived": int(self.arrived[i]), "dropped": int(self.dropped[i]), **load, **stamp}
-                for i in range(f.n)]
+        return tidy.stamped(
+            ({**run, "flow": i, "weight": float(f.weights[i]), "source": SOURCES[f.source[i]],
+              "rate": float(f.rates[i]), **{f"cost_{j}": float(c) for j, c in enumerate(cost[i])},
+              "throughput": float(self.throughput[i]), "dominant_resource": int(dom[i]),
+              "dominant_share": float(share[i]), "served": int(self.served[i]),
+              "arrived": int(self.arrived[i]), "dropped": int(self.dropped[i]), **load}
+             for i in range(f.n)), isa=self._variant, **columns)
 
-    def series_rows(self):
-        """Tidy rows, one per bin and flow: time (the bin's start), flow, rate (packets/s)."""
-        stamp = tidy.stamp(isa=None if self.isa == "literal" else self.isa)
+    def series_rows(self, **columns):
+        """Tidy rows, one per bin and flow: time (the bin's start), flow, rate (packets/s);
+        with `columns` added, stamped."""
         width, rates = self.bin_width, self.rates
-        return [{"scheduler": self.scheduler, "time": b * width, "flow": i,
-                 "rate": float(rates[b, i]), **stamp}
-                for b in range(rates.shape[0]) for i in range(rates.shape[1])]
+        return tidy.stamped(({"scheduler": self.scheduler, "time": b * width, "flow": i,
+                              "rate": float(rates[b, i])}
+                             for b in range(rates.shape[0]) for i in range(rates.shape[1])),
+                            isa=self._variant, **columns)
+
+    @property
+    def _variant(self):
+        """The kernels' variant for the stamp (None, the default's, for the literal)."""
+        return None if self.isa == "literal" else self.isa
+
+    def _takes(self, option):
+        return api.method_info(self.scheduler).takes_option(option)
 
 
 def _kernel(flows, s, isa, decisions):
@@ -139,21 +150,20 @@ def _kernel(flows, s, isa, decisions):
     return out
 
 
-def simulate(costs, scheduler="drfq", *, duration=1.0, weights=None, rates=None,
-             source="backlogged", packet_costs="fixed", resource=None, interval=None, rtt=RTT,
-             buffer=BUFFER, stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS,
-             seed=0, decisions=False, literal=False, isa=None):
-    """Simulate the middlebox for `duration` seconds under `scheduler`; a Result.
+def simulate(costs, scheduler="drfq", **options):
+    """Simulate the middlebox for `duration` seconds under registered flow scheduler
+    `scheduler` (drfbench.methods(takes="flows"): "drfq", "drfq-dovetail", "fq",
+    "bottleneck", "fifo"); a Result. costs: (flows, resources) seconds per packet on each
+    resource, in pipeline order, or (flows, K, resources): a cycle of K cost vectors per
+    flow. The options (defaults: drfbench.method_info(scheduler).defaults()):
 
-    costs       (flows, resources) seconds per packet on each resource, in pipeline order,
-                or (flows, K, resources): a cycle of K cost vectors per flow
-    scheduler   "drfq" (memoryless DRFQ), "drfq-dovetail", "fq" (SFQ on `resource`,
-                default 0), "bottleneck" (SFQ on the resource busiest over the last
-                `interval` seconds, default INTERVAL = 0.3; `resource` at first), "fifo";
-                a scheduler given an option it does not use refuses it
+    duration    seconds simulated (default 1)
     weights     per flow, > 0 (default equal); rates: per flow packets/s or None (model.flows)
     source      "backlogged" (default), "constant", "poisson", "tcp", or one per flow
     packet_costs  "fixed", "uniform" or "exponential": per-packet factors of mean 1
+    resource    fq: the resource it fair-queues (default 0); bottleneck: its first
+                choice, before the first re-decision (fq and bottleneck only)
+    interval    bottleneck: seconds between re-decisions (default 0.3; bottleneck only)
     rtt         TCP's round trip (s); buffer: packets per flow queue; stage_buffer: packets
                 between resources; initial_window: TCP's, in packets
     bins        bins of the rate-over-time series (0: none); seed: of every random draw
@@ -161,10 +171,19 @@ def simulate(costs, scheduler="drfq", *, duration=1.0, weights=None, rates=None,
     literal     run the literal transcription (slow; the test oracle) instead of the kernel
     isa         the kernels' variant (the kernel is sequential: no threads)
 
-    The model and the schedulers' definitions: drfbench.drfq.literal.
+    A scheduler given an option it does not take refuses it (drfbench.run). The model and
+    the schedulers' definitions: drfbench.drfq.literal.
     """
+    return api.run(scheduler, costs, takes=api.FLOWS, **options)
+
+
+def run_scheduler(spec, costs, *, duration=1.0, weights=None, rates=None, source="backlogged",
+                  packet_costs="fixed", resource=0, interval=INTERVAL, rtt=RTT, buffer=BUFFER,
+                  stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS, seed=0,
+                  decisions=False, literal=False, isa=None):
+    """The registry's implementation of the flow schedulers (see `simulate`)."""
     f = make_flows(costs, weights, rates, source, packet_costs, seed)
-    s = make_settings(f.m, scheduler, duration=duration, resource=resource, interval=interval,
+    s = make_settings(f.m, spec.name, duration=duration, resource=resource, interval=interval,
                       rtt=rtt, buffer=buffer, stage_buffer=stage_buffer,
                       initial_window=initial_window, bins=bins)
     if literal and isa is not None:
