@@ -297,10 +297,17 @@ cdef inline double slot_key(const Sim* s, int64_t slot) noexcept nogil:
     return k
 
 
+cdef inline bint grow(void** array, size_t size) noexcept nogil:
+    """realloc *array to `size` bytes; False, *array left as it was, if that fails."""
+    cdef void* p = realloc(array[0], size)
+    if p != NULL:
+        array[0] = p
+    return p != NULL
+
+
 cdef void timer_push(Sim* s, double when, int kind, Py_ssize_t i, int64_t k) noexcept nogil:
     """Append a TCP event (when, kind, flow, k) to the FIFO, making room if needed."""
     cdef Py_ssize_t cap, at
-    cdef void* p
     if s.tm_head + s.tm_len == s.tm_cap:
         if s.tm_head > 0:
             memmove(s.tm_time, s.tm_time + s.tm_head, s.tm_len * sizeof(double))
@@ -310,26 +317,12 @@ cdef void timer_push(Sim* s, double when, int kind, Py_ssize_t i, int64_t k) noe
             s.tm_head = 0
         if s.tm_len == s.tm_cap:
             cap = 2 * s.tm_cap
-            p = realloc(s.tm_time, cap * sizeof(double))
-            if p == NULL:
+            if not (grow(<void**>&s.tm_time, cap * sizeof(double))
+                    and grow(<void**>&s.tm_flow, cap * sizeof(int64_t))
+                    and grow(<void**>&s.tm_k, cap * sizeof(int64_t))
+                    and grow(<void**>&s.tm_kind, cap * sizeof(int64_t))):
                 s.failed = True
                 return
-            s.tm_time = <double*>p
-            p = realloc(s.tm_flow, cap * sizeof(int64_t))
-            if p == NULL:
-                s.failed = True
-                return
-            s.tm_flow = <int64_t*>p
-            p = realloc(s.tm_k, cap * sizeof(int64_t))
-            if p == NULL:
-                s.failed = True
-                return
-            s.tm_k = <int64_t*>p
-            p = realloc(s.tm_kind, cap * sizeof(int64_t))
-            if p == NULL:
-                s.failed = True
-                return
-            s.tm_kind = <int64_t*>p
             s.tm_cap = cap
     at = s.tm_head + s.tm_len
     s.tm_time[at] = when
@@ -625,7 +618,7 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
     s.base, s.w, s.kind, s.rate = &costs[0, 0, 0], &weights[0], &kind[0], &rates[0]
 
     qcap = np.where(np.asarray(kind) == BACKLOGGED, 1, buffer).astype(np.int64)
-    qoff = np.concatenate([[0], np.cumsum(qcap)[:-1]]).astype(np.int64)
+    qoff = np.cumsum(qcap) - qcap                  # each ring starts where the last ended
     slots = int(qcap.sum())
     ready_space, ready_at = _heap_space(n)
     arrival_space, arrival_at = _heap_space(n)

@@ -59,16 +59,6 @@ def label(scheduler):
     return drfbench.method_info(scheduler).label
 
 
-def table(frame, digits=3):
-    """A DataFrame as a Markdown table (index first)."""
-    frame = frame.round(digits)
-    head = [frame.index.name or ""] + [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join([str(i)] + [str(v) for v in row]) + " |"
-              for i, row in zip(frame.index, frame.itertuples(index=False))]
-    return "\n".join(lines)
-
-
 # %% [markdown]
 # ## The lecture's table, as ratios to each flow alone
 #
@@ -168,6 +158,7 @@ for ax, (column, what, source) in zip(axes[0], panels):
     ax.set_xscale("log")
     if column == "share_spread":       # DRFQ's spreads are 1e-5 .. 1e-2, the others' 0.1 .. 30
         ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_ylim(bottom=0)
     ax.set_xlabel("flows")
     ax.set_title(f"{what}\n({source} sources)", fontsize=9)
     ax.grid(alpha=0.3)
@@ -190,8 +181,8 @@ display(sweep_table.round(3))
 
 # %%
 text = "\n\n".join([
-    "### The lecture's experiment: throughput over throughput alone\n\n" + table(lecture_table),
-    "### The sweep (means over flows, resources and distributions)\n\n" + table(sweep_table),
+    "### The lecture's experiment: throughput over throughput alone\n\n" + figs.markdown(lecture_table, 3),
+    "### The sweep (means over flows, resources and distributions)\n\n" + figs.markdown(sweep_table, 3),
     f"*{setup}. {sweep_setup}. {machine}.*"])
 Path(figures).mkdir(parents=True, exist_ok=True)
 (Path(figures) / "drfq_tables.md").write_text(text + "\n")
