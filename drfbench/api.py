@@ -2,7 +2,7 @@
 input kind, `allocate()` for divisible demands.
 
 A method is one `Method` in REGISTRY: its name, its family, the input kind it takes
-(divisible demands, tasks on machines, a tree, servers, a trace, applications), the
+(divisible demands, tasks on machines, a tree, servers, a trace, applications, flows), the
 options it accepts, and where its implementation lives ("module:function" inside
 drfbench, imported on first use, so that reading the registry loads no kernel). An input
 kind is one `InputKind` in KINDS: the inputs its methods take, the function users call,
@@ -292,6 +292,28 @@ register(Method("tetris", "packer", APPLICATIONS, "Tetris: alignment score of de
 register(Method("packer-slots", "packer", APPLICATIONS, "slot-based: four equal slots per "
                 "server, first fit", "packer.simulate:run_policy", frozenset({"threads", "isa"}),
                 label="Slots"))
+# DRFQ (Ghodsi, Sekar, Zaharia, Stoica: Multi-Resource Fair Queueing for Packet Processing,
+# SIGCOMM'12; the cs262a lecture's closing experiment) and its rivals: drfbench.drfq
+FLOWS = register_kind(InputKind(
+    "flows", ("costs",), "drfbench.drfq.simulate(costs, scheduler, ...)",
+    "drfq.model:read_inputs")).name
+_FLOW_OPTIONS = frozenset({"duration", "weights", "rates", "source", "packet_costs", "rtt",
+                           "buffer", "stage_buffer", "initial_window", "bins", "seed",
+                           "decisions", "literal", "isa"})
+register(Method("drfq", "drfq", FLOWS, "memoryless DRFQ: start-time fair queueing on each "
+                "packet's dominant processing time", "drfq.simulate:run_scheduler",
+                _FLOW_OPTIONS, label="DRFQ"))
+register(Method("drfq-dovetail", "drfq", FLOWS, "dovetailing DRFQ: virtual start and finish "
+                "times per resource, ordered by the largest start", "drfq.simulate:run_scheduler",
+                _FLOW_OPTIONS, label="DRFQ (dovetailing)"))
+register(Method("fq", "drfq", FLOWS, "single-resource fair queueing (SFQ) on one resource",
+                "drfq.simulate:run_scheduler", _FLOW_OPTIONS | {"resource"}, label="FQ"))
+register(Method("bottleneck", "drfq", FLOWS, "bottleneck fairness: SFQ on the resource "
+                "busiest over the last interval (300 ms in the lecture's Click run)",
+                "drfq.simulate:run_scheduler", _FLOW_OPTIONS | {"resource", "interval"},
+                label="Bottleneck"))
+register(Method("fifo", "drfq", FLOWS, "first come, first served", "drfq.simulate:run_scheduler",
+                _FLOW_OPTIONS, label="FIFO"))
 
 
 @dataclass(frozen=True)

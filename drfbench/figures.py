@@ -1,5 +1,6 @@
 """What every figure notebook (notebooks/*.py) shares: reading a profile's results,
-the caption naming the machine that produced them, and writing a figure as PNG and PDF.
+the caption naming the machine that produced them, writing a figure as PNG and PDF, and
+a table as Markdown.
 
 A notebook takes two parameters, `results` (a profile's results directory: the pipeline's
 results/<name>, or the committed reference/<name>) and `figures` (where it writes), so
@@ -77,3 +78,15 @@ def save(fig, figures, stem):
             fig.savefig(tmp, dpi=150)
         paths.append(path)
     return paths
+
+
+def markdown(frame, digits=None):
+    """A DataFrame as a Markdown table, its index as the first column (named by the
+    index's name), numbers rounded to `digits` if given."""
+    if digits is not None:
+        frame = frame.round(digits)
+    head = [frame.index.name or ""] + [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join([str(i)] + [str(v) for v in row]) + " |"
+              for i, row in zip(frame.index, frame.itertuples(index=False))]
+    return "\n".join(lines)

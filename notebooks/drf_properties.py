@@ -189,7 +189,9 @@ display(Markdown("\n".join(f"- **{r.policy}, {r.property_name}** ({setting(r.zer
 # when user 2 reports ⟨3 CPU, 2 GB⟩ instead, CEEI gives it 1.8 tasks, more than 18/11 ≈ 1.64:
 # CEEI is not strategy-proof. DRF gives the liar fewer tasks. Asset fairness on
 # ⟨70 CPU, 70 GB⟩ with ⟨2 CPU, 2 GB⟩ and ⟨1 CPU, 2 GB⟩ gives 15 and 20 tasks: user 1 holds
-# 30 CPU and 30 GB, under half of both, so the share guarantee fails.
+# 30 CPU and 30 GB, under half of both, so the share guarantee fails. The lecture's
+# weights on its first example: 9 : 1 gives dominant shares in the ratio 9 : 1 (memory runs
+# out first); 10^10 : 10 is priority: user 1 takes all the memory its tasks can use.
 
 # %%
 shown = ex[["example", "policy", "user", "report", "tasks", "share_0", "share_1"]].rename(

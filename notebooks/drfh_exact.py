@@ -113,18 +113,8 @@ listed = [c for c in str(si["counterexamples"].iloc[0]).split(" || ") if c and c
 display(Markdown(f"**DRFH below its dedicated cloud**: {len(listed)} instance(s); the first few:\n\n"
                  + "\n".join(f"- {c}" for c in listed[:5])))
 
-
-def table(frame):
-    """A DataFrame as a Markdown table (index first)."""
-    head = [frame.index.name or ""] + [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join([str(i)] + [str(v) for v in row]) + " |"
-              for i, row in zip(frame.index, frame.itertuples(index=False))]
-    return "\n".join(lines)
-
-
 Path(figures).mkdir(parents=True, exist_ok=True)
 (Path(figures) / "drfh_properties.md").write_text(
-    "### DRFH's properties (violated / checked)\n\n" + table(prop_table)
+    "### DRFH's properties (violated / checked)\n\n" + figs.markdown(prop_table)
     + "\n\n### Sharing-incentive counterexamples (DRFH)\n\n"
     + "\n".join(f"- {c}" for c in listed) + f"\n\n*{machine}.*\n")

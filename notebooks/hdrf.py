@@ -60,16 +60,6 @@ leaves = list(dict.fromkeys(throughput["leaf"]))
 palette = dict(zip(leaves, sns.color_palette("tab10", len(leaves))))
 
 
-def table(frame, digits=3):
-    """A DataFrame as a Markdown table (index first)."""
-    frame = frame.round(digits)
-    head = [frame.index.name or ""] + [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join([str(i)] + [str(v) for v in row]) + " |"
-              for i, row in zip(frame.index, frame.itertuples(index=False))]
-    return "\n".join(lines)
-
-
 # %% [markdown]
 # ## Throughput of the leaf nodes over time
 #
@@ -157,9 +147,9 @@ display(prop_table)
 
 # %%
 text = "\n\n".join([
-    "### Guarantees and idle resources (simulated)\n\n" + table(summary_table),
-    "### Worked examples: tasks per leaf\n\n" + table(example_table),
-    "### Hierarchical properties on random trees\n\n" + table(prop_table),
+    "### Guarantees and idle resources (simulated)\n\n" + figs.markdown(summary_table, 3),
+    "### Worked examples: tasks per leaf\n\n" + figs.markdown(example_table, 3),
+    "### Hierarchical properties on random trees\n\n" + figs.markdown(prop_table, 3),
     f"*{setup}. {machine}.*"])
 Path(figures).mkdir(parents=True, exist_ok=True)
 (Path(figures) / "hdrf_tables.md").write_text(text + "\n")

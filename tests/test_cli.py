@@ -15,7 +15,7 @@ import scipy.io
 import scipy.sparse as sp
 
 import drfbench
-from drfbench import drfh, hdrf, packer, rows
+from drfbench import drfh, drfq, hdrf, packer, rows
 from drfbench.cli import main
 from drfbench.dcdrf import workloads
 from drfbench.drf import schedule
@@ -99,7 +99,7 @@ def test_run_as_a_command_prints_a_table(tmp_path):
 
 def test_every_input_kind_has_a_test():
     assert set(drfbench.api.KINDS) == {"demands", "tasks", "tree", "servers", "trace",
-                                       "applications"}
+                                       "applications", "flows"}
 
 
 def test_demands(tmp_path):
@@ -180,6 +180,17 @@ def test_applications(tmp_path):
     assert column(table, "revenue") == [r["revenue"] for r in res.rows()]
 
 
+def test_flows(tmp_path):
+    costs = write(tmp_path / "costs.csv", "cpu,nic\n1e-6,6e-6\n7e-6,1e-6\n")
+    table = run_rows(tmp_path, "bottleneck", costs, "--duration", "0.01", "--interval", "0.002",
+                     "--source", "tcp", "--weights", "1,2", "--resource", "1")
+    res = drfq.simulate([[1e-6, 6e-6], [7e-6, 1e-6]], "bottleneck", duration=0.01,
+                        interval=0.002, source="tcp", weights=[1, 2], resource=1)
+    assert column(table, "throughput") == res.throughput.tolist()
+    assert {(r["scheduler"], r["resource"], r["costs_file"]) for r in table} == \
+        {("bottleneck", "1", costs)}
+
+
 # --------------------------------------------------------------------------------------
 # Bad input: one line, exit status 2, no output file
 # --------------------------------------------------------------------------------------
@@ -197,6 +208,7 @@ def bad_files(tmp_path):
         "racks.json": '{"servers": 4, "racks": 2}',
         "apps.json": "[]",
         "trace.csv": "user,job,arrival,duration,cpu,mem\na,1,0,10,0.2,1,5\n",
+        "costs.csv": "cpu,nic\n1e-6,6e-6\n0,0\n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -212,6 +224,8 @@ def bad_files(tmp_path):
     (["packer", "infra.json", "apps.json"], ["infra.json", "line 2", "column 16"]),
     (["packer", "racks.json", "apps.json"], ["racks.json", "unknown key(s) ['racks']"]),
     (["drfh-first-fit", "m.csv", "trace.csv"], ["tasks file trace.csv", "more cells"]),
+    (["drfq", "costs.csv"], ["costs file costs.csv", "line 3", "costs 0 on every resource"]),
+    (["fq", "d.csv", "--interval", "0.3"], ["method 'fq' takes no option interval"]),
     (["nosuch", "d.csv"], ["unknown method 'nosuch'"]),
     (["edrf", "d.csv", "--epsilon", "0.1"], ["method 'edrf' takes no option epsilon"]),
     (["dcdrf", "d.csv", "--threads", "0"], ["threads must be a positive integer"]),

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from cases import seeds, task_policy
 from drfbench import drf, sim
 from drfbench.drf import literal
-from drfbench.drf.properties import policy_of
+from drfbench.drf.properties import lecture_examples, policy_of
 
 
 
@@ -182,6 +182,20 @@ def test_lecture_examples():
     A = drf.asset_fairness(asset)
     np.testing.assert_allclose(drf.utilities(asset, A), [15, 20])
     np.testing.assert_allclose(A.sum(axis=1), [60 / 70, 60 / 70])   # equal sums of shares
+
+
+def test_lecture_weighted_example():
+    """The lecture's weights: 9 : 1 gives dominant shares 9 : 1 (memory runs out first:
+    user 2 gets 18/55 tasks, user 1 13.5 times as many); 10^10 : 10 is priority: user 1
+    takes all the memory it can use (4.5 tasks), user 2 next to nothing."""
+    rows = {(r["example"], r["user"]): r for r in lecture_examples()
+            if "weights" in r["example"]}
+    nine = [rows["<9 CPU, 18 GB>, weights 9 : 1 (the lecture's weighted fairness)", u] for u in (1, 2)]
+    assert [r["tasks"] for r in nine] == pytest.approx([13.5 * 18 / 55, 18 / 55])
+    assert nine[0]["share_1"] / nine[1]["share_0"] == pytest.approx(9)
+    priority = [rows["<9 CPU, 18 GB>, weights 10^10 : 10 (the lecture's weighted fairness)", u]
+                for u in (1, 2)]
+    assert priority[0]["tasks"] == pytest.approx(4.5, rel=1e-6) and priority[1]["tasks"] < 1e-6
 
 
 @pytest.mark.parametrize("seed", seeds(100))

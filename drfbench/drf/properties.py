@@ -453,7 +453,9 @@ def table_policies(methods, epsilons=(0.01, 0.1)):
 
 
 def lecture_examples():
-    """Tidy rows of the lecture's worked examples, for the notebook."""
+    """Tidy rows of the lecture's worked examples, for the notebook: its DRF, asset and
+    CEEI allocations, CEEI's lie, and its weights "user 1 weight 9, user 2 weight 1" and
+    "10^10 and 10" (priority) under weighted DRF."""
     rows = []
 
     def add(example, policy, inst, A, reported=None):
@@ -475,6 +477,9 @@ def lecture_examples():
         reported=["<1 CPU, 4 GB> (truth)", "<3 CPU, 2 GB> (lie)"])
     add("CEEI, user 2 reports <3 CPU, 2 GB>", "DRF", lec, drf(lie),
         reported=["<1 CPU, 4 GB> (truth)", "<3 CPU, 2 GB> (lie)"])
+    for weights, shown in (((9.0, 1.0), "9 : 1"), ((1e10, 10.0), "10^10 : 10")):
+        add(f"<9 CPU, 18 GB>, weights {shown} (the lecture's weighted fairness)", "DRF", lec,
+            drf(lec.demands, np.array(weights)))
     asset = asset_instance()
     add("<70 CPU, 70 GB>: <2 CPU, 2 GB>, <1 CPU, 2 GB>", "Asset", asset,
         asset_fairness(asset.demands))

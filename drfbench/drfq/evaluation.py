@@ -1,0 +1,156 @@
+"""The DRFQ evaluation as tidy rows (stamped by drfbench.rows): the lecture's two-flow
+experiment, its rate-over-time series, and a sweep over flows, resources and costs.
+
+  lecture         The cs262a DRF lecture's closing experiment, after the paper's motivating
+                  example: a middlebox whose packets use the CPU, then the NIC; flow 0
+                  (bandwidth-bound) costs <1, 6> us per packet, flow 1 (CPU-bound) <7, 1>,
+                  which "makes the bottleneck unclear". Each flow alone, then both under
+                  fifo, fq on the CPU, fq on the NIC, bottleneck fairness (re-decided every
+                  300 ms, as the lecture's Click implementation) and drfq (and
+                  drfq-dovetail), with backlogged and TCP sources. One row per source,
+                  scenario and flow: packets/s, the ratio to the flow alone, dominant share,
+                  drops, and the lecture's Mbps where its table has them (alone 191 / 33,
+                  bottleneck 75 / 32, DRFQ 160 / 28: its machine's speeds are not ours, so
+                  the ratios compare, not the rates).
+  lecture_series  Each flow's rate over time under bottleneck and drfq with TCP sources
+                  (the oscillation bottleneck fairness causes).
+  sweep           Flows (2 ... 10,000) x resources (2 ... 4) x per-flow cost
+                  distributions x sources, every scheduler on the same flows: fairness
+                  (the spread of weighted dominant shares, and Jain's index of them),
+                  utilization (mean and largest busy fraction), drops, and the
+                  simulator's speed.
+
+Cost distributions (each flow's cost vector, microseconds per packet on each resource):
+"uniform" U(1, 10) on every resource; "dominant" one resource drawn per flow at U(5, 10),
+the others U(0.5, 2) (the lecture's shape, many flows); "lognormal" median 3, sigma 1
+(heavy-tailed mixes). A run lasts long enough for about `packets` packets per flow at
+equal dominant shares, packets x flows x mean dominant cost / resources, and at least ten
+bottleneck intervals (so that bottleneck fairness re-decides, and TCP runs thousands of
+round trips).
+"""
+import time
+
+import numpy as np
+
+from .. import api
+from .. import rows as tidy
+from .model import INTERVAL, OPEN_LOOP, RTT, SOURCES
+from .simulate import simulate
+
+US = 1e-6
+LECTURE_COSTS = ((1 * US, 6 * US), (7 * US, 1 * US))
+# The lecture's table (Mbps, Click): flow 0 bandwidth-bound, flow 1 CPU-bound.
+LECTURE_MBPS = {"alone": (191, 33), "bottleneck": (75, 32), "drfq": (160, 28)}
+LECTURE_SCENARIOS = (("fifo", "fifo", None), ("fq-cpu", "fq", 0), ("fq-nic", "fq", 1),
+                     ("bottleneck", "bottleneck", None), ("drfq", "drfq", None),
+                     ("drfq-dovetail", "drfq-dovetail", None))
+DISTRIBUTIONS = ("uniform", "dominant", "lognormal")
+RATELESS = tuple(s for s in SOURCES if s not in OPEN_LOOP)   # the sources needing no rate
+
+
+def own_options(scheduler, **options):
+    """Those of `options` that `scheduler` takes (its registered options), None left out."""
+    spec = api.method_info(scheduler)
+    return {o: v for o, v in options.items() if v is not None and spec.takes_option(o)}
+
+
+def lecture(duration=5.0, rtt=RTT, interval=INTERVAL, sources=RATELESS, seed=0):
+    """Rows of the lecture's experiment (see the module docstring); scenario "alone" is
+    each flow by itself (fifo)."""
+    out, stamp = [], tidy.stamp()
+    for source in sources:
+        options = dict(duration=duration, source=source, rtt=rtt, bins=0, seed=seed)
+        alone = [simulate([c], "fifo", **options) for c in LECTURE_COSTS]
+        runs = [("alone", "fifo", None, [(r.throughput[0], r.dominant_share[0], r.dropped[0])
+                                         for r in alone])]
+        for scenario, scheduler, resource in LECTURE_SCENARIOS:
+            r = simulate(LECTURE_COSTS, scheduler, **options,
+                         **own_options(scheduler, resource=resource, interval=interval))
+            runs.append((scenario, scheduler, resource, list(zip(r.throughput, r.dominant_share,
+                                                                 r.dropped))))
+        for scenario, scheduler, resource, flows in runs:
+            mbps = LECTURE_MBPS.get(scenario)
+            for i, (rate, share, dropped) in enumerate(flows):
+                out.append({"source": source, "scenario": scenario, "scheduler": scheduler,
+                            "resource": resource, "flow": i,
+                            "kind": "bandwidth-bound" if i == 0 else "cpu-bound",
+                            "cost_cpu": LECTURE_COSTS[i][0], "cost_nic": LECTURE_COSTS[i][1],
+                            "throughput": float(rate),
+                            "ratio_to_alone": float(rate / alone[i].throughput[0]),
+                            "dominant_share": float(share), "dropped": int(dropped),
+                            "lecture_mbps": mbps[i] if mbps else None,
+                            "lecture_ratio": mbps[i] / LECTURE_MBPS["alone"][i] if mbps else None,
+                            "duration": duration, "rtt": rtt, "interval": interval, **stamp})
+    return out
+
+
+def lecture_series(duration=5.0, rtt=RTT, interval=INTERVAL, bin_width=0.01,
+                   schedulers=("bottleneck", "drfq"), source="tcp", seed=0):
+    """Rows (scheduler, time, flow, rate) of each flow's rate over time, in bins of
+    `bin_width` seconds, with the lecture's flows and TCP sources."""
+    bins = max(int(round(duration / bin_width)), 1)
+    out = []
+    for scheduler in schedulers:
+        r = simulate(LECTURE_COSTS, scheduler, duration=duration, source=source, rtt=rtt,
+                     bins=bins, seed=seed, **own_options(scheduler, interval=interval))
+        out += r.series_rows(source=source, interval=interval, rtt=rtt)
+    return out
+
+
+def flow_costs(distribution, flows, resources, rng):
+    """(flows, resources) mean seconds per packet drawn from `distribution`."""
+    if distribution == "uniform":
+        return rng.uniform(1, 10, (flows, resources)) * US
+    if distribution == "dominant":
+        c = rng.uniform(0.5, 2, (flows, resources))
+        c[np.arange(flows), rng.integers(0, resources, flows)] = rng.uniform(5, 10, flows)
+        return c * US
+    if distribution == "lognormal":
+        return rng.lognormal(np.log(3), 1.0, (flows, resources)) * US
+    raise ValueError(f"unknown cost distribution {distribution!r}; known: {', '.join(DISTRIBUTIONS)}")
+
+
+def spread(x):
+    """(max - min) / mean: 0 when all equal."""
+    return float((x.max() - x.min()) / x.mean()) if x.mean() > 0 else 0.0
+
+
+def jain(x):
+    """Jain's fairness index: 1 when all equal, 1/n at worst."""
+    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if x.any() else 1.0
+
+
+def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DISTRIBUTIONS,
+          sources=RATELESS, schedulers=api.methods(takes=api.FLOWS), packets=200,
+          packet_costs="fixed", rtt=RTT, interval=INTERVAL, seed=0):
+    """One row per flows x resources x distribution x source x scheduler (see the module
+    docstring); every scheduler of a configuration runs on the same flows."""
+    out, stamp = [], tidy.stamp()
+    for n in flows:
+        for m in resources:
+            for d, distribution in enumerate(distributions):
+                rng = np.random.default_rng([seed, n, m, d])
+                costs = flow_costs(distribution, n, m, rng)
+                duration = max(packets * n * float(costs.max(axis=1).mean()) / m, 10 * interval)
+                for source in sources:
+                    for scheduler in schedulers:
+                        start = time.perf_counter()
+                        r = simulate(costs, scheduler, duration=duration, source=source,
+                                     packet_costs=packet_costs, rtt=rtt, bins=0, seed=seed,
+                                     **own_options(scheduler, interval=interval))
+                        elapsed = time.perf_counter() - start
+                        share = r.dominant_share / r.flows.weights
+                        out.append({"flows": n, "resources": m, "distribution": distribution,
+                                    "source": source, "scheduler": scheduler,
+                                    "packet_costs": packet_costs, "duration": duration,
+                                    "share_spread": spread(share), "share_jain": jain(share),
+                                    "share_min": float(share.min()), "share_max": float(share.max()),
+                                    "busy_mean": float(r.busy.mean()), "busy_max": float(r.busy.max()),
+                                    "throughput": float(r.throughput.sum()),
+                                    "dropped": int(r.dropped.sum()), "arrived": int(r.arrived.sum()),
+                                    "drop_rate": float(r.dropped.sum() / max(r.arrived.sum(), 1)),
+                                    "packets_per_flow": packets,
+                                    "dispatched": int(r.dispatched.sum()), "elapsed": elapsed,
+                                    "packets_per_second": float(r.dispatched.sum() / elapsed),
+                                    "seed": seed, **stamp})
+    return out

@@ -1,0 +1,302 @@
+"""The model of the DRFQ middlebox (Ghodsi, Sekar, Zaharia, Stoica, "Multi-Resource Fair
+Queueing for Packet Processing", SIGCOMM 2012): flows, their packets' costs and sources,
+the run's settings, their validation, the flows kind's reader (a costs CSV), and the
+counter-based random numbers that the kernel (kernels/drfq.pyx) and the literal
+transcription (literal.py) draw alike.
+
+Flows. Flow i sends packets that need time on every resource of a pipeline (resource 0
+first, default CPU then NIC): packet k of flow i costs costs[i, k mod K, j] seconds on
+resource j (a fixed vector when K = 1, a cycle of K vectors otherwise, e.g. the paper's
+flow alternating <1, 2> and <2, 1>), times a per-packet factor drawn for each resource
+when `packet_costs` is "uniform" (0.5 + U(0, 1): mean 1, within [0.5, 1.5)) or
+"exponential" (Exp(1)). Each flow has a weight (its share is proportional to it) and a
+source:
+
+  backlogged   always has exactly one packet waiting: the next arrives the instant the
+               previous one enters the pipeline (never dropped)
+  constant     open loop: packet k arrives at k / rate
+  poisson      open loop: exponential gaps of mean 1 / rate, the first after one gap
+  tcp          closed loop: a TCP-like AIMD window (literal.py's docstring states the
+               model; its constants are below)
+
+Open-loop and TCP flows queue in a buffer of `buffer` packets each; an arrival to a full
+buffer is dropped (tail drop) and counted.
+
+Random numbers are counter-based: uniform(seed, stream, flow, k) hashes its four integers
+with SplitMix64's finalizer (Steele, Lea, Flood, OOPSLA 2014), so a draw does not depend on
+the order in which the simulator asks for it, and Python (integers masked to 64 bits) and
+C (uint64_t) compute the same bits. Stream 0 is a flow's arrival gaps, stream 1 + j its
+packets' factors on resource j.
+"""
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _inputs
+from .. import _validation as check
+
+# The registry's flow schedulers (drfbench.methods(takes="flows")), in the order of the
+# kernel's switch (Settings.code).
+SCHEDULERS = ("drfq", "drfq-dovetail", "fq", "bottleneck", "fifo")
+SOURCES = ("backlogged", "constant", "poisson", "tcp")
+PACKET_COSTS = ("fixed", "uniform", "exponential")
+OPEN_LOOP = ("constant", "poisson")
+
+# Defaults of the run's settings, and where each comes from.
+INTERVAL = 0.3          # s: bottleneck fairness re-decided every 300 ms (the lecture's Click run)
+RTT = 1e-3              # s: the round trip of the TCP sources (the issue's example)
+BUFFER = 100            # packets per flow queue: about one bandwidth-delay product at the
+                        # lecture's rates (~1e5 packets/s x 1 ms), the rule of thumb of
+                        # Villamizar and Song (1994) quoted in RFC 3439
+STAGE_BUFFER = 32       # packets between consecutive resources (see literal.py)
+INITIAL_WINDOW = 10     # packets: TCP's initial window (RFC 6928)
+BINS = 100              # bins of the per-flow rate-over-time series
+MAX_REDECISIONS = 1e8   # the bottleneck's re-decisions are kept: at most this many
+
+MASK = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+UNIT = 2.0 ** -52
+
+
+def mix(x):
+    """SplitMix64's finalizer: a bijection of 64-bit integers that scrambles every bit."""
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def uniform(seed, stream, flow, k):
+    """A uniform number in (0, 1), a function of its four integers alone: the top 52 bits of
+    the hash, plus one half, over 2^52 (exact in double precision)."""
+    h = mix((int(seed) + GOLDEN * (int(stream) + 1)) & MASK)
+    h = mix((h + GOLDEN * (int(flow) + 1)) & MASK)
+    h = mix((h + GOLDEN * (int(k) + 1)) & MASK)
+    return ((h >> 12) + 0.5) * UNIT
+
+
+@dataclass(frozen=True)
+class Flows:
+    """Validated flows (see `flows`): costs (n, K, m) seconds; weights (n,); source (n,)
+    int8 indices into SOURCES; rates (n,) packets/s (NaN for backlogged and TCP flows);
+    packet_costs: an index into PACKET_COSTS; seed."""
+    costs: np.ndarray
+    weights: np.ndarray
+    source: np.ndarray
+    rates: np.ndarray
+    packet_costs: int
+    seed: int
+
+    @property
+    def n(self):
+        return self.costs.shape[0]
+
+    @property
+    def m(self):
+        return self.costs.shape[2]
+
+    @property
+    def sources(self):
+        """Each flow's source by name."""
+        return [SOURCES[s] for s in self.source.tolist()]
+
+    def packet_cost(self, i, k, j):
+        """Seconds packet k of flow i needs on resource j."""
+        base = float(self.costs[i, k % self.costs.shape[1], j])
+        if self.packet_costs == 0:
+            return base
+        u = uniform(self.seed, 1 + j, i, k)
+        return base * (0.5 + u if self.packet_costs == 1 else -math.log(u))
+
+    def mean_costs(self):
+        """(n, m): each flow's mean seconds per packet on each resource (the factors have
+        mean 1)."""
+        return self.costs.mean(axis=1)
+
+
+def _cost_array(costs):
+    """costs as an (n, K, m) float64 array; a ragged list gets an error naming the flow."""
+    if isinstance(costs, (list, tuple)):
+        shapes = []
+        for i, row in enumerate(costs):
+            try:
+                shapes.append(np.shape(row))
+            except ValueError:
+                raise ValueError(f"costs: flow {i}'s cost vectors differ in length") from None
+            if shapes[i] != shapes[0]:
+                raise ValueError(f"costs: flow {i}'s cost vector has shape {shapes[i]}, flow 0's "
+                                 f"has {shapes[0]}: every flow needs one cost per resource")
+    if np.ndim(costs) not in (2, 3):
+        raise ValueError(f"costs must be (flows, resources) or (flows, cycle, resources) "
+                         f"seconds per packet, got shape {np.shape(costs)}")
+    a = check.real_array(costs, "costs", np.ndim(costs))
+    return a[:, None, :] if a.ndim == 2 else a
+
+
+def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fixed", seed=0):
+    """Validated `Flows`.
+
+    costs: (n, m) seconds per packet on each resource in pipeline order, or (n, K, m): a
+    cycle of K cost vectors per flow. weights: n positive numbers (default 1). rates: None,
+    one number, or n entries each None or packets/s: a flow with a rate is open loop.
+    source: one of SOURCES or a list of n. One name applies to every flow: "backlogged"
+    or "tcp" to the flows without a rate (flows with one are "constant"), "constant" or
+    "poisson" to every flow (each then needs a rate). A list says each flow's source;
+    the open-loop ones need a rate and the others must have none.
+
+    Refused with a ValueError naming the problem: costs that are negative, NaN or
+    infinite, of the wrong length for a flow, or all zero for a packet (a packet must take
+    some time somewhere); weights that are not positive and finite; an unknown source or
+    packet_costs; a missing, non-positive or infinite rate.
+    """
+    C = _cost_array(costs)
+    n, K, m = C.shape
+    if n < 1 or K < 1 or m < 1:
+        raise ValueError(f"costs must name at least one flow and one resource, got shape {C.shape}")
+    bad = ~np.isfinite(C)
+    if bad.any():
+        i, k, j = np.argwhere(bad)[0]
+        raise ValueError(f"costs: flow {i}'s cost on resource {j} is {C[i, k, j]} (must be finite)")
+    if (C < 0).any():
+        i, k, j = np.argwhere(C < 0)[0]
+        raise ValueError(f"costs: flow {i}'s cost on resource {j} is negative ({C[i, k, j]})")
+    zero = np.argwhere(C.max(axis=2) == 0)
+    if zero.size:
+        i, k = zero[0]
+        what = f"flow {i}" if K == 1 else f"flow {i}'s cost vector {k} of its cycle"
+        raise ValueError(f"costs: {what} is zero on every resource: zero-cost packets would "
+                         "take no time anywhere")
+    w = np.ones(n) if weights is None else _weights(weights, n)
+    if packet_costs not in PACKET_COSTS:
+        raise ValueError(f"unknown packet_costs {packet_costs!r}; known: {', '.join(PACKET_COSTS)}")
+    r = _rates(rates, n)
+    kind = _sources(source, r, n)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return Flows(np.ascontiguousarray(C), w, kind, r, PACKET_COSTS.index(packet_costs),
+                 int(seed) & MASK)
+
+
+def read_inputs(path):
+    """The flows kind's reader (`drfbench run`): a costs CSV, one row per flow, one column
+    per resource in pipeline order (the header names them), seconds per packet; as
+    drfbench.drfq.simulate takes it, an (n, m) array. A flow whose packets cost nothing
+    anywhere is refused, naming its line."""
+    table = _inputs.read_csv(path, "costs")
+    costs = table.numbers(table.columns)
+    zero = np.flatnonzero(costs.max(axis=1) == 0)
+    if zero.size:
+        raise ValueError(f"{table.where}: {table.row(int(zero[0]))} costs 0 on every resource "
+                         "(a packet must take some time somewhere)")
+    return costs
+
+
+def _weights(weights, n):
+    w = check.real_array(np.atleast_1d(weights), "weights", 1)
+    if w.shape != (n,):
+        raise ValueError(f"weights must have one entry per flow ({n}), got {w.shape[0]}")
+    if not np.isfinite(w).all() or (w <= 0).any():
+        i = int(np.flatnonzero(~(np.isfinite(w) & (w > 0)))[0])
+        raise ValueError(f"weights: flow {i}'s weight is {w[i]} (must be positive and finite)")
+    return w
+
+
+def _rates(rates, n):
+    """(n,) float64 packets/s, NaN where a flow has none (None in a list)."""
+    if rates is None:
+        return np.full(n, np.nan)
+    entries = [rates] * n if np.ndim(rates) == 0 else list(rates)
+    if len(entries) != n:
+        raise ValueError(f"rates must have one entry per flow ({n}), got {len(entries)}")
+    given = [i for i, value in enumerate(entries) if value is not None]
+    out = np.full(n, np.nan)
+    if given:
+        values = check.real_array([entries[i] for i in given], "rates", 1)
+        bad = np.flatnonzero(~((values > 0) & (values < math.inf)))
+        if bad.size:
+            raise ValueError(f"rates: flow {given[bad[0]]}'s rate is {values[bad[0]]} packets/s "
+                             "(must be positive and finite)")
+        out[given] = values
+    return out
+
+
+def _sources(source, rates, n):
+    """(n,) int8: each flow's index in SOURCES (see `flows` for how one name applies to
+    every flow)."""
+    names = [source] if isinstance(source, str) else list(source)
+    for i, s in enumerate(names):
+        if s not in SOURCES:
+            raise ValueError(f"unknown source {s!r}" + ("" if isinstance(source, str) else f" (flow {i})")
+                             + f"; known: {', '.join(SOURCES)}")
+    if not isinstance(source, str) and len(names) != n:
+        raise ValueError(f"source must be one name or one per flow ({n}), got {len(names)}")
+    kind = np.array([SOURCES.index(s) for s in names], dtype=np.int8)
+    has_rate = ~np.isnan(rates)
+    if isinstance(source, str):
+        kind = np.full(n, kind[0], dtype=np.int8)
+        if source not in OPEN_LOOP:
+            kind[has_rate] = SOURCES.index("constant")
+    open_loop = np.isin(kind, [SOURCES.index(s) for s in OPEN_LOOP])
+    wrong = np.flatnonzero(open_loop != has_rate)
+    if wrong.size:
+        i = int(wrong[0])
+        name = SOURCES[kind[i]]
+        if open_loop[i]:
+            raise ValueError(f"flow {i}: source {name!r} needs a rate (packets/s)")
+        raise ValueError(f"flow {i}: source {name!r} takes no rate (got {rates[i]}); rates are "
+                         f"for {' and '.join(OPEN_LOOP)} sources")
+    return kind
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A run's validated settings (see `settings`)."""
+    scheduler: str
+    duration: float
+    resource: int
+    interval: float
+    rtt: float
+    buffer: int
+    stage_buffer: int
+    initial_window: int
+    bins: int
+
+    @property
+    def code(self):
+        """The scheduler's index in SCHEDULERS (the kernel's switch)."""
+        return SCHEDULERS.index(self.scheduler)
+
+    @property
+    def boundaries(self):
+        """Room for the bottleneck's re-decisions, at k x interval < duration (k >= 1)."""
+        return int(self.duration / self.interval) + 2
+
+
+def _positive(value, name):
+    x = check.real(value, name)
+    if not (0 < x < math.inf):
+        raise ValueError(f"{name} must be positive and finite, got {x}")
+    return x
+
+
+def settings(m, scheduler="drfq", *, duration=1.0, resource=0, interval=INTERVAL, rtt=RTT,
+             buffer=BUFFER, stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS):
+    """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate).
+    resource is used by fq and bottleneck only, interval by bottleneck only (the registry
+    refuses them for the other schedulers)."""
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
+    duration = _positive(duration, "duration")
+    interval = _positive(interval, "interval")
+    if duration / interval > MAX_REDECISIONS:
+        raise ValueError(f"interval {interval} s re-decides the bottleneck more than "
+                         f"{MAX_REDECISIONS:.0e} times in {duration} s")
+    if isinstance(resource, bool) or not isinstance(resource, numbers.Integral) or not 0 <= resource < m:
+        raise ValueError(f"resource must be an index of the pipeline's {m} resources, got {resource!r}")
+    if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 0:
+        raise ValueError(f"bins must be a non-negative integer, got {bins!r}")
+    return Settings(scheduler, duration, int(resource), interval,
+                    _positive(rtt, "rtt"), check.positive_int(buffer, "buffer", allow_none=False),
+                    check.positive_int(stage_buffer, "stage_buffer", allow_none=False),
+                    check.positive_int(initial_window, "initial_window", allow_none=False), int(bins))

@@ -1,0 +1,197 @@
+"""drfq.simulate(): one run of the middlebox (kernels/drfq.pyx, or with literal=True the
+transcription in literal.py) through the registry (drfbench.api.run, input kind
+"flows"), and its Result.
+
+Dominant share here is in time, as DRFQ defines it: the fraction of the run during which
+a flow's packets held its dominant resource, max_j work[i, j] / duration, where work[i, j]
+counts the seconds resource j served flow i (the part of a packet in service at the end
+included).
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _isa, api
+from .. import rows as tidy
+from . import literal as transcription
+from .model import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, PACKET_COSTS, RTT, SOURCES,
+                    STAGE_BUFFER, flows as make_flows, settings as make_settings)
+
+
+@dataclass
+class Result:
+    """What `simulate` returns.
+
+    flows, settings: the validated input (model.Flows, model.Settings); per flow: served
+    (packets that left the pipeline), dispatched (entered it), arrived, dropped; work
+    (n, m) seconds each resource served each flow; busy, blocked (m,) seconds each resource
+    served, and held a finished packet for want of room downstream; series (bins, n)
+    departures per bin; bottleneck: the bottleneck scheduler's re-decisions, one per
+    interval; decisions (time, flow) of every dispatch, if asked for; isa: the kernels'
+    variant ("literal" for the transcription)."""
+    flows: object
+    settings: object
+    served: np.ndarray
+    dispatched: np.ndarray
+    arrived: np.ndarray
+    dropped: np.ndarray
+    work: np.ndarray
+    busy_seconds: np.ndarray
+    blocked_seconds: np.ndarray
+    series: np.ndarray = field(repr=False)
+    bottleneck: np.ndarray
+    decisions: tuple | None
+    isa: str
+
+    @property
+    def scheduler(self):
+        return self.settings.scheduler
+
+    @property
+    def throughput(self):
+        """Packets per second that left the middlebox, per flow."""
+        return self.served / self.settings.duration
+
+    @property
+    def dominant_resource(self):
+        """Per flow, the resource that served it longest."""
+        return self.work.argmax(axis=1)
+
+    @property
+    def dominant_share(self):
+        """Per flow, the fraction of the run its dominant resource spent on it."""
+        return self.work.max(axis=1) / self.settings.duration
+
+    @property
+    def busy(self):
+        """Per resource, the fraction of the run it was serving."""
+        return self.busy_seconds / self.settings.duration
+
+    @property
+    def blocked(self):
+        """Per resource, the fraction of the run it held a finished packet, blocked."""
+        return self.blocked_seconds / self.settings.duration
+
+    @property
+    def bin_width(self):
+        return self.settings.duration / max(self.settings.bins, 1)
+
+    @property
+    def rates(self):
+        """(bins, n): each flow's departures per second in each bin (the rate over time)."""
+        return self.series / self.bin_width
+
+    def rows(self, **columns):
+        """Tidy rows, one per flow: the run's settings, the flow's weight, source, rate and
+        mean costs, its throughput, dominant resource and share, packets served, arrived,
+        dropped, and every resource's busy and blocked fractions; with `columns` added,
+        stamped (drfbench.rows)."""
+        s, f = self.settings, self.flows
+        run = {"scheduler": s.scheduler, "duration": s.duration, "flows": f.n, "resources": f.m,
+               "resource": s.resource if self._takes("resource") else None,
+               "interval": s.interval if self._takes("interval") else None,
+               "rtt": s.rtt, "buffer": s.buffer,
+               "stage_buffer": s.stage_buffer, "packet_costs": PACKET_COSTS[f.packet_costs], "seed": f.seed,
+               "literal": self.isa == "literal"}
+        load = {**{f"busy_{j}": float(b) for j, b in enumerate(self.busy)},
+                **{f"blocked_{j}": float(b) for j, b in enumerate(self.blocked)}}
+        cost = f.mean_costs()
+        share, dom = self.dominant_share, self.dominant_resource
+        return tidy.stamped(
+            ({**run, "flow": i, "weight": float(f.weights[i]), "source": SOURCES[f.source[i]],
+              "rate": float(f.rates[i]), **{f"cost_{j}": float(c) for j, c in enumerate(cost[i])},
+              "throughput": float(self.throughput[i]), "dominant_resource": int(dom[i]),
+              "dominant_share": float(share[i]), "served": int(self.served[i]),
+              "arrived": int(self.arrived[i]), "dropped": int(self.dropped[i]), **load}
+             for i in range(f.n)), isa=self._variant, **columns)
+
+    def series_rows(self, **columns):
+        """Tidy rows, one per bin and flow: time (the bin's start), flow, rate (packets/s);
+        with `columns` added, stamped."""
+        width, rates = self.bin_width, self.rates
+        return tidy.stamped(({"scheduler": self.scheduler, "time": b * width, "flow": i,
+                              "rate": float(rates[b, i])}
+                             for b in range(rates.shape[0]) for i in range(rates.shape[1])),
+                            isa=self._variant, **columns)
+
+    @property
+    def _variant(self):
+        """The kernels' variant for the stamp (None, the default's, for the literal)."""
+        return None if self.isa == "literal" else self.isa
+
+    def _takes(self, option):
+        return api.method_info(self.scheduler).takes_option(option)
+
+
+def _kernel(flows, s, isa, decisions):
+    """The kernel's outputs, as literal.simulate returns them."""
+    n, m = flows.n, flows.m
+    out = {"served": np.zeros(n, np.int64), "dispatched": np.zeros(n, np.int64),
+           "arrived": np.zeros(n, np.int64), "dropped": np.zeros(n, np.int64),
+           "work": np.zeros((n, m)), "busy": np.zeros(m), "blocked": np.zeros(m),
+           "series": np.zeros((s.bins, n), np.int32),
+           "bottleneck": np.zeros(s.boundaries if s.scheduler == "bottleneck" else 0, np.int64)}
+    room = 1024 if decisions else 0
+    while True:
+        for a in out.values():
+            a[...] = 0
+        log_t, log_f = np.zeros(room), np.zeros(room, np.int64)
+        made, dispatched = _isa.kernels(isa).drfq.simulate(
+            flows.costs, flows.weights, flows.source, flows.rates, flows.seed,
+            flows.packet_costs, s.code, s.resource, s.duration, s.interval, s.rtt, s.buffer,
+            s.stage_buffer, s.initial_window, out["served"], out["dispatched"], out["arrived"],
+            out["dropped"], out["work"], out["busy"], out["blocked"], out["series"],
+            out["bottleneck"], log_t, log_f)
+        if not decisions or dispatched <= room:
+            break
+        room = dispatched                  # deterministic: the same run, with room for all
+    out["bottleneck"] = out["bottleneck"][:made]
+    out["decision_time"], out["decision_flow"] = log_t[:dispatched], log_f[:dispatched]
+    return out
+
+
+def simulate(costs, scheduler="drfq", **options):
+    """Simulate the middlebox for `duration` seconds under registered flow scheduler
+    `scheduler` (drfbench.methods(takes="flows"): "drfq", "drfq-dovetail", "fq",
+    "bottleneck", "fifo"); a Result. costs: (flows, resources) seconds per packet on each
+    resource, in pipeline order, or (flows, K, resources): a cycle of K cost vectors per
+    flow. The options (defaults: drfbench.method_info(scheduler).defaults()):
+
+    duration    seconds simulated (default 1)
+    weights     per flow, > 0 (default equal); rates: per flow packets/s or None (model.flows)
+    source      "backlogged" (default), "constant", "poisson", "tcp", or one per flow
+    packet_costs  "fixed", "uniform" or "exponential": per-packet factors of mean 1
+    resource    fq: the resource it fair-queues (default 0); bottleneck: its first
+                choice, before the first re-decision (fq and bottleneck only)
+    interval    bottleneck: seconds between re-decisions (default 0.3; bottleneck only)
+    rtt         TCP's round trip (s); buffer: packets per flow queue; stage_buffer: packets
+                between resources; initial_window: TCP's, in packets
+    bins        bins of the rate-over-time series (0: none); seed: of every random draw
+    decisions   keep every dispatch's (time, flow) in Result.decisions
+    literal     run the literal transcription (slow; the test oracle) instead of the kernel
+    isa         the kernels' variant (the kernel is sequential: no threads)
+
+    A scheduler given an option it does not take refuses it (drfbench.run). The model and
+    the schedulers' definitions: drfbench.drfq.literal.
+    """
+    return api.run(scheduler, costs, takes=api.FLOWS, **options)
+
+
+def run_scheduler(spec, costs, *, duration=1.0, weights=None, rates=None, source="backlogged",
+                  packet_costs="fixed", resource=0, interval=INTERVAL, rtt=RTT, buffer=BUFFER,
+                  stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS, seed=0,
+                  decisions=False, literal=False, isa=None):
+    """The registry's implementation of the flow schedulers (see `simulate`)."""
+    f = make_flows(costs, weights, rates, source, packet_costs, seed)
+    s = make_settings(f.m, spec.name, duration=duration, resource=resource, interval=interval,
+                      rtt=rtt, buffer=buffer, stage_buffer=stage_buffer,
+                      initial_window=initial_window, bins=bins)
+    if literal and isa is not None:
+        raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal transcription has none")
+    if literal:
+        out, variant = transcription.simulate(f, s), "literal"
+    else:
+        out, variant = _kernel(f, s, isa, decisions), _isa.kernels(isa).name
+    return Result(f, s, out["served"], out["dispatched"], out["arrived"], out["dropped"],
+                  out["work"], out["busy"], out["blocked"], out["series"], out["bottleneck"],
+                  (out["decision_time"], out["decision_flow"]) if decisions else None, variant)

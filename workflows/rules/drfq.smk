@@ -1,0 +1,88 @@
+# DRFQ (Ghodsi, Sekar, Zaharia, Stoica, SIGCOMM'12) against fair queueing, bottleneck
+# fairness and FIFO on the packet-level middlebox simulator: the cs262a lecture's two-flow
+# experiment, its rates over time, and a sweep over flows, resources and cost
+# distributions, each a results CSV drawn by notebooks/drfq.py.
+#
+# Config (key `drfq`; seed: the config's):
+#   duration, bin_width: seconds per run of the lecture's experiment and its series; per bin
+#   rtt, interval: TCP's round trip; seconds between bottleneck fairness's re-decisions
+#   sources: of the lecture and the sweep          series: schedulers whose rates are drawn
+#   flows, resources, distributions, schedulers, packets, packet_costs: the sweep
+
+DRFQ = config["drfq"]
+TARGETS += expand("results/{name}/drfq/drfq_{table}.csv", name=NAME,
+                  table=["lecture", "series", "sweep"])
+
+
+rule drfq_lecture:
+    output:
+        report("results/{name}/drfq/drfq_lecture.csv", category="DRFQ"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfq/lecture.log",
+    params:
+        python=PYTHON,
+        duration=DRFQ["duration"],
+        rtt=DRFQ["rtt"],
+        interval=DRFQ["interval"],
+        sources=" ".join(DRFQ["sources"]),
+        seed=config["seed"],
+    shell:
+        "{params.python} -m drfbench.drfq lecture --duration {params.duration} "
+        "--rtt {params.rtt} --interval {params.interval} --sources {params.sources} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule drfq_series:
+    output:
+        report("results/{name}/drfq/drfq_series.csv", category="DRFQ"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfq/series.log",
+    params:
+        python=PYTHON,
+        duration=DRFQ["duration"],
+        rtt=DRFQ["rtt"],
+        interval=DRFQ["interval"],
+        bin_width=DRFQ["bin_width"],
+        schedulers=" ".join(DRFQ["series"]),
+        seed=config["seed"],
+    shell:
+        "{params.python} -m drfbench.drfq series --duration {params.duration} "
+        "--rtt {params.rtt} --interval {params.interval} --bin-width {params.bin_width} "
+        "--schedulers {params.schedulers} --seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule drfq_sweep:
+    output:
+        report("results/{name}/drfq/drfq_sweep.csv", category="DRFQ"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfq/sweep.log",
+    params:
+        python=PYTHON,
+        flows=" ".join(map(str, DRFQ["flows"])),
+        resources=" ".join(map(str, DRFQ["resources"])),
+        distributions=" ".join(DRFQ["distributions"]),
+        sources=" ".join(DRFQ["sources"]),
+        schedulers=" ".join(DRFQ["schedulers"]),
+        packets=DRFQ["packets"],
+        packet_costs=DRFQ["packet_costs"],
+        rtt=DRFQ["rtt"],
+        interval=DRFQ["interval"],
+        seed=config["seed"],
+    shell:
+        "{params.python} -m drfbench.drfq sweep --flows {params.flows} "
+        "--resources {params.resources} --distributions {params.distributions} "
+        "--sources {params.sources} --schedulers {params.schedulers} "
+        "--packets {params.packets} --packet-costs {params.packet_costs} --rtt {params.rtt} "
+        "--interval {params.interval} --seed {params.seed} --out {output} > {log} 2>&1"
+
+
+NOTEBOOKS["drfq"] = dict(
+    results=["drfq/drfq_lecture.csv", "drfq/drfq_series.csv", "drfq/drfq_sweep.csv"],
+    figures=["drfq_lecture.png", "drfq_lecture.pdf", "drfq_oscillation.png",
+             "drfq_oscillation.pdf", "drfq_sweep.png", "drfq_sweep.pdf", "drfq_tables.md"])
