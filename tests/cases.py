@@ -1,6 +1,8 @@
 """Shared test cases: random small instances for the comparisons with the literal transcriptions (drfbench.dcdrf.literal), the
 seeds of the random-instance tests, a task policy by slot count, and the families' part of
 a tiny pipeline config."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -51,6 +53,10 @@ def task_policy(demands, machines, slots):
     """Online DRF for slots=0, else the slot scheduler with that many slots per machine."""
     return (drf.scheduler(demands, machines, "hadoop-slots", slots=slots) if slots else
             drf.scheduler(demands, machines))
+
+
+# the figure notebooks' rules: `--omit-from` them runs a pipeline up to every family's rows
+NOTEBOOK_RULES = sorted(f"notebook_{p.stem}" for p in (Path(__file__).parents[1] / "notebooks").glob("*.py"))
 
 
 def few_instances(config):

@@ -11,7 +11,7 @@ import yaml
 
 from drfbench import _isa, _machine, pipeline
 from drfbench.dcdrf import sweeps
-from cases import few_instances
+from cases import NOTEBOOK_RULES, few_instances
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--cores", "2"]
@@ -178,7 +178,6 @@ def test_schema_rejects_unknown_variant(tmp_path):
     assert code != 0 and "isas" in out
 
 
-NOTEBOOK_RULES = sorted(f"notebook_{p.stem}" for p in (ROOT / "notebooks").glob("*.py"))
 FAMILY_FOLDERS = ("drf", "hdrf", "drfh", "packer")   # the other families' under results/smoke
 
 

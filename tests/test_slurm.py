@@ -18,12 +18,14 @@ import pytest
 import yaml
 
 from drfbench.dcdrf import sweeps
-from cases import few_instances
+from cases import NOTEBOOK_RULES, few_instances
 
 pytestmark = pytest.mark.slurm
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL_SLURM = ROOT / "tests/slurm/local-slurm"
-SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile")]
+# up to every family's rows: the figures are the same notebooks on the same rows
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+             "--omit-from", *NOTEBOOK_RULES]
 # This node has few cores and little memory: override the profile's site settings, and
 # poll SLURM often so the test is quick. Retries off, so a cancelled job is reported.
 SLURM_FLAGS = ["--profile", str(ROOT / "workflows/profiles/slurm"), "--slurm-no-account",
