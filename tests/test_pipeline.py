@@ -38,7 +38,7 @@ def test_run_id_round_trip():
     rid = sweeps.run_id(params)
     assert sweeps.parse_run_id(rid) == params
     with pytest.raises(ValueError, match="parameters"):
-        sweeps.parse_run_id("demand_profile~G0,method~edrf")
+        sweeps.parse_run_id("demand_profile~G0+method~edrf")
 
 
 def test_grid_names_every_variant_and_asks_the_registry():
@@ -156,6 +156,16 @@ def test_dry_run_builds_each_profile(tmp_path, profile):
     code, out = snakemake(tmp_path, "--configfile", str(ROOT / f"workflows/config/{profile}.yaml"), "--dry-run")
     assert code == 0, out[-3000:]
     assert "measure" in out and "baseline" in out and "gather" in out
+    # a run of a kernel variant waits for its build; the default variant needs none
+    counts = job_counts(out)
+    assert counts["kernel_variant"] == 4, counts     # scalar, generic, avx2, avx512
+
+
+def test_a_run_of_a_variant_needs_it_built():
+    run = sweeps.run_id(dict(demand_profile="G0", tenants=10, resources=5, seed=0,
+                             method="dcdrf", isa="scalar"))
+    assert sweeps.variant_marker("smoke", run) == ["results/smoke/dcdrf/variants/scalar.built"]
+    assert sweeps.variant_marker("smoke", run.replace("isa~scalar", "isa~default")) == []
 
 
 @pytest.mark.parametrize("key,value", [("repeats", 0), ("dcdrf", {"baseline": "magic"}),

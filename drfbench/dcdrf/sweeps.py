@@ -6,7 +6,7 @@
         --baseline-file B.npz --repeats 3 --out rows.csv --log run.log
     python -m drfbench.dcdrf extrapolate --scaling scaling.csv --demands demands.csv --out X.csv
 
-A run is named by its run id, "key~value" pairs joined by "," (Snakemake's Paramspace
+A run is named by its run id, "key~value" pairs joined by "+" (Snakemake's Paramspace
 style), so that a rule needs only the id: `grid(config)` expands the config's sweeps into
 run ids per sweep, asking the registry which methods take epsilon and which is the
 conventional baseline. Each measured repetition becomes one tidy row (drfbench.rows):
@@ -49,13 +49,14 @@ def parse_workload_name(name):
 
 
 def run_id(params):
-    """'key~value' pairs joined by ',' in PARAMS order (values never contain ',' or '~')."""
+    """'key~value' pairs joined by '+' in PARAMS order (values never contain '+' or '~'; a
+    comma would break Snakemake's SLURM executor, which passes wildcards as w=v,w=v)."""
     full = {**DEFAULTS, **params}
-    return ",".join(f"{k}~{full[k]}" for k in PARAMS)
+    return "+".join(f"{k}~{full[k]}" for k in PARAMS)
 
 
 def parse_run_id(text):
-    pairs = dict(part.split("~", 1) for part in text.split(","))
+    pairs = dict(part.split("~", 1) for part in text.split("+"))
     if set(pairs) != set(PARAMS):
         raise ValueError(f"run id {text!r} does not name exactly the parameters {', '.join(PARAMS)}")
     return {k: PARAMS[k](v) for k, v in pairs.items()}
@@ -115,6 +116,13 @@ def workload_of_run(run):
     """The workload name a run id needs."""
     p = parse_run_id(run)
     return workload_name(p["demand_profile"], p["tenants"], p["resources"], p["seed"])
+
+
+def variant_marker(name, run):
+    """The file marking that the kernel variant a run id names is built (the pipeline's
+    rule kernel_variant), or none for the default variant."""
+    isa = parse_run_id(run)["isa"]
+    return [] if isa == "default" else [f"results/{name}/dcdrf/variants/{isa}.built"]
 
 
 def cmd_workload(args):

@@ -15,12 +15,32 @@ TARGETS += expand("results/{name}/dcdrf/edrf_extrapolated.csv", name=NAME) if EX
 
 wildcard_constraints:
     sweep="|".join(sweeps.SWEEPS),
+    isa="scalar|generic|avx2|avx512",
+
+
+# The install builds only the generic variant and the widest this CPU runs: a run of
+# another variant first builds it into the checkout (in seconds once built), unless the
+# executing CPU cannot run it (its job then writes a skipped row).
+rule kernel_variant:
+    localrule: True  # builds into the checkout the workflow runs from
+    output:
+        "results/{name}/dcdrf/variants/{isa}.built",
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/dcdrf/variants/{isa}.log",
+    params:
+        python=PYTHON,
+    shell:
+        "{params.python} -m drfbench.build_variants --runnable {wildcards.isa} > {log} 2>&1 "
+        "&& touch {output}"
 
 
 rule measure:
     input:
         workload=lambda w: f"results/{w.name}/dcdrf/workloads/{sweeps.workload_of_run(w.run)}.npz",
         baseline=lambda w: f"results/{w.name}/dcdrf/baselines/{sweeps.workload_of_run(w.run)}.npz",
+        variant=lambda w: sweeps.variant_marker(w.name, w.run),
     output:
         "results/{name}/dcdrf/runs/{sweep}/{run}.csv",
     conda:
