@@ -184,6 +184,13 @@ def test_lecture_examples():
     np.testing.assert_allclose(A.sum(axis=1), [60 / 70, 60 / 70])   # equal sums of shares
 
 
+def test_lecture_single_resource_example():
+    """1,000,000 CPUs, tasks of 1 and 3 CPUs: DRF is max-min fairness, half the CPUs each."""
+    rows = [r for r in lecture_examples() if r["example"].startswith("<1,000,000 CPU>")]
+    assert [r["tasks"] for r in rows] == pytest.approx([500_000, 500_000 / 3])
+    assert [r["share_0"] for r in rows] == pytest.approx([0.5, 0.5])
+
+
 def test_lecture_weighted_example():
     """The lecture's weights: 9 : 1 gives dominant shares 9 : 1 (memory runs out first:
     user 2 gets 18/55 tasks, user 1 13.5 times as many); 10^10 : 10 is priority: user 1

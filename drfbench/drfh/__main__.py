@@ -3,9 +3,10 @@
 
 Exact DRFH and its properties:
   examples      the paper's Fig. 1 example: DRFH against per-server DRF (examples.py)
-  properties    Pareto optimality, envy-freeness, truthfulness, single-server DRF and the
-                dedicated-cloud sharing incentive on random heterogeneous instances
-                (properties.py), counterexamples listed
+  properties    Propositions 1 to 7 (Pareto optimality, envy-freeness, truthfulness,
+                single-server DRF, single-resource and bottleneck fairness, population
+                monotonicity) and the dedicated-cloud sharing incentive on random
+                heterogeneous instances (properties.py), counterexamples listed
 Schedulers on traces:
   convert alibaba|google  the generic trace format from the vendored data (trace.py)
   dynamic       Fig. 4: three users joining on 100 servers, Best-Fit: shares over time beside
@@ -43,10 +44,11 @@ def examples(args):
 
 
 def properties(args):
-    if args.instances < 1 or not 0 <= args.zeros < 1:
-        raise SystemExit("--instances must be >= 1 and --zeros in [0, 1)")
-    rows = CHECKS.table(args.policies, args.instances, args.seed, zeros=args.zeros,
-                        progress=sys.stderr)
+    if args.instances < 1 or any(not 0 <= z < 1 for z in args.zeros):
+        raise SystemExit("--instances must be >= 1 and every --zeros in [0, 1)")
+    rows = [row for zeros in args.zeros
+            for row in CHECKS.table(args.policies, args.instances, args.seed, zeros=zeros,
+                                    progress=sys.stderr)]
     stamp = {"instances": args.instances, "seed": args.seed, **tidy.stamp()}
     return [{**row, **stamp} for row in rows]
 
@@ -57,7 +59,9 @@ COMMANDS = {
     "properties": ("DRFH's properties on random heterogeneous instances", properties, [
         (("--instances",), dict(type=int, default=200, help="random instances per check")),
         (("--seed",), dict(type=int, default=0)),
-        (("--zeros",), dict(type=float, default=0.2, help="fraction of zero demands")),
+        (("--zeros",), dict(type=float, nargs="+", default=[0.0, 0.2],
+                            help="fractions of zero demands, one table each (0: every user "
+                                 "demands every resource, the paper's assumption)")),
         (("--policies",), dict(nargs="+", default=POLICIES, choices=POLICIES)),
     ]),
 }
