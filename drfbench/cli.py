@@ -4,6 +4,8 @@
     drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out rows.csv]
                                                      a method on your own files: tidy rows
     drfbench bench ...                               the DC-DRF benchmark (drfbench.dcdrf.bench)
+    drfbench claims [--table T] [--results DIR] [--out FILE] [--check]
+                                                     REPRODUCTION.md from the claims table
 
 `run` reads the inputs with the reader of the method's input kind (one file per input, in
 the kind's order), takes exactly the options the method takes (`--max-rounds 10`; values
@@ -15,6 +17,11 @@ method runs (no implementation reports its progress); at the end, one line on st
 how long each took. Bad input (a missing or malformed file, an unknown method or option, a bad value)
 is one line on stderr and exit status 2, and no output file is written. docs/cli.md
 describes the input formats and the rows.
+
+`claims` renders REPRODUCTION.md from the claims table (drfbench.claims, docs/claims.md)
+and the results it names, and lists on stderr every claim whose verdict by its rule is
+not the one the table states; with --check it writes nothing and exits with status 1 when
+--out differs from the rendering or a verdict disagrees.
 """
 import argparse
 import sys
@@ -23,6 +30,7 @@ import time
 
 from . import _isa, api
 from . import rows as tidy
+from ._io import replacing
 
 BENCH = "dcdrf.bench:main"     # by name, as the registry names implementations
 
@@ -78,6 +86,16 @@ def _parser():
     r.set_defaults(command=_run)
     sub.add_parser("bench", add_help=False, help="the DC-DRF benchmark on one workload "
                    "(drfbench bench --help)")
+    c = sub.add_parser("claims", help="render REPRODUCTION.md from the claims table and the "
+                       "results it names (docs/claims.md)")
+    c.add_argument("--table", default="reference/claims.yaml", help="the claims table")
+    c.add_argument("--results", default="reference",
+                   help="the directory the table's results files are under")
+    c.add_argument("--out", help="write REPRODUCTION.md here (default: stdout)")
+    c.add_argument("--check", action="store_true",
+                   help="write nothing: exit status 1 when --out differs from the rendering "
+                        "or a verdict disagrees with its rule")
+    c.set_defaults(command=_claims)
     return p
 
 
@@ -104,6 +122,35 @@ def _print_table(header, rows):
     widths = [max(len(c) for c in column) for column in zip(header, *rows)]
     for row in (header, *rows):
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+# --------------------------------------------------------------------------------------
+# drfbench claims
+# --------------------------------------------------------------------------------------
+
+def _claims(args):
+    from . import claims              # pandas and PyYAML: loaded by this subcommand only
+    table = claims.load(args.table)
+    outcomes = claims.evaluate_table(table, args.results)
+    text = claims.render(table, outcomes)
+    problems = claims.disagreements(outcomes)
+    if args.check:
+        if args.out is None:
+            raise ValueError("--check compares with --out: name the file")
+        with open(args.out) as f:
+            if f.read() != text:
+                problems.append(f"{args.out} is not the rendering of {args.table}: run "
+                                f"drfbench claims --out {args.out}")
+    elif args.out:
+        with replacing(args.out) as tmp:
+            tmp.write_text(text)
+    else:
+        sys.stdout.write(text)
+    for line in problems:
+        print(f"drfbench claims: {line}", file=sys.stderr)
+    print(f"drfbench claims: {len(outcomes)} claims from {args.results}, "
+          f"{len(problems)} disagreement(s)", file=sys.stderr)
+    return 1 if args.check and problems else 0
 
 
 # --------------------------------------------------------------------------------------
