@@ -165,22 +165,31 @@ def value(part, figure, metric, scheduler=None):
     return figs.interval(p["value"])
 
 
-def pct(c):
-    return f"{100 * c['mean']:.1f} ± {100 * c['half']:.1f}%"
+def gap(part, a, b, r):
+    """Fig. 5: scheduler a's mean utilization of r less b's, per seed (points)."""
+    u = part[(part["figure"] == "fig5") & (part["metric"] == f"utilization_{r}")]
+    u = u.pivot_table(index="seed", columns="scheduler", values="value")
+    return figs.interval(u[a] - u[b])
 
 
-lines = ["| setting | Table II: best k (its CPU, memory) | k = 14 (CPU, memory) | Fig. 5: Best-Fit, "
-         "First-Fit, Slots CPU | Fig. 6b: reduction, 1 task / >100 tasks | Fig. 7: users higher, "
-         "done only under Best-Fit |", "|---|---|---|---|---|---|"]
+def pct(c, unit="%"):
+    return f"{100 * c['mean']:+.1f} ± {100 * c['half']:.1f}{unit}" if unit == " pt" else \
+        f"{100 * c['mean']:.1f} ± {100 * c['half']:.1f}{unit}"
+
+
+lines = ["| setting | Table II: best k (its CPU, memory) | k = 14 (CPU, memory) | Fig. 5: Best-Fit "
+         "less Slots, CPU and memory; less First-Fit, CPU | Fig. 6b: reduction, 1 task / >100 "
+         "tasks | Fig. 7: users higher, done only under Best-Fit |", "|---|---|---|---|---|---|"]
 for model, scale in settings:
     part = rows[(rows["slot_model"] == model) & (rows["task_scale"] == scale)]
     k = best[model, scale]
     at = lambda kk, r: value(part[part["slots"] == kk], "table2", f"utilization_{r}")
-    cpu = [value(part, "fig5", "utilization_cpu", n) for n in LABEL]
+    gaps = [gap(part, "drfh-best-fit", "drfh-slots", r) for r in RESOURCES] + [
+        gap(part, "drfh-best-fit", "drfh-first-fit", "cpu")]
     lines.append(
         f"| {setting(model, scale)} | {k} ({pct(at(k, 'cpu'))}, {pct(at(k, 'memory'))}) | "
         f"{pct(at(14, 'cpu'))}, {pct(at(14, 'memory'))} | "
-        + ", ".join(pct(c) for c in cpu) + " | "
+        + ", ".join(pct(c, " pt") for c in gaps) + " | "
         f"{pct(value(part, 'fig6', 'reduction_1'))} / {pct(value(part, 'fig6', 'reduction_>100'))} | "
         f"{pct(value(part, 'fig7', 'users_higher', 'drfh-best-fit'))}, "
         f"{pct(value(part, 'fig7', 'users_done_only_best', 'drfh-best-fit'))} |")
