@@ -64,26 +64,31 @@ def _queues(t, tasks):
     return np.where(np.isfinite(counts), counts, UNBOUNDED).astype(np.int64)
 
 
-def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa=None):
+def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, sets=None,
+              isa=None):
     """The stateful scheduler of registered tree policy `policy`: a drfbench.sim policy
     whose users are the leaves in order. Its methods: schedule() -> (leaves, machines)
     launched, release(leaf, machine), add_tasks(leaf, count); its state: running,
     launched, queued, usage, keys, node_usage, blocked, exhausted, decisions.
 
     tasks: tasks waiting per leaf (default: the tree's); incremental=False recomputes
-    every share after every change (the baseline the incremental one is measured
-    against; both decide the same)."""
+    every share at every decision (the baseline the incremental one is measured
+    against; both decide the same); sets: how many open-sets (which task shapes fit
+    somewhere) the incremental one keeps the shares of, each taking `set_bytes` (default:
+    as many as 64 MiB holds, at most 1024; the least recently used is dropped)."""
     from ..api import TREE, method_info, methods
     spec = method_info(policy)
     if spec.takes != TREE:
         raise ValueError(f"policy {policy!r} does not take a tree; tree policies: "
                          f"{', '.join(methods(takes=TREE))}")
-    return spec.run(spec, tree, machines, tasks=tasks, incremental=incremental, isa=isa)
+    return spec.run(spec, tree, machines, tasks=tasks, incremental=incremental, sets=sets,
+                    isa=isa)
 
 
-def tree_scheduler(spec, tree, machines, *, tasks=None, incremental=True, isa=None):
+def tree_scheduler(spec, tree, machines, *, tasks=None, incremental=True, sets=None, isa=None):
     """The registry's implementation of the tree policies: the kernel's TreeScheduler on
     the validated tree (flattened for "flatten") and machines."""
+    sets = check.positive_int(sets, "sets")
     t = as_tree(tree)
     mode, flat = POLICY_MODES[spec.name]
     C = check.machines(machines, len(t.resources))
@@ -99,7 +104,7 @@ def tree_scheduler(spec, tree, machines, *, tasks=None, incremental=True, isa=No
     kernels = _isa.kernels(isa).hdrf
     return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.depth, t.weight,
                                  t.guarantee, t.leaves, t.demand, shape.reshape(-1), shapes,
-                                 queue, C, kernels.MODES[mode], incremental)
+                                 queue, C, kernels.MODES[mode], incremental, sets or 0)
 
 
 def schedule(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa=None):
