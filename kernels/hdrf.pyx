@@ -43,8 +43,9 @@ So the inner nodes' states are kept per open-set met (a hash table of their bits
 up to `sets` of them (the least recently used one is overwritten); the leaves' rows are
 kept once. Each changed leaf is appended to a log; before a decision, the kept set of the
 open-set now is brought up to date: the leaves changed since it was last used mark their
-parents dirty, and the dirty nodes are recomputed from their children bottom-up, by depth
-(the paths and their siblings, not the tree), each at most once. A set not kept starts as
+parents dirty (a bitmap), and the dirty nodes are recomputed from their children
+bottom-up, in decreasing id order (a parent's id is below its children's), each at most
+once: the paths and their siblings, not the tree. A set not kept starts as
 a copy of the current one, with the leaves of the shapes in one set and not the other
 marked too. A set that more leaves changed for than the log holds (4 I entries, I the
 inner nodes) has every inner node recomputed instead. Recomputing a node from its
@@ -56,8 +57,8 @@ under any policy, and needs no shares.
 
 Memory: a leaf's row (key, then U) is indexed by its node id, so that a node's children's
 rows are contiguous; a set's rows are indexed by inner node (in id order, so the same
-holds for inner children). The dirty nodes of one depth lie anywhere in memory: the next
-one's rows are requested (prefetched) while one is recomputed.
+holds for inner children). Dirty nodes are visited in address order, the next one's rows
+requested (prefetched) while one is recomputed.
 
 Blocked leaves, exactly. A leaf is open if it has tasks and its task fits on some machine
 now, which depends on its task's shape alone: the distinct demand vectors (shapes) are
@@ -87,6 +88,7 @@ from _platform cimport LINE, opaque, prefetch
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long x) nogil     # trailing zero bits (x != 0)
+    int __builtin_clzll(unsigned long long x) nogil     # leading zero bits (x != 0)
 
 cdef double FIT_SLACK = 1e-12        # as kernels/drf.pyx and drfbench.sim
 cdef double EXHAUSTED = 1e-9         # a resource with at most this x its total free is used up
@@ -150,7 +152,7 @@ cdef class TreeScheduler:
     # per inner row: its first child (a node id), its children, its first inner child's
     # row (-1: none), its inner children, its parent's row, its depth; per leaf: its
     # parent's row
-    cdef int64_t[::1] row_first, n_children, kid_row, kid_inner, up_row, row_depth, leaf_up
+    cdef int64_t[::1] row_first, n_children, kid_row, kid_inner, up_row, leaf_up
     cdef double[::1] weight, guarantee
     cdef double[:, ::1] demand, shapes
     cdef int64_t[::1] shape, shape_ptr, shape_leaves     # leaves by shape (CSR)
@@ -199,9 +201,8 @@ cdef class TreeScheduler:
     cdef uint8_t* cflags
     cdef double** child_rec                    # _inner's: its children's rows, flags
     cdef uint8_t* child_flags
-    # dirty inner nodes, by depth
-    cdef uint8_t[::1] dirty
-    cdef int64_t[::1] dirty_next, dirty_head
+    # dirty inner rows: a bit each, and a bit per 64 of those words that are not zero
+    cdef uint64_t[::1] marks, marked
     cdef int64_t[::1] scratch                  # capacity's depth-first search: children
 
     def __init__(self, const int64_t[::1] parent, const int64_t[::1] first_child,
@@ -253,7 +254,6 @@ cdef class TreeScheduler:
         self.kid_row = np.where(first_kid[inner] < self.I, first_kid[inner], -1)
         self.kid_inner = np.bincount(up[kids], minlength=self.N)[inner]
         self.up_row = rows[np.maximum(np.asarray(parent)[inner], 0)]
-        self.row_depth = np.asarray(depth)[inner]
         self.leaf_up = rows[np.asarray(parent)[np.asarray(leaves)]]
         self.demand = np.array(demand)
         self.shapes = np.array(shapes)
@@ -326,9 +326,8 @@ cdef class TreeScheduler:
         self.n_delta = 0
         self.sets_built = 0
         self.sets_reused = 0
-        self.dirty = np.zeros(self.I, dtype=np.uint8)
-        self.dirty_next = np.full(self.I, -1, dtype=np.int64)
-        self.dirty_head = np.full(self.max_depth + 1, -1, dtype=np.int64)
+        self.marks = np.zeros((self.I + 63) // 64, dtype=np.uint64)
+        self.marked = np.zeros((self.I + 4095) // 4096, dtype=np.uint64)
         self.scratch = np.zeros(self.N, dtype=np.int64)
         k = np.bincount(np.asarray(parent)[1:], minlength=1).max() if self.N > 1 else 1
         self.child_rec = <double**>PyMem_Malloc(k * sizeof(double*))
@@ -498,7 +497,7 @@ cdef class TreeScheduler:
     cdef void _changed(self, Py_ssize_t i) noexcept nogil:
         """Leaf i's running tasks, or whether it has tasks, changed: its row, and the log."""
         self._leaf(i)
-        self.log[self.changes % self.R] = i
+        self.log[self.changes % self.R] = self.leaf_up[i]
         self.changes += 1
 
     cdef void _has_tasks(self, Py_ssize_t i, bint before) noexcept nogil:
@@ -596,16 +595,23 @@ cdef class TreeScheduler:
             prefetch(start + b)
             b += LINE
 
-    cdef void _push(self, Py_ssize_t j) noexcept nogil:
-        """Inner row j onto its depth's dirty list (once)."""
-        cdef int64_t d = self.row_depth[j]
-        if not self.dirty[j]:
-            self.dirty[j] = 1
-            self.dirty_next[j] = self.dirty_head[d]
-            self.dirty_head[d] = j
+    cdef inline void _push(self, Py_ssize_t j) noexcept nogil:
+        """Inner row j is dirty."""
+        self.marks[j >> 6] |= (<uint64_t>1) << (j & 63)
+        self.marked[j >> 12] |= (<uint64_t>1) << ((j >> 6) & 63)
 
-    cdef inline void _push_parent(self, Py_ssize_t i) noexcept nogil:
-        self._push(self.leaf_up[i])
+    cdef Py_ssize_t _highest(self, Py_ssize_t j) noexcept nogil:
+        """The highest dirty row at or below row j's group of 4096 rows, or -1."""
+        cdef Py_ssize_t g = j >> 12, w
+        while g >= 0:
+            if self.marked[g] == 0:
+                g -= 1
+                continue
+            w = 64 * g + 63 - __builtin_clzll(self.marked[g])
+            if self.marks[w]:
+                return 64 * w + 63 - __builtin_clzll(self.marks[w])
+            self.marked[g] &= ~((<uint64_t>1) << (w & 63))    # its word was emptied
+        return -1
 
     # -- the kept sets ----------------------------------------------------------------------
 
@@ -691,7 +697,7 @@ cdef class TreeScheduler:
     cdef void _settle(self) noexcept nogil:
         """UpdateS for the open-set now: its kept set brought up to date, the nodes under
         the leaves changed since it was last used recomputed (or every inner node)."""
-        cdef Py_ssize_t v, j, d, w, s, a
+        cdef Py_ssize_t v, j, after, w, s, a
         cdef long long e, start
         cdef uint64_t word
         cdef bint full = not self.incremental
@@ -712,25 +718,25 @@ cdef class TreeScheduler:
                 self._inner(j)
         else:
             for e in range(start, self.changes):
-                self._push_parent(self.log[e % self.R])
+                self._push(self.log[e % self.R])
             for w in range(self.W if self.n_delta else 0):
                 word = self.delta[w]
                 while word:
                     s = 64 * w + __builtin_ctzll(word)
                     for a in range(self.shape_ptr[s], self.shape_ptr[s + 1]):
                         if self.queue[self.shape_leaves[a]] != 0:
-                            self._push_parent(self.shape_leaves[a])
+                            self._push(self.leaf_up[self.shape_leaves[a]])
                     word &= word - 1
-            for d in range(self.max_depth, -1, -1):
-                while self.dirty_head[d] >= 0:
-                    j = self.dirty_head[d]
-                    self.dirty_head[d] = self.dirty_next[j]
-                    self.dirty[j] = 0
-                    if self.dirty_head[d] >= 0:
-                        self._prefetch(self.dirty_head[d])
-                    self._inner(j)
-                    if j > 0:
-                        self._push(self.up_row[j])
+            j = self._highest(self.I - 1)       # bottom-up: a parent's row is below
+            while j >= 0:                       # its children's
+                self.marks[j >> 6] &= ~((<uint64_t>1) << (j & 63))
+                if j > 0:
+                    self._push(self.up_row[j])
+                after = self._highest(j)
+                if after >= 0:
+                    self._prefetch(after)
+                self._inner(j)
+                j = after
         self.set_synced[v] = self.changes
         self.clock += 1
         self.set_used[v] = self.clock
