@@ -30,9 +30,8 @@ Modes (the policy; flattening is STATIC on the flattened tree):
 
 Incremental shares, per open-set. A node's state (U, key, open, demanding) depends on its
 subtree's leaves, each of which has a row of its own (U = running x demand, key = running x
-unit, whether it has tasks), and on the open-set: the task shapes that fit somewhere now
-(among those some leaf with tasks has), a leaf being open if it has tasks and its shape is
-in the set. A launch, a release or new tasks change one leaf's row; placing on machine k
+unit, whether it has tasks), and on the open-set: the task shapes that fit somewhere now,
+a leaf being open if it has tasks and its shape is in the set. A launch, a release or new tasks change one leaf's row; placing on machine k
 can take shapes out of the open-set, a release on k put shapes in. While a cluster fills,
 the open-set stays the same; at a full cluster it changes at every decision (a release
 lets in the shapes that fit the freed room, the launches that fill it take them out), but
@@ -52,8 +51,8 @@ inner nodes) has every inner node recomputed instead. Recomputing a node from it
 children does exactly what a full recompute does, so the two agree bit for bit
 (`incremental=False` recomputes every leaf and inner node at every decision: the
 baseline). For H-DRF a change of Y changes every leaf's share: every kept set is then
-recomputed in full when next used. A decision with an empty open-set launches nothing
-under any policy, and needs no shares.
+recomputed in full when next used. A decision with no leaf open (no shape in the set
+that a leaf with tasks has) launches nothing under any policy, and needs no shares.
 
 Memory: a leaf's row (key, then U) is indexed by its node id, so that a node's children's
 rows are contiguous; a set's rows are indexed by inner node (in id order, so the same
@@ -177,13 +176,14 @@ cdef class TreeScheduler:
     cdef int64_t[::1] released                 # the machines of the last RELEASES releases
     cdef long long n_released
     cdef Py_ssize_t n_stuck
-    # the open-set now: shapes that fit somewhere and that a leaf with tasks has
-    cdef int64_t[::1] wanted                   # per shape: its leaves with tasks
+    # the open-set now: the shapes that fit somewhere
     cdef uint8_t[::1] in_set
     cdef uint64_t[::1] bits, code              # the set as a bitset; per shape, its code
     cdef uint64_t hash                         # the codes of its shapes, xor-ed
-    cdef Py_ssize_t n_open                     # its size
     cdef bint moved                            # changed since the last settle
+    cdef int64_t[::1] wanted                   # per shape: its leaves with tasks
+    cdef uint8_t[::1] live                     # per shape: in the set, and wanted
+    cdef Py_ssize_t n_live                     # 0: no leaf is open
     # the log of changed leaves (a ring of R entries)
     cdef int64_t[::1] log
     cdef long long changes, clock
@@ -297,13 +297,14 @@ cdef class TreeScheduler:
         self.wanted = np.bincount(np.asarray(shape)[np.asarray(queued) != 0],
                                   minlength=self.S).astype(np.int64)
         self.in_set = np.zeros(self.S, dtype=np.uint8)
+        self.live = np.zeros(self.S, dtype=np.uint8)
         self.W = (self.S + 63) // 64
         self.bits = np.zeros(self.W, dtype=np.uint64)
         self.code = np.zeros(self.S, dtype=np.uint64)
         for i in range(self.S):
             self.code[i] = mix(<uint64_t>i + <uint64_t>0x9e3779b97f4a7c15)
         self.hash = 0
-        self.n_open = 0
+        self.n_live = 0
         self.R = 4 * self.I
         self.log = np.zeros(self.R, dtype=np.int64)
         self.changes = 0
@@ -475,14 +476,19 @@ cdef class TreeScheduler:
     # -- the open-set and the log ---------------------------------------------------------
 
     cdef void _update_set(self, Py_ssize_t s) noexcept nogil:
-        """Shape s is in the open-set if it fits somewhere and a leaf with tasks has it."""
-        cdef uint8_t inside = self.witness[s] >= 0 and self.wanted[s] > 0
+        """Shape s is in the open-set if it fits somewhere; live if a leaf with tasks has
+        it too. (Whether a leaf has tasks is its own row's: were the set only the live
+        shapes, tasks arriving and running out would make it change as often.)"""
+        cdef uint8_t inside = self.witness[s] >= 0
+        cdef uint8_t live = inside and self.wanted[s] > 0
         if inside != self.in_set[s]:
             self.in_set[s] = inside
             self.bits[s >> 6] ^= (<uint64_t>1) << (s & 63)
             self.hash ^= self.code[s]
-            self.n_open += 1 if inside else -1
             self.moved = True
+        if live != self.live[s]:
+            self.live[s] = live
+            self.n_live += 1 if live else -1
 
     cdef void _leaf(self, Py_ssize_t i) noexcept nogil:
         """Leaf i's row: key = running x unit, U = running x demand (UpdateS at a leaf)."""
@@ -863,7 +869,7 @@ cdef class TreeScheduler:
         cdef Py_ssize_t count = 0, size = 64, i, k
         while max_tasks < 0 or count < max_tasks:
             self.decisions += 1
-            if self.n_open == 0 and self.incremental:
+            if self.n_live == 0 and self.incremental:
                 break
             self._settle()
             i = self._choose()

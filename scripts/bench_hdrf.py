@@ -3,10 +3,10 @@
     python scripts/bench_hdrf.py                       # 18^4 = 104,976 leaves, 10,000 machines
     python scripts/bench_hdrf.py --fanout 8 --machines 1000 --repeats 5
 
-The tree: depth 4, `--fanout` children per inner node, every leaf unbounded, with a task
-of 1-4 CPU, 1-16 GB and, for one leaf in five, 1 GPU; integer weights 1-3 (seeded). The
-machines: identical, <32 CPU, 128 GB, 4 GPU>. A decision is one descent (launch or
-failed attempt; kernels/hdrf.pyx's `decisions`).
+The tree (drfbench.hdrf.evaluation.scale_tree): depth 4, `--fanout` children per inner
+node, every leaf unbounded, with a task of 1-4 CPU, 1-16 GB and, for one leaf in five,
+1 GPU; integer weights 1-3 (seeded). The machines: identical, <32 CPU, 128 GB, 4 GPU>.
+A decision is one descent (launch or failed attempt; kernels/hdrf.pyx's `decisions`).
 
   fill   from an idle cluster, the first `--window` decisions (both modes), and, for the
          incremental mode, every decision until the cluster is full
@@ -32,24 +32,12 @@ import numpy as np
 
 from drfbench import _isa, hdrf
 from drfbench._machine import cpu_info
+from drfbench.hdrf.evaluation import SCALE_MACHINE, scale_tree
 
 
 def workload(fanout, machines, seed):
-    rng = np.random.default_rng(seed)
-
-    def children(depth):
-        out = {}
-        for c in range(fanout):
-            node = {"weight": int(rng.integers(1, 4))}
-            if depth < 4:
-                node["children"] = children(depth + 1)
-            else:
-                node["demand"] = [int(rng.integers(1, 5)), int(rng.integers(1, 17)),
-                                  int(rng.random() < 0.2)]
-            out[f"n{c}"] = node
-        return out
-    tree = hdrf.tree({"resources": ["cpu", "mem", "gpu"], "children": children(1)})
-    return tree, np.tile([32.0, 128.0, 4.0], (machines, 1))
+    """The tree and `machines` machines."""
+    return scale_tree(fanout, seed), np.tile(SCALE_MACHINE, (machines, 1))
 
 
 def rate(call):

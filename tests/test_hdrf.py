@@ -492,6 +492,21 @@ def test_cli_writes_every_step(tmp_path):
     main(["evaluate", "--out", str(tmp_path / "t.csv"), "--summary", str(tmp_path / "s.csv"),
           "--machines", "5", "--jobs", "6", "--span", "100", "--sample", "30", "--window", "60",
           "--policies", "hdrf"])
-    for name in ("e", "p", "t", "s"):
+    main(["scale", "--out", str(tmp_path / "a.csv"), "--fanout", "3", "--machines", "4",
+          "--tasks", "500", "--span", "60", "--policies", "hdrf", "static-hdrf"])
+    for name in ("e", "p", "t", "s", "a"):
         table = rows.read(tmp_path / f"{name}.csv")
         assert len(table) and table["git_commit"].notna().all()
+    scale = rows.read(tmp_path / "a.csv")
+    assert scale["tasks_finished"].tolist() == [500, 500] and (scale["leaves"] == 81).all()
+
+
+def test_the_trace_at_scale():
+    from drfbench.hdrf.evaluation import scale_jobs, scale_tree
+    t = scale_tree(fanout=3)
+    trace = scale_jobs(t, 1000, 100.0, seed=4)
+    assert len(trace) == 1000 and trace.users == len(t.leaves) == 81
+    sizes = np.bincount(trace.job)
+    assert sizes[:-1].min() >= 5 and sizes.max() <= 50 and sizes.sum() == 1000
+    np.testing.assert_array_equal(trace.demands, t.demand[trace.user])
+    assert (np.diff(trace.arrival) >= 0).all() and trace.arrival.max() < 100.0
