@@ -199,8 +199,9 @@ cdef class TreeScheduler:
     cdef long long n_delta                     # leaves with tasks of the shapes in delta
     cdef double* crec                          # the current set's rows and flags
     cdef uint8_t* cflags
-    cdef double** child_rec                    # _inner's: its children's rows, flags
-    cdef uint8_t* child_flags
+    cdef double** child_rec                    # _inner's: its children's rows, flags,
+    cdef uint8_t* child_flags                  # rescaling factors
+    cdef double* child_factor
     # dirty inner rows: a bit each, and a bit per 64 of those words that are not zero
     cdef uint64_t[::1] marks, marked
     cdef int64_t[::1] scratch                  # capacity's depth-first search: children
@@ -333,7 +334,8 @@ cdef class TreeScheduler:
         k = np.bincount(np.asarray(parent)[1:], minlength=1).max() if self.N > 1 else 1
         self.child_rec = <double**>PyMem_Malloc(k * sizeof(double*))
         self.child_flags = <uint8_t*>PyMem_Malloc(k)
-        if self.child_rec == NULL or self.child_flags == NULL:
+        self.child_factor = <double*>PyMem_Malloc(k * sizeof(double))
+        if self.child_rec == NULL or self.child_flags == NULL or self.child_factor == NULL:
             raise MemoryError()
         self._resources_left()
         for i in range(self.S):
@@ -348,6 +350,7 @@ cdef class TreeScheduler:
     def __dealloc__(self):
         PyMem_Free(self.child_rec)
         PyMem_Free(self.child_flags)
+        PyMem_Free(self.child_factor)
 
     # -- machines: fit, the segment tree --------------------------------------------------
 
@@ -556,7 +559,7 @@ cdef class TreeScheduler:
         """UpdateS at inner node j (a row), from its children (slides, "Algorithm")."""
         cdef Py_ssize_t r, a, count = self.n_children[j]
         cdef int64_t n = self.inner_node[j], first = self.row_first[j]
-        cdef double f = INFINITY, factor, s = 0.0
+        cdef double f = INFINITY, total, s = 0.0
         cdef double* row = self.crec + j * (self.m + 1)
         cdef double* child
         cdef uint8_t flags = 0
@@ -566,15 +569,16 @@ cdef class TreeScheduler:
             if self.child_flags[a] & OPEN and child[0] < f:
                 f = child[0]
             flags |= self.child_flags[a]
-        for r in range(self.m):
-            row[1 + r] = 0.0
         for a in range(count):
             child = self.child_rec[a]
-            factor = 1.0
+            self.child_factor[a] = 1.0
             if self.mode == HDRF and self.child_flags[a] & OPEN and child[0] > 0.0:
-                factor = f / child[0]
-            for r in range(self.m):
-                row[1 + r] = row[1 + r] + opaque(child[1 + r] * factor)
+                self.child_factor[a] = f / child[0]
+        for r in range(self.m):        # summed in the children's order, as the reference
+            total = 0.0
+            for a in range(count):
+                total = total + opaque(self.child_rec[a][1 + r] * self.child_factor[a])
+            row[1 + r] = total
         for r in range(self.m):
             if self.in_y[r] and row[1 + r] / self.total[r] > s:
                 s = row[1 + r] / self.total[r]

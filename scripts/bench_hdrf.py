@@ -22,6 +22,7 @@ is printed); the ratio is incremental decisions per second over the recompute's.
 one JSON line.
 """
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -40,11 +41,22 @@ def workload(fanout, machines, seed):
     return scale_tree(fanout, seed), np.tile(SCALE_MACHINE, (machines, 1))
 
 
+def timed(call):
+    """call()'s value and the seconds it took, with the garbage collector off (as timeit
+    does: it would traverse the list of running tasks)."""
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        value = call()
+        return value, time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
 def rate(call):
     """Decisions per second of call(), which returns the decisions it took."""
-    start = time.perf_counter()
-    decisions = call()
-    return decisions / (time.perf_counter() - start)
+    decisions, seconds = timed(call)
+    return decisions / seconds
 
 
 def launches(s, count=-1):
@@ -83,9 +95,7 @@ def once(tree, machines, window, steps, seed):
     out["fill_window_recompute"] = rate(lambda: launches(slow, window)[0])
     for mode, count in (("incremental", steps), ("recompute", window)):
         fast.incremental = mode == "incremental"     # the same state, every node recomputed
-        start = time.perf_counter()
-        decisions, launched = churn(fast, running, count, rng)
-        seconds = time.perf_counter() - start
+        (decisions, launched), seconds = timed(lambda: churn(fast, running, count, rng))
         out[f"churn_{mode}"] = decisions / seconds
         out[f"churn_{mode}_launches"] = launched / seconds
         if mode == "incremental":
