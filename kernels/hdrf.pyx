@@ -8,7 +8,7 @@ The wrapper drfbench/hdrf/tasks.py validates the tree and the machines; this cla
 trusts them.
 
 The tree is flat arrays in breadth-first order (a parent's id below its children's,
-siblings' ids consecutive): parent, first_child, next_sibling, depth. Per node: its usage vector U (the slides' U_i,
+siblings' ids consecutive): parent, first_child, next_sibling. Per node: its usage vector U (the slides' U_i,
 "scaled" for H-DRF), its key (its dominant share s_i over its weight), whether its subtree
 can still place a task (`open`: not blocked) and whether it still has tasks (`demanding`).
 
@@ -120,10 +120,10 @@ cdef inline uint64_t mix(uint64_t x) noexcept nogil:
 
 
 cdef class TreeScheduler:
-    """TreeScheduler(parent, first_child, next_sibling, depth, weight, guarantee, leaves,
-                     demand, shape, shapes, queued, capacity, mode, incremental=True, sets=0)
+    """TreeScheduler(parent, first_child, next_sibling, weight, guarantee, leaves, demand,
+                     shape, shapes, queued, capacity, mode, incremental=True, sets=0)
 
-      parent, first_child, next_sibling, depth  (N,) int64: the tree, breadth-first (IN)
+      parent, first_child, next_sibling  (N,) int64: the tree, breadth-first (IN)
       weight, guarantee  (N,) float64: w_i > 0; guaranteed fraction of the cluster (IN)
       leaves   (L,) int64: the leaves' node ids, leaf i is user i (IN)
       demand   (L, m) float64: one task's resources per leaf (IN)
@@ -136,7 +136,7 @@ cdef class TreeScheduler:
                SET_MEMORY bytes hold, at most MAX_SETS); each takes `set_bytes`
     A policy for drfbench.sim: schedule(), release(leaf, machine), add_tasks(leaf, count).
     """
-    cdef Py_ssize_t N, L, S, m, M, P, I, W, R, max_depth
+    cdef Py_ssize_t N, L, S, m, M, P, I, W, R
     cdef int mode
     cdef public bint incremental               # may change at any time: same shares
     cdef readonly long long decisions          # descents: launches and failed attempts
@@ -146,7 +146,7 @@ cdef class TreeScheduler:
     cdef readonly long long sets_built         # kept sets made for an open-set not kept
     cdef readonly long long sets_reused        # switches to an open-set kept
     # the tree
-    cdef int64_t[::1] parent, first_child, next_sibling, depth, leaf_node, node_leaf
+    cdef int64_t[::1] parent, first_child, next_sibling, leaf_node, node_leaf
     cdef int64_t[::1] inner_node, inner_row    # inner nodes in id order; node -> row, -1
     # per inner row: its first child (a node id), its children, its first inner child's
     # row (-1: none), its inner children, its parent's row, its depth; per leaf: its
@@ -207,8 +207,8 @@ cdef class TreeScheduler:
     cdef int64_t[::1] scratch                  # capacity's depth-first search: children
 
     def __init__(self, const int64_t[::1] parent, const int64_t[::1] first_child,
-                 const int64_t[::1] next_sibling, const int64_t[::1] depth,
-                 const double[::1] weight, const double[::1] guarantee,
+                 const int64_t[::1] next_sibling, const double[::1] weight,
+                 const double[::1] guarantee,
                  const int64_t[::1] leaves, const double[:, ::1] demand,
                  const int64_t[::1] shape, const double[:, ::1] shapes,
                  const int64_t[::1] queued, const double[:, ::1] capacity, int mode,
@@ -229,8 +229,6 @@ cdef class TreeScheduler:
         self.parent = np.array(parent)
         self.first_child = np.array(first_child)
         self.next_sibling = np.array(next_sibling)
-        self.depth = np.array(depth)
-        self.max_depth = max(np.asarray(depth).max(), 0)
         self.weight = np.array(weight)
         self.guarantee = np.array(guarantee)
         self.leaf_node = np.array(leaves)

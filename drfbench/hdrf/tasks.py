@@ -102,7 +102,7 @@ def tree_scheduler(spec, tree, machines, *, tasks=None, incremental=True, sets=N
         t = t.flattened()
     shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
     kernels = _isa.kernels(isa).hdrf
-    return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.depth, t.weight,
+    return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.weight,
                                  t.guarantee, t.leaves, t.demand, shape.reshape(-1), shapes,
                                  queue, C, kernels.MODES[mode], incremental, sets or 0)
 
