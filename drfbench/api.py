@@ -233,7 +233,7 @@ TREE = register_kind(InputKind(
     "drfbench.hdrf.schedule(tree, machines, policy, ...) (drfbench.hdrf.scheduler for the "
     "cluster simulator, drfbench.hdrf.allocate for a divisible pool)",
     "hdrf.tree:read_inputs", properties="hdrf.properties")).name
-_TREE_OPTIONS = frozenset({"tasks", "incremental", "isa"})
+_TREE_OPTIONS = frozenset({"tasks", "incremental", "sets", "isa"})
 register(Method("hdrf", "hdrf", TREE, "H-DRF: top-down by lowest dominant share, siblings "
                 "rescaled to the lowest non-blocked one, blocked nodes ignored",
                 "hdrf.tasks:run_policy", _TREE_OPTIONS, label="H-DRF"))
