@@ -259,7 +259,7 @@ def test_registry_and_bad_input():
         (dict(servers=[[0, 0], [1, 1]]), "no capacity at all"),
         (dict(servers=[[1, 1, 1]]), "resource column"),
         (dict(demands=[1, 1]), "2-D"),
-        (dict(method="fifo"), "unknown method 'fifo'"),
+        (dict(method="first-come"), "unknown method 'first-come'"),
         (dict(solver="simplex"), "unknown solver"),
         (dict(weights=[1, 0]), "weights"),
         (dict(weights=[1, np.nan]), "weights"),
