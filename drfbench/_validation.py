@@ -122,6 +122,14 @@ def positive_int(value, name, allow_none=True):
     return int(value)
 
 
+def choice(value, name, choices):
+    """`value` if it is one of `choices` (a knob's named values), else a ValueError naming
+    the knob and its choices."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
 def real(value, name, finite=False):
     """A float (bools rejected), not NaN; with finite=True, not infinite either."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

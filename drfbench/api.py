@@ -233,7 +233,7 @@ TREE = register_kind(InputKind(
     "drfbench.hdrf.schedule(tree, machines, policy, ...) (drfbench.hdrf.scheduler for the "
     "cluster simulator, drfbench.hdrf.allocate for a divisible pool)",
     "hdrf.tree:read_inputs", properties="hdrf.properties")).name
-_TREE_OPTIONS = frozenset({"tasks", "incremental", "isa"})
+_TREE_OPTIONS = frozenset({"tasks", "incremental", "sets", "isa"})
 register(Method("hdrf", "hdrf", TREE, "H-DRF: top-down by lowest dominant share, siblings "
                 "rescaled to the lowest non-blocked one, blocked nodes ignored",
                 "hdrf.tasks:run_policy", _TREE_OPTIONS, label="H-DRF"))
@@ -277,20 +277,21 @@ register(Method("drfh-best-fit", "drfh", TRACE, "Best-Fit DRFH: the lowest globa
                 _TRACE_OPTIONS, label="Best-Fit DRFH"))
 register(Method("drfh-slots", "drfh", TRACE, "slots: k per maximum server, scaled to each "
                 "server (Sec. VI's baseline)", "drfh.simulation:run_scheduler",
-                _TRACE_OPTIONS | {"slots"}, label="Slots"))
+                _TRACE_OPTIONS | {"slots", "slot_model"}, label="Slots"))
 # Packer (Marcon and Barcellos, IFIP Networking 2017) and its rivals: drfbench.packer
 APPLICATIONS = register_kind(InputKind(
     "applications", ("infrastructure", "applications"),
     "drfbench.packer.simulate(infrastructure, applications, policy, ...)",
     "packer.workload:read_inputs")).name
+_APPLICATION_OPTIONS = frozenset({"view", "threads", "isa"})     # view: what a policy is told
 register(Method("packer", "packer", APPLICATIONS, "Packer: Algorithm 1 with the score of Eq. "
                 "6-8 over servers and paths, whole applications or none",
-                "packer.simulate:run_policy", frozenset({"threads", "isa"}), label="Packer"))
+                "packer.simulate:run_policy", _APPLICATION_OPTIONS | {"score"}, label="Packer"))
 register(Method("tetris", "packer", APPLICATIONS, "Tetris: alignment score of demand and "
                 "residual, network only penalized (remote penalty)",
-                "packer.simulate:run_policy", frozenset({"threads", "isa"}), label="Tetris"))
+                "packer.simulate:run_policy", _APPLICATION_OPTIONS, label="Tetris"))
 register(Method("packer-slots", "packer", APPLICATIONS, "slot-based: four equal slots per "
-                "server, first fit", "packer.simulate:run_policy", frozenset({"threads", "isa"}),
+                "server, first fit", "packer.simulate:run_policy", _APPLICATION_OPTIONS,
                 label="Slots"))
 # DRFQ (Ghodsi, Sekar, Zaharia, Stoica: Multi-Resource Fair Queueing for Packet Processing,
 # SIGCOMM'12; the cs262a lecture's closing experiment) and its rivals: drfbench.drfq

@@ -1,7 +1,7 @@
 """Build more kernel variants in place, in this checkout (what the vector-width sweep needs).
 
     python -m drfbench.build_variants avx512 [scalar ...]    # or: all
-    python -m drfbench.build_variants --runnable scalar avx512  # those this CPU runs
+    python -m drfbench.build_variants --skip-unsupported scalar avx512  # those this CPU runs
 
 `pip install -e .` builds only what this machine runs: the generic variant and the widest
 one its CPU has the flags for. This builds others beside them, whether or not this CPU can
@@ -33,12 +33,12 @@ def main(argv=None):
                                      description="Build kernel variants in place, in this checkout.")
     parser.add_argument("variants", nargs="+", metavar="VARIANT", choices=[*platform_variants(), "all"],
                         help=f"{', '.join(platform_variants())}, or all")
-    parser.add_argument("--runnable", action="store_true",
+    parser.add_argument("--skip-unsupported", action="store_true",
                         help="build only those this CPU can run (the pipeline's sweep: a job "
                              "on a CPU without a variant's features writes a skipped row)")
     args = parser.parse_args(argv)
     variants = args.variants
-    if args.runnable:
+    if args.skip_unsupported:
         variants = [v for v in (platform_variants() if "all" in variants else variants)
                     if not missing_features(v)]
         if not variants:

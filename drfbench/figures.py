@@ -1,6 +1,6 @@
 """What every figure notebook (notebooks/*.py) shares: reading a profile's results,
-the caption naming the machine that produced them, writing a figure as PNG and PDF, and
-a table as Markdown.
+the caption naming the machine that produced them, a mean's confidence interval over
+seeds, writing a figure as PNG and PDF, and a table as Markdown.
 
 A notebook takes two parameters, `results` (a profile's results directory: the pipeline's
 results/<name>, or the committed reference/<name>) and `figures` (where it writes), so
@@ -58,6 +58,16 @@ def machine(table):
     code = (f"drfbench {version}" if version else "drfbench (version not recorded)") + (
         f" @ {str(commit)[:7]}" if commit else "")
     return f"Measured on {', '.join(parts)}; {code}"
+
+
+def interval(values, level=0.95):
+    """The mean of `values` (NaN left out) and the half-width of its `level` confidence
+    interval (Student's t; NaN for fewer than two values), as a Series (mean, half)."""
+    from scipy import stats
+    x = pd.Series(values, dtype=float).dropna()
+    half = (stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
+            if len(x) > 1 else math.nan)
+    return pd.Series({"mean": x.mean(), "half": half})
 
 
 def caption(fig, text):

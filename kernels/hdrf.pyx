@@ -7,8 +7,8 @@ specification, against which this kernel is tested decision by decision, bit for
 The wrapper drfbench/hdrf/tasks.py validates the tree and the machines; this class
 trusts them.
 
-The tree is flat arrays in breadth-first order (a parent's id below its children's):
-parent, first_child, next_sibling, depth. Per node: its usage vector U (the slides' U_i,
+The tree is flat arrays in breadth-first order (a parent's id below its children's,
+siblings' ids consecutive): parent, first_child, next_sibling. Per node: its usage vector U (the slides' U_i,
 "scaled" for H-DRF), its key (its dominant share s_i over its weight), whether its subtree
 can still place a task (`open`: not blocked) and whether it still has tasks (`demanding`).
 
@@ -28,22 +28,49 @@ Modes (the policy; flattening is STATIC on the flattened tree):
             lowest is tried when one cannot launch. CAPACITY_PARETO: the same, then, when
             nothing fits within the guarantees, STATIC's choice (idle capacity filled).
 
-Incremental shares. A launch, a release or new tasks change one leaf; placing on machine k
-can block the leaves that fitted only there, a release on k can unblock leaves that fit on
-k now. Each changed leaf marks its path dirty, and the dirty nodes are recomputed from
-their children bottom-up, by depth: the path and its siblings, not the tree. Recomputing
-a node from its children does exactly what a full recompute does, so the two agree bit
-for bit (`incremental=False` recomputes every node after every change: the baseline).
-For H-DRF a change of Y changes every leaf's share, and recomputes everything.
+Incremental shares, per open-set. A node's state (U, key, open, demanding) depends on its
+subtree's leaves, each of which has a row of its own (U = running x demand, key = running x
+unit, whether it has tasks), and on the open-set: the task shapes that fit somewhere now,
+a leaf being open if it has tasks and its shape is in the set. A launch, a release or new tasks change one leaf's row; placing on machine k
+can take shapes out of the open-set, a release on k put shapes in. While a cluster fills,
+the open-set stays the same; at a full cluster it changes at every decision (a release
+lets in the shapes that fit the freed room, the launches that fill it take them out), but
+the sets met repeat (the residual rooms of a full cluster do: scripts/bench_hdrf.py's run
+meets 128), and between two decisions under one set only a few leaves change.
+
+So the inner nodes' states are kept per open-set met (a hash table of their bitsets),
+up to `sets` of them (the least recently used one is overwritten); the leaves' rows are
+kept once. Each changed leaf is appended to a log; before a decision, the kept set of the
+open-set now is brought up to date: the leaves changed since it was last used mark their
+parents dirty (a bitmap), and the dirty nodes are recomputed from their children
+bottom-up, in decreasing id order (a parent's id is below its children's), each at most
+once: the paths and their siblings, not the tree. A set not kept starts as
+a copy of the current one, with the leaves of the shapes in one set and not the other
+marked too. A set that more leaves changed for than the log holds (4 I entries, I the
+inner nodes) has every inner node recomputed instead. Recomputing a node from its
+children does exactly what a full recompute does, so the two agree bit for bit
+(`incremental=False` recomputes every leaf and inner node at every decision: the
+baseline). For H-DRF a change of Y changes every leaf's share: every kept set is then
+recomputed in full when next used. A decision with no leaf open (no shape in the set
+that a leaf with tasks has) launches nothing under any policy, and needs no shares.
+
+Memory: a leaf's row (key, then U) is indexed by its node id, so that a node's children's
+rows are contiguous; a set's rows are indexed by inner node (in id order, so the same
+holds for inner children). Dirty nodes are visited in address order, the next one's rows
+requested (prefetched) while one is recomputed.
 
 Blocked leaves, exactly. A leaf is open if it has tasks and its task fits on some machine
 now, which depends on its task's shape alone: the distinct demand vectors (shapes) are
 tracked, not the leaves. Each shape that fits somewhere watches one machine where it fits
 (its witness, the last such machine, while launches go to the first); placing on k
 re-tests only k's watchers, finding each a new witness or none (stuck); a release on k
-tests the stuck shapes against k. A shape that changes marks its leaves that have tasks.
-Machines sit in a segment tree holding, per resource, the most room among its machines,
-so that the first and the last machine where a task fits are found without a scan.
+tests the stuck shapes against k. A shape that starts or stops fitting changes the
+open-set. Machines sit in a segment tree holding, per resource, the most room among its
+machines, so that the first and the last machine where a task fits are found without a
+scan. At a full cluster its per-resource maxima prune little (every machine has a little
+room of some resource), but there a shape fits nowhere but on the machines released
+since it last fitted nowhere (room only grows by releases, and each release tested the
+stuck shapes): while those are among the last RELEASES releases, they alone are tested.
 
 Fit: used[k, r] + d[r] <= cap[k, r] * (1 + FIT_SLACK), as kernels/drf.pyx; a machine that
 empties has its usage reset to exactly zero. Products that are summed pass through
@@ -52,12 +79,27 @@ empties has its usage reset to exactly zero. Products that are summed pass throu
 import numpy as np
 
 from libc.math cimport INFINITY
-from _common cimport int64_t, uint8_t
-from _platform cimport opaque
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp, memcpy
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from _common cimport int32_t, int64_t, uint8_t
+from _platform cimport LINE, opaque, prefetch
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long x) nogil     # trailing zero bits (x != 0)
+    int __builtin_clzll(unsigned long long x) nogil     # leading zero bits (x != 0)
 
 cdef double FIT_SLACK = 1e-12        # as kernels/drf.pyx and drfbench.sim
 cdef double EXHAUSTED = 1e-9         # a resource with at most this x its total free is used up
 cdef double PRUNE = 1e-9             # segment tree pruning margin, x the largest capacity
+cdef Py_ssize_t RELEASES = 64        # the last releases' machines, kept for the fit tests
+SET_MEMORY = 64 * 2**20              # sets=0: as many kept sets as this many bytes hold,
+MAX_SETS = 1024                      # at most this many
+
+cdef enum:
+    OPEN = 1                         # a node's flags: not blocked,
+    DEMANDING = 2                    # has tasks
+    INNER = -2                       # wants[n] of an inner node
 
 cdef enum:
     HDRF = 0
@@ -70,11 +112,18 @@ MODES = {"hdrf": HDRF, "static": STATIC, "naive": NAIVE, "capacity": CAPACITY,
          "capacity-pareto": CAPACITY_PARETO}
 
 
-cdef class TreeScheduler:
-    """TreeScheduler(parent, first_child, next_sibling, depth, weight, guarantee, leaves,
-                     demand, shape, shapes, queued, capacity, mode, incremental=True)
+cdef inline uint64_t mix(uint64_t x) noexcept nogil:
+    """splitmix64's finalizer: a shape's random-looking 64-bit code (Zobrist hashing)."""
+    x = (x ^ (x >> 30)) * <uint64_t>0xbf58476d1ce4e5b9
+    x = (x ^ (x >> 27)) * <uint64_t>0x94d049bb133111eb
+    return x ^ (x >> 31)
 
-      parent, first_child, next_sibling, depth  (N,) int64: the tree, breadth-first (IN)
+
+cdef class TreeScheduler:
+    """TreeScheduler(parent, first_child, next_sibling, weight, guarantee, leaves, demand,
+                     shape, shapes, queued, capacity, mode, incremental=True, sets=0)
+
+      parent, first_child, next_sibling  (N,) int64: the tree, breadth-first (IN)
       weight, guarantee  (N,) float64: w_i > 0; guaranteed fraction of the cluster (IN)
       leaves   (L,) int64: the leaves' node ids, leaf i is user i (IN)
       demand   (L, m) float64: one task's resources per leaf (IN)
@@ -83,15 +132,26 @@ cdef class TreeScheduler:
       queued   (L,) int64: tasks waiting per leaf, -1 for an unbounded queue (IN)
       capacity (M, m) float64: cap[k, r] (IN)
       mode     a value of MODES
+      sets     the most open-sets whose inner nodes' shares are kept (>= 1; 0: as many as
+               SET_MEMORY bytes hold, at most MAX_SETS); each takes `set_bytes`
     A policy for drfbench.sim: schedule(), release(leaf, machine), add_tasks(leaf, count).
     """
-    cdef Py_ssize_t N, L, S, m, M, P, max_depth
+    cdef Py_ssize_t N, L, S, m, M, P, I, W, R
     cdef int mode
     cdef public bint incremental               # may change at any time: same shares
     cdef readonly long long decisions          # descents: launches and failed attempts
-    cdef readonly long long recomputed         # nodes recomputed from their children
+    cdef readonly long long recomputed         # leaf rows and inner nodes recomputed
+    cdef readonly Py_ssize_t sets              # the most open-sets kept
+    cdef readonly Py_ssize_t set_bytes         # memory per kept set
+    cdef readonly long long sets_built         # kept sets made for an open-set not kept
+    cdef readonly long long sets_reused        # switches to an open-set kept
     # the tree
-    cdef int64_t[::1] parent, first_child, next_sibling, depth, leaf_node, node_leaf
+    cdef int64_t[::1] parent, first_child, next_sibling, leaf_node, node_leaf
+    cdef int64_t[::1] inner_node, inner_row    # inner nodes in id order; node -> row, -1
+    # per inner row: its first child (a node id), its children, its first inner child's
+    # row (-1: none), its inner children, its parent's row, its depth; per leaf: its
+    # parent's row
+    cdef int64_t[::1] row_first, n_children, kid_row, kid_inner, up_row, leaf_up
     cdef double[::1] weight, guarantee
     cdef double[:, ::1] demand, shapes
     cdef int64_t[::1] shape, shape_ptr, shape_leaves     # leaves by shape (CSR)
@@ -100,32 +160,63 @@ cdef class TreeScheduler:
     cdef int64_t[::1] tasks_on
     cdef double[::1] total, consumed, margin
     cdef long long running_all
-    # leaves
+    # leaves: their own rows, shared by every kept set
     cdef int64_t[::1] queue, running_, launched_
     cdef double[::1] unit                      # one task's weighted dominant share over Y
+    cdef double[:, ::1] leaf_rec               # per leaf node: key, then U (m)
+    cdef int32_t[::1] wants                    # per node: a leaf's shape if it has tasks,
+                                               # else -1; INNER
+    cdef uint8_t[::1] in_y
+    cdef bint units_stale                      # Y changed: every unit and leaf row
     # shapes: a witness machine each (watch lists per machine), or stuck (fit nowhere)
     cdef int64_t[::1] witness, watch_next, watch_prev, watch_head
     cdef int64_t[::1] stuck, stuck_pos
     cdef int64_t[::1] first_hint, last_hint    # per shape: no fit below / above
+    cdef int64_t[::1] since                    # per shape: fits only on released[since:]
+    cdef int64_t[::1] released                 # the machines of the last RELEASES releases
+    cdef long long n_released
     cdef Py_ssize_t n_stuck
-    # nodes
-    cdef double[:, ::1] U
-    cdef double[::1] key
-    cdef uint8_t[::1] open_, demanding, in_y
-    cdef uint8_t[::1] dirty
-    cdef int64_t[::1] dirty_next, dirty_head
-    cdef bint everything                       # recompute every node at the next settle
-    cdef Py_ssize_t n_marked                   # marks since the last settle
+    # the open-set now: the shapes that fit somewhere
+    cdef uint8_t[::1] in_set
+    cdef uint64_t[::1] bits, code              # the set as a bitset; per shape, its code
+    cdef uint64_t hash                         # the codes of its shapes, xor-ed
+    cdef bint moved                            # changed since the last settle
+    cdef int64_t[::1] wanted                   # per shape: its leaves with tasks
+    cdef uint8_t[::1] live                     # per shape: in the set, and wanted
+    cdef Py_ssize_t n_live                     # 0: no leaf is open
+    # the log of changed leaves (a ring of R entries)
+    cdef int64_t[::1] log
+    cdef long long changes, clock
+    # the kept sets: per set, every inner node's key and U (a row as the leaves'), flags
+    cdef double[:, :, ::1] set_rec
+    cdef uint8_t[:, ::1] set_flags
+    cdef uint64_t[:, ::1] set_bits
+    cdef uint64_t[::1] set_hash
+    cdef int64_t[::1] set_synced               # the log position it reflects, -1: none
+    cdef int64_t[::1] set_used, set_next, buckets      # LRU clock; hash chains
+    cdef uint64_t[::1] delta                   # shapes in the new set xor its source's
+    cdef Py_ssize_t n_sets, cur
+    cdef long long n_delta                     # leaves with tasks of the shapes in delta
+    cdef double* crec                          # the current set's rows and flags
+    cdef uint8_t* cflags
+    cdef double** child_rec                    # _inner's: its children's rows, flags,
+    cdef uint8_t* child_flags                  # rescaling factors
+    cdef double* child_factor
+    # dirty inner rows: a bit each, and a bit per 64 of those words that are not zero
+    cdef uint64_t[::1] marks, marked
     cdef int64_t[::1] scratch                  # capacity's depth-first search: children
 
     def __init__(self, const int64_t[::1] parent, const int64_t[::1] first_child,
-                 const int64_t[::1] next_sibling, const int64_t[::1] depth,
-                 const double[::1] weight, const double[::1] guarantee,
+                 const int64_t[::1] next_sibling, const double[::1] weight,
+                 const double[::1] guarantee,
                  const int64_t[::1] leaves, const double[:, ::1] demand,
                  const int64_t[::1] shape, const double[:, ::1] shapes,
                  const int64_t[::1] queued, const double[:, ::1] capacity, int mode,
-                 bint incremental=True):
-        cdef Py_ssize_t i, k
+                 bint incremental=True, Py_ssize_t sets=0):
+        cdef Py_ssize_t i, k, buckets = 1
+        if sets < 0:
+            raise ValueError(f"sets must be >= 1, or 0 for as many as {SET_MEMORY} bytes hold; "
+                             f"got {sets}")
         self.N = parent.shape[0]
         self.L = leaves.shape[0]
         self.S = shapes.shape[0]
@@ -138,14 +229,31 @@ cdef class TreeScheduler:
         self.parent = np.array(parent)
         self.first_child = np.array(first_child)
         self.next_sibling = np.array(next_sibling)
-        self.depth = np.array(depth)
-        self.max_depth = max(np.asarray(depth).max(), 0)
         self.weight = np.array(weight)
         self.guarantee = np.array(guarantee)
         self.leaf_node = np.array(leaves)
         self.node_leaf = np.full(self.N, -1, dtype=np.int64)
         for i in range(self.L):
             self.node_leaf[leaves[i]] = i
+        self.inner_node = np.flatnonzero(np.asarray(self.node_leaf) < 0)
+        self.I = self.inner_node.shape[0]
+        self.inner_row = np.full(self.N, -1, dtype=np.int64)
+        np.asarray(self.inner_row)[self.inner_node] = np.arange(self.I)
+        siblings = np.flatnonzero(np.asarray(next_sibling) >= 0)
+        if (np.asarray(next_sibling)[siblings] != siblings + 1).any():
+            raise ValueError("the tree must be numbered breadth-first: a node's next sibling "
+                             "is the next id")
+        inner, rows, up = np.asarray(self.inner_node), np.asarray(self.inner_row), \
+            np.asarray(parent)[1:]
+        kids = rows[1:] >= 0                   # the inner nodes but the root
+        first_kid = np.full(self.N, self.I, dtype=np.int64)
+        np.minimum.at(first_kid, up[kids], rows[1:][kids])
+        self.row_first = np.asarray(first_child)[inner]
+        self.n_children = np.bincount(up, minlength=self.N)[inner]
+        self.kid_row = np.where(first_kid[inner] < self.I, first_kid[inner], -1)
+        self.kid_inner = np.bincount(up[kids], minlength=self.N)[inner]
+        self.up_row = rows[np.maximum(np.asarray(parent)[inner], 0)]
+        self.leaf_up = rows[np.asarray(parent)[np.asarray(leaves)]]
         self.demand = np.array(demand)
         self.shapes = np.array(shapes)
         self.shape = np.array(shape)
@@ -169,6 +277,10 @@ cdef class TreeScheduler:
         self.running_ = np.zeros(self.L, dtype=np.int64)
         self.launched_ = np.zeros(self.L, dtype=np.int64)
         self.unit = np.zeros(self.L)
+        self.leaf_rec = np.zeros((self.N, self.m + 1))
+        self.wants = np.full(self.N, INNER, dtype=np.int32)
+        np.asarray(self.wants)[leaves] = np.where(np.asarray(queued) != 0, shape, -1)
+        self.in_y = np.zeros(self.m, dtype=np.uint8)
         self.witness = np.full(self.S, -1, dtype=np.int64)
         self.watch_next = np.full(self.S, -1, dtype=np.int64)
         self.watch_prev = np.full(self.S, -1, dtype=np.int64)
@@ -177,22 +289,66 @@ cdef class TreeScheduler:
         self.stuck_pos = np.full(self.S, -1, dtype=np.int64)
         self.first_hint = np.zeros(self.S, dtype=np.int64)
         self.last_hint = np.full(self.S, self.M - 1, dtype=np.int64)
+        self.since = np.full(self.S, -1, dtype=np.int64)
+        self.released = np.zeros(RELEASES, dtype=np.int64)
+        self.n_released = 0
         self.n_stuck = 0
-        self.U = np.zeros((self.N, self.m))
-        self.key = np.zeros(self.N)
-        self.open_ = np.zeros(self.N, dtype=np.uint8)
-        self.demanding = np.zeros(self.N, dtype=np.uint8)
-        self.in_y = np.zeros(self.m, dtype=np.uint8)
-        self.dirty = np.zeros(self.N, dtype=np.uint8)
-        self.dirty_next = np.full(self.N, -1, dtype=np.int64)
-        self.dirty_head = np.full(self.max_depth + 1, -1, dtype=np.int64)
+        self.wanted = np.bincount(np.asarray(shape)[np.asarray(queued) != 0],
+                                  minlength=self.S).astype(np.int64)
+        self.in_set = np.zeros(self.S, dtype=np.uint8)
+        self.live = np.zeros(self.S, dtype=np.uint8)
+        self.W = (self.S + 63) // 64
+        self.bits = np.zeros(self.W, dtype=np.uint64)
+        self.code = np.zeros(self.S, dtype=np.uint64)
+        for i in range(self.S):
+            self.code[i] = mix(<uint64_t>i + <uint64_t>0x9e3779b97f4a7c15)
+        self.hash = 0
+        self.n_live = 0
+        self.R = 4 * self.I
+        self.log = np.zeros(self.R, dtype=np.int64)
+        self.changes = 0
+        self.clock = 0
+        # per kept set: U, key, open and demanding per inner node; its bits; its hash,
+        # log position, clock, chain link and (at most) two hash buckets
+        self.set_bytes = self.I * (8 * (self.m + 1) + 1) + 8 * self.W + 8 * 6
+        self.sets = sets if sets > 0 else max(1, min(MAX_SETS, SET_MEMORY // self.set_bytes))
+        self.set_rec = np.empty((self.sets, self.I, self.m + 1))
+        self.set_flags = np.empty((self.sets, self.I), dtype=np.uint8)
+        self.set_bits = np.zeros((self.sets, self.W), dtype=np.uint64)
+        self.set_hash = np.zeros(self.sets, dtype=np.uint64)
+        self.set_synced = np.full(self.sets, -1, dtype=np.int64)
+        self.set_used = np.zeros(self.sets, dtype=np.int64)
+        self.set_next = np.full(self.sets, -1, dtype=np.int64)
+        while buckets < 2 * self.sets:
+            buckets *= 2
+        self.buckets = np.full(buckets, -1, dtype=np.int64)
+        self.delta = np.zeros(self.W, dtype=np.uint64)
+        self.n_delta = 0
+        self.sets_built = 0
+        self.sets_reused = 0
+        self.marks = np.zeros((self.I + 63) // 64, dtype=np.uint64)
+        self.marked = np.zeros((self.I + 4095) // 4096, dtype=np.uint64)
         self.scratch = np.zeros(self.N, dtype=np.int64)
-        self.n_marked = 0
+        k = np.bincount(np.asarray(parent)[1:], minlength=1).max() if self.N > 1 else 1
+        self.child_rec = <double**>PyMem_Malloc(k * sizeof(double*))
+        self.child_flags = <uint8_t*>PyMem_Malloc(k)
+        self.child_factor = <double*>PyMem_Malloc(k * sizeof(double))
+        if self.child_rec == NULL or self.child_flags == NULL or self.child_factor == NULL:
+            raise MemoryError()
         self._resources_left()
         for i in range(self.S):
             self._place_witness(i, self._last_fit(i))
-        self.everything = True
+            self._update_set(i)
+        self.units_stale = True
+        self.n_sets = 1                        # the first kept set: the open-set now
+        self._key(0)
+        self._point(0)
         self._settle()
+
+    def __dealloc__(self):
+        PyMem_Free(self.child_rec)
+        PyMem_Free(self.child_flags)
+        PyMem_Free(self.child_factor)
 
     # -- machines: fit, the segment tree --------------------------------------------------
 
@@ -236,16 +392,40 @@ cdef class TreeScheduler:
             return found
         return self._machine(s, 2 * x + 1 - last, left + half * (1 - last), half, last, lo, hi)
 
+    cdef Py_ssize_t _released_fit(self, Py_ssize_t s, bint last) noexcept nogil:
+        """The first (or last) machine where shape s fits among those released since
+        since[s] (outside them it fits nowhere), or -1."""
+        cdef long long e
+        cdef Py_ssize_t k, best = -1
+        for e in range(self.since[s], self.n_released):
+            k = self.released[e % RELEASES]
+            if (best < 0 or (k > best if last else k < best)) and self._fits(s, k):
+                best = k
+        return best
+
+    cdef bint _few_released(self, Py_ssize_t s) noexcept nogil:
+        """Shape s fits only on machines among the last RELEASES releases'."""
+        return self.since[s] >= 0 and self.n_released - self.since[s] <= RELEASES
+
     cdef Py_ssize_t _first_fit(self, Py_ssize_t s) noexcept nogil:
         """The first machine where shape s fits (-1: none). No machine below
         first_hint[s] fits it: launches only take room, and a release on k lowers the
-        hint to k; so a fill searches each machine about once per shape."""
-        self.first_hint[s] = self._machine(s, 1, 0, self.P, False, self.first_hint[s], self.M - 1)
+        hint to k; so a fill searches each machine about once per shape. At a full
+        cluster, where the segment tree's per-resource maxima prune little, a shape that
+        fitted nowhere since a few releases ago is tested on their machines alone."""
+        if self._few_released(s):
+            self.first_hint[s] = self._released_fit(s, False)
+        else:
+            self.first_hint[s] = self._machine(s, 1, 0, self.P, False, self.first_hint[s],
+                                               self.M - 1)
         return self.first_hint[s]
 
     cdef Py_ssize_t _last_fit(self, Py_ssize_t s) noexcept nogil:
         """The last machine where shape s fits (-1: none); none above last_hint[s] does."""
-        self.last_hint[s] = self._machine(s, 1, 0, self.P, True, 0, self.last_hint[s])
+        if self._few_released(s):
+            self.last_hint[s] = self._released_fit(s, True)
+        else:
+            self.last_hint[s] = self._machine(s, 1, 0, self.P, True, 0, self.last_hint[s])
         return self.last_hint[s]
 
     # -- witnesses: which shapes fit somewhere ---------------------------------------------
@@ -282,28 +462,64 @@ cdef class TreeScheduler:
         self.stuck_pos[i] = -1
 
     cdef void _place_witness(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
-        """Shape i fits on machine k, or nowhere (k = -1): watch k or be stuck."""
+        """Shape i fits on machine k, or nowhere (k = -1): watch k or be stuck. A stuck
+        shape fits only where a later release makes room (since[i])."""
         if k >= 0:
             self._unstick(i)
             self._watch(i, k)
-        elif self.stuck_pos[i] < 0:
-            self.stuck[self.n_stuck] = i
-            self.stuck_pos[i] = self.n_stuck
-            self.n_stuck += 1
+        else:
+            self.since[i] = self.n_released
+            if self.stuck_pos[i] < 0:
+                self.stuck[self.n_stuck] = i
+                self.stuck_pos[i] = self.n_stuck
+                self.n_stuck += 1
 
-    cdef void _mark_shape(self, Py_ssize_t s) noexcept nogil:
-        """Shape s started or stopped fitting somewhere: its leaves with tasks changed."""
-        cdef Py_ssize_t a, i
-        for a in range(self.shape_ptr[s], self.shape_ptr[s + 1]):
-            i = self.shape_leaves[a]
-            if self.queue[i] != 0:
-                self._mark(self.leaf_node[i])
+    # -- the open-set and the log ---------------------------------------------------------
+
+    cdef void _update_set(self, Py_ssize_t s) noexcept nogil:
+        """Shape s is in the open-set if it fits somewhere; live if a leaf with tasks has
+        it too. (Whether a leaf has tasks is its own row's: were the set only the live
+        shapes, tasks arriving and running out would make it change as often.)"""
+        cdef uint8_t inside = self.witness[s] >= 0
+        cdef uint8_t live = inside and self.wanted[s] > 0
+        if inside != self.in_set[s]:
+            self.in_set[s] = inside
+            self.bits[s >> 6] ^= (<uint64_t>1) << (s & 63)
+            self.hash ^= self.code[s]
+            self.moved = True
+        if live != self.live[s]:
+            self.live[s] = live
+            self.n_live += 1 if live else -1
+
+    cdef void _leaf(self, Py_ssize_t i) noexcept nogil:
+        """Leaf i's row: key = running x unit, U = running x demand (UpdateS at a leaf)."""
+        cdef Py_ssize_t r
+        cdef double tasks = <double>self.running_[i]
+        cdef int64_t n = self.leaf_node[i]
+        self.leaf_rec[n, 0] = tasks * self.unit[i]
+        for r in range(self.m):
+            self.leaf_rec[n, 1 + r] = tasks * self.demand[i, r]
+        self.recomputed += 1
+
+    cdef void _changed(self, Py_ssize_t i) noexcept nogil:
+        """Leaf i's running tasks, or whether it has tasks, changed: its row, and the log."""
+        self._leaf(i)
+        self.log[self.changes % self.R] = self.leaf_up[i]
+        self.changes += 1
+
+    cdef void _has_tasks(self, Py_ssize_t i, bint before) noexcept nogil:
+        """Leaf i's queue changed: if it started or stopped having tasks, its shape's count."""
+        cdef bint now = self.queue[i] != 0
+        if now != before:
+            self.wants[self.leaf_node[i]] = self.shape[i] if now else -1
+            self.wanted[self.shape[i]] += 1 if now else -1
+            self._update_set(self.shape[i])
 
     # -- shares ---------------------------------------------------------------------------
 
     cdef void _resources_left(self) noexcept nogil:
         """Y, the resources not used up cluster-wide (H-DRF); every resource otherwise.
-        A change of Y (H-DRF) recomputes every share at the next settle."""
+        A change of Y (H-DRF) changes every leaf's unit, so every share."""
         cdef Py_ssize_t r
         cdef uint8_t left
         for r in range(self.m):
@@ -311,10 +527,11 @@ cdef class TreeScheduler:
                 self.mode != HDRF or self.total[r] - self.consumed[r] > EXHAUSTED * self.total[r])
             if left != self.in_y[r]:
                 self.in_y[r] = left
-                self.everything = True
+                self.units_stale = True
 
     cdef void _units(self) noexcept nogil:
-        """unit[i]: one task's dominant share over Y, over its weight (as kernels/drf.pyx)."""
+        """unit[i]: one task's dominant share over Y, over its weight (as kernels/drf.pyx);
+        and every leaf's row."""
         cdef Py_ssize_t i, r
         cdef double dom
         for i in range(self.L):
@@ -323,128 +540,255 @@ cdef class TreeScheduler:
                 if self.in_y[r] and self.demand[i, r] / self.total[r] > dom:
                     dom = self.demand[i, r] / self.total[r]
             self.unit[i] = dom / self.weight[self.leaf_node[i]]
+            self._leaf(i)
 
-    cdef void _leaf(self, Py_ssize_t n) noexcept nogil:
-        cdef Py_ssize_t i = self.node_leaf[n], r
-        cdef double tasks = <double>self.running_[i]
-        for r in range(self.m):
-            self.U[n, r] = tasks * self.demand[i, r]
-        self.key[n] = tasks * self.unit[i]
-        self.demanding[n] = self.queue[i] != 0
-        self.open_[n] = self.queue[i] != 0 and self.witness[self.shape[i]] >= 0
+    cdef inline double* _child(self, int64_t c, uint8_t* flags) noexcept nogil:
+        """Node c's row in the current set (key, then U) and its flags (OUT)."""
+        cdef int32_t s = self.wants[c]
+        cdef int64_t j
+        if s != INNER:                 # a leaf: open if it has tasks and its shape fits
+            flags[0] = 0 if s < 0 else DEMANDING | self.in_set[s]
+            return &self.leaf_rec[c, 0]
+        j = self.inner_row[c]
+        flags[0] = self.cflags[j]
+        return self.crec + j * (self.m + 1)
 
-    cdef void _inner(self, Py_ssize_t n) noexcept nogil:
-        """UpdateS at node n, from its children (slides, "Algorithm")."""
-        cdef Py_ssize_t r
-        cdef int64_t c
-        cdef double f = INFINITY, factor, s = 0.0
-        cdef uint8_t is_open = 0, has_tasks = 0
-        if self.mode == HDRF:          # f: the lowest key among the open children
-            c = self.first_child[n]
-            while c >= 0:
-                if self.open_[c] and self.key[c] < f:
-                    f = self.key[c]
-                c = self.next_sibling[c]
+    cdef void _inner(self, Py_ssize_t j) noexcept nogil:
+        """UpdateS at inner node j (a row), from its children (slides, "Algorithm")."""
+        cdef Py_ssize_t r, a, count = self.n_children[j]
+        cdef int64_t n = self.inner_node[j], first = self.row_first[j]
+        cdef double f = INFINITY, total, s = 0.0
+        cdef double* row = self.crec + j * (self.m + 1)
+        cdef double* child
+        cdef uint8_t flags = 0
+        for a in range(count):         # f: the lowest key among the open children
+            child = self._child(first + a, &self.child_flags[a])
+            self.child_rec[a] = child
+            if self.child_flags[a] & OPEN and child[0] < f:
+                f = child[0]
+            flags |= self.child_flags[a]
+        for a in range(count):
+            child = self.child_rec[a]
+            self.child_factor[a] = 1.0
+            if self.mode == HDRF and self.child_flags[a] & OPEN and child[0] > 0.0:
+                self.child_factor[a] = f / child[0]
+        for r in range(self.m):        # summed in the children's order, as the reference
+            total = 0.0
+            for a in range(count):
+                total = total + opaque(self.child_rec[a][1 + r] * self.child_factor[a])
+            row[1 + r] = total
         for r in range(self.m):
-            self.U[n, r] = 0.0
-        c = self.first_child[n]
-        while c >= 0:
-            factor = 1.0
-            if self.mode == HDRF and self.open_[c] and self.key[c] > 0.0:
-                factor = f / self.key[c]
-            for r in range(self.m):
-                self.U[n, r] = self.U[n, r] + opaque(self.U[c, r] * factor)
-            is_open |= self.open_[c]
-            has_tasks |= self.demanding[c]
-            c = self.next_sibling[c]
-        for r in range(self.m):
-            if self.in_y[r] and self.U[n, r] / self.total[r] > s:
-                s = self.U[n, r] / self.total[r]
-        self.key[n] = s / self.weight[n]
-        self.open_[n] = is_open
-        self.demanding[n] = has_tasks
-
-    cdef void _update(self, Py_ssize_t n) noexcept nogil:
+            if self.in_y[r] and row[1 + r] / self.total[r] > s:
+                s = row[1 + r] / self.total[r]
+        row[0] = s / self.weight[n]
+        self.cflags[j] = flags
         self.recomputed += 1
-        if self.node_leaf[n] >= 0:
-            self._leaf(n)
+
+    cdef void _prefetch(self, Py_ssize_t j) noexcept nogil:
+        """Request inner row j's own row and its children's (flags, leaf rows, inner
+        rows), to be recomputed next: the dirty nodes lie anywhere in memory."""
+        cdef int64_t first = self.row_first[j], kid = self.kid_row[j]
+        cdef Py_ssize_t width = (self.m + 1) * sizeof(double)
+        prefetch(self.crec + j * (self.m + 1))
+        prefetch(&self.wants[first])
+        if self.kid_inner[j] < self.n_children[j]:
+            self._prefetch_span(<char*>&self.leaf_rec[first, 0], self.n_children[j] * width)
+        if kid >= 0:
+            self._prefetch_span(<char*>(self.crec + kid * (self.m + 1)), self.kid_inner[j] * width)
+            prefetch(self.cflags + kid)
+
+    cdef inline void _prefetch_span(self, char* start, Py_ssize_t size) noexcept nogil:
+        cdef Py_ssize_t b = 0
+        while b < size:
+            prefetch(start + b)
+            b += LINE
+
+    cdef inline void _push(self, Py_ssize_t j) noexcept nogil:
+        """Inner row j is dirty."""
+        self.marks[j >> 6] |= (<uint64_t>1) << (j & 63)
+        self.marked[j >> 12] |= (<uint64_t>1) << ((j >> 6) & 63)
+
+    cdef Py_ssize_t _highest(self, Py_ssize_t j) noexcept nogil:
+        """The highest dirty row at or below row j's group of 4096 rows, or -1."""
+        cdef Py_ssize_t g = j >> 12, w
+        while g >= 0:
+            if self.marked[g] == 0:
+                g -= 1
+                continue
+            w = 64 * g + 63 - __builtin_clzll(self.marked[g])
+            if self.marks[w]:
+                return 64 * w + 63 - __builtin_clzll(self.marks[w])
+            self.marked[g] &= ~((<uint64_t>1) << (w & 63))    # its word was emptied
+        return -1
+
+    # -- the kept sets ----------------------------------------------------------------------
+
+    cdef void _point(self, Py_ssize_t v) noexcept nogil:
+        """Kept set v is the current one."""
+        self.cur = v
+        self.crec = &self.set_rec[v, 0, 0]
+        self.cflags = &self.set_flags[v, 0]
+
+    cdef void _key(self, Py_ssize_t v) noexcept nogil:
+        """Kept set v is for the open-set now: its bits, its hash chain."""
+        cdef Py_ssize_t w
+        cdef int64_t b = self.hash & (self.buckets.shape[0] - 1)
+        for w in range(self.W):
+            self.set_bits[v, w] = self.bits[w]
+        self.set_hash[v] = self.hash
+        self.set_next[v] = self.buckets[b]
+        self.buckets[b] = v
+
+    cdef void _unkey(self, Py_ssize_t v) noexcept nogil:
+        """Kept set v leaves its hash chain."""
+        cdef int64_t b = self.set_hash[v] & (self.buckets.shape[0] - 1), p = -1, x
+        x = self.buckets[b]
+        while x != v:
+            p = x
+            x = self.set_next[x]
+        if p < 0:
+            self.buckets[b] = self.set_next[v]
         else:
-            self._inner(n)
+            self.set_next[p] = self.set_next[v]
 
-    cdef void _push(self, Py_ssize_t n) noexcept nogil:
-        """Node n onto its depth's dirty list (once)."""
-        cdef int64_t d = self.depth[n]
-        if not self.dirty[n]:
-            self.dirty[n] = 1
-            self.dirty_next[n] = self.dirty_head[d]
-            self.dirty_head[d] = n
+    cdef bint _is_now(self, Py_ssize_t v) noexcept nogil:
+        """Kept set v is for the open-set now."""
+        return self.set_hash[v] == self.hash and memcmp(
+            &self.set_bits[v, 0], &self.bits[0], self.W * sizeof(uint64_t)) == 0
 
-    cdef void _mark(self, Py_ssize_t n) noexcept nogil:
-        """Node n changed: recompute it and its ancestors at the next settle. Once the
-        dirty paths may reach a quarter of the nodes, everything is recomputed instead:
-        one sweep in id order costs less than following the lists, and gives the same
-        numbers."""
-        if self.everything:
-            return
+    cdef Py_ssize_t _victim(self) noexcept nogil:
+        """The slot for an open-set not kept: a free one, else the least recently used
+        (the current one itself with sets=1, or for the baseline, which keeps nothing)."""
+        cdef Py_ssize_t v, best = self.cur
         if not self.incremental:
-            self.everything = True
+            self._unkey(best)
+            return best
+        if self.n_sets < self.sets:
+            self.n_sets += 1
+            return self.n_sets - 1
+        for v in range(self.n_sets):
+            if v != self.cur and (best == self.cur or self.set_used[v] < self.set_used[best]):
+                best = v
+        self._unkey(best)
+        return best
+
+    cdef void _switch(self) noexcept nogil:
+        """Make the kept set of the open-set now current: found by its hash, or made from
+        the current one (copied, the leaves of the shapes that differ to be recomputed)."""
+        cdef Py_ssize_t v, src = self.cur, w, s
+        cdef uint64_t word
+        v = self.buckets[self.hash & (self.buckets.shape[0] - 1)]
+        while v >= 0 and not self._is_now(v):
+            v = self.set_next[v]
+        if v >= 0:
+            self.sets_reused += 1
+            self._point(v)
             return
-        self._push(n)
-        self.n_marked += 1
-        if self.n_marked * (self.max_depth + 1) > self.N // 4:
-            self.everything = True
+        self.sets_built += 1
+        self.n_delta = 0
+        for w in range(self.W):
+            word = self.set_bits[src, w] ^ self.bits[w]
+            self.delta[w] = word
+            while word:
+                s = 64 * w + __builtin_ctzll(word)
+                self.n_delta += self.wanted[s]
+                word &= word - 1
+        v = self._victim()
+        if v != src:
+            memcpy(&self.set_rec[v, 0, 0], &self.set_rec[src, 0, 0],
+                   self.I * (self.m + 1) * sizeof(double))
+            memcpy(&self.set_flags[v, 0], &self.set_flags[src, 0], self.I)
+            self.set_synced[v] = self.set_synced[src]
+        self._key(v)
+        self._point(v)
 
     cdef void _settle(self) noexcept nogil:
-        """Bring every share up to date: the dirty nodes bottom-up, or everything."""
-        cdef Py_ssize_t n, d
-        self.n_marked = 0
-        if self.everything:
-            self.everything = False
+        """UpdateS for the open-set now: its kept set brought up to date, the nodes under
+        the leaves changed since it was last used recomputed (or every inner node)."""
+        cdef Py_ssize_t v, j, after, w, s, a
+        cdef long long e, start
+        cdef uint64_t word
+        cdef bint full = not self.incremental
+        if self.units_stale or full:
             self._units()
-            for n in range(self.N - 1, -1, -1):      # breadth-first ids: children first
-                self._update(n)
-                self.dirty[n] = 0
-            for d in range(self.max_depth + 1):
-                self.dirty_head[d] = -1
-            return
-        for d in range(self.max_depth, -1, -1):
-            while self.dirty_head[d] >= 0:
-                n = self.dirty_head[d]
-                self.dirty_head[d] = self.dirty_next[n]
-                self.dirty[n] = 0
-                self._update(n)
-                if n > 0:
-                    self._push(self.parent[n])
+            if self.units_stale:
+                for v in range(self.n_sets):
+                    self.set_synced[v] = -1
+            self.units_stale = False
+        self.n_delta = 0
+        if self.moved and not self._is_now(self.cur):
+            self._switch()
+        self.moved = False
+        v = self.cur
+        start = self.set_synced[v]
+        if full or start < 0 or self.changes - start + self.n_delta > self.R:
+            for j in range(self.I - 1, -1, -1):     # breadth-first ids: children first
+                self._inner(j)
+        else:
+            for e in range(start, self.changes):
+                self._push(self.log[e % self.R])
+            for w in range(self.W if self.n_delta else 0):
+                word = self.delta[w]
+                while word:
+                    s = 64 * w + __builtin_ctzll(word)
+                    for a in range(self.shape_ptr[s], self.shape_ptr[s + 1]):
+                        if self.queue[self.shape_leaves[a]] != 0:
+                            self._push(self.leaf_up[self.shape_leaves[a]])
+                    word &= word - 1
+            j = self._highest(self.I - 1)       # bottom-up: a parent's row is below
+            while j >= 0:                       # its children's
+                self.marks[j >> 6] &= ~((<uint64_t>1) << (j & 63))
+                if j > 0:
+                    self._push(self.up_row[j])
+                after = self._highest(j)
+                if after >= 0:
+                    self._prefetch(after)
+                self._inner(j)
+                j = after
+        self.set_synced[v] = self.changes
+        self.clock += 1
+        self.set_used[v] = self.clock
 
     # -- Alloc ----------------------------------------------------------------------------
 
-    cdef int64_t _lowest_child(self, Py_ssize_t n, const uint8_t[::1] eligible) noexcept nogil:
-        """The eligible child of n with the lowest key (ties: the first), or -1."""
+    cdef int64_t _lowest_child(self, Py_ssize_t n, bint naive) noexcept nogil:
+        """The eligible child of n (open; naive: demanding) with the lowest key (ties: the
+        first), or -1."""
         cdef int64_t c = self.first_child[n], best = -1
+        cdef uint8_t want = DEMANDING if naive else OPEN, flags
+        cdef double* child
+        cdef double best_key = 0.0
         while c >= 0:
-            if eligible[c] and (best < 0 or self.key[c] < self.key[best]):
+            child = self._child(c, &flags)
+            if flags & want and (best < 0 or child[0] < best_key):
                 best = c
+                best_key = child[0]
             c = self.next_sibling[c]
         return best
 
-    cdef Py_ssize_t _descend(self, const uint8_t[::1] eligible) noexcept nogil:
+    cdef Py_ssize_t _descend(self, bint naive) noexcept nogil:
         """Alloc: from the root to a leaf, each time the eligible child with the lowest key."""
         cdef int64_t n = 0
-        if not eligible[0]:
+        if not self.cflags[0] & (DEMANDING if naive else OPEN):
             return -1
         while self.node_leaf[n] < 0:
-            n = self._lowest_child(n, eligible)
+            n = self._lowest_child(n, naive)
         return self.node_leaf[n]
 
     cdef bint _within_guarantees(self, Py_ssize_t i) noexcept nogil:
         """One more task of leaf i keeps every node on its path within its guaranteed
         fraction of each resource (the capacity scheduler's limit)."""
-        cdef int64_t a = self.leaf_node[i]
+        cdef int64_t a = self.parent[self.leaf_node[i]]
         cdef Py_ssize_t r
+        cdef double* U
+        for r in range(self.m):       # the leaf itself
+            if self.leaf_rec[self.leaf_node[i], 1 + r] + self.demand[i, r] > \
+                    self.guarantee[self.leaf_node[i]] * self.total[r] * (1.0 + FIT_SLACK):
+                return False
         while a > 0:
+            U = self.crec + self.inner_row[a] * (self.m + 1) + 1
             for r in range(self.m):
-                if self.U[a, r] + self.demand[i, r] > \
-                        self.guarantee[a] * self.total[r] * (1.0 + FIT_SLACK):
+                if U[r] + self.demand[i, r] > self.guarantee[a] * self.total[r] * (1.0 + FIT_SLACK):
                     return False
             a = self.parent[a]
         return True
@@ -455,13 +799,16 @@ cdef class TreeScheduler:
         are sorted in scratch[top:]."""
         cdef Py_ssize_t count = 0, a, b, found
         cdef int64_t c
+        cdef double key
+        cdef uint8_t flags
         if self.node_leaf[n] >= 0:
             return self.node_leaf[n] if self._within_guarantees(self.node_leaf[n]) else -1
         c = self.first_child[n]
         while c >= 0:
-            if self.open_[c]:
+            key = self._child(c, &flags)[0]
+            if flags & OPEN:
                 b = top + count               # insertion: stable, by key
-                while b > top and self.key[self.scratch[b - 1]] > self.key[c]:
+                while b > top and self._child(self.scratch[b - 1], &flags)[0] > key:
                     self.scratch[b] = self.scratch[b - 1]
                     b -= 1
                 self.scratch[b] = c
@@ -477,13 +824,13 @@ cdef class TreeScheduler:
         """The leaf whose task launches next, or -1 (nothing launches)."""
         cdef Py_ssize_t i
         if self.mode == NAIVE:
-            i = self._descend(self.demanding)
+            i = self._descend(True)
             return i if i >= 0 and self.witness[self.shape[i]] >= 0 else -1
         if self.mode == CAPACITY or self.mode == CAPACITY_PARETO:
-            i = self._search(0, 0) if self.open_[0] else -1
+            i = self._search(0, 0) if self.cflags[0] & OPEN else -1
             if i >= 0 or self.mode == CAPACITY:
                 return i
-        return self._descend(self.open_)
+        return self._descend(False)
 
     # -- events ---------------------------------------------------------------------------
 
@@ -501,34 +848,37 @@ cdef class TreeScheduler:
         self.launched_[i] += 1
         if self.queue[i] > 0:
             self.queue[i] -= 1
-        self._mark(self.leaf_node[i])
+            self._has_tasks(i, True)
+        self._changed(i)
         w = self.watch_head[k]
         while w >= 0:
             after = self.watch_next[w]
             if not self._fits(w, k):
                 self._unwatch(w)
                 self._place_witness(w, self._last_fit(w))
-                if self.witness[w] < 0:
-                    self._mark_shape(w)
+                self._update_set(w)
             w = after
         self._resources_left()
 
     def schedule(self, long long max_tasks=-1):
         """Launch tasks until the policy launches nothing more (or max_tasks, if >= 0).
-        Returns (leaves, machines): int32 arrays, one entry per launch, in order."""
+        Returns (leaves, machines): int32 arrays, one entry per launch, in order.
+        Each decision: UpdateS (_settle), then Alloc (_choose); with nothing open, no
+        policy launches, and only the baseline recomputes the shares."""
         out_leaves = np.empty(64, dtype=np.int32)
         out_machines = np.empty(64, dtype=np.int32)
         cdef int[::1] leaves = out_leaves, machines = out_machines
         cdef Py_ssize_t count = 0, size = 64, i, k
-        self._settle()
         while max_tasks < 0 or count < max_tasks:
             self.decisions += 1
+            if self.n_live == 0 and self.incremental:
+                break
+            self._settle()
             i = self._choose()
             if i < 0:
                 break
             k = self._first_fit(self.shape[i])
             self._launch(i, k)
-            self._settle()
             if count == size:
                 size *= 2
                 out_leaves = np.resize(out_leaves, size)
@@ -563,16 +913,19 @@ cdef class TreeScheduler:
             else:
                 self.consumed[r] = max(0.0, self.consumed[r] - self.demand[i, r])
         self._set_room(k)
-        self._mark(self.leaf_node[i])
+        self._changed(i)
         for s in range(self.S):                 # k may fit any shape now
             self.first_hint[s] = min(self.first_hint[s], k)
             self.last_hint[s] = max(self.last_hint[s], k)
+        self.released[self.n_released % RELEASES] = k
+        self.n_released += 1
         s = 0
-        while s < self.n_stuck:                 # the stuck shapes that fit on k now
-            j = self.stuck[s]
-            if self._fits(j, k):
+        while s < self.n_stuck:                 # the stuck shapes that fit on k now: there
+            j = self.stuck[s]                   # alone (each release since they stuck
+            if self._fits(j, k):                # tested them)
                 self._place_witness(j, k)       # moves the last stuck shape to s
-                self._mark_shape(j)
+                self.since[j] = self.n_released - 1
+                self._update_set(j)
             else:
                 s += 1
         self._resources_left()
@@ -580,14 +933,18 @@ cdef class TreeScheduler:
     def add_tasks(self, Py_ssize_t leaf, long long count):
         """Queue `count` more tasks for `leaf` (count -1: make its queue unbounded)."""
         cdef int64_t i = leaf
+        cdef bint before
         if not 0 <= leaf < self.L:
             raise IndexError(f"leaf {leaf} out of range [0, {self.L})")
         if count < -1:
             raise ValueError(f"count must be >= 0, or -1 for an unbounded queue; got {count}")
         if count == 0 or self.queue[i] < 0:
             return
+        before = self.queue[i] != 0
         self.queue[i] = -1 if count == -1 else self.queue[i] + count
-        self._mark(self.leaf_node[i])
+        if not before:                          # its open and demanding flags change
+            self._has_tasks(i, before)
+            self._changed(i)
 
     @property
     def running(self):
@@ -604,23 +961,43 @@ cdef class TreeScheduler:
         """Resources in use per machine, (M, m) (a copy)."""
         return np.asarray(self.used).copy()
 
+    def _nodes(self, leaf_values, inner_values):
+        """One array over every node from the leaves' values and the inner nodes'."""
+        leaf_values, inner_values = np.asarray(leaf_values), np.asarray(inner_values)
+        out = np.empty((self.N,) + leaf_values.shape[1:], dtype=leaf_values.dtype)
+        out[np.asarray(self.leaf_node)] = leaf_values
+        out[np.asarray(self.inner_node)] = inner_values
+        return out
+
     @property
     def keys(self):
-        """Each node's key, its dominant share over its weight, as the last decision saw
-        it (a copy; H-DRF: of its rescaled usage, over Y)."""
-        return np.asarray(self.key).copy()
+        """Each node's key, its dominant share over its weight, now (a copy; H-DRF: of
+        its rescaled usage, over Y)."""
+        self._settle()
+        return self._nodes(np.asarray(self.leaf_rec)[self.leaf_node, 0],
+                           np.asarray(self.set_rec[self.cur])[:, 0])
 
     @property
     def node_usage(self):
-        """Each node's usage vector U, (N, m) (a copy; H-DRF: rescaled)."""
-        return np.asarray(self.U).copy()
+        """Each node's usage vector U, (N, m), now (a copy; H-DRF: rescaled)."""
+        self._settle()
+        return self._nodes(np.asarray(self.leaf_rec)[self.leaf_node, 1:],
+                           np.asarray(self.set_rec[self.cur])[:, 1:])
 
     @property
     def blocked(self):
         """Each node's blocked flag: no task in its subtree can be placed now (a copy)."""
-        return np.asarray(self.open_) == 0
+        self._settle()
+        leaf_open = (np.asarray(self.queue) != 0) & \
+            (np.asarray(self.witness)[np.asarray(self.shape)] >= 0)
+        return self._nodes(~leaf_open, (np.asarray(self.set_flags[self.cur]) & OPEN) == 0)
 
     @property
     def exhausted(self):
         """Per resource: used up cluster-wide, left out of H-DRF's shares (not Y)."""
         return (np.asarray(self.in_y) == 0) & (np.asarray(self.total) > 0)
+
+    @property
+    def sets_kept(self):
+        """Open-sets whose shares are kept now (at most `sets`)."""
+        return self.n_sets

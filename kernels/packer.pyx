@@ -17,10 +17,23 @@ rounding).
 Paths (Infrastructure.path): physical links are server uplinks [0, S), ToR uplinks
 [S, S + nR), aggregation uplinks [S + nR, S + nR + nA), service links after; a physical
 link p is the directed link p upwards and P + p downwards.
+
+The readings of Eq. 6-8 (drfbench.packer.allocate.SCORES): Eq. 7's sum maximized as
+written or negated (best fit: `sign`); Eq. 8 summed over a path's links as written, or
+one term per path, the mean of its links' or its bottleneck link's (`add_paths`' mode).
 """
+import numpy as np
+
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from _common cimport int64_t, int32_t, uint8_t
+
+cdef enum:
+    PATH_SUM = 0          # Eq. 8 as written: every link of the path adds its term
+    PATH_MEAN = 1         # one term per path: the mean of its links' terms
+    PATH_MIN = 2          # one term per path and instant: its bottleneck link's
+
+PATH_MODES = {"links": PATH_SUM, "path": PATH_MEAN, "bottleneck": PATH_MIN}
 
 
 cdef inline uint8_t window_fits(const double[:, :, ::1] Q, Py_ssize_t n, Py_ssize_t t0,
@@ -37,14 +50,14 @@ cdef inline uint8_t window_fits(const double[:, :, ::1] Q, Py_ssize_t n, Py_ssiz
 
 def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
                    const double[:, ::1] delta, Py_ssize_t t0, const double[::1] w,
-                   double[::1] score, uint8_t[::1] ok, int threads):
+                   double sign, double[::1] score, uint8_t[::1] ok, int threads):
     """Eq. 7 and the computing half of Eq. 6's condition, per server n (OUT: score, ok):
 
-        score[n] = sum_t sum_r w[r] * (Q^[n, t0+t, r] - d^[t, r])^3 * Q^[n, t0+t, r]
+        score[n] = sign * sum_t sum_r w[r] * (Q^[n, t0+t, r] - d^[t, r])^3 * Q^[n, t0+t, r]
         ok[n]    = delta[t, r] <= Q[n, t0 + t, r] for every t < T and r
 
     with Q^ = Q * inv_cap[n, r] and d^ = delta * inv_cap[n, r] (inv_cap = 1 / capacity);
-    delta is (T, 4)."""
+    delta is (T, 4); sign 1 as written (the maximum: worst fit), -1 best fit."""
     cdef Py_ssize_t S = Q.shape[0], T = delta.shape[0], R = delta.shape[1], n, t, r
     cdef double acc, q, x
     with nogil:
@@ -55,22 +68,25 @@ def packer_compute(const double[:, :, ::1] Q, const double[:, ::1] inv_cap,
                     q = Q[n, t0 + t, r] * inv_cap[n, r]
                     x = q - delta[t, r] * inv_cap[n, r]
                     acc = acc + w[r] * (x * x * x) * q
-            score[n] = acc
+            score[n] = sign * acc
             ok[n] = window_fits(Q, n, t0, delta)
 
 
 def link_terms(const double[:, ::1] QL, const double[::1] inv_capL, const double[::1] sigma,
-               Py_ssize_t t0, double w, const int64_t[::1] links, double[::1] term,
+               Py_ssize_t t0, double w, const int64_t[::1] links, double[:, ::1] term,
                uint8_t[::1] ok, int threads):
-    """Eq. 8's inner sum for one edge, per directed link l of `links` (OUT: term, ok; the
-    other entries untouched):
+    """Eq. 8's inner terms for one edge, per directed link l of `links` (OUT: term, ok; the
+    other rows untouched), summed over the instants when term has one column, else one
+    column per instant t:
 
-        term[l] = sum_t w * (QL^[l, t0+t] - s^[t])^3 * QL^[l, t0+t]
-        ok[l]   = sigma[t] <= QL[l, t0 + t] for every t < T
+        term[l, 0] = sum_t w * (QL^[l, t0+t] - s^[t])^3 * QL^[l, t0+t]     or
+        term[l, t] = w * (QL^[l, t0+t] - s^[t])^3 * QL^[l, t0+t]
+        ok[l]      = sigma[t] <= QL[l, t0 + t] for every t < T
 
     with QL^ = QL * inv_capL[l], s^ = sigma * inv_capL[l]; sigma is the edge's series (T,)."""
     cdef Py_ssize_t K = links.shape[0], T = sigma.shape[0], i, l, t
-    cdef double acc, q, x, inv
+    cdef bint summed = term.shape[1] == 1
+    cdef double acc, q, x, inv, y
     cdef uint8_t fits
     with nogil:
         for i in prange(K, schedule='static', num_threads=threads):
@@ -84,56 +100,77 @@ def link_terms(const double[:, ::1] QL, const double[::1] inv_capL, const double
                     fits = 0
                 q = q * inv
                 x = q - sigma[t] * inv
-                acc = acc + w * (x * x * x) * q
-            term[l] = acc
+                y = w * (x * x * x) * q
+                if summed:
+                    acc = acc + y
+                else:
+                    term[l, t] = y
+            if summed:
+                term[l, 0] = acc
             ok[l] = fits
 
 
-def add_paths(const double[::1] term, const uint8_t[::1] lok, int64_t src,
+cdef inline Py_ssize_t path_links(int64_t src, Py_ssize_t n, Py_ssize_t S, int64_t P, int64_t nR,
+                                  int64_t nA, const int64_t[::1] rack_of,
+                                  const int64_t[::1] agg_of, int64_t* links) noexcept nogil:
+    """The directed links of the path src -> n into `links` (Infrastructure.path's links:
+    up from a server, then down; from a service, its link then down); their number."""
+    if src >= S:
+        links[0] = S + nR + nA + (src - S)
+        links[1] = P + S + nR + agg_of[n]
+        links[2] = P + S + rack_of[n]
+        links[3] = P + n
+        return 4
+    if n == src:
+        return 0
+    links[0] = src
+    links[1] = P + n
+    if rack_of[n] == rack_of[src]:
+        return 2
+    links[2] = S + rack_of[src]
+    links[3] = P + S + rack_of[n]
+    if agg_of[n] == agg_of[src]:
+        return 4
+    links[4] = S + nR + agg_of[src]
+    links[5] = P + S + nR + agg_of[n]
+    return 6
+
+
+def add_paths(const double[:, ::1] term, const uint8_t[::1] lok, int64_t src,
               const int64_t[::1] rack_of, const int64_t[::1] agg_of, int64_t nR, int64_t nA,
-              double[::1] score, uint8_t[::1] ok, int threads):
+              int mode, double idle, double[::1] score, uint8_t[::1] ok, int threads):
     """For an edge from location `src` (a server, or service src - S) to a candidate server
-    n, add the terms of the links of the path src -> n to score[n] and clear ok[n] where one
-    of them cannot carry the edge (IN/OUT: score, ok); the term of each link from
-    link_terms."""
-    cdef Py_ssize_t S = rack_of.shape[0], n, k, i
+    n, add the path's network score to score[n] and clear ok[n] where one of its links
+    cannot carry the edge (IN/OUT: score, ok); each link's terms from link_terms (summed:
+    one column; per instant for PATH_MIN). mode (PATH_MODES): PATH_SUM adds every link's
+    term (Eq. 8 as written; a path of no links adds 0); PATH_MEAN their mean; PATH_MIN, per
+    instant, the least of them; the last two add `idle` for a path of no links (an idle
+    link's score)."""
+    cdef Py_ssize_t S = rack_of.shape[0], T = term.shape[1], n, i, t, k
     cdef int64_t P = term.shape[0] // 2
-    cdef int64_t up0, up1, up2
-    cdef double acc
+    cdef int64_t[:, ::1] links = np.empty((S, 6), dtype=np.int64)    # a row per server
+    cdef double acc, low
     cdef uint8_t fits
-    if src < S:
-        up0 = src
-        up1 = S + rack_of[src]
-        up2 = S + nR + agg_of[src]
-    else:
-        up0 = S + nR + nA + (src - S)
     with nogil:
         for n in prange(S, schedule='static', num_threads=threads):
-            if src < S:
-                if n == src:
-                    k = 0
-                elif rack_of[n] == rack_of[src]:
-                    k = 1
-                elif agg_of[n] == agg_of[src]:
-                    k = 2
-                else:
-                    k = 3
-                acc = 0.0
-                fits = 1
-                if k >= 1:
-                    acc = acc + term[up0] + term[P + n]
-                    fits = fits & lok[up0] & lok[P + n]
-                if k >= 2:
-                    acc = acc + term[up1] + term[P + S + rack_of[n]]
-                    fits = fits & lok[up1] & lok[P + S + rack_of[n]]
-                if k >= 3:
-                    acc = acc + term[up2] + term[P + S + nR + agg_of[n]]
-                    fits = fits & lok[up2] & lok[P + S + nR + agg_of[n]]
+            k = path_links(src, n, S, P, nR, nA, rack_of, agg_of, &links[n, 0])
+            acc = 0.0
+            fits = 1
+            for i in range(k):
+                fits = fits & lok[links[n, i]]
+            if k == 0 and mode != PATH_SUM:
+                acc = idle
+            elif mode == PATH_MIN:
+                for t in range(T):
+                    low = term[links[n, 0], t]
+                    for i in range(1, k):
+                        low = min(low, term[links[n, i], t])
+                    acc = acc + low
             else:
-                acc = (term[up0] + term[P + S + nR + agg_of[n]] + term[P + S + rack_of[n]]
-                       + term[P + n])
-                fits = (lok[up0] & lok[P + S + nR + agg_of[n]] & lok[P + S + rack_of[n]]
-                        & lok[P + n])
+                for i in range(k):
+                    acc = acc + term[links[n, i], 0]
+                if mode == PATH_MEAN:
+                    acc = acc / k
             score[n] = score[n] + acc
             ok[n] = ok[n] & fits
 

@@ -128,14 +128,11 @@ figs.save(fig, figures, "packer_fig4_utilization")
 # bars the 95% confidence interval over seeds (the paper: ≈ 29% and ≈ 60%).
 
 # %%
-from scipy import stats
-
 revenue = summary.pivot_table(index="seed", columns="label", values="revenue")
 rows = []
 for other in others:
-    d = (revenue[packer_label] - revenue[other]) / revenue[packer_label] * 100
-    half = (stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else np.nan
-    rows.append((other, d.mean(), half))
+    d = figs.interval((revenue[packer_label] - revenue[other]) / revenue[packer_label] * 100)
+    rows.append((other, d["mean"], d["half"]))
 fig, ax = plt.subplots(figsize=(5, 3.6))
 ax.bar([f"vs {o}" for o, _, _ in rows], [m for _, m, _ in rows],
        yerr=[h for _, _, h in rows], color=[colors[o] for o, _, _ in rows], capsize=6)

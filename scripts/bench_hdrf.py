@@ -3,56 +3,60 @@
     python scripts/bench_hdrf.py                       # 18^4 = 104,976 leaves, 10,000 machines
     python scripts/bench_hdrf.py --fanout 8 --machines 1000 --repeats 5
 
-The tree: depth 4, `--fanout` children per inner node, every leaf unbounded, with a task
-of 1-4 CPU, 1-16 GB and, for one leaf in five, 1 GPU; integer weights 1-3 (seeded). The
-machines: identical, <32 CPU, 128 GB, 4 GPU>. A decision is one descent (launch or
-failed attempt; kernels/hdrf.pyx's `decisions`).
+The tree (drfbench.hdrf.evaluation.scale_tree): depth 4, `--fanout` children per inner
+node, every leaf unbounded, with a task of 1-4 CPU, 1-16 GB and, for one leaf in five,
+1 GPU; integer weights 1-3 (seeded). The machines: identical, <32 CPU, 128 GB, 4 GPU>.
+A decision is one descent (launch or failed attempt; kernels/hdrf.pyx's `decisions`).
 
   fill   from an idle cluster, the first `--window` decisions (both modes), and, for the
          incremental mode, every decision until the cluster is full
   churn  from the full cluster: a random running task finishes, the policy launches
-         (one release and one schedule() per step, `--window` steps in each mode: first
-         incremental, then the same scheduler switched to the recompute)
+         (one release and one schedule() per step): `--steps` steps incremental (the kept
+         open-sets built on the way included), then `--window` steps of the same
+         scheduler switched to the recompute; decisions and launches per second of each.
+         And the open-sets met (kept sets built: all distinct while none is evicted),
+         kept, and their memory.
 
 Each mode is timed `--repeats` times on fresh schedulers in this one process (the median
 is printed); the ratio is incremental decisions per second over the recompute's. Prints
 one JSON line.
 """
 import argparse
+import gc
 import json
+import os
 import statistics
 import time
 from datetime import date
 
 import numpy as np
 
-from drfbench import hdrf
+from drfbench import _isa, hdrf
 from drfbench._machine import cpu_info
+from drfbench.hdrf.evaluation import SCALE_MACHINE, scale_tree
 
 
 def workload(fanout, machines, seed):
-    rng = np.random.default_rng(seed)
+    """The tree and `machines` machines."""
+    return scale_tree(fanout, seed), np.tile(SCALE_MACHINE, (machines, 1))
 
-    def children(depth):
-        out = {}
-        for c in range(fanout):
-            node = {"weight": int(rng.integers(1, 4))}
-            if depth < 4:
-                node["children"] = children(depth + 1)
-            else:
-                node["demand"] = [int(rng.integers(1, 5)), int(rng.integers(1, 17)),
-                                  int(rng.random() < 0.2)]
-            out[f"n{c}"] = node
-        return out
-    tree = hdrf.tree({"resources": ["cpu", "mem", "gpu"], "children": children(1)})
-    return tree, np.tile([32.0, 128.0, 4.0], (machines, 1))
+
+def timed(call):
+    """call()'s value and the seconds it took, with the garbage collector off (as timeit
+    does: it would traverse the list of running tasks)."""
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        value = call()
+        return value, time.perf_counter() - start
+    finally:
+        gc.enable()
 
 
 def rate(call):
     """Decisions per second of call(), which returns the decisions it took."""
-    start = time.perf_counter()
-    decisions = call()
-    return decisions / (time.perf_counter() - start)
+    decisions, seconds = timed(call)
+    return decisions / seconds
 
 
 def launches(s, count=-1):
@@ -63,15 +67,18 @@ def launches(s, count=-1):
 
 
 def churn(s, running, steps, rng):
-    """`steps` times: a random running task finishes, the policy launches; decisions."""
-    before = s.decisions
+    """`steps` times: a random running task finishes, the policy launches; decisions
+    and launches. A task is drawn uniformly and swapped out of the list in O(1)."""
+    before, launched = s.decisions, len(running) - steps
     for _ in range(steps):
-        s.release(*running.pop(int(rng.integers(len(running)))))
+        k = int(rng.integers(len(running)))
+        running[k], running[-1] = running[-1], running[k]
+        s.release(*running.pop())
         running += launches(s)[1]
-    return s.decisions - before
+    return s.decisions - before, len(running) - launched
 
 
-def once(tree, machines, window, seed):
+def once(tree, machines, window, steps, seed):
     """One repeat: decisions per second of each phase and mode."""
     out, rng = {}, np.random.default_rng(seed)
     fast = hdrf.scheduler(tree, machines)
@@ -86,9 +93,16 @@ def once(tree, machines, window, seed):
     out["fill_launches"] = len(running)
     slow = hdrf.scheduler(tree, machines, incremental=False)
     out["fill_window_recompute"] = rate(lambda: launches(slow, window)[0])
-    out["churn_incremental"] = rate(lambda: churn(fast, running, window, rng))
-    fast.incremental = False                     # the same state, every node recomputed
-    out["churn_recompute"] = rate(lambda: churn(fast, running, window, rng))
+    for mode, count in (("incremental", steps), ("recompute", window)):
+        fast.incremental = mode == "incremental"     # the same state, every node recomputed
+        (decisions, launched), seconds = timed(lambda: churn(fast, running, count, rng))
+        out[f"churn_{mode}"] = decisions / seconds
+        out[f"churn_{mode}_launches"] = launched / seconds
+        if mode == "incremental":
+            out.update(open_sets_built=fast.sets_built, open_sets_reused=fast.sets_reused,
+                       open_sets_kept=fast.sets_kept, open_sets_max=fast.sets,
+                       open_set_bytes=fast.set_bytes,
+                       open_sets_memory_mib=fast.sets_kept * fast.set_bytes / 2**20)
     return out
 
 
@@ -96,16 +110,22 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--fanout", type=int, default=18)
     p.add_argument("--machines", type=int, default=10000)
-    p.add_argument("--window", type=int, default=200, help="decisions timed in both modes")
+    p.add_argument("--window", type=int, default=200,
+                   help="fill decisions timed in both modes; churn steps of the recompute")
+    p.add_argument("--steps", type=int, default=20000, help="churn steps of the incremental mode")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     tree, machines = workload(args.fanout, args.machines, args.seed)
-    runs = [once(tree, machines, args.window, args.seed + r) for r in range(args.repeats)]
+    load = os.getloadavg()[0]
+    runs = [once(tree, machines, args.window, args.steps, args.seed + r)
+            for r in range(args.repeats)]
     median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
     print(json.dumps({
-        "date": date.today().isoformat(), "cpu": cpu_info()[0], "leaves": len(tree.leaves),
+        "date": date.today().isoformat(), "cpu": cpu_info()[0], "variant": _isa.resolve(),
+        "load": [load, os.getloadavg()[0]], "leaves": len(tree.leaves),
         "nodes": len(tree.paths), "machines": args.machines, "window": args.window,
+        "steps": args.steps,
         "repeats": args.repeats, "median": median,
         "speedup_fill": median["fill_window_incremental"] / median["fill_window_recompute"],
         "speedup_churn": median["churn_incremental"] / median["churn_recompute"],

@@ -1,8 +1,9 @@
 """H-DRF and its rivals (drfbench.hdrf, kernels/hdrf.pyx): the tree model and its checks,
 the kernel against the literal transcription of the slides' algorithm (literal.py),
-incremental shares against the full recompute, H-DRF on a flat tree against online DRF,
-the slides' examples with their numbers, the divisible mode and the simulator (the
-hierarchical properties: test_hdrf_properties.py)."""
+incremental shares against the full recompute, at a full cluster too (kept open-sets; a
+long churn is marked slow), H-DRF on a flat tree against online DRF, the slides' examples
+with their numbers, the divisible mode and the simulator (the hierarchical properties:
+test_hdrf_properties.py)."""
 import json
 import math
 
@@ -196,6 +197,110 @@ def test_every_kernel_variant_decides_the_same():
 
 
 # ---------------------------------------------------------------------------------------
+# A full cluster: tasks finish one by one, the policy fills the room (the kept open-sets)
+# ---------------------------------------------------------------------------------------
+
+
+def full_cluster(rng, leaves=(2, 60), machines=(1, 4), finite=0.2):
+    """A random tree on a small cluster: 1-4 resources, a pool of 2-50 integer task shapes
+    the leaves draw theirs from (equal shapes and weights: ties), depth 1-4, integer
+    weights 1-3, unbounded queues but for `finite` of the leaves (1-9 tasks), on
+    `machines` machines of two random kinds, every shape fitting on both."""
+    m = int(rng.integers(1, 5))
+    count = int(rng.integers(2, 51))
+    pool = rng.integers(0, 7, size=(count, m))
+    pool[np.arange(count), rng.integers(m, size=count)] = rng.integers(1, 7, size=count)
+
+    def leaf():
+        node = {"weight": int(rng.integers(1, 4)), "demand": pool[rng.integers(count)].tolist()}
+        if rng.random() < finite:
+            node["tasks"] = int(rng.integers(1, 10))
+        return node
+
+    def subtree(n, depth):
+        if depth == 4 or (n == 1 and rng.random() < 0.6):
+            return {f"l{j}": leaf() for j in range(n)}
+        k = int(rng.integers(1, min(n, 5) + 1))
+        cuts = np.sort(rng.choice(np.arange(1, n), size=k - 1, replace=False))
+        parts = np.diff(np.concatenate([[0], cuts, [n]])).tolist()
+        return {f"n{j}": {"weight": int(rng.integers(1, 4)), "children": subtree(part, depth + 1)}
+                for j, part in enumerate(parts)}
+    t = hdrf.tree({"resources": [f"r{j}" for j in range(m)],
+                   "children": subtree(int(rng.integers(leaves[0], leaves[1] + 1)), 1)})
+    kinds = rng.integers(8, 31, size=(2, m)).astype(float)
+    return t, kinds[rng.integers(2, size=int(rng.integers(machines[0], machines[1] + 1)))]
+
+
+def churn(schedulers, rng, steps, every=1):
+    """From an idle cluster, `steps` times: a random running task finishes (90%), or a
+    leaf gets tasks; then every scheduler launches until it launches nothing more, the
+    same tasks on the same machines; every `every` steps, the keys (bit for bit), the
+    usage vectors and the blocked flags agree."""
+    first = schedulers[0]
+    running = []
+    for step in range(steps):
+        if running and rng.random() < 0.9:
+            leaf, machine = running.pop(int(rng.integers(len(running))))
+            for s in schedulers:
+                s.release(leaf, machine)
+        elif step:
+            leaf, count = int(rng.integers(len(first.running))), int(rng.choice([1, 3, -1]))
+            for s in schedulers:
+                s.add_tasks(leaf, count)
+        launched = [list(zip(*s.schedule())) for s in schedulers]
+        assert all(got == launched[0] for got in launched), f"step {step}"
+        running += launched[0]
+        if step % every == 0:
+            for s in schedulers[1:]:
+                assert np.array_equal(s.keys, first.keys), f"step {step}"
+                assert np.array_equal(s.node_usage, first.node_usage), f"step {step}"
+                assert np.array_equal(s.blocked, first.blocked), f"step {step}"
+
+
+@pytest.mark.parametrize("policy,seed", [("hdrf", s) for s in range(12)]
+                         + [(p, s) for p in POLICIES[1:] for s in range(2)])
+def test_a_full_cluster_decides_as_the_transcription(policy, seed):
+    """Few kept sets (1, 2: evicted all the time) or many, against the transcription and
+    the full recompute; shares compared at every step, or every 5 (settled only when a
+    decision needs them)."""
+    rng = np.random.default_rng(seed)
+    t, C = full_cluster(rng)
+    churn([hdrf.scheduler(t, C, policy), reference_of(t, C, policy),
+           hdrf.scheduler(t, C, policy, sets=1), hdrf.scheduler(t, C, policy, sets=2),
+           hdrf.scheduler(t, C, policy, incremental=False)], rng, 120, every=1 + 4 * (seed % 2))
+
+
+def test_kept_sets_are_reused_bounded_and_evicted():
+    rng = np.random.default_rng(7)
+    t, C = full_cluster(rng, leaves=(400, 400), machines=(30, 30), finite=0.0)
+    fast, few = hdrf.scheduler(t, C), hdrf.scheduler(t, C, sets=3)
+    slow = hdrf.scheduler(t, C, incremental=False)
+    churn([slow, fast, few], rng, 4000, every=50)
+    assert fast.sets_kept == fast.sets_built + 1 <= fast.sets        # nothing evicted
+    assert fast.sets_reused > 10 * fast.sets_built
+    assert few.sets_kept == 3 and few.sets_built > fast.sets_built   # evicted, rebuilt
+    assert fast.recomputed < slow.recomputed / 20
+    assert fast.set_bytes * fast.sets <= 64 * 2**20 and few.sets == 3
+
+
+@pytest.mark.parametrize("sets,error", [(0, ValueError), (-2, ValueError), (1.5, TypeError),
+                                        (True, TypeError)])
+def test_sets_must_be_a_positive_integer(sets, error):
+    with pytest.raises(error, match="sets must be a positive integer"):
+        hdrf.scheduler(CONTRACT, [16, 64, 2], sets=sets)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(5))
+def test_a_long_churn_decides_as_the_transcription(seed):
+    """100,000 release-and-launch steps in all (20,000 per tree), H-DRF."""
+    rng = np.random.default_rng(1000 + seed)
+    t, C = full_cluster(rng, leaves=(2, 16), machines=(1, 3))
+    churn([hdrf.scheduler(t, C), reference_of(t, C, "hdrf"), hdrf.scheduler(t, C, sets=2)],
+          rng, 20_000, every=100)
+
+
+# ---------------------------------------------------------------------------------------
 # H-DRF on a flat tree is online DRF
 # ---------------------------------------------------------------------------------------
 
@@ -368,6 +473,21 @@ def test_cli_writes_every_step(tmp_path):
     main(["evaluate", "--out", str(tmp_path / "t.csv"), "--summary", str(tmp_path / "s.csv"),
           "--machines", "5", "--jobs", "6", "--span", "100", "--sample", "30", "--window", "60",
           "--policies", "hdrf"])
-    for name in ("e", "p", "t", "s"):
+    main(["scale", "--out", str(tmp_path / "a.csv"), "--fanout", "3", "--machines", "4",
+          "--tasks", "500", "--span", "60", "--policies", "hdrf", "static-hdrf"])
+    for name in ("e", "p", "t", "s", "a"):
         table = rows.read(tmp_path / f"{name}.csv")
         assert len(table) and table["git_commit"].notna().all()
+    scale = rows.read(tmp_path / "a.csv")
+    assert scale["tasks_finished"].tolist() == [500, 500] and (scale["leaves"] == 81).all()
+
+
+def test_the_trace_at_scale():
+    from drfbench.hdrf.evaluation import scale_jobs, scale_tree
+    t = scale_tree(fanout=3)
+    trace = scale_jobs(t, 1000, 100.0, seed=4)
+    assert len(trace) == 1000 and trace.users == len(t.leaves) == 81
+    sizes = np.bincount(trace.job)
+    assert sizes[:-1].min() >= 5 and sizes.max() <= 50 and sizes.sum() == 1000
+    np.testing.assert_array_equal(trace.demands, t.demand[trace.user])
+    assert (np.diff(trace.arrival) >= 0).all() and trace.arrival.max() < 100.0

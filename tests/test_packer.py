@@ -169,11 +169,12 @@ def test_decisions_equal_the_literal_algorithm(policy, seed):
 
 
 def usage(res):
-    """Server and link usage rebuilt from the placements alone."""
+    """Server and link reservations rebuilt from the placements alone (of what each
+    application was told: its requests)."""
     infra, H = res.infrastructure, res.server.shape[1]
     used = np.zeros((infra.servers, H, 4))
     link = np.zeros((infra.links, H))
-    for a, p in zip(res.applications, res.placements):
+    for a, p in zip(res.requests, res.placements):
         if p is None:
             continue
         win = slice(a.arrival, a.arrival + a.duration)

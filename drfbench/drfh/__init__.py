@@ -7,6 +7,8 @@ Heterogeneous Servers"): fair sharing of heterogeneous servers by global dominan
     simulate(servers, tasks, scheduler="drfh-best-fit", **options)   one trace on the simulator
     scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots")
                                          the kernel policy, for drfbench.sim
+    capped(trace, machines, k)           the trace as slots of 1/k cap its tasks
+                                         (slot_model="capped")
     read_servers, read_tasks, alibaba_tasks, google_servers      the generic trace format
 
 `python -m drfbench.drfh` runs the pipeline's steps; docs/families/drfh.md says what was
@@ -15,11 +17,11 @@ chosen where the paper is silent.
 from .exact import SOLVERS, Allocation, allocate
 from .examples import worked_example
 from .literal import LiteralScheduler
-from .schedulers import scheduler, slot_counts
+from .schedulers import capped, scheduler, slot_counts
 from .simulation import DRFHSimulation, simulate
 from .trace import alibaba_tasks, google_servers, read_servers, read_tasks
 
 __all__ = ["SOLVERS", "Allocation", "allocate", "worked_example",
-           "DRFHSimulation", "LiteralScheduler", "alibaba_tasks",
+           "DRFHSimulation", "LiteralScheduler", "alibaba_tasks", "capped",
            "google_servers", "read_servers", "read_tasks", "scheduler", "simulate",
            "slot_counts"]

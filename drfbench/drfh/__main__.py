@@ -17,6 +17,8 @@ Schedulers on traces:
   slots-search  Table II: mean utilization for each number of slots per maximum server
   sharing       Fig. 8: each user's task completion ratio on its dedicated cloud, beside
                 the shared cloud's (a `run`'s per-user table)
+  sensitivity   Table II and Figs. 5-7 of one trace under one slot model, compact
+                (sensitivity.py)
 """
 import argparse
 import math
@@ -30,9 +32,10 @@ from .. import rows as tidy
 from .exact import allocate
 from .examples import example_rows
 from .properties import CHECKS
-from .schedulers import DEFAULT_SLOTS
+from .schedulers import DEFAULT_SLOTS, SLOT_MODELS
+from .sensitivity import study
 from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_phases,
-                         dynamic_workload, simulate)
+                         dynamic_workload, mean_utilization, simulate)
 from .trace import alibaba_tasks, google_servers, read_servers
 
 POLICIES = list(api.methods(takes=api.SERVERS))
@@ -65,12 +68,6 @@ COMMANDS = {
         (("--policies",), dict(nargs="+", default=POLICIES, choices=POLICIES)),
     ]),
 }
-
-
-def _window(res, horizon):
-    """Mean utilization per resource over [0, horizon] (or the whole run)."""
-    u = res.utilization
-    return u[u.index <= horizon].mean() if math.isfinite(horizon) else u.mean()
 
 
 def exact_shares(rows, servers, jobs):
@@ -113,6 +110,8 @@ def main(argv=None):
     c.add_argument("--skew", type=float, default=1.0, help="alibaba: Zipf exponent of users")
     c.add_argument("--fraction", type=float, default=1.0, help="alibaba: fraction of jobs kept")
     c.add_argument("--cores", type=float, default=96.0, help="alibaba: cores of a size-1 server")
+    c.add_argument("--task-scale", type=float, default=1.0,
+                   help="alibaba: every task's demands times this")
     d = sub.add_parser("dynamic", help="Fig. 4")
     d.add_argument("--out", required=True)
     d.add_argument("--summary", required=True)
@@ -120,7 +119,8 @@ def main(argv=None):
     d.add_argument("--servers", type=int, default=100)
     d.add_argument("--sample", type=float, default=10.0)
     for name, text in (("run", "one scheduler on a trace (Figs. 5-7)"),
-                       ("slots-search", "Table II"), ("sharing", "Fig. 8")):
+                       ("slots-search", "Table II"), ("sharing", "Fig. 8"),
+                       ("sensitivity", "Table II and Figs. 5-7 under one slot model")):
         a = sub.add_parser(name, help=text)
         a.add_argument("--servers", required=True, help="servers CSV (generic format)")
         a.add_argument("--tasks", required=True, help="tasks CSV (generic format)")
@@ -135,8 +135,13 @@ def main(argv=None):
     a.add_argument("--slots-from", help="take the best k of this slots-search table")
     a.add_argument("--jobs", required=True, help="the job table")
     a.add_argument("--users", required=True, help="per-user task completion")
-    sub.choices["slots-search"].add_argument("--slots", type=int, nargs="+",
-                                             default=[10, 12, 14, 16, 20])
+    for name in ("slots-search", "sensitivity"):
+        sub.choices[name].add_argument("--slots", type=int, nargs="+", default=[10, 12, 14, 16, 20])
+    for name in ("run", "slots-search", "sensitivity"):
+        sub.choices[name].add_argument("--slot-model", choices=SLOT_MODELS, default="timeshare",
+                                       help="how a task runs in a slot (drfh-slots)")
+    sub.choices["sensitivity"].add_argument("--task-scale", type=float, default=1.0,
+                                            help="the tasks' scale (recorded in the rows)")
     a = sub.choices["sharing"]
     a.add_argument("--shared", required=True, help="the shared run's per-user table (run --users)")
     a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
@@ -150,7 +155,7 @@ def main(argv=None):
             frame = google_servers(args.servers, seed=args.seed)
         else:
             frame = alibaba_tasks(users=args.users, skew=args.skew, fraction=args.fraction,
-                                  seed=args.seed, cores=args.cores)
+                                  seed=args.seed, cores=args.cores, task_scale=args.task_scale)
         frame.to_csv(args.out, index=False)
     elif args.command == "dynamic":
         servers, tasks = dynamic_workload(args.seed, args.servers)
@@ -164,12 +169,14 @@ def main(argv=None):
         if args.slots_from:
             table = pd.read_csv(args.slots_from)
             k = best_slots(table, read_servers(args.servers)[0])
-        slots = {"slots": k} if args.scheduler == "drfh-slots" else {}
+        slots = ({"slots": k, "slot_model": args.slot_model} if args.scheduler == "drfh-slots"
+                 else {})
         res = simulate(args.servers, args.tasks, args.scheduler, sample=args.sample,
                        horizon=args.horizon, **slots)
         keys = {"horizon": args.horizon, "seed": args.seed}
         tidy.write([r for r in res.rows(**keys) if r["metric"] == "utilization"], args.out)
-        base = {"scheduler": args.scheduler, "slots": res.slots, **keys, **stamp}
+        base = {"scheduler": args.scheduler, "slots": res.slots, "slot_model": res.slot_model,
+                **keys, **stamp}
         jobs = res.jobs.assign(tasks=np.bincount(
             pd.factorize(pd.read_csv(args.tasks)["job"], sort=True)[0]))
         tidy.write([{**row, **base} for row in jobs.to_dict("records")], args.jobs)
@@ -179,11 +186,18 @@ def main(argv=None):
         out = []
         for k in args.slots:
             res = simulate(args.servers, args.tasks, "drfh-slots", slots=k, sample=args.sample,
-                           horizon=args.horizon)
-            mean = _window(res, args.horizon)
+                           horizon=args.horizon, slot_model=args.slot_model)
+            mean = mean_utilization(res, args.horizon)
             out.append({"slots": k, **mean.to_dict(), "horizon": args.horizon, **stamp})
             print(f"slots {k}: {mean.round(4).to_dict()}", file=sys.stderr)
         tidy.write(out, args.out)
+    elif args.command == "sensitivity":
+        keys = {"slot_model": args.slot_model, "task_scale": args.task_scale,
+                "servers": len(read_servers(args.servers)[1]), "horizon": args.horizon,
+                "seed": args.seed, **stamp}
+        tidy.write([{**row, **keys} for row in study(args.servers, args.tasks, args.slot_model,
+                                                      args.slots, horizon=args.horizon,
+                                                      sample=args.sample)], args.out)
     else:
         shared = pd.read_csv(args.shared).set_index("user")
         resources, C = read_servers(args.servers)

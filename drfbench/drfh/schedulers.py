@@ -2,6 +2,7 @@
 
     scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots", slots=14, ...)
     slot_counts(machines, k)       k slots per maximum-size server, scaled to each server
+    capped(trace, machines, k)     the trace as tasks capped by a slot run it (slot_model="capped")
 
 drfbench.drfh.literal.LiteralScheduler makes the same decisions, written literally (the
 test oracle).
@@ -16,8 +17,12 @@ import numpy as np
 from .. import _isa, api
 from .. import _validation as check
 from .._machine import resolve_threads
+from ..sim import Trace
 
 DEFAULT_SLOTS = 14          # Table II's best
+# How a task runs in a slot (drfh-slots): "timeshare", with what it demands, the simulator
+# time-sharing an oversubscribed server; "capped", with at most the slot's share (`capped`)
+SLOT_MODELS = ("timeshare", "capped")
 
 
 def slot_counts(machines, k=DEFAULT_SLOTS):
@@ -29,6 +34,28 @@ def slot_counts(machines, k=DEFAULT_SLOTS):
     top = C.max(axis=0)
     frac = np.divide(C, top, out=np.ones_like(C), where=top > 0).min(axis=1)
     return np.floor(k * frac + 1e-9).astype(np.int64)
+
+
+def capped(trace, machines, k=DEFAULT_SLOTS):
+    """The trace as it runs when a task in a slot gets at most the slot's resources
+    (slot_model="capped"): a slot is 1/k of the maximum server on every resource (s_r =
+    max_l cap_lr / k, as slot_counts); a task holds min(d_r, s_r) of each resource r and
+    runs max(1, max_r d_r / s_r) times its duration: the resource it lacks most slows it
+    in proportion, and it holds the rest for that longer time (memory is held, not
+    throttled). A server's slots never hold more than it has, so nothing is time-shared.
+    Tasks that fit no server stay as they are (unschedulable either way)."""
+    C = check.machines(machines, trace.resources)
+    slot = C.max(axis=0) / check.positive_int(k, "slots", allow_none=False)
+    D = np.asarray(trace.demands, dtype=np.float64)
+    run = trace.fits(C)
+    need = np.divide(D, slot, out=np.zeros_like(D), where=slot > 0).max(axis=1, initial=0.0)
+    stretch = np.where(run, np.maximum(need, 1.0), 1.0)
+    held = np.where(run[:, None], np.minimum(D, slot), D)
+    if trace.names is None:
+        return Trace(trace.user, trace.job, trace.arrival, trace.duration * stretch, held,
+                     users=trace.users)
+    return Trace(np.asarray(trace.names, dtype=object)[trace.user], trace.job, trace.arrival,
+                 trace.duration * stretch, held, users=trace.names)
 
 
 def task_queues(trace, C):

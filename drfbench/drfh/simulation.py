@@ -11,10 +11,11 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .. import _validation as check
 from .. import api, sim
 from .. import rows as tidy
 from .literal import LiteralScheduler
-from .schedulers import DEFAULT_SLOTS, scheduler as make
+from .schedulers import DEFAULT_SLOTS, SLOT_MODELS, capped, scheduler as make
 from .trace import read_servers, read_tasks
 
 
@@ -34,10 +35,12 @@ class DRFHSimulation:
                    ratio (completed / submitted: the paper's task completion ratio)
     unschedulable  the tasks table's rows of the tasks that fit no server (reported, never
                    run; the rest of the trace runs)
-    run            the drfbench.sim.Simulation itself; scheduler, slots: as asked
+    run            the drfbench.sim.Simulation itself; scheduler, slots, slot_model: as
+                   asked (slots 0 and slot_model None for the DRFH schedulers)
     """
     scheduler: str
     slots: int
+    slot_model: str | None
     resources: tuple
     utilization: pd.DataFrame
     shares: pd.DataFrame
@@ -80,6 +83,10 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     sample   seconds between samples of utilization and shares (default 60)
     horizon  seconds simulated at most (default: until the last task ends)
     slots    k per maximum server (drfh-slots only; default 14, Table II's best)
+    slot_model  how a task runs in its slot (drfh-slots only): "timeshare" (default), with
+             what it demands, an oversubscribed server time-shared at no cost; "capped",
+             with at most the slot's resources, proportionally longer if it needs more
+             (schedulers.capped)
     weights  per user, in order of first appearance in the tasks, or a dict label -> weight
     index    use the server index (default; False: the literal scan, same decisions)
     threads  of the literal best-fit scan; isa: the kernels' variant
@@ -89,10 +96,14 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
 
 
 def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=DEFAULT_SLOTS,
-                  weights=None, index=True, threads=None, isa=None, literal=False):
+                  slot_model="timeshare", weights=None, index=True, threads=None, isa=None,
+                  literal=False):
     """The registry's implementation of the trace schedulers (see `simulate`)."""
     scheduler = spec.name
+    check.choice(slot_model, "slot_model", SLOT_MODELS)
     resources, C, trace = _frames(servers, tasks)
+    if scheduler == "drfh-slots" and slot_model == "capped":
+        trace = capped(trace, C, slots)
     names = list(trace.names)
     if isinstance(weights, dict):
         absent = [u for u in names if u not in weights]
@@ -118,8 +129,9 @@ def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=
     completed = np.bincount(trace.user[done], minlength=trace.users)
     completion = pd.DataFrame({"user": names, "submitted": submitted, "completed": completed,
                                "ratio": completed / np.maximum(submitted, 1)})
-    return DRFHSimulation(scheduler=scheduler, slots=int(slots) if scheduler == "drfh-slots" else 0,
-                          resources=resources, utilization=utilization, shares=shares,
+    slotted = scheduler == "drfh-slots"
+    return DRFHSimulation(scheduler=scheduler, slots=int(slots) if slotted else 0,
+                          slot_model=slot_model if slotted else None, resources=resources, utilization=utilization, shares=shares,
                           jobs=jobs, completion=completion,
                           unschedulable=frame.iloc[run.unschedulable].reset_index(drop=True),
                           run=run)
@@ -179,6 +191,12 @@ def dynamic_phases(res):
     out.append({"phase": "user 1 leaves", "start": np.nan, "end": np.nan, "user": names[0],
                 "share": "time", "measured": leaves, "paper": 1080.0})
     return out
+
+
+def mean_utilization(res, horizon=math.inf):
+    """Mean utilization per resource over the samples in [0, horizon] (a Series)."""
+    u = res.utilization
+    return u[u.index <= horizon].mean() if math.isfinite(horizon) else u.mean()
 
 
 def best_slots(table, resources):

@@ -6,6 +6,9 @@ the H-DRF family's pipeline steps (workflows/rules/hdrf.smk), each writing tidy 
               trees (properties.py)
   evaluate    the slides' 50-machine, 100-job evaluation on drfbench.sim (evaluation.py):
               --out the throughput rows, --summary the per-policy summary
+  scale       the same simulator at scale: a 104,976-leaf tree on 10,000 machines, a
+              trace of a million tasks (evaluation.py's run_at_scale): one summary row
+              per policy, with the simulation's wall time
 """
 import argparse
 import sys
@@ -14,7 +17,8 @@ import numpy as np
 
 from .. import rows as tidy
 from ..api import TREE, methods
-from .evaluation import EVALUATION_TREE, evaluate, jobs
+from .evaluation import (EVALUATION_TREE, SCALE_MACHINE, evaluate, jobs, run_at_scale,
+                         scale_jobs, scale_tree)
 from .examples import example_rows
 from .properties import CHECKS
 
@@ -27,9 +31,11 @@ def main(argv=None):
     policies = list(methods(takes=TREE))
     for name, text in (("examples", "the slides' worked examples, every policy"),
                        ("properties", "the hierarchical properties on random trees"),
-                       ("evaluate", "the 50-machine, 100-job evaluation on the simulator")):
+                       ("evaluate", "the 50-machine, 100-job evaluation on the simulator"),
+                       ("scale", "a 100K-leaf tree, 10,000 machines, a million tasks")):
         a = sub.add_parser(name, help=text)
-        a.add_argument("--policies", nargs="+", default=policies, choices=policies)
+        a.add_argument("--policies", nargs="+", default=["hdrf"] if name == "scale" else policies,
+                       choices=policies)
         a.add_argument("--out", required=True)
         a.add_argument("--seed", type=int, default=0)
     a = sub.choices["properties"]
@@ -47,6 +53,11 @@ def main(argv=None):
     a.add_argument("--sample", type=float, default=10.0, help="seconds between samples")
     a.add_argument("--window", type=float, default=120.0,
                    help="seconds per throughput row (mean running, tasks finished)")
+    a = sub.choices["scale"]
+    a.add_argument("--fanout", type=int, default=18, help="children per inner node (depth 4)")
+    a.add_argument("--machines", type=int, default=10000)
+    a.add_argument("--tasks", type=int, default=1_000_000)
+    a.add_argument("--span", type=float, default=600.0, help="seconds over which jobs arrive")
     args = p.parse_args(argv)
     tidy.exit_on_sigterm()
     stamp = {"seed": args.seed, **tidy.stamp()}
@@ -59,6 +70,15 @@ def main(argv=None):
                             machines=(1, 1), progress=sys.stderr)
         stamp.update(instances=args.instances, room=args.room)
         tidy.write([{**row, **stamp} for row in rows], args.out)
+    elif args.command == "scale":
+        if args.fanout < 1 or args.machines < 1 or args.tasks < 1 or args.span <= 0:
+            p.error("--fanout, --machines, --tasks must be >= 1 and --span > 0")
+        tree = scale_tree(args.fanout, args.seed)
+        machines = np.tile(SCALE_MACHINE, (args.machines, 1))
+        trace = scale_jobs(tree, args.tasks, args.span, args.seed)
+        stamp.update(fanout=args.fanout, machines=args.machines, span=args.span)
+        tidy.write([{**run_at_scale(tree, machines, trace, policy), **stamp}
+                    for policy in args.policies], args.out)
     else:
         if (args.machines < 1 or args.jobs < 1 or not 0 <= args.large <= 1 or args.sample <= 0
                 or args.window <= 0):

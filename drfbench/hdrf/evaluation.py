@@ -24,10 +24,20 @@ task of each leaf, as properties.hierarchical_share_guarantee), by how much,
 the idle capacity per resource, how often a waiting task would have fit somewhere, and
 each top-level node's mean dominant share while every top-level node has tasks waiting
 (contended: where the policies' notions of fairness decide).
+
+At scale (`scale_tree`, `scale_jobs`, `run_at_scale`): scripts/bench_hdrf.py's tree (depth
+4, 18 children per inner node: 104,976 leaves; tasks of 1-4 CPU, 1-16 GB and, for one
+leaf in five, 1 GPU; integer weights 1-3) on 10,000 machines of <32 CPU, 128 GB, 4 GPU>,
+and a trace of jobs of 5-50 tasks of 60-180 s to leaves drawn uniformly, arriving
+uniformly over `span` seconds: faster than the full cluster finishes them, so that it
+stays full (a release, then the launches that fill the room) until the queues drain.
 """
+import time
+
 import numpy as np
 
 from .. import sim
+from ..api import method_info
 from .properties import guarantee_slack
 from .tasks import scheduler
 from .tree import tree as as_tree
@@ -66,6 +76,70 @@ def jobs(tree, count, large, span, seed):
     return trace, leaf, is_large
 
 
+SCALE_MACHINE = (32.0, 128.0, 4.0)
+SCALE_JOB_TASKS, SCALE_SECONDS = (5, 50), (60.0, 180.0)
+
+
+def scale_tree(fanout=18, seed=0):
+    """The benchmark's tree: depth 4, `fanout` children per inner node (see the module
+    docstring), seeded."""
+    rng = np.random.default_rng(seed)
+
+    def children(depth):
+        out = {}
+        for c in range(fanout):
+            node = {"weight": int(rng.integers(1, 4))}
+            if depth < 4:
+                node["children"] = children(depth + 1)
+            else:
+                node["demand"] = [int(rng.integers(1, 5)), int(rng.integers(1, 17)),
+                                  int(rng.random() < 0.2)]
+            out[f"n{c}"] = node
+        return out
+    return as_tree({"resources": ["cpu", "mem", "gpu"], "children": children(1)})
+
+
+def scale_jobs(tree, tasks, span, seed):
+    """`tasks` tasks as a drfbench.sim.Trace: jobs of 5-50 tasks of 60-180 s each (the
+    last job cut to the count) to leaves drawn uniformly, arriving uniformly over `span`
+    seconds; seeded."""
+    t = as_tree(tree)
+    rng = np.random.default_rng(seed)
+    count = tasks // SCALE_JOB_TASKS[0] + 1
+    sizes = rng.integers(SCALE_JOB_TASKS[0], SCALE_JOB_TASKS[1] + 1, count)
+    count = int(np.searchsorted(np.cumsum(sizes), tasks)) + 1
+    sizes = sizes[:count]
+    sizes[-1] -= sizes.sum() - tasks
+    leaf = rng.integers(0, len(t.leaves), count)
+    arrival = np.sort(rng.uniform(0.0, span, count))
+    user = np.repeat(leaf, sizes)
+    return sim.Trace(user, np.repeat(np.arange(count), sizes), np.repeat(arrival, sizes),
+                     rng.uniform(SCALE_SECONDS[0], SCALE_SECONDS[1], tasks), t.demand[user],
+                     users=len(t.leaves))
+
+
+def run_at_scale(tree, machines, trace, policy="hdrf"):
+    """Simulate `trace` under `policy` to the end; one summary row: tasks finished,
+    makespan, mean job completion, the simulation's wall time, the policy's decisions
+    (and, for the kernel's kept open-sets, how many were built, reused and kept, and
+    their memory)."""
+    t = as_tree(tree)
+    s = scheduler(t, machines, policy, tasks=np.zeros(len(t.leaves)))
+    start = time.perf_counter()
+    res = sim.simulate(machines, trace, s)
+    seconds = time.perf_counter() - start
+    finish = res.jobs["finish"]
+    return {"policy": policy, "label": method_info(policy).label, "leaves": len(t.leaves),
+            "machine_count": len(machines), "tasks": len(trace),
+            "tasks_finished": int(np.isfinite(res.tasks["end"]).sum()),
+            "makespan": float(res.end),
+            "mean_completion": float(np.nanmean(finish - res.jobs["submit"])),
+            "seconds": seconds, "decisions": int(s.decisions),
+            "decisions_per_second": s.decisions / seconds, "open_sets_built": int(s.sets_built),
+            "open_sets_reused": int(s.sets_reused), "open_sets_kept": int(s.sets_kept),
+            "open_sets_mib": s.sets_kept * s.set_bytes / 2**20}
+
+
 def _at(tasks, times):
     """(S, N) bool: task n runs at instant s (start <= t < end)."""
     start, end = tasks["start"][None, :], tasks["end"][None, :]
@@ -76,7 +150,6 @@ def _at(tasks, times):
 def evaluate(tree, machines, trace, policies, sample, window):
     """Run each policy on the trace; returns (throughput rows: per `window` seconds, summary
     rows: from samples every `sample` seconds)."""
-    from ..api import method_info
     t = as_tree(tree)
     C = np.asarray(machines, dtype=float)
     total = C.sum(axis=0)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..api import method_info
 from .tasks import scheduler
 from .tree import tree as as_tree
 
@@ -91,7 +92,6 @@ def run(example, policy):
 def example_rows(policies):
     """Tidy rows: per example, policy and node, the tasks its subtree runs, its dominant
     share of the cluster and its guarantee; and the cluster's idle capacity."""
-    from ..api import method_info
     rows = []
     for ex in EXAMPLES:
         for policy in policies:

@@ -73,7 +73,8 @@ def _queues(t, tasks):
     return np.where(np.isfinite(counts), counts, UNBOUNDED).astype(np.int64)
 
 
-def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, isa=None):
+def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, sets=None,
+              isa=None):
     """The stateful scheduler of registered tree policy `policy`: a drfbench.sim policy
     whose users are the leaves in order, the kernel's TreeScheduler on the validated tree
     (flattened for "flatten") and machines. Its methods: schedule() -> (leaves, machines)
@@ -81,9 +82,12 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, is
     launched, queued, usage, keys, node_usage, blocked, exhausted, decisions.
 
     tasks: tasks waiting per leaf (default: the tree's); incremental=False recomputes
-    every share after every change (the baseline the incremental one is measured
-    against; both decide the same)."""
+    every share at every decision (the baseline the incremental one is measured
+    against; both decide the same); sets: how many open-sets (which task shapes fit
+    somewhere) the incremental one keeps the shares of (None: as many as 64 MiB holds, at
+    most 1024; the least recently used is dropped)."""
     spec = api.method_info(policy, api.TREE)
+    sets = check.positive_int(sets, "sets")
     t = as_tree(tree)
     mode, flat = POLICY_MODES[spec.name]
     C = check.machines(machines, len(t.resources))
@@ -97,17 +101,18 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, is
         t = t.flattened()
     shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
     kernels = _isa.kernels(isa).hdrf
-    return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.depth, t.weight,
+    return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.weight,
                                  t.guarantee, t.leaves, t.demand, shape.reshape(-1), shapes,
-                                 queue, C, kernels.MODES[mode], incremental)
+                                 queue, C, kernels.MODES[mode], incremental, sets or 0)
 
 
-def run_policy(spec, tree, machines, *, tasks=None, incremental=True, isa=None):
+def run_policy(spec, tree, machines, *, tasks=None, incremental=True, sets=None, isa=None):
     """The registry's implementation of the tree policies: launch tasks on idle machines
     until the policy launches nothing more (for H-DRF: until every leaf is blocked).
     Returns a Schedule."""
     t = as_tree(tree)
-    s = scheduler(t, machines, spec.name, tasks=tasks, incremental=incremental, isa=isa)
+    s = scheduler(t, machines, spec.name, tasks=tasks, incremental=incremental, sets=sets,
+                  isa=isa)
     leaves, where = s.schedule()
     paths = t.leaf_paths
     held = s.launched[:, None] * t.demand

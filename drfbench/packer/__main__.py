@@ -1,42 +1,83 @@
-"""python -m drfbench.packer evaluate --series ... --per-app ... --summary ... --rates ... :
-the Packer family's pipeline step (workflows/rules/packer.smk), writing tidy rows: every
-policy on the same seeded workloads on the paper's tree (evaluation.py, Figs. 3-8)."""
+"""python -m drfbench.packer evaluate | sensitivity ... : the Packer family's pipeline steps
+(workflows/rules/packer.smk, packer_sensitivity.smk), writing tidy rows: every policy on
+the same seeded workloads on the paper's tree (evaluation.py, Figs. 3-8), and the
+sensitivity study's runs for one setting of the workload and of what the policies are
+told."""
 import argparse
 import sys
 
 from .. import rows as tidy
 from ..api import APPLICATIONS, methods
-from .evaluation import evaluate
-from .model import Infrastructure
+from .allocate import SCORES
+from .evaluation import evaluate, sensitivity
+from .model import VIEWS, Infrastructure
+from .workload import BOTTLENECK, TEMPORAL
+
+
+def _view(text):
+    """POLICY=VIEW (evaluate's --views)."""
+    policy, _, view = text.partition("=")
+    if policy not in methods(takes=APPLICATIONS) or view not in VIEWS:
+        raise argparse.ArgumentTypeError(f"expected POLICY=VIEW with a policy of "
+                                         f"{list(methods(takes=APPLICATIONS))} and a view of "
+                                         f"{list(VIEWS)}, got {text!r}")
+    return policy, view
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m drfbench.packer",
-                                description="Packer, Tetris and slots: the paper's evaluation.")
+                                description="Packer, Tetris and slots: the paper's evaluation "
+                                            "and the sensitivity study.")
     sub = p.add_subparsers(dest="command", required=True)
     policies = list(methods(takes=APPLICATIONS))
     a = sub.add_parser("evaluate", help="every policy on seeded workloads (Figs. 3-8)")
-    a.add_argument("--policies", nargs="+", default=policies, choices=policies)
-    a.add_argument("--servers", type=int, default=1200)
-    a.add_argument("--per-rack", type=int, default=40)
-    a.add_argument("--racks-per-agg", type=int, default=10)
-    a.add_argument("--apps", type=int, default=2000, help="applications per run")
-    a.add_argument("--rate", type=float, default=40.0, help="applications per time instant")
-    a.add_argument("--mapreduce", type=float, default=0.5, help="fraction of MapReduce jobs")
-    a.add_argument("--seeds", type=int, nargs="+", default=[0])
-    a.add_argument("--threads", type=int, default=1, help="OpenMP threads of the scoring")
+    b = sub.add_parser("sensitivity", help="every policy, Packer in each reading of Eq. 6-8, "
+                                           "for one setting of the workload and the view")
+    for c in (a, b):
+        c.add_argument("--policies", nargs="+", default=policies, choices=policies)
+        c.add_argument("--servers", type=int, default=1200)
+        c.add_argument("--per-rack", type=int, default=40)
+        c.add_argument("--racks-per-agg", type=int, default=10)
+        c.add_argument("--apps", type=int, default=2000, help="applications per run")
+        c.add_argument("--rate", type=float, default=40.0, help="applications per time instant")
+        c.add_argument("--mapreduce", type=float, default=0.5, help="fraction of MapReduce jobs")
+        c.add_argument("--seeds", type=int, nargs="+", default=[0])
+        c.add_argument("--threads", type=int, default=1, help="OpenMP threads of the scoring")
+        c.add_argument("--temporal", choices=TEMPORAL, default="jitter",
+                       help="the demands' shape over time")
+        c.add_argument("--bottleneck", choices=list(BOTTLENECK), default="network",
+                       help="the resource that binds")
+    a.add_argument("--views", type=_view, nargs="*", default=[], metavar="POLICY=VIEW",
+                   help="what a policy is told (default ti-mra)")
+    a.add_argument("--score", choices=list(SCORES), default="literal",
+                   help="Packer's reading of Eq. 6-8")
     for out in ("series", "per-app", "summary", "rates"):
         a.add_argument(f"--{out}", required=True)
+    b.add_argument("--view", choices=VIEWS, default="ti-mra", help="what every policy is told")
+    b.add_argument("--scores", nargs="+", choices=list(SCORES), default=list(SCORES),
+                   help="Packer's readings of Eq. 6-8")
+    b.add_argument("--out", required=True)
     args = p.parse_args(argv)
     tidy.exit_on_sigterm()
     if min(args.servers, args.per_rack, args.racks_per_agg, args.apps, args.threads) < 1 or args.rate <= 0:
         p.error("--servers, --per-rack, --racks-per-agg, --apps, --threads >= 1 and --rate > 0")
     infra = Infrastructure(args.servers, per_rack=args.per_rack, racks_per_agg=args.racks_per_agg)
-    series, apps, summary, rates = evaluate(infra, args.apps, args.rate, args.mapreduce,
-                                            args.seeds, args.policies, args.threads)
     stamp = {"servers": args.servers, "per_rack": args.per_rack,
              "racks_per_agg": args.racks_per_agg, "apps": args.apps, "arrival_rate": args.rate,
-             "mapreduce": args.mapreduce, "threads": args.threads, **tidy.stamp()}
+             "mapreduce": args.mapreduce, "threads": args.threads,
+             **({"temporal": args.temporal, "bottleneck": args.bottleneck}
+                if args.command == "evaluate" else {}), **tidy.stamp()}
+    if args.command == "sensitivity":
+        rows = sensitivity(infra, args.apps, args.rate, args.mapreduce, args.seeds,
+                           args.policies, args.scores, view=args.view, temporal=args.temporal,
+                           bottleneck=args.bottleneck, threads=args.threads)
+        tidy.write([{**row, **stamp} for row in rows], args.out)
+        print(f"packer sensitivity -> {args.out}", file=sys.stderr)
+        return
+    series, apps, summary, rates = evaluate(infra, args.apps, args.rate, args.mapreduce,
+                                            args.seeds, args.policies, args.threads,
+                                            views=dict(args.views), temporal=args.temporal,
+                                            bottleneck=args.bottleneck, score=args.score)
     for table, path in ((series, args.series), (apps, args.per_app), (summary, args.summary),
                         (rates, args.rates)):
         tidy.write([{**row, **stamp} for row in table], path)

@@ -10,7 +10,7 @@ path (lines 16-17), or rejects the application whole, restoring what it had rese
 (line 13). Policies:
 
   packer  the score of Eq. 6-8 (kernels/packer.pyx: packer_compute, link_terms, add_paths)
-          with the resource weights of `resource_weights`;
+          with the resource weights of `resource_weights`, in one of the readings of SCORES;
   tetris  Tetris' alignment score (the dot product of the node's normalized demand and the
           server's normalized residual, CPU, memory, disk and the NIC), times 1 -
           REMOTE_PENALTY where an edge into the node crosses the network (Grandl et al.'s
@@ -30,10 +30,21 @@ the servers where they fit together (literal.py).
 import numpy as np
 
 from .. import _isa, api
-from .model import Infrastructure, dependencies, sort_nodes
+from .. import _validation as check
+from .model import Infrastructure, active_span, dependencies, sort_nodes
 from .workload import SLOTS
 
 REMOTE_PENALTY = 0.1     # Tetris' remote penalty rp (Grandl et al., SIGCOMM'14, §3.1: 10%)
+
+# The readings of Eq. 6-8 (docs/families/packer.md), each a name -> (Eq. 7's sign: 1 as
+# written, the maximum of the cubic residual, i.e. worst fit; -1 best fit, the least
+# residual; Eq. 8 over a path: "links" as written, a term per link of the path, "path"
+# one term per path, the mean of its links', "bottleneck" per instant its least-scoring
+# link's). A path of no links (a dependency on the same server) scores as an idle link in
+# the two per-path readings, nothing as written.
+SCORES = {"literal": (1.0, "links"), "best-fit": (-1.0, "links"),
+          "per-path": (1.0, "path"), "bottleneck": (1.0, "bottleneck"),
+          "best-fit-per-path": (-1.0, "path"), "best-fit-bottleneck": (-1.0, "bottleneck")}
 
 
 class Cluster:
@@ -61,17 +72,6 @@ def resource_weights(cluster, t):
     util = np.maximum(util, 0.0)
     total = util.sum()
     return np.ones(5) if total <= 0 else 1.0 - util / total
-
-
-def active_span(app, v):
-    """[lo, hi): the instants from node v's first to its last demand (its own or its
-    edges'), relative to the application's start; the slot it takes is held over them."""
-    active = (app.demand[v] > 0).any(axis=1)
-    for (u, x), s in zip(app.edges.tolist(), app.bandwidth):
-        if v in (u, x):
-            active |= s > 0
-    idx = np.flatnonzero(active)
-    return (0, 0) if idx.size == 0 else (int(idx[0]), int(idx[-1]) + 1)
 
 
 def links_fit(cluster, app, deps, loc, n):
@@ -159,15 +159,17 @@ class _Placement:
             getattr(self.c, kind)[i, self.win] = values
 
 
-def _scores(cluster, app, v, deps, loc, policy, w, k, threads):
-    """(score, ok) per server for node v: the kernel's score and whether its demands and
-    each of its edges alone fit."""
+def _scores(cluster, app, v, deps, loc, policy, w, k, threads, score_name="literal"):
+    """(score, ok) per server for node v: the kernel's score (Packer's in the reading
+    `score_name` of SCORES) and whether its demands and each of its edges alone fit."""
     infra, t0 = cluster.infra, app.arrival
     S = infra.servers
+    sign, network = SCORES[score_name]
     score = np.empty(S)
     ok = np.empty(S, dtype=np.uint8)
     if policy == "packer":
-        k.packer_compute(cluster.server, infra.inverse_capacity, app.demand[v], t0, w[:4], score, ok, threads)
+        k.packer_compute(cluster.server, infra.inverse_capacity, app.demand[v], t0, w[:4], sign,
+                         score, ok, threads)
     elif policy == "tetris":
         band_in = np.zeros(app.duration)
         for e, _ in deps:
@@ -180,16 +182,20 @@ def _scores(cluster, app, v, deps, loc, policy, w, k, threads):
                    app.demand[v].max(axis=0), ok, threads)
         score[:] = -np.arange(S, dtype=float)                    # first fit
     if deps:
-        term = np.empty(infra.links)
+        if policy != "packer":
+            network = "links"
+        wb = w[4] if policy == "packer" else 0.0
+        term = np.empty((infra.links, app.duration if network == "bottleneck" else 1))
         lok = np.empty(infra.links, dtype=np.uint8)
         zero = np.zeros(S)
         down = np.arange(infra.physical, infra.physical + infra.servers + infra.racks + infra.aggs)
         for e, u in deps:
             links = np.concatenate([np.array(infra.chain(int(loc[u])), dtype=np.int64), down])
-            k.link_terms(cluster.link, infra.inverse_link_capacity, app.bandwidth[e], t0,
-                         w[4] if policy == "packer" else 0.0, links, term, lok, threads)
+            k.link_terms(cluster.link, infra.inverse_link_capacity, app.bandwidth[e], t0, wb,
+                         links, term, lok, threads)
             k.add_paths(term, lok, int(loc[u]), infra.rack_of, infra.agg_of, infra.racks,
-                        infra.aggs, score if policy == "packer" else zero, ok, threads)
+                        infra.aggs, k.PATH_MODES[network], wb * app.duration,
+                        score if policy == "packer" else zero, ok, threads)
         if policy == "tetris":
             sources = {int(loc[u]) for _, u in deps}
             local = np.zeros(S, dtype=bool)
@@ -212,12 +218,13 @@ def _best(cluster, app, deps, loc, score):
     return None
 
 
-def place(cluster, app, policy="packer", *, threads=1, kernels=None):
+def place(cluster, app, policy="packer", *, score="literal", threads=1, kernels=None):
     """Algorithm 1 for one application (module docstring): the location of each node (a
     server, or S + j for cloud service j), or None when it is rejected (nothing of it left
     behind). `policy`: a registered application policy (drfbench.methods(takes=
-    "applications"))."""
+    "applications")); `score`: Packer's reading of Eq. 6-8 (SCORES)."""
     api.method_info(policy, api.APPLICATIONS)
+    check.choice(score, "score", tuple(SCORES))
     k = kernels or _isa.kernels().packer
     infra = cluster.infra
     if app.arrival + app.duration > cluster.horizon:
@@ -233,10 +240,10 @@ def place(cluster, app, policy="packer", *, threads=1, kernels=None):
                 p.undo()
                 return None
         else:
-            score, ok = _scores(cluster, app, v, deps[v], loc, policy, w, k, threads)
+            value, ok = _scores(cluster, app, v, deps[v], loc, policy, w, k, threads, score)
             if len(deps[v]) > 1:
                 ok &= together(cluster, app, deps[v], loc)
-            n = _best(cluster, app, deps[v], loc, np.where(ok, score, -np.inf))
+            n = _best(cluster, app, deps[v], loc, np.where(ok, value, -np.inf))
             if n is None:                                        # line 13
                 p.undo()
                 return None

@@ -1,7 +1,9 @@
 """Literal transcriptions, the test oracles of kernels/packer.pyx and allocate.py: Algorithm
 1 with 𝒬 recomputed from the accepted applications for every new one (lines 1-4), Eq. 6-8
 evaluated server by server as the paper writes them (Eq. 8 summed over t, then u ∈ ℰ(v),
-then l ∈ ℳ_e(u, v)), Tetris' alignment score and the slot scheme's first fit, and
+then l ∈ ℳ_e(u, v)) and in each of the other readings of allocate.SCORES (Eq. 7 negated:
+best fit; Eq. 8's sum over l replaced by the mean over the path's links, or by the least
+term among them), Tetris' alignment score and the slot scheme's first fit, and
 GetNodeWithBestScore the first server of maximum score. Small instances only.
 """
 from types import SimpleNamespace
@@ -9,8 +11,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import api
-from .allocate import REMOTE_PENALTY, active_span, resource_weights
-from .model import dependencies, sort_nodes
+from .allocate import REMOTE_PENALTY, SCORES, resource_weights
+from .model import active_span, dependencies, sort_nodes
 from .workload import SLOTS
 
 
@@ -27,8 +29,10 @@ def joint_fit(infra, QL, app, deps, loc, n):
     return True
 
 
-def packer_scores(infra, Q, QL, app, v, deps, loc, w):
-    """S[n, v] of Eq. 6 for every server n (-inf where infeasible)."""
+def packer_scores(infra, Q, QL, app, v, deps, loc, w, score="literal"):
+    """S[n, v] of Eq. 6 for every server n (-inf where infeasible), in the reading `score`
+    (allocate.SCORES)."""
+    sign, network = SCORES[score]
     t0, T = app.arrival, app.duration
     win = slice(t0, t0 + T)
     out = np.full(infra.servers, -np.inf)
@@ -38,13 +42,25 @@ def packer_scores(infra, Q, QL, app, v, deps, loc, w):
             continue
         qh, dh = q / c, app.demand[v] / c
         s_c = np.sum(w[:4] * (qh - dh) ** 3 * qh)                                   # Eq. 7
+        if sign < 0:
+            s_c = -s_c                                                                # best fit
         s_b = 0.0
         for t in range(T):                                                            # Eq. 8
             for e, u in deps:
+                terms = []
                 for l in infra.path(int(loc[u]), n):
                     ql = QL[l, t0 + t] / infra.link_capacity[l]
                     s = app.bandwidth[e, t] / infra.link_capacity[l]
-                    s_b += w[4] * (ql - s) ** 3 * ql
+                    terms.append(w[4] * (ql - s) ** 3 * ql)
+                if network == "links":
+                    for x in terms:
+                        s_b += x
+                elif not terms:
+                    s_b += w[4]                         # no link: an idle link's (1 - 0)^3 * 1
+                elif network == "path":
+                    s_b += sum(terms) / len(terms)
+                else:
+                    s_b += min(terms)                   # the bottleneck link
         out[n] = s_c + s_b
     return out
 
@@ -82,11 +98,12 @@ def slot_server(infra, used, QL, app, v, deps, loc):
 
 
 class Reference:
-    """Algorithm 1, literally, for one policy: `place(app)` returns the locations or None."""
+    """Algorithm 1, literally, for one policy (Packer's in the reading `score`):
+    `place(app)` returns the locations or None."""
 
-    def __init__(self, infra, horizon, policy="packer"):
+    def __init__(self, infra, horizon, policy="packer", score="literal"):
         api.method_info(policy, api.APPLICATIONS)
-        self.infra, self.horizon, self.policy = infra, int(horizon), policy
+        self.infra, self.horizon, self.policy, self.score = infra, int(horizon), policy, score
         self.accepted = []
 
     def residual(self):
@@ -129,7 +146,7 @@ class Reference:
                 if n is None:
                     return None
             else:
-                score = (packer_scores(infra, Q, QL, app, v, deps[v], loc, w)
+                score = (packer_scores(infra, Q, QL, app, v, deps[v], loc, w, self.score)
                          if self.policy == "packer" else
                          tetris_scores(infra, Q, QL, app, v, deps[v], loc))
                 if not np.isfinite(score).any():                                      # line 13

@@ -5,6 +5,7 @@ Units: CPU in cores, memory in GB, disk write and read in MBps, bandwidth in Gbp
 in discrete instants (the paper's T^a and 𝒯), an application's series indexed from its
 start (instant 0 is its arrival).
 """
+import dataclasses
 import heapq
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ import numpy as np
 from .. import _validation as check
 
 RESOURCES = ("cpu", "mem", "io_write", "io_read")   # R of Eq. 7 (BAND is the network)
+VIEWS = ("ti-mra", "peak")     # what a policy is told of an application (`request`)
 
 
 class Infrastructure:
@@ -221,6 +223,36 @@ def sort_nodes(app):
         stuck = [app.nodes[v] for v in range(V) if indegree[v] > 0]
         raise ValueError(f"application {app.name!r}: the graph has a cycle through {stuck}")
     return np.array(order, dtype=np.int64)
+
+
+def active_span(app, v):
+    """[lo, hi): the instants from node v's first to its last demand (its own or its
+    edges'), relative to the application's start; (0, 0) if it has none."""
+    active = (app.demand[v] > 0).any(axis=1)
+    for (u, x), s in zip(app.edges.tolist(), app.bandwidth):
+        if v in (u, x):
+            active |= s > 0
+    idx = np.flatnonzero(active)
+    return (0, 0) if idx.size == 0 else (int(idx[0]), int(idx[-1]) + 1)
+
+
+def request(app, view="ti-mra"):
+    """What a policy is told of `app` and reserves for it. "ti-mra": the application itself,
+    its demands per instant (§II-A). "peak": what a tenant without TI-MRA gives (§II-A,
+    §IV: "only peak demands ... a constant temporal function", like the hose model):
+    each node's peak per resource held over its whole span (active_span), each edge's peak
+    over the instants both its nodes' spans cover."""
+    check.choice(view, "view", VIEWS)
+    if view == "ti-mra":
+        return app
+    spans = [active_span(app, v) for v in range(len(app.nodes))]
+    D = np.zeros_like(app.demand)
+    for v, (lo, hi) in enumerate(spans):
+        D[v, lo:hi] = app.demand[v].max(axis=0)
+    B = np.zeros_like(app.bandwidth)
+    for e, (u, v) in enumerate(app.edges.tolist()):
+        B[e, max(spans[u][0], spans[v][0]):min(spans[u][1], spans[v][1])] = app.bandwidth[e].max()
+    return dataclasses.replace(app, demand=D, bandwidth=B)
 
 
 def dependencies(app):

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _isa, api
+from .. import _validation as check
 from .. import rows as tidy
-from .allocate import Cluster, place
-from .model import RESOURCES, check_fits
+from .allocate import SCORES, Cluster, place
+from .model import RESOURCES, VIEWS, check_fits, request
 from .rates import work_conserving
 
 K_V, K_B = 1.0, 1.0   # the price of a server's worth of one resource per instant; of 1 Gbps per instant
@@ -38,7 +39,10 @@ class Result:
 
     policy; applications (in arrival order); placements: per application its nodes'
     locations, or None if rejected; allocation_seconds: per application, the time to
-    decide it; server, link: the residual capacity 𝒬 at the end, (S, H, 4) and (2P, H)."""
+    decide it; server, link: the residual capacity 𝒬 at the end, (S, H, 4) and (2P, H),
+    after what was reserved; view: what the policy was told (model.request), requests:
+    per application what it was told and reserved (the applications themselves under
+    "ti-mra"); score: Packer's reading of Eq. 6-8 (None for the others)."""
     policy: str
     infrastructure: object
     applications: list
@@ -46,6 +50,13 @@ class Result:
     allocation_seconds: np.ndarray
     server: np.ndarray = field(repr=False)
     link: np.ndarray = field(repr=False)
+    view: str = "ti-mra"
+    score: str | None = None
+    requests: list = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.requests is None:
+            self.requests = self.applications
 
     @property
     def accepted(self):
@@ -71,21 +82,38 @@ class Result:
         cap = self.infrastructure.link_capacity[:, None]
         return float((1.0 - self.link / cap).max()) if self.link.size else 0.0
 
-    def utilization(self):
+    def utilization(self, reserved=False):
         """(H, 5): per instant the datacenter's utilization of CPU, memory, disk write, disk
-        read (reserved over capacity, all servers) and bandwidth (all directed links)."""
+        read (over all servers) and bandwidth (over all directed links): what the accepted
+        applications use, their own demands, over capacity; reserved=True: what was
+        reserved for them (their requests; more than they use under view="peak")."""
         infra = self.infrastructure
         u = np.empty((self.server.shape[1], 5))
         u[:, :4] = 1.0 - self.server.sum(axis=0) / infra.capacity.sum(axis=0)
         u[:, 4] = 1.0 - self.link.sum(axis=0) / infra.link_capacity.sum()
+        if reserved or self.requests is self.applications:
+            return u
+        excess = np.zeros_like(u)                     # reserved but not used
+        for a, r, p in zip(self.applications, self.requests, self.placements):
+            if p is None:
+                continue
+            win = slice(a.arrival, a.arrival + a.duration)
+            excess[win, :4] += (r.demand - a.demand).sum(axis=0)
+            hops = np.array([len(infra.path(int(p[x]), int(p[y]))) for x, y in a.edges.tolist()])
+            excess[win, 4] += (hops[:, None] * (r.bandwidth - a.bandwidth)).sum(axis=0)
+        u[:, :4] -= excess[:, :4] / infra.capacity.sum(axis=0)
+        u[:, 4] -= excess[:, 4] / infra.link_capacity.sum()
         return u
 
-    def revenue(self, k_v=K_V, k_b=K_B):
-        """(H,): the provider's revenue per instant from the accepted applications."""
+    def revenue(self, k_v=K_V, k_b=K_B, used=False):
+        """(H,): the provider's revenue per instant from the accepted applications, charged
+        on what each reserved (its request: "tenants are allocating such resources and
+        paying for them", §IV); used=True: on what each uses."""
         out = np.zeros(self.server.shape[1])
-        for a, p in zip(self.applications, self.placements):
+        for a, r, p in zip(self.applications, self.requests, self.placements):
             if p is not None:
-                out[a.arrival:a.arrival + a.duration] += revenue(a, self.infrastructure, k_v, k_b)
+                out[a.arrival:a.arrival + a.duration] += revenue(a if used else r,
+                                                                 self.infrastructure, k_v, k_b)
         return out
 
     def rows(self, **columns):
@@ -145,26 +173,35 @@ def simulate(infrastructure, applications, policy="packer", **options):
     """Run registered application policy `policy` ("packer", "tetris" or "packer-slots";
     drfbench.methods(takes="applications")) on the applications, in arrival order (stable),
     each placed by Algorithm 1 with the policy's score (allocate.place) or rejected whole;
-    returns a Result. Options: threads, OpenMP threads of the scoring (default:
-    OMP_NUM_THREADS, else every usable CPU; each kernel call is short, 0.1-1 ms, so on a
-    shared machine one thread can be fastest: docs/performance.md); the results do not
-    depend on it. isa: the kernels' variant."""
+    returns a Result. Options: view, what the policy is told of each application: "ti-mra"
+    (its demands per instant) or "peak" (each node's peak over its span: model.request);
+    score (packer only), the reading of Eq. 6-8: "literal" or another of allocate.SCORES;
+    threads, OpenMP threads of the scoring (default: OMP_NUM_THREADS, else every usable
+    CPU; each kernel call is short, 0.1-1 ms, so on a shared machine one thread can be
+    fastest: docs/performance.md); the results do not depend on it. isa: the kernels'
+    variant."""
     return api.run(policy, infrastructure, applications, takes=api.APPLICATIONS, **options)
 
 
-def run_policy(spec, infrastructure, applications, *, threads=None, isa=None):
+def run_policy(spec, infrastructure, applications, *, view="ti-mra", score="literal",
+               threads=None, isa=None):
     """The registry's implementation of the application policies (see `simulate`)."""
+    check.choice(view, "view", VIEWS)
+    check.choice(score, "score", tuple(SCORES))
     apps = sorted(applications, key=lambda a: a.arrival)
     check_fits(infrastructure, apps)
     horizon = max((a.arrival + a.duration for a in apps), default=0)
     cluster = Cluster(infrastructure, horizon)
     k = _isa.kernels(isa).packer
+    requests = [request(a, view) for a in apps]
     placements, seconds = [], np.empty(len(apps))
-    for i, a in enumerate(apps):
+    for i, a in enumerate(requests):
         start = time.perf_counter()
-        placements.append(place(cluster, a, spec.name, threads=threads, kernels=k))
+        placements.append(place(cluster, a, spec.name, score=score, threads=threads, kernels=k))
         seconds[i] = time.perf_counter() - start
-    return Result(spec.name, infrastructure, apps, placements, seconds, cluster.server, cluster.link)
+    return Result(spec.name, infrastructure, apps, placements, seconds, cluster.server, cluster.link,
+                  view=view, score=score if spec.name == "packer" else None,
+                  requests=requests if view != "ti-mra" else apps)
 
 
 __all__ = ["Result", "revenue", "simulate"]

@@ -14,12 +14,29 @@ instant; each is a MapReduce job (with probability `mapreduce`) or a 3-tier web 
               every node active throughout, demands following a daily-like wave.
 
 Computing demands: as in Tetris and the paper, each task's peak per resource is uniform in
-[0, one slot] (a quarter of a server); per instant, the peak times a factor uniform in
-[0.5, 1] (MapReduce) or times the wave 0.75 + 0.25 sin(...) (web). Bandwidth: per edge a
-level drawn from a lognormal with median 50 Mbps and σ = 1, capped at 500 Mbps (heavy
-tailed: most flows small, a few large, as Benson et al. [17] and Kandula et al. [22]
-describe datacenter traffic; the numbers are our choice), times a factor uniform in
-[0.5, 1] per instant. The weight w^a is uniform in (0, 1].
+[0, one slot] (a quarter of a server). Bandwidth: per edge a level drawn from a lognormal
+with median 50 Mbps and σ = 1, capped at 500 Mbps (heavy tailed: most flows small, a few
+large, as Benson et al. [17] and Kandula et al. [22] describe datacenter traffic; the
+numbers are our choice), times BOTTLENECK[bottleneck] (1 for "network", the suite as it
+was; smaller for "balanced" and "compute", so that computing resources bind as often as
+the network, or first). The weight w^a is uniform in (0, 1].
+
+The shape over time (`temporal`; the peaks, sizes, graphs and arrivals of a seed are the
+same under every shape):
+
+  jitter         per instant, the peak times a factor uniform in [0.5, 1] (MapReduce, and
+                 every edge) or times the wave 0.75 + 0.25 sin(...) (web, one phase per node
+                 shared by its resources and its edges); no structure across resources
+  phased         MapReduce by stage (PHASES): the map stage CPU- and disk-read-heavy, the
+                 shuffle (the reduce phase's first half) network-heavy with little
+                 computing, the reduce stage disk-write-heavy; each resource's level times
+                 the jitter's factor; web services as under jitter
+  complementary  across resources and across applications: each resource of a node (the
+                 bandwidth of its edges too) follows its own cosine between TROUGH and 1
+                 of its peak, one period over the node's (or edge's) active window, the
+                 resources' phases 2π/5 apart and the application's own phase uniform
+                 (the paper's premises: "applications have complementary demands across
+                 time", "utilization of different resources peaks at different times")
 
 Files: `load_applications` reads applications from JSON, `load_infrastructure` an
 Infrastructure from its keywords; `read_inputs` both, for `drfbench run`.
@@ -31,10 +48,19 @@ from pathlib import Path
 import numpy as np
 
 from .. import _inputs
+from .. import _validation as check
 from .model import RESOURCES, Infrastructure, application
 
 SLOTS = 4                       # slots per server (§III-A, following [8])
 BANDWIDTH_MEDIAN, BANDWIDTH_SIGMA, BANDWIDTH_CAP = 0.05, 1.0, 0.5   # Gbps
+TEMPORAL = ("jitter", "phased", "complementary")
+# The bandwidth's scale per bottleneck (docs/families/packer.md: on the paper's tree, at
+# saturation, the network binds first at 1, both about together at 0.3, computing at 0.1)
+BOTTLENECK = {"network": 1.0, "balanced": 0.3, "compute": 0.1}
+# phased: per MapReduce stage, each resource's level as a fraction of its peak (RESOURCES)
+PHASES = {"map": (1.0, 0.5, 0.3, 1.0), "shuffle": (0.1, 0.5, 0.1, 0.1),
+          "reduce": (0.5, 0.5, 1.0, 0.1)}
+TROUGH = 0.1                    # complementary: a resource's least level, of its peak
 
 
 def slot_size(infra=None):
@@ -46,63 +72,99 @@ def _edge_level(rng, n):
     return np.minimum(BANDWIDTH_MEDIAN * rng.lognormal(0.0, BANDWIDTH_SIGMA, n), BANDWIDTH_CAP)
 
 
-def _mapreduce(rng, k, arrival, slot):
+def _wave(n, phase):
+    """complementary: (n, len(phase)) levels, per column a cosine between TROUGH and 1 over
+    one period of n instants, shifted by that column's phase."""
+    t = 2 * np.pi * np.arange(n)[:, None] / n
+    return TROUGH + (1.0 - TROUGH) * 0.5 * (1.0 + np.cos(t + np.asarray(phase)[None, :]))
+
+
+def _offsets(phase):
+    """The phases of a node's resources and of its edges' bandwidth (the last), 2π/5 apart
+    from the application's `phase`."""
+    return phase + 2 * np.pi * np.arange(len(RESOURCES) + 1) / (len(RESOURCES) + 1)
+
+
+def _mapreduce(rng, k, arrival, slot, temporal, scale, phase):
     m, r = int(rng.integers(2, 11)), int(rng.integers(1, 5))
     lm, lr = int(rng.integers(3, 16)), int(rng.integers(3, 16))
     T = lm + lr
+    shuffle = max(1, lr // 2)
     nodes = ["input"] + [f"map{i}" for i in range(m)] + [f"reduce{i}" for i in range(r)] + ["output"]
     service = [0] + [None] * (m + r) + [0]
     D = np.zeros((len(nodes), T, len(RESOURCES)))
     peak = rng.uniform(0.0, 1.0, (m + r, len(RESOURCES))) * slot
-    wobble = rng.uniform(0.5, 1.0, (m + r, T, len(RESOURCES)))
-    D[1:1 + m, :lm] = peak[:m, None] * wobble[:m, :lm]
-    D[1 + m:1 + m + r, lm:] = peak[m:, None] * wobble[m:, lm:]
+    factor = rng.uniform(0.5, 1.0, (m + r, T, len(RESOURCES)))   # drawn under every shape
+    if temporal == "phased":
+        stage = np.array([PHASES["map"]] * lm + [PHASES["shuffle"]] * shuffle
+                         + [PHASES["reduce"]] * (lr - shuffle))
+        factor = factor * stage[None]
+    elif temporal == "complementary":
+        factor = np.zeros_like(factor)
+        factor[:m, :lm] = _wave(lm, _offsets(phase)[:-1])
+        factor[m:, lm:] = _wave(lr, _offsets(phase)[:-1])
+    D[1:1 + m, :lm] = peak[:m, None] * factor[:m, :lm]
+    D[1 + m:1 + m + r, lm:] = peak[m:, None] * factor[m:, lm:]
     edges, spans = [], []
     maps, reds = range(1, 1 + m), range(1 + m, 1 + m + r)
     edges += [(0, i) for i in maps]
     spans += [(0, lm)] * m
     edges += [(i, j) for i in maps for j in reds]
-    spans += [(lm, lm + max(1, lr // 2))] * (m * r)
+    spans += [(lm, lm + shuffle)] * (m * r)
     edges += [(j, len(nodes) - 1) for j in reds]
     spans += [(T - 1, T)] * r
     B = np.zeros((len(edges), T))
-    level = _edge_level(rng, len(edges))
+    level = _edge_level(rng, len(edges)) * scale
     for e, (lo, hi) in enumerate(spans):
-        B[e, lo:hi] = level[e] * rng.uniform(0.5, 1.0, hi - lo)
+        wobble = rng.uniform(0.5, 1.0, hi - lo)
+        B[e, lo:hi] = level[e] * (_wave(hi - lo, _offsets(phase)[-1:])[:, 0]
+                                  if temporal == "complementary" else wobble)
     return application(f"mapreduce-{k}", nodes, edges, duration=T, weight=1.0 - rng.random(),
                        arrival=arrival, service=service, demand=D, bandwidth=B)
 
 
-def _webservice(rng, k, arrival, slot):
+def _webservice(rng, k, arrival, slot, temporal, scale, phase):
     f, a, d = int(rng.integers(2, 7)), int(rng.integers(2, 7)), int(rng.integers(1, 3))
     T = int(rng.integers(10, 41))
     nodes = [f"front{i}" for i in range(f)] + [f"app{i}" for i in range(a)] + [f"db{i}" for i in range(d)]
     V = len(nodes)
-    phase = rng.uniform(0.0, 2 * np.pi, V)
-    wave = 0.75 + 0.25 * np.sin(2 * np.pi * np.arange(T)[None, :] / T + phase[:, None])   # (V, T)
+    phases = rng.uniform(0.0, 2 * np.pi, V)
+    wave = 0.75 + 0.25 * np.sin(2 * np.pi * np.arange(T)[None, :] / T + phases[:, None])   # (V, T)
     peak = rng.uniform(0.0, 1.0, (V, len(RESOURCES))) * slot
-    D = peak[:, None, :] * wave[:, :, None]
     fronts, apps, dbs = range(f), range(f, f + a), range(f + a, V)
     edges = [(i, j) for i in fronts for j in apps] + [(i, j) for i in apps for j in dbs]
-    level = _edge_level(rng, len(edges))
-    B = level[:, None] * wave[[u for u, _ in edges]]
+    level = _edge_level(rng, len(edges)) * scale
+    if temporal == "complementary":
+        waves = _wave(T, _offsets(phase))                                    # (T, 5)
+        D = peak[:, None, :] * waves[None, :, :-1]
+        B = level[:, None] * waves[None, :, -1]
+    else:
+        D = peak[:, None, :] * wave[:, :, None]
+        B = level[:, None] * wave[[u for u, _ in edges]]
     return application(f"web-{k}", nodes, edges, duration=T, weight=1.0 - rng.random(),
                        arrival=arrival, demand=D, bandwidth=B)
 
 
-def workload(count, seed=0, *, rate=8.0, mapreduce=0.5, infrastructure=None):
+def workload(count, seed=0, *, rate=8.0, mapreduce=0.5, infrastructure=None, temporal="jitter",
+             bottleneck="network"):
     """`count` applications of the suite (module docstring), seeded; arrivals a Poisson
     process of `rate` applications per instant, from instant 0. Slots are sized on
-    `infrastructure`'s servers (default: the paper's)."""
+    `infrastructure`'s servers (default: the paper's). temporal: the shape of the demands
+    over time, one of TEMPORAL; bottleneck: which resource binds, one of BOTTLENECK."""
     if not isinstance(count, (int, np.integer)) or count < 0:
         raise ValueError(f"count must be a non-negative integer, got {count!r}")
     if not (np.isfinite(rate) and rate > 0) or not 0 <= mapreduce <= 1:
         raise ValueError(f"rate must be > 0 and mapreduce in [0, 1], got {rate!r}, {mapreduce!r}")
+    check.choice(temporal, "temporal", TEMPORAL)
+    scale = BOTTLENECK[check.choice(bottleneck, "bottleneck", tuple(BOTTLENECK))]
     rng = np.random.default_rng(seed)
+    # the applications' phases (complementary) from a stream of their own: the same
+    # applications under every shape
+    phase = np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0]).uniform(0.0, 2 * np.pi, count)
     slot = slot_size(infrastructure)
     arrivals = np.floor(np.cumsum(rng.exponential(1.0 / rate, count))).astype(np.int64)
     kinds = rng.random(count) < mapreduce
-    return [(_mapreduce if mr else _webservice)(rng, k, int(t), slot)
+    return [(_mapreduce if mr else _webservice)(rng, k, int(t), slot, temporal, scale, phase[k])
             for k, (t, mr) in enumerate(zip(arrivals.tolist(), kinds.tolist()))]
 
 

@@ -32,7 +32,7 @@ rule kernel_variant:
     params:
         python=PYTHON,
     shell:
-        "{params.python} -m drfbench.build_variants --runnable {wildcards.isa} > {log} 2>&1 "
+        "{params.python} -m drfbench.build_variants --skip-unsupported {wildcards.isa} > {log} 2>&1 "
         "&& touch {output}"
 
 

@@ -11,6 +11,8 @@
 #   schedulers           compared in Figs. 5-7; slots: k for Slots, or "best" (Table II's)
 #   slot_grid            Table II's k
 #   dynamic_servers      Fig. 4's cluster
+#   slot_model           how a task runs in a slot: timeshare or capped
+#   task_scale           every converted task's demands times this
 
 DRFH_SIM = config["drfh"]["sim"]
 TARGETS += expand("results/{name}/drfh/{table}.csv", name=NAME,
@@ -48,11 +50,12 @@ rule drfh_sim_tasks:
         skew=DRFH_SIM["skew"],
         fraction=DRFH_SIM["fraction"],
         cores=DRFH_SIM["cores"],
+        task_scale=DRFH_SIM["task_scale"],
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh convert alibaba --users {params.users} "
         "--skew {params.skew} --fraction {params.fraction} --cores {params.cores} "
-        "--seed {params.seed} --out {output} > {log} 2>&1"
+        "--task-scale {params.task_scale} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
 rule drfh_sim_dynamic:
@@ -85,13 +88,15 @@ rule drfh_sim_slots_search:
     params:
         python=PYTHON,
         grid=" ".join(map(str, DRFH_SIM["slot_grid"])),
+        slot_model=DRFH_SIM["slot_model"],
         horizon=DRFH_SIM["horizon"],
         sample=DRFH_SIM["sample"],
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh slots-search --servers {input.servers} "
-        "--tasks {input.tasks} --slots {params.grid} --horizon {params.horizon} "
-        "--sample {params.sample} --seed {params.seed} --out {output} > {log} 2>&1"
+        "--tasks {input.tasks} --slots {params.grid} --slot-model {params.slot_model} "
+        "--horizon {params.horizon} --sample {params.sample} --seed {params.seed} "
+        "--out {output} > {log} 2>&1"
 
 
 rule drfh_sim_run:
@@ -115,12 +120,14 @@ rule drfh_sim_run:
         slots=lambda w, input: (f"--slots-from {input.search[0]}" if input.search else
                                 "" if DRFH_SIM["slots"] == "best" else
                                 f"--slots {DRFH_SIM['slots']}"),
+        slot_model=DRFH_SIM["slot_model"],
         horizon=DRFH_SIM["horizon"],
         sample=DRFH_SIM["sample"],
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh run --servers {input.servers} --tasks {input.tasks} "
-        "--scheduler {wildcards.scheduler} {params.slots} --horizon {params.horizon} "
+        "--scheduler {wildcards.scheduler} {params.slots} --slot-model {params.slot_model} "
+        "--horizon {params.horizon} "
         "--sample {params.sample} --seed {params.seed} --out {output.run} "
         "--jobs {output.jobs} --users {output.users} > {log} 2>&1"
 

@@ -9,6 +9,8 @@
 #   machines, machine: the evaluation's cluster (count; one machine's <CPU, GB, GPU>)
 #   jobs, large, span: the job schedule (count, fraction large, arrival window in seconds)
 #   sample, window: seconds between the evaluation's samples; per throughput row
+#   scale: the simulator at scale, `python -m drfbench.hdrf scale` (run: the paper profile): policies,
+#     fanout (children per inner node, depth 4), machines, tasks (the trace), span
 
 HDRF = config["hdrf"]
 TARGETS += expand("results/{name}/hdrf/{table}.csv", name=NAME,
@@ -76,6 +78,31 @@ rule hdrf_evaluate:
         "--window {params.window} "
         "--seed {params.seed} --out {output.throughput} --summary {output.summary} "
         "> {log} 2>&1"
+
+
+SCALE = HDRF["scale"]
+if SCALE["run"]:
+    TARGETS += expand("results/{name}/hdrf/hdrf_scale.csv", name=NAME)
+
+    rule hdrf_scale:
+        output:
+            report("results/{name}/hdrf/hdrf_scale.csv", category="H-DRF"),
+        conda:
+            CONDA_ENV
+        log:
+            "results/{name}/logs/hdrf/scale.log",
+        params:
+            python=PYTHON,
+            policies=" ".join(SCALE["policies"]),
+            fanout=SCALE["fanout"],
+            machines=SCALE["machines"],
+            tasks=SCALE["tasks"],
+            span=SCALE["span"],
+            seed=config["seed"],
+        shell:
+            "{params.python} -m drfbench.hdrf scale --policies {params.policies} "
+            "--fanout {params.fanout} --machines {params.machines} --tasks {params.tasks} "
+            "--span {params.span} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
 NOTEBOOKS["hdrf"] = dict(

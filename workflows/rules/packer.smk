@@ -7,6 +7,9 @@
 #   policies: registered application policies          seeds: one run per seed and policy
 #   servers, per_rack, racks_per_agg: the tree           threads: OpenMP threads of the scoring
 #   apps, rate, mapreduce: the workload (count, arrivals per instant, MapReduce fraction)
+#   view: per policy, what it is told (ti-mra, peak)     score: Packer's reading of Eq. 6-8
+#   temporal, bottleneck: the workload's shape over time and binding resource
+#   (sensitivity: the study over these, workflows/rules/packer_sensitivity.smk)
 
 PACKER = config["packer"]
 TARGETS += expand("results/{name}/packer/packer_{table}.csv", name=NAME,
@@ -34,11 +37,17 @@ rule packer_evaluate:
         apps=PACKER["apps"],
         rate=PACKER["rate"],
         mapreduce=PACKER["mapreduce"],
+        views=" ".join(f"{p}={v}" for p, v in PACKER["view"].items()),
+        temporal=PACKER["temporal"],
+        bottleneck=PACKER["bottleneck"],
+        score=PACKER["score"],
     shell:
         "{params.python} -m drfbench.packer evaluate "
         "--policies {params.policies} --seeds {params.seeds} --servers {params.servers} "
         "--per-rack {params.per_rack} --racks-per-agg {params.racks_per_agg} "
         "--apps {params.apps} --rate {params.rate} --mapreduce {params.mapreduce} "
+        "--views {params.views} --temporal {params.temporal} --bottleneck {params.bottleneck} "
+        "--score {params.score} "
         "--threads {threads} --series {output.series} --per-app {output.apps} "
         "--summary {output.summary} --rates {output.rates} > {log} 2>&1"
 

@@ -1,0 +1,96 @@
+"""What DRFH's trace claims depend on (docs/families/drfh.md, "The sensitivity study"):
+Table II and Figs. 5-7 for one trace under one slot model, as compact tidy rows, and the
+comparisons Figs. 6-7 draw.
+
+    study(servers, tasks, slot_model, grid, horizon=..., sample=...) -> rows
+    reduction_by_size(tasks, best, other)   Fig. 6b: mean completion time reduction by job size
+    completion_gains(best, other)           Fig. 7: users better off, users done only under Best-Fit
+
+Rows: figure ("table2", "fig5", "fig6", "fig7"), scheduler, slots (k; 0 for the DRFH
+schedulers), metric, value. Table II: each k's mean utilization per resource ("utilization_<r>")
+under the slot model; Fig. 5: each scheduler's (Slots at Table II's best k); Fig. 6: the
+jobs done by the horizon under both Best-Fit and Slots ("jobs"), their median completion
+time per scheduler ("median_completion"), the mean reduction per size class
+("reduction_<class>"); Fig. 7: the fraction of users with a higher task completion ratio
+under Best-Fit than under Slots ("users_higher"), with every task done under Best-Fit and
+not under Slots ("users_done_only_best"), each scheduler's tasks done ("tasks_done").
+"""
+import math
+
+import numpy as np
+import pandas as pd
+
+from .simulation import best_slots, mean_utilization, simulate
+
+# Fig. 6b's job size classes: a job of n tasks is in the class whose [lo, hi) holds n
+SIZE_CLASSES = {"1": (1, 2), "2-10": (2, 11), "11-50": (11, 51), "51-100": (51, 101),
+                ">100": (101, math.inf)}
+
+
+def reduction_by_size(tasks, best, other):
+    """Fig. 6b: per size class (SIZE_CLASSES; `tasks` per job), (mean of `other`'s completion
+    times - mean of `best`'s) / mean of `other`'s, over the jobs given (a Series by class;
+    NaN for an empty class)."""
+    tasks, best, other = (np.asarray(x, dtype=np.float64) for x in (tasks, best, other))
+    out = {}
+    for label, (lo, hi) in SIZE_CLASSES.items():
+        inside = (tasks >= lo) & (tasks < hi)
+        mean = other[inside].mean() if inside.any() else np.nan
+        out[label] = (mean - best[inside].mean()) / mean if inside.any() else np.nan
+    return pd.Series(out)
+
+
+def completion_gains(best, other):
+    """Fig. 7: (fraction of users with a higher task completion ratio under `best` than
+    under `other`, fraction with every task done under `best` and not under `other`);
+    best, other: per-user completion tables (DRFHSimulation.completion: user, submitted,
+    ratio)."""
+    pair = best.merge(other, on=["user", "submitted"], suffixes=("_best", "_other"))
+    return (float((pair["ratio_best"] > pair["ratio_other"]).mean()),
+            float(((pair["ratio_best"] >= 1) & (pair["ratio_other"] < 1)).mean()))
+
+
+def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
+    """The rows of the module docstring for `tasks` on `servers` (paths or DataFrames in
+    the generic trace format), Slots under `slot_model` at every k of `grid`."""
+    frame = tasks if isinstance(tasks, pd.DataFrame) else pd.read_csv(tasks)
+    rows, search, slotted = [], [], {}
+    for k in grid:
+        res = simulate(servers, frame, "drfh-slots", slots=k, slot_model=slot_model,
+                       sample=sample, horizon=horizon)
+        mean = mean_utilization(res, horizon)
+        search.append({"slots": k, **mean.to_dict()})
+        slotted[k] = res
+        rows += [{"figure": "table2", "scheduler": "drfh-slots", "slots": k,
+                  "metric": f"utilization_{r}", "value": float(v)} for r, v in mean.items()]
+    k = best_slots(search, list(mean.index))
+    runs = {"drfh-best-fit": simulate(servers, frame, "drfh-best-fit", sample=sample, horizon=horizon),
+            "drfh-first-fit": simulate(servers, frame, "drfh-first-fit", sample=sample,
+                                       horizon=horizon),
+            "drfh-slots": slotted[k]}
+    slots = {name: (k if name == "drfh-slots" else 0) for name in runs}
+    for name, res in runs.items():
+        rows += [{"figure": "fig5", "scheduler": name, "slots": slots[name],
+                  "metric": f"utilization_{r}", "value": float(v)}
+                 for r, v in mean_utilization(res, horizon).items()]
+        done = res.completion
+        rows.append({"figure": "fig7", "scheduler": name, "slots": slots[name],
+                     "metric": "tasks_done", "value": float(done["completed"].sum()
+                                                            / max(done["submitted"].sum(), 1))})
+    both = runs["drfh-best-fit"].jobs.merge(runs["drfh-slots"].jobs, on=["job", "user", "submit"],
+                                            suffixes=("_best", "_slots"))
+    both = both[both["finish_best"].notna() & both["finish_slots"].notna()]
+    size = frame.groupby("job").size()
+    tasks_of = size.reindex(both["job"].to_numpy()).to_numpy()
+    best_ct, slots_ct = both["finish_best"] - both["submit"], both["finish_slots"] - both["submit"]
+    fig6 = {"jobs": len(both)}
+    for name, ct in (("best-fit", best_ct), ("slots", slots_ct)):
+        fig6[f"median_completion_{name}"] = float(ct.median()) if len(ct) else np.nan
+    for label, value in reduction_by_size(tasks_of, best_ct, slots_ct).items():
+        fig6[f"reduction_{label}"] = float(value)
+    rows += [{"figure": "fig6", "scheduler": "drfh-best-fit", "slots": k, "metric": m, "value": v}
+             for m, v in fig6.items()]
+    higher, only = completion_gains(runs["drfh-best-fit"].completion, runs["drfh-slots"].completion)
+    rows += [{"figure": "fig7", "scheduler": "drfh-best-fit", "slots": k, "metric": m, "value": v}
+             for m, v in (("users_higher", higher), ("users_done_only_best", only))]
+    return rows
