@@ -1,10 +1,10 @@
 """Claims as data: every claim of the papers drfbench reproduces, with how our number is
 computed from the committed results and the rule that gives its verdict, in one table
-(reference/claims.yaml), rendered into REPRODUCTION.md (`drfbench claims`). docs/claims.md
+(reference/claims/, one file per paper), rendered into REPRODUCTION.md (`drfbench claims`). docs/claims.md
 describes the table, the expression language and the verdict rules.
 
     from drfbench import claims
-    table = claims.load("reference/claims.yaml")
+    table = claims.load("reference/claims")
     outcomes = claims.evaluate_table(table, "reference")   # one Outcome per claim, in order
     text = claims.render(table, outcomes)                   # REPRODUCTION.md
     claims.disagreements(outcomes)                          # verdicts the table states wrongly
@@ -354,43 +354,62 @@ def fill(text, values):
 @dataclass(frozen=True)
 class Outcome:
     """A claim (its entry in the table, its paper and section), our values, the text of
-    its measured cell, and the verdict its rule gives (None for our own statements)."""
+    its measured and why cells, and the verdict its rule gives (None for our own
+    statements)."""
     claim: dict
     paper: str
     section: str
     values: dict
     measured: str
+    why: str
     verdict: str | None
 
 
 def load(path):
-    """The claims table at `path`, checked for its shape (the fields of docs/claims.md),
-    with `template` resolved beside it."""
+    """The claims table in directory `path`: `head.md` (the top of REPRODUCTION.md) and one
+    `<paper>.yaml` per paper (`id`, `title`, `order`, `template`: the paper's part of
+    REPRODUCTION.md beside it, `sections`), papers in `order`; each checked for its shape
+    (the fields of docs/claims.md)."""
     path = Path(path)
-    table = yaml.safe_load(path.read_text())
-    if not isinstance(table, dict) or "papers" not in table or "template" not in table:
-        raise ClaimError(f"{path}: a claims table has `template` and `papers`")
-    table["template"] = path.parent / table["template"]
+    if not path.is_dir():
+        raise ClaimError(f"{path}: the claims table is a directory of <paper>.yaml files")
+    head = path / "head.md"
+    if not head.is_file():
+        raise ClaimError(f"{head} does not exist: the top of REPRODUCTION.md")
+    papers = []
+    for file in sorted(path.glob("*.yaml")):
+        paper = yaml.safe_load(file.read_text())
+        if not isinstance(paper, dict) or not {"id", "title", "order", "template", "sections"} <= set(paper):
+            raise ClaimError(f"{file}: a paper has `id`, `title`, `order`, `template` and `sections`")
+        paper["template"] = path / paper["template"]
+        paper["file"] = file
+        papers.append(paper)
+    if not papers:
+        raise ClaimError(f"{path}: no <paper>.yaml")
+    papers.sort(key=lambda p: p["order"])
     seen = set()
-    for paper in table["papers"]:
+    for paper in papers:
         for section in paper["sections"]:
             for claim in section["claims"]:
-                where = f"{path}: claim {claim.get('id')!r}"
-                unknown = set(claim) - CLAIM_KEYS
-                if unknown:
-                    raise ClaimError(f"{where}: unknown field(s) {sorted(unknown)}")
-                if claim.get("id") in seen or "measured" not in claim or "claim" not in claim:
-                    raise ClaimError(f"{where}: every claim has a unique `id`, `claim` and `measured`")
-                seen.add(claim["id"])
-                if section.get("ours"):
-                    continue
-                if claim.get("verdict") not in VERDICTS:
-                    raise ClaimError(f"{where}: `verdict` must be one of {', '.join(VERDICTS)}")
-                if ("test" in claim) == (claim["verdict"] == "not testable"):
-                    raise ClaimError(f"{where}: a claim has a `test` unless it is not testable")
-                if claim["verdict"] != "reproduced" and not claim.get("why"):
-                    raise ClaimError(f"{where}: a verdict other than reproduced says `why`")
-    return table
+                _check_claim(claim, section, f"{paper['file']}: claim {claim.get('id')!r}", seen)
+    return {"template": [head] + [p["template"] for p in papers], "papers": papers}
+
+
+def _check_claim(claim, section, where, seen):
+    unknown = set(claim) - CLAIM_KEYS
+    if unknown:
+        raise ClaimError(f"{where}: unknown field(s) {sorted(unknown)}")
+    if claim.get("id") in seen or "measured" not in claim or "claim" not in claim:
+        raise ClaimError(f"{where}: every claim has a unique `id`, `claim` and `measured`")
+    seen.add(claim["id"])
+    if section.get("ours"):
+        return
+    if claim.get("verdict") not in VERDICTS:
+        raise ClaimError(f"{where}: `verdict` must be one of {', '.join(VERDICTS)}")
+    if ("test" in claim) == (claim["verdict"] == "not testable"):
+        raise ClaimError(f"{where}: a claim has a `test` unless it is not testable")
+    if claim["verdict"] != "reproduced" and not claim.get("why"):
+        raise ClaimError(f"{where}: a verdict other than reproduced says `why`")
 
 
 def interval(values):
@@ -436,10 +455,11 @@ def evaluate_table(table, root):
                 try:
                     values = compute(claim.get("values"), results, shared)
                     measured = fill(claim["measured"], values)
+                    why = fill(claim.get("why", ""), values)
                     found = None if section.get("ours") else verdict(claim, values)
                 except ClaimError as exc:
                     raise ClaimError(f"claim {claim['id']!r}: {exc}") from None
-                outcomes.append(Outcome(claim, paper["id"], section["id"], values, measured, found))
+                outcomes.append(Outcome(claim, paper["id"], section["id"], values, measured, why, found))
     return outcomes
 
 
@@ -469,7 +489,7 @@ def _section_table(section, outcomes):
         if figures:
             cells.append(", ".join(f"`{f}`" for f in str(c["figure"]).split()) if "figure" in c else "—")
         if not ours:
-            cells.append(f"**{o.verdict}**" + (f": {c['why']}" if c.get("why") else ""))
+            cells.append(f"**{o.verdict}**" + (f": {o.why}" if o.why else ""))
         lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return "\n".join(lines)
 
@@ -505,7 +525,9 @@ def render(table, outcomes):
     papers = {p["id"] for p in table["papers"]}
     placed = []
     out = []
-    for line in Path(table["template"]).read_text().splitlines():
+    lines = [line for template in table["template"]
+             for line in Path(template).read_text().splitlines() + [""]][:-1]
+    for line in lines:
         match = _MARKER.match(line.strip())
         if not match:
             out.append(line)
@@ -519,9 +541,9 @@ def render(table, outcomes):
         elif kind == "counts" and name in papers:
             out.append(_counts_line([o for o in outcomes if o.paper == name and o.verdict]))
         else:
-            raise ClaimError(f"{table['template']}: {line.strip()} names no {kind[:-1]} of the table")
+            raise ClaimError(f"{line.strip()} names no {kind[:-1]} of the claims table")
     if sorted(placed) != sorted(sections):
-        raise ClaimError(f"{table['template']}: every section is placed once; placed {placed}, "
+        raise ClaimError(f"every section is placed once; placed {placed}, "
                          f"sections {sorted(sections)}")
     return "\n".join(out) + "\n"
 

@@ -88,7 +88,8 @@ def _parser():
                    "(drfbench bench --help)")
     c = sub.add_parser("claims", help="render REPRODUCTION.md from the claims table and the "
                        "results it names (docs/claims.md)")
-    c.add_argument("--table", default="reference/claims.yaml", help="the claims table")
+    c.add_argument("--table", default="reference/claims",
+                   help="the claims table: a directory, one <paper>.yaml each")
     c.add_argument("--results", default="reference",
                    help="the directory the table's results files are under")
     c.add_argument("--out", help="write REPRODUCTION.md here (default: stdout)")
