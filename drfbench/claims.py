@@ -15,6 +15,7 @@ node by node over a fixed set of operators and FUNCTIONS (no attribute access, n
 subscripts, no other calls): a table can name columns and values, nothing else.
 """
 import ast
+import functools
 import math
 import operator
 import re
@@ -50,19 +51,24 @@ def _series(x):
 
 
 def _one(x):
-    values = _series(x).dropna().unique()
+    values = pd.unique(_series(x).dropna().to_numpy())
     if len(values) != 1:
         raise ClaimError(f"one() of {len(values)} distinct values: {list(values)[:5]}")
     return values[0]
 
 
+@functools.lru_cache(maxsize=None)
+def _t975(dof):
+    from scipy import stats
+    return float(stats.t.ppf(0.975, dof))
+
+
 def _ci95(x):
     """The half-width of the 95% Student t interval of the mean of `x`."""
-    from scipy import stats
-    s = _series(x).dropna().astype(float)
+    s = _series(x).dropna().to_numpy(dtype=float)
     if len(s) < 2:
         raise ClaimError(f"ci95() needs at least 2 values, got {len(s)}")
-    return float(stats.t.ppf(0.975, len(s) - 1) * s.std(ddof=1) / math.sqrt(len(s)))
+    return _t975(len(s) - 1) * float(s.std(ddof=1)) / math.sqrt(len(s))
 
 
 def _slope(x, y):
@@ -209,6 +215,18 @@ def evaluate(text, names):
     return visit(tree.body)
 
 
+@functools.lru_cache(maxsize=None)
+def _names(text):
+    """The names and the strings expression `text` mentions (the columns it may read)."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError:
+        return frozenset()
+    return frozenset(n.id if isinstance(n, ast.Name) else n.value for n in ast.walk(tree)
+                     if isinstance(n, ast.Name) or (isinstance(n, ast.Constant)
+                                                    and isinstance(n.value, str)))
+
+
 class _Columns(dict):
     """A table's columns as names for evaluate (and the values the claim defined before)."""
 
@@ -283,7 +301,8 @@ def select(spec, results, values):
     for item in ([spec["by"]] if isinstance(spec["by"], (str, dict)) else spec["by"]):
         for name, expr in (item.items() if isinstance(item, dict) else [(item, item)]):
             keys[name] = pd.Series(np.asarray(evaluate(expr, _Columns(frame, values))), index=frame.index)
-    grouped = frame.groupby([keys[k] for k in keys], sort=True)
+    used = [c for c in frame.columns if c in _names(spec["of"])]   # group only what `of` reads
+    grouped = frame[used].groupby([keys[k] for k in keys], sort=True)
     out = pd.Series({key: evaluate(spec["of"], _Columns(part, values)) for key, part in grouped})
     out.index.names = list(keys)
     return out
