@@ -187,7 +187,8 @@ def evaluate(text, names):
             for op, right_node in zip(node.ops, node.comparators):
                 right = visit(right_node)
                 if isinstance(op, (ast.In, ast.NotIn)):
-                    found = left.isin(right) if _vector(left) else left in right
+                    within = list(right) if isinstance(right, pd.Series) else right   # its entries
+                    found = left.isin(within) if _vector(left) else left in within
                     result = (~found if _vector(found) else not found) if isinstance(op, ast.NotIn) else found
                 elif type(op) in _COMPARE:
                     result = _COMPARE[type(op)](left, right)

@@ -162,7 +162,7 @@ def test_the_docs_list_every_function():
 @pytest.mark.parametrize("text, value", [
     ("1 + 2 * 3", 7), ("max(1, 5, 3)", 5), ("min(x)", 1.0), ("count(x > 1)", 2),
     ("share(x > 1)", 2 / 3), ("one(y)", "a"), ("x.size", None),
-    ("all((x > 0) and (x < 4))", True), ("count(x in [1.0, 3.0])", 2),
+    ("all((x > 0) and (x < 4))", True), ("count(x in [1.0, 3.0])", 2), ("'a' in y", True), ("0 in y", False),
     ("count(not (x > 1))", 1), ("sum(col('x'))", 6.0),
     ("argmax(k, x)", "c"), ("holds_from(k, x > 1)", "b"), ("tick(0, 5)", "✓"),
     ("tick(2, 5)", "✗ 2/5"),
