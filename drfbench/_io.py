@@ -47,10 +47,11 @@ def replacing(path, suffix=""):
         if _pending is None:
             os.replace(tmp, path)
         else:                   # the transaction puts it in place (or removes it)
-            earlier = _pending.pop(path, None)
+            key = path.absolute()       # one file, however its path was spelled
+            earlier = _pending.pop(key, None)
             if earlier is not None:
                 earlier.unlink(missing_ok=True)
-            _pending[path] = tmp
+            _pending[key] = tmp
             kept = True
     finally:
         if not kept:
