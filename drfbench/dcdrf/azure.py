@@ -28,8 +28,9 @@ the VMs with both values in that interval (for the idle proxy, in both t-1 and t
 interval has no predecessor, so no idle proxy (empty).
 
 The table (`table`, COLUMNS, stamped): one row per interval (`level` "interval") and one per
-complete, non-overlapping window of `window` intervals (`level` "window"). Not measured by
-drfbench: the same rows on any machine.
+complete, non-overlapping window of `window` intervals (`level` "window"); `active_rule`
+"paper" and `idle_rule` "proxy" name the rules above, `source` the data (data/azure/). Not
+measured by drfbench: the same rows on any machine.
 """
 import argparse
 import sys
@@ -48,14 +49,14 @@ BURST_RATIO = 3.0        # active: max >= 3 avg ...
 BURST_POINTS = 10.0      # ... or max >= avg + 10 (percentage points)
 BUSY = 5.0               # idle proxy: previous average at least 5% (non-negligible)
 FILES = {kind: f"azure/azure_v1_vm_cpu_{kind}_5min_100vms.csv.gz" for kind in ("max", "avg")}
-IDLE_RULE = "proxy: active in t-1, not active in t, avg(t-1) >= 5%"
+IDLE_RULE = "proxy"      # active in t-1, not active in t, avg(t-1) >= 5% (the paper's needs the minimum)
 ATTRIBUTION = ("Derived from the Azure Public Dataset (https://github.com/Azure/AzurePublicDataset), "
                "licensed CC-BY-4.0; Cortez et al., SOSP'17.")
 COLUMNS = ("level", "interval", "window", "first_interval", "last_interval", "intervals",
            "vms", "active_vms", "active_fraction", "idle_vms", "idle_base_vms", "idle_fraction",
            "active_or_idle_fraction", "active_p95", "idle_p95",
            "active_or_idle_p95", "active_rule", "idle_rule", "source")
-ACTIVE_RULE = "paper: max >= 3 avg or max >= avg + 10"
+ACTIVE_RULE = "paper"    # max >= 3 avg or max >= avg + 10, as the paper states it
 
 
 class States(NamedTuple):
@@ -139,7 +140,7 @@ def table(data, window=WINDOW):
     per_window = window_p95(frac, window)
     complete = len(per_window) * window
     common = {"active_rule": ACTIVE_RULE, "idle_rule": IDLE_RULE,
-              "source": "data/azure (Azure Public Dataset V1, 100-VM sample)"}
+              "source": "data/azure"}
     rows = []
     for position, (_, r) in enumerate(frac.iterrows()):
         rows.append({"level": "interval", "interval": position,
