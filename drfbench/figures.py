@@ -111,10 +111,10 @@ def _png(fig, path):
     from PIL import Image  # matplotlib's own dependency
     width, height = fig.get_size_inches()
     dpi = min(DPI, math.sqrt(PNG_PIXELS / (width * height)))
-    drawn = io.BytesIO()
-    fig.savefig(drawn, format="png", dpi=dpi)
-    drawn.seek(0)
-    with Image.open(drawn) as image:
+    in_memory = io.BytesIO()
+    fig.savefig(in_memory, format="png", dpi=dpi)
+    in_memory.seek(0)
+    with Image.open(in_memory) as image:
         palette = image.convert("RGB").quantize(PNG_COLOURS)  # median cut, no dithering
     palette.save(path, format="png", optimize=True, dpi=(dpi, dpi))
 

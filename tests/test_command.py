@@ -215,12 +215,13 @@ def test_every_command_line_goes_through_the_one_boundary():
 
 # what writes a file, and the path it writes: the receiver of write_text/write_bytes, the
 # first argument of the others; it must be the temporary file of _io.replacing (named `tmp`
-# by convention), the null device or the one allowed exception
+# by convention), the null device, an io.BytesIO named `in_memory`, or the one allowed
+# exception
 WRITES = re.compile(r"([\w.()\[\]]+)\.write_(?:text|bytes)\("
                     r"|(?:\.to_csv|\.to_parquet|\.savefig|np\.savez\w*|np\.save|save_npz|mmwrite)"
                     r"\(\s*([\w.]+)"
                     r"|open\(\s*([^,)]*?)\s*,\s*[\"'][wax]")
-ALLOWED = {"tmp", "os.devnull"}
+ALLOWED = {"tmp", "os.devnull", "in_memory"}
 APPEND_ONLY = {"drfbench/dcdrf/sweeps.py": "args.log"}   # a progress log, kept on failure
 
 

@@ -3,6 +3,7 @@
 #   snakemake --cores all --config claims_from=results -- claims
 # which writes results/REPRODUCTION.md. Every file the table reads (under <profile>/<family>/)
 # must be there: the command names the first that is not. Seconds: never a cluster job.
+import os
 from pathlib import Path
 
 CLAIMS_TABLE = f"{workflow.basedir}/reference/claims"
@@ -21,6 +22,8 @@ rule claims:
         "results/logs/claims.log",
     params:
         python=PYTHON,
+        table=lambda w, input: os.path.dirname(input.table[0]),
+        results=lambda w: CLAIMS_FROM,
     shell:
-        "{params.python} -m drfbench claims --table {CLAIMS_TABLE} --results {CLAIMS_FROM} "
+        "{params.python} -m drfbench claims --table {params.table} --results {params.results} "
         "--out {output} 2> {log}"

@@ -32,7 +32,6 @@ complete, non-overlapping window of `window` intervals (`level` "window"); `acti
 "paper" and `idle_rule` "proxy" name the rules above, `source` the data (data/azure/). Not
 measured by drfbench: the same rows on any machine.
 """
-import argparse
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -41,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .. import rows as tidy
+from .._command import COUNT, Parser, output, run
 
 INTERVAL_MIN = 5         # minutes per sample interval
 WINDOW = 350             # intervals per window: the paper's Figure 2 spans 350 intervals
@@ -157,14 +157,14 @@ def table(data, window=WINDOW):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.dcdrf azure",
-                                description=__doc__.split("\n\n")[0])
+    p = Parser(prog="python -m drfbench.dcdrf azure", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default="data", help="the repository's data directory")
-    p.add_argument("--out", required=True, help="the table (CSV)")
-    p.add_argument("--window", type=int, default=WINDOW, help="intervals per window")
-    args = p.parse_args(argv)
-    if args.window < 1:
-        p.error("--window must be at least 1")
+    p.add_argument("--out", required=True, type=output, help="the table (CSV)")
+    p.add_argument("--window", type=COUNT, default=WINDOW, help="intervals per window")
+    return run(p, _main, argv, command=None)
+
+
+def _main(args):
     rows = table(args.data, args.window)
     tidy.write(rows, args.out)
     windows = [r for r in rows if r["level"] == "window"]

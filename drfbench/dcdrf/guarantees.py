@@ -42,13 +42,13 @@ holds the kernels to it) on the small instances, and exact EDRF as literal.edrf;
 lemma's larger instances run the registered kernels (dcdrf and edrf-event, float64, one
 thread) for their rounds. Tolerances: TOL on shares and ratios.
 """
-import argparse
 import math
 import sys
 
 import numpy as np
 
 from .. import rows as tidy
+from .._command import COUNT, NATURAL, SHARE, Parser, output, run
 from ..api import allocate
 from ..properties import misreports
 from . import literal
@@ -274,22 +274,26 @@ def table(instances=100, bound_instances=600, seed=0, epsilons=(0.01, 0.1),
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.dcdrf guarantees",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True, help="the table (CSV)")
-    p.add_argument("--instances", type=int, default=100, help="small random instances")
-    p.add_argument("--bound-instances", type=int, default=600,
+    p = Parser(prog="python -m drfbench.dcdrf guarantees", description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", required=True, type=output, help="the table (CSV)")
+    p.add_argument("--instances", type=COUNT, default=100, help="small random instances")
+    p.add_argument("--bound-instances", type=COUNT, default=600,
                    help="sparse random instances for the fairness bound")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--epsilons", type=float, nargs="+", default=[0.01, 0.1])
-    p.add_argument("--resources", type=int, nargs="+", default=[16, 64, 256],
+    p.add_argument("--seed", type=NATURAL, default=0)
+    p.add_argument("--epsilons", type=SHARE, nargs="+", default=[0.01, 0.1],
+                   help="each in (0, 1)")
+    p.add_argument("--resources", type=COUNT, nargs="+", default=[16, 64, 256],
                    help="|R| of the lemma's instances (tenants: 4 |R|)")
-    p.add_argument("--lemma-instances", type=int, default=10)
-    p.add_argument("--demanded", type=int, default=4, help="resources per tenant in the lemma's instances")
-    args = p.parse_args(argv)
-    if any(not 0 < e < 1 for e in args.epsilons):
-        p.error("--epsilons must lie in (0, 1)")
-    rows = table(args.instances, args.bound_instances, args.seed, tuple(args.epsilons), tuple(args.resources),
-                 args.lemma_instances, args.demanded, progress=sys.stderr)
+    p.add_argument("--lemma-instances", type=COUNT, default=10)
+    p.add_argument("--demanded", type=COUNT, default=4,
+                   help="resources per tenant in the lemma's instances")
+    return run(p, _main, argv, command=None)
+
+
+def _main(args):
+    if any(e >= 1 for e in args.epsilons):
+        raise ValueError("--epsilons must lie in (0, 1)")
+    rows = table(args.instances, args.bound_instances, args.seed, tuple(args.epsilons),
+                 tuple(args.resources), args.lemma_instances, args.demanded, progress=sys.stderr)
     tidy.write(rows, args.out)
     return 0

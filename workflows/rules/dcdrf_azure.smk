@@ -21,7 +21,7 @@ rule dcdrf_azure:
         "results/{name}/logs/dcdrf/azure_activity.log",
     params:
         python=PYTHON,
-        data=f"{workflow.basedir}/data",
+        data=lambda w, input: os.path.dirname(os.path.dirname(input.cpu_max)),  # data/
         window=AZURE["window"],
     threads: 1
     shell:
