@@ -1,7 +1,7 @@
 # drfbench pipeline: setup only (docs/architecture.md). Each family's rules live in
 # workflows/rules/<family>*.smk, its config key and defaults in
 # workflows/schemas/<family>.schema.yaml; a profile (workflows/config/) says only its scale;
-# the figures are made by workflows/figures.smk.
+# the figures are made by workflows/figures.smk, REPRODUCTION.md by workflows/claims.smk.
 #   snakemake --cores all                                            # smoke profile
 #   snakemake --cores all --config repeats=1                         # smoke, overridden
 #   snakemake --cores all --configfile workflows/config/default.yaml # 100K x 10K
@@ -48,6 +48,7 @@ for _rules in sorted(Path(workflow.basedir, "workflows/rules").glob("*.smk")):
 
 
 include: "workflows/figures.smk"
+include: "workflows/claims.smk"
 
 
 rule all:

@@ -26,7 +26,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _validation as check
-from . import rows as tidy
 from ._machine import resolve_threads
 
 NO_ROUND_LIMIT = 2**62
@@ -346,6 +345,8 @@ class AllocationResult:
         run = {"method": self.method, "epsilon": self.epsilon, "threads": self.threads,
                "rounds": self.rounds, "elapsed": self.elapsed, "timed_out": self.timed_out}
         share = self.allocation.max(axis=1).toarray().ravel()
+        from . import rows as tidy  # here: importing drfbench must not import drfbench.rows,
+        # which `python -m drfbench.rows` then runs a second copy of (runpy's RuntimeWarning)
         return tidy.stamped(({**run, "tenant": i, "level": z, "share": s}
                              for i, (z, s) in enumerate(zip(self.level.tolist(), share.tolist()))),
                             isa=self.isa, **columns)

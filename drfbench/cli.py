@@ -4,6 +4,8 @@
     drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out rows.csv]
                                                      a method on your own files: tidy rows
     drfbench bench ...                               the DC-DRF benchmark (drfbench.dcdrf.bench)
+    drfbench claims [--table T] [--results DIR] [--out FILE] [--check]
+                                                     REPRODUCTION.md from the claims table
 
 `run` reads the inputs with the reader of the method's input kind (one file per input, in
 the kind's order), takes exactly the options the method takes (`--max-rounds 10`; values
@@ -13,33 +15,32 @@ are numbers, inf, true/false, text, and comma lists for the per-user `weights` a
 terminal, a line with the elapsed time ticks on stderr while the inputs are read and the
 method runs (no implementation reports its progress); at the end, one line on stderr says
 how long each took. Bad input (a missing or malformed file, an unknown method or option, a bad value)
-is one line on stderr and exit status 2, and no output file is written. docs/cli.md
-describes the input formats and the rows.
+is one line on stderr and exit status 2, and no output file is written (drfbench._command,
+the boundary every command line shares). docs/cli.md describes the input formats and the
+rows.
+
+`claims` renders REPRODUCTION.md from the claims table (drfbench.claims, docs/claims.md)
+and the results it names, and lists on stderr every claim whose verdict by its rule is
+not the one the table states; with --check it writes nothing and exits with status 1 when
+--out differs from the rendering or a verdict disagrees.
 """
 import argparse
 import sys
 import threading
 import time
 
-from . import _isa, api
+from . import api
 from . import rows as tidy
+from ._command import Parser as _Parser
+from ._command import boundary, output
+from ._io import replacing
 
 BENCH = "dcdrf.bench:main"     # by name, as the registry names implementations
 
-# What bad input raises: a reader's or a check's error, a missing file, a kernel variant
-# this machine cannot run or that was not built.
-BAD_INPUT = (ValueError, TypeError, OSError, _isa.UnsupportedVariantError, _isa.VariantNotBuiltError)
 PER_USER = frozenset({"weights", "tasks"})   # options giving one value per user (or leaf)
 SHOWN_ROWS = 20                              # rows printed to stdout without --out
 TICK_SECONDS = 1.0                           # how often the elapsed time ticks on a terminal
 _INPUT = "input:"                            # prefix of the inputs' names in `run`'s namespace
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse whose errors are one line on stderr (no usage), exit status 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def main(argv=None):
@@ -51,12 +52,10 @@ def main(argv=None):
             api.function(BENCH)(argv[1:])
             return 0
         args = _parser().parse_args(argv)
-        return args.command(args)
+        with boundary("drfbench"):             # bad input: one line, status 2; no file
+            return args.command(args)
     except SystemExit as exc:                   # argparse: --help, or a bad argument
         return exc.code
-    except BAD_INPUT as exc:
-        print(f"drfbench: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
 
 
 def _parser():
@@ -78,6 +77,17 @@ def _parser():
     r.set_defaults(command=_run)
     sub.add_parser("bench", add_help=False, help="the DC-DRF benchmark on one workload "
                    "(drfbench bench --help)")
+    c = sub.add_parser("claims", help="render REPRODUCTION.md from the claims table and the "
+                       "results it names (docs/claims.md)")
+    c.add_argument("--table", default="reference/claims",
+                   help="the claims table: a directory, one <paper>.yaml each")
+    c.add_argument("--results", default="reference",
+                   help="the directory the table's results files are under")
+    c.add_argument("--out", help="write REPRODUCTION.md here (default: stdout)")
+    c.add_argument("--check", action="store_true",
+                   help="write nothing: exit status 1 when --out differs from the rendering "
+                        "or a verdict disagrees with its rule")
+    c.set_defaults(command=_claims)
     return p
 
 
@@ -104,6 +114,35 @@ def _print_table(header, rows):
     widths = [max(len(c) for c in column) for column in zip(header, *rows)]
     for row in (header, *rows):
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+# --------------------------------------------------------------------------------------
+# drfbench claims
+# --------------------------------------------------------------------------------------
+
+def _claims(args):
+    from . import claims              # pandas and PyYAML: loaded by this subcommand only
+    table = claims.load(args.table)
+    outcomes = claims.evaluate_table(table, args.results)
+    text = claims.render(table, outcomes)
+    problems = claims.disagreements(outcomes)
+    if args.check:
+        if args.out is None:
+            raise ValueError("--check compares with --out: name the file")
+        with open(args.out) as f:
+            if f.read() != text:
+                problems.append(f"{args.out} is not the rendering of {args.table}: run "
+                                f"drfbench claims --out {args.out}")
+    elif args.out:
+        with replacing(args.out) as tmp:
+            tmp.write_text(text)
+    else:
+        sys.stdout.write(text)
+    for line in problems:
+        print(f"drfbench claims: {line}", file=sys.stderr)
+    print(f"drfbench claims: {len(outcomes)} claims from {args.results}, "
+          f"{len(problems)} disagreement(s)", file=sys.stderr)
+    return 1 if args.check and problems else 0
 
 
 # --------------------------------------------------------------------------------------
@@ -145,8 +184,8 @@ def _run_parser(spec, kind):
                 "are in docs/cli.md.")
     for name in kind.inputs:
         p.add_argument(_INPUT + name, metavar=name, help=f"the {name} file")
-    p.add_argument("--out", help="write the rows to this CSV (atomically); default: a short "
-                   "table on stdout")
+    p.add_argument("--out", type=output, help="write the rows to this CSV (atomically); "
+                   "default: a short table on stdout")
     for option, default in spec.defaults().items():
         flags = dict.fromkeys([f"--{option.replace('_', '-')}", f"--{option}"])
         p.add_argument(*flags, dest=option, type=_converter(option, default),
@@ -170,9 +209,12 @@ def _converter(option, default):
 def _number(text):
     for kind in (int, float):
         try:
-            return kind(text)
+            value = kind(text)
         except ValueError:
-            pass
+            continue
+        if value != value:                      # NaN: no option means anything by it
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+        return value
     raise argparse.ArgumentTypeError(f"{text!r} is not a number")
 
 

@@ -6,6 +6,7 @@ A notebook takes two parameters, `results` (a profile's results directory: the p
 results/<name>, or the committed reference/<name>) and `figures` (where it writes), so
 the same notebook runs headless from the pipeline (papermill) and as it is in JupyterLab.
 """
+import io
 import math
 from pathlib import Path
 
@@ -79,15 +80,43 @@ def caption(fig, text):
     fig.tight_layout(rect=(0, min(0.4, (0.13 * lines + 0.06) / height), 1, 1))
 
 
+DPI = 150                # the PNG's resolution (and the PDF's, for anything rasterized)
+PNG_PIXELS = 3_000_000   # a figure bigger than this at DPI gets the PNG dpi that fits it
+PNG_COLOURS = 256        # the PNG is a palette image of this many colours
+
+
 def save(fig, figures, stem):
-    """Write `fig` as figures/<stem>.png and .pdf, each atomically (no half-written file)."""
+    """Write `fig` as figures/<stem>.png and .pdf, each atomically (no half-written file).
+
+    The PNG is kept small, so that the reference figures can be committed and shown in
+    the documentation: drawn at DPI, or at the lower dpi that keeps it within PNG_PIXELS
+    pixels (only the largest figures, grids of heat maps), then reduced to a palette of
+    PNG_COLOURS colours (Pillow's median cut; lines, text and flat fills are unchanged,
+    a colour bar's gradient shows steps), about a third of the size of matplotlib's RGBA.
+    The PDF is the vector figure."""
     paths = []
     for ext in ("png", "pdf"):
         path = Path(figures) / f"{stem}.{ext}"
         with replacing(path, suffix=f".{ext}") as tmp:
-            fig.savefig(tmp, dpi=150)
+            if ext == "png":
+                _png(fig, tmp)
+            else:
+                fig.savefig(tmp, dpi=DPI)
         paths.append(path)
     return paths
+
+
+def _png(fig, path):
+    """`fig` as a small PNG (see save)."""
+    from PIL import Image  # matplotlib's own dependency
+    width, height = fig.get_size_inches()
+    dpi = min(DPI, math.sqrt(PNG_PIXELS / (width * height)))
+    in_memory = io.BytesIO()
+    fig.savefig(in_memory, format="png", dpi=dpi)
+    in_memory.seek(0)
+    with Image.open(in_memory) as image:
+        palette = image.convert("RGB").quantize(PNG_COLOURS)  # median cut, no dithering
+    palette.save(path, format="png", optimize=True, dpi=(dpi, dpi))
 
 
 def markdown(frame, digits=None):

@@ -166,6 +166,24 @@ def worst_envy(inst, u, tasks_with, tol):
     return violation(-shortfall(other, own), tol, example)
 
 
+def worst_departure(inst, u, tasks_without, tol):
+    """Population monotonicity on one instance: the largest shortfall 1 - u'_j / u_j over
+    leaving users k and remaining users j, with its counterexample if above tol:
+    tasks_without(keep) is what the users of boolean mask `keep` run when the others
+    leave, u what every user runs with all present."""
+    n = len(u)
+    after = [tasks_without(np.arange(n) != k) for k in range(n)]
+    loss = np.array([shortfall(after[k], np.delete(u, k)) for k in range(n)])
+
+    def example(flat):
+        k, j = divmod(flat, n - 1)
+        who = j + (j >= k)
+        return Counterexample(
+            inst, f"when user {k} leaves, user {who} runs {after[k][j]:.6g} tasks instead of {u[who]:.6g}",
+            dict(leaving=k, user=who, before=rounded(u), after=rounded(after[k])))
+    return violation(loss.ravel(), tol, example)
+
+
 class NamedPolicy:
     """A callable policy of one input kind, named. A family's policy class subclasses it:
     `takes`, the input kind; `registered(method, **options)`, the callable running a

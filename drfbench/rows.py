@@ -160,26 +160,20 @@ def gather(inputs, out):
     return write(itertools.chain.from_iterable(read_rows(p) for p in inputs), out)
 
 
-def exit_on_sigterm():
-    """Make SIGTERM (SLURM's scancel, Snakemake stopping a job) exit through Python, so
-    that the temporary file of an unfinished write is removed. For command-line steps."""
-    import signal
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-
-
 def main(argv=None):
     """python -m drfbench.rows gather --out FAMILY.csv ROWS.csv ..."""
-    import argparse
-    p = argparse.ArgumentParser(prog="python -m drfbench.rows",
+    from ._command import Parser, input_file, output, run
+    p = Parser(prog="python -m drfbench.rows",
                                 description="Concatenate tidy results files.")
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("gather", help="concatenate row files into one")
-    g.add_argument("--out", required=True)
-    g.add_argument("inputs", nargs="*")
-    args = p.parse_args(argv)
-    exit_on_sigterm()
-    gather(args.inputs, args.out)
-    print(f"gathered {len(args.inputs)} file(s) into {args.out}", file=sys.stderr)
+    g.add_argument("--out", type=output, required=True)
+    g.add_argument("inputs", type=input_file, nargs="*")
+
+    def step(args):
+        gather(args.inputs, args.out)
+        print(f"gathered {len(args.inputs)} file(s) into {args.out}", file=sys.stderr)
+    run(p, step, argv)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,10 @@
 # each 5-minute interval, 8,004 intervals (about 28 days). This is not measured by drfbench;
 # nothing here depends on the machine or on a results directory.
 #
+# The rules below are computed by `drfbench.dcdrf.azure` (the pipeline's step `python -m
+# drfbench.dcdrf azure` writes the same fractions to `results/{name}/dcdrf/azure_activity.csv`,
+# which the claims table reads); this notebook draws and summarizes them.
+#
 # **Active (the paper's rule, as written).** A VM becomes active within an interval when
 # its maximum CPU is at least 3x its average (max ≥ 3·avg) or at least 10 percentage points
 # above it (max ≥ avg + 10).
@@ -49,7 +53,6 @@ figures = "../results/default/figures"  # where the figure is written
 data = "../data"                      # the repository's data directory (vendored Azure sample)
 
 # %%
-from pathlib import Path
 
 import matplotlib
 
@@ -61,25 +64,15 @@ import seaborn as sns
 from IPython.display import Markdown, display
 
 from drfbench import figures as figs
+from drfbench.dcdrf import azure
 
-ATTRIBUTION = ("Derived from the Azure Public Dataset (https://github.com/Azure/AzurePublicDataset), "
-               "licensed CC-BY-4.0; Cortez et al., SOSP'17.")
-INTERVAL_MIN = 5  # minutes per sample interval
+ATTRIBUTION = azure.ATTRIBUTION
+INTERVAL_MIN = azure.INTERVAL_MIN  # minutes per sample interval
 
-
-def read_cpu(kind):
-    path = Path(data) / "azure" / f"azure_v1_vm_cpu_{kind}_5min_100vms.csv.gz"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist: point `data` at the repository's data/ "
-                                f"directory (see data/README.md)")
-    return pd.read_csv(path, index_col=0).apply(pd.to_numeric, errors="coerce")
-
-
-cpu_max, cpu_avg = read_cpu("max"), read_cpu("avg")
-if not (cpu_max.index.equals(cpu_avg.index) and cpu_max.columns.equals(cpu_avg.columns)):
-    raise ValueError("the max and avg CPU files do not have the same intervals and VMs")
+cpu_max, cpu_avg = azure.read_cpu(data)
 vms, intervals = cpu_max.shape[1], cpu_max.shape[0]
-valid = cpu_max.notna() & cpu_avg.notna()
+states = azure.states(cpu_max, cpu_avg)
+valid, active, idle, both_valid = states
 missing = int((~valid).to_numpy().sum())
 display(pd.DataFrame({"VMs": [vms], "intervals": [intervals],
                       "days": [intervals * INTERVAL_MIN / 1440],
@@ -90,18 +83,9 @@ display(pd.DataFrame({"VMs": [vms], "intervals": [intervals],
 # ## Active and idle, per VM per interval
 
 # %%
-active = valid & ((cpu_max >= 3 * cpu_avg) | (cpu_max >= cpu_avg + 10))
-prev_active, prev_valid = active.shift(1, fill_value=False), valid.shift(1, fill_value=False)
-prev_busy = (cpu_avg.shift(1) >= 5).fillna(False)
-both_valid = valid & prev_valid
-idle = both_valid & prev_active & ~active & prev_busy
-
-frac = pd.DataFrame({
-    "active": active.sum(axis=1) / valid.sum(axis=1),
-    "idle (proxy)": idle.sum(axis=1) / both_valid.sum(axis=1),
-    "active or idle": (active | idle).sum(axis=1) / valid.sum(axis=1),
-})
-frac.iloc[0, 1:] = np.nan  # the first interval has no predecessor: no idle proxy
+fractions = azure.fractions(states)  # the first interval has no predecessor: no idle proxy
+frac = fractions[["active_fraction", "idle_fraction", "active_or_idle_fraction"]].set_axis(
+    ["active", "idle (proxy)", "active or idle"], axis=1)
 frac["day"] = np.arange(intervals) * INTERVAL_MIN / 1440
 kinds = ["active", "idle (proxy)"]
 labels = {"active": "active (paper's rule)", "idle (proxy)": "idle (proxy: active → not active)"}
@@ -161,15 +145,15 @@ figs.save(fig, figures, "dcdrf_fig02_azure_activity")
 # intervals (paper: 1.4-4.2%).
 
 # %%
-window = 350
-windows = [frac.iloc[i:i + window] for i in range(0, intervals - window + 1, window)]
+window = azure.WINDOW
+windows = azure.window_p95(fractions, window)
 rows = []
-for kind in [*kinds, "active or idle"]:
+for kind, column in zip([*kinds, "active or idle"], ["active_p95", "idle_p95", "active_or_idle_p95"]):
     series = frac[kind].dropna()
-    per_window = [w[kind].dropna().quantile(0.95) for w in windows]
+    per_window = list(windows[column])
     rows.append({"": kind, "median": series.median(), "mean": series.mean(),
                  "p95 (all intervals)": series.quantile(0.95),
-                 f"p95 per {window}-interval window: median": np.median(per_window) if windows else np.nan,
+                 f"p95 per {window}-interval window: median": np.median(per_window) if len(windows) else np.nan,
                  f"p95 per {window}-interval window: min": min(per_window, default=np.nan),
                  f"p95 per {window}-interval window: max": max(per_window, default=np.nan),
                  **{f"intervals with ≥ {x}% of VMs": (series >= x / 100).mean() for x in (10, 25, 40)}})

@@ -244,7 +244,7 @@ display(show.style.format({"converged_epsilon": "{:.3g}", "fairness": "{:.3g}",
                            "rounds": "{:.0f}"}))
 
 # sDC-DRF / DC-DRF epsilon at the same deadline (log-log interpolation of sDC-DRF's
-# curve at DC-DRF's deadlines, inside the range both cover)
+# curve at DC-DRF's deadlines, inside the range both cover; none where DC-DRF ran exact)
 if "sdcdrf" in methods and "dcdrf" in methods:
     s = table10[table10["method"] == "sdcdrf"].groupby("base_deadline")["converged_epsilon"].median()
     s = s[s > 0]
@@ -256,7 +256,7 @@ if "sdcdrf" in methods and "dcdrf" in methods:
             se = (np.exp(np.interp(np.log(x), np.log(s.index.to_numpy(float)), np.log(s.to_numpy(float))))
                   if inside else np.nan)
             ratios.append({"DC-DRF": line, f"deadline ({unit})": x, "ε DC-DRF": e,
-                           "ε sDC-DRF (interpolated)": se, "sDC-DRF / DC-DRF": se / e})
+                           "ε sDC-DRF (interpolated)": se, "sDC-DRF / DC-DRF": se / e if inside else np.nan})
     ratios = pd.DataFrame(ratios)
     display(Markdown("**sDC-DRF's converged epsilon over DC-DRF's at the same deadline** "
                      "(NaN where the deadline lies outside the range sDC-DRF was run on):"))

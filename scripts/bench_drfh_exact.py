@@ -5,7 +5,7 @@ side by side in one run.
     python scripts/bench_drfh_exact.py --sizes 1000x12000 --lp-timeout 900
 
 Servers: `servers` drawn from the ten configurations of the Google 2011 cluster (Table I
-of the DRFH paper, data/drfh/google2011_machine_configs.csv; --configs reads another CSV
+of the DRFH paper, drfbench/drfh/data/google2011_machine_configs.csv; --configs reads another CSV
 with the columns machines, cpu, memory), in proportion to their
 counts, every configuration at least once. Users: per-task demands uniform on
 [0.005, 0.05] of a maximum server's CPU and memory (Google tasks are small against

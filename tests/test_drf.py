@@ -44,6 +44,21 @@ def test_online_drf_weights_launch_in_proportion(weights, expected):
     assert res.tasks.tolist() == expected
 
 
+def test_online_drf_lecture_dominant_share_example():
+    """The lecture's definition: on <10 CPU, 4 GB>, a user allocated <2 CPU, 1 GB> has
+    memory as her dominant resource (1/4 > 2/10) and a dominant share of 25%."""
+    res = drf.online_drf([[2, 1]], [10, 4], tasks=[1])
+    np.testing.assert_allclose(res.allocation, [[2, 1]])
+    np.testing.assert_allclose(res.shares, [0.25])
+
+
+def test_online_drf_lecture_max_min_example():
+    """Max-min fairness "handles if a user uses less than her fair share": user 1 uses
+    only 20% of her 33% entitlement, the two others share the rest equally."""
+    res = drf.online_drf([[1], [1], [1]], [100], tasks=[20, np.inf, np.inf])
+    assert res.tasks.tolist() == [20, 40, 40]
+
+
 def test_online_drf_finite_queues_and_a_task_that_never_fits():
     res = drf.online_drf([[1, 1], [2, 1], [10, 1]], [9, 9], tasks=[2, np.inf, 5])
     assert res.tasks.tolist() == [2, 3, 0]                    # user 2's task is too big
@@ -175,13 +190,41 @@ def random_divisible(rng, zeros=0.3):
 def test_lecture_examples():
     np.testing.assert_allclose(drf.utilities(LECTURE, drf.drf(LECTURE)), [3, 2])
     np.testing.assert_allclose(drf.utilities(LECTURE, drf.ceei(LECTURE)), [45 / 11, 18 / 11], rtol=1e-9)
+    np.testing.assert_allclose(drf.drf(LECTURE).max(axis=1), [2 / 3, 2 / 3])   # equal dominant shares
+    # "DRF more fair, CEEI better utilization": CEEI uses all of both resources, DRF 7/9 of the memory
+    np.testing.assert_allclose(drf.ceei(LECTURE).sum(axis=0), [1, 1], rtol=1e-9)
+    np.testing.assert_allclose(drf.drf(LECTURE).sum(axis=0), [1, 7 / 9])
     lie = LECTURE.copy()
     lie[1, 1] = 2 / 18
     np.testing.assert_allclose(drf.utilities(LECTURE, drf.ceei(lie)), [3.6, 1.8], rtol=1e-9)
+    # "User 2 increased her share of both CPU and memory" by lying under CEEI; not under DRF
+    assert (drf.ceei(lie)[1] > drf.ceei(LECTURE)[1] + 0.05).all()
+    np.testing.assert_allclose(drf.utilities(LECTURE, drf.drf(lie))[1], 2)
     asset = np.array([[2, 2], [1, 2]]) / 70
     A = drf.asset_fairness(asset)
     np.testing.assert_allclose(drf.utilities(asset, A), [15, 20])
     np.testing.assert_allclose(A.sum(axis=1), [60 / 70, 60 / 70])   # equal sums of shares
+    assert (A[0] < 0.5).all()                # "User 1 has < 50% of both CPUs and RAM"
+    np.testing.assert_allclose(drf.drf(asset)[0], [0.5, 0.5])        # DRF: half of both
+
+
+def test_drf_population_monotonicity_fails_with_zero_demands():
+    """The lecture's table marks DRF population-monotone; with zero demands it is not:
+    A <0, 1>, B <1, 0>, C <1, 0.5>. With B, resource 1 fills first (B and C at dominant
+    share 1/2) and A takes the rest of resource 2, 3/4; without B, A and C share
+    resource 2 and A gets 2/3. With every demand positive no such example exists (the
+    property table's checks, drf_properties.csv)."""
+    D = np.array([[0, 1], [1, 0], [1, 0.5]])
+    np.testing.assert_allclose(drf.utilities(D, drf.drf(D)), [3 / 4, 1 / 2, 1 / 2])
+    without_b = D[[0, 2]]
+    np.testing.assert_allclose(drf.utilities(without_b, drf.drf(without_b)), [2 / 3, 2 / 3])
+
+
+def test_lecture_single_resource_example():
+    """1,000,000 CPUs, tasks of 1 and 3 CPUs: DRF is max-min fairness, half the CPUs each."""
+    rows = [r for r in lecture_examples() if r["example"].startswith("<1,000,000 CPU>")]
+    assert [r["tasks"] for r in rows] == pytest.approx([500_000, 500_000 / 3])
+    assert [r["share_0"] for r in rows] == pytest.approx([0.5, 0.5])
 
 
 def test_lecture_weighted_example():

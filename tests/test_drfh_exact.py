@@ -259,7 +259,7 @@ def test_registry_and_bad_input():
         (dict(servers=[[0, 0], [1, 1]]), "no capacity at all"),
         (dict(servers=[[1, 1, 1]]), "resource column"),
         (dict(demands=[1, 1]), "2-D"),
-        (dict(method="first-come"), "unknown method 'first-come'"),
+        (dict(method="no-such-method"), "unknown method 'no-such-method'"),
         (dict(solver="simplex"), "unknown solver"),
         (dict(weights=[1, 0]), "weights"),
         (dict(weights=[1, np.nan]), "weights"),
@@ -294,4 +294,5 @@ def test_property_table_and_pipeline_steps(tmp_path):
     main(["properties", "--instances", "3", "--out", str(tmp_path / "pr.csv")])
     table = rows.read(tmp_path / "pr.csv")
     assert set(table["property"]) == set(CHECKS.checks)
-    assert len(table) == 2 * len(CHECKS.checks)
+    assert sorted(set(table["zeros"])) == [0.0, 0.2]     # one table per fraction of zeros
+    assert len(table) == 2 * 2 * len(CHECKS.checks)

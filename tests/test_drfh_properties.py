@@ -51,3 +51,49 @@ def test_bad_server_instances_are_refused():
         props.server_instance([[1, 0], [0, 0]], [[2, 2]])
     with pytest.raises(ValueError, match="resource"):
         props.server_instance([[1, 0]], [[2, 2, 2]])
+
+
+def test_drfh_keeps_propositions_5_to_7():
+    """Single-resource fairness, bottleneck fairness and population monotonicity, each on
+    random instances of the kind it applies to; population monotonicity only where every
+    user demands every resource (the paper's assumption): with zero demands a user leaving
+    unblocks another, which takes more of what a third needed."""
+    for check, kind in ((props.server_single_resource_fairness, "single-resource"),
+                        (props.server_bottleneck_fairness, "bottleneck")):
+        pool = list(props.random_server_instances(15, seed=4, kind=kind))
+        v = check("drfh", pool)
+        assert v.holds and v.checked == len(pool), (check, v)
+    v = props.server_population_monotonicity(
+        "drfh", props.random_server_instances(15, seed=5, zeros=0))
+    assert v.holds and v.checked == 15
+    v = props.server_population_monotonicity("drfh", props.random_server_instances(15, seed=5))
+    assert not v.holds and (v.counterexample.instance.demands == 0).any()
+
+
+def test_max_min_fairness_across_servers():
+    """One resource, servers of 4 and 2 units, tasks of 1 and 2 units: max-min fairness
+    gives each user 3 units, 3 and 1.5 tasks, whichever server they sit on; two tasks
+    each is not max-min fair (user 0 could run 4, taking only from the richer user 1,
+    who keeps user 0's share of 2 units)."""
+    inst = props.server_instance([[1.0], [2.0]], [[4.0], [2.0]])
+    np.testing.assert_allclose(allocate(inst.demands, inst.servers, "drfh").tasks, [3, 1.5])
+    assert props.server_single_resource_fairness("drfh", inst).holds
+    v = props.server_single_resource_fairness(
+        lambda a, C, w, x: SimpleNamespace(tasks=np.array([2.0, 2.0])), inst)
+    assert not v.holds and v.worst == pytest.approx(1.0)
+    assert v.counterexample.details["user"] == 0
+    # a second resource nobody lacks: memory makes CPU every user's bottleneck
+    both = props.server_instance([[1.0, 0.1], [2.0, 0.1]], [[4.0, 10.0], [2.0, 10.0]])
+    assert props.server_bottleneck_fairness("drfh", both).holds
+    assert not props.server_bottleneck_fairness(
+        lambda a, C, w, x: SimpleNamespace(tasks=np.array([2.0, 2.0])), both).holds
+    # neither applies where the users' dominant resources differ (Fig. 1)
+    assert props.server_bottleneck_fairness("drfh", props.fig1_instance()).checked == 0
+
+
+def test_population_monotonicity_finds_a_user_losing_when_another_leaves():
+    def fewer_alone(a, C, w, x):            # every user runs as many tasks as there are users
+        return SimpleNamespace(tasks=np.full(len(a), float(len(a))))
+    v = props.server_population_monotonicity(fewer_alone, props.fig1_instance())
+    assert not v.holds and v.worst == pytest.approx(0.5)
+    assert "leaves" in v.counterexample.description

@@ -1,5 +1,6 @@
 """Every registered family has the files docs/adding-a-family.md lists, and keeps its
 settings to itself: a family registered without one of them fails here, naming it."""
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ def family_files(family):
         ("its tests", sorted((ROOT / "tests").glob(f"test_{family}*.py"))),
         ("its docs page", [ROOT / f"docs/families/{family}.md"]),
         ("its reference results", sorted((ROOT / f"reference/default/{family}").rglob("*.csv"))),
+        ("its reference figures", sorted((ROOT / "reference/default/figures").glob(f"{family}_*.png"))),
     ]
 
 
@@ -57,6 +59,16 @@ def test_a_family_is_named_on_its_page_and_in_the_readme(family):
     readme = (ROOT / "README.md").read_text()
     assert all(f"`{name}`" in page for name in labels), [n for n in labels if f"`{n}`" not in page]
     assert f"docs/families/{family}.md" in readme
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_a_family_page_shows_its_reference_figures(family):
+    """Its page shows at least one of its committed reference figures (docs_hooks.py puts
+    them in the site, and fails the build on one that is not committed)."""
+    page = (ROOT / f"docs/families/{family}.md").read_text()
+    shown = re.findall(r"!\[[^\]]*\]\(\.\./reference-figures/([\w.-]+\.png)\)", page)
+    assert [n for n in shown if n.startswith(f"{family}_")], f"docs/families/{family}.md shows none"
+    assert all((ROOT / "reference/default/figures" / n).is_file() for n in shown), shown
 
 
 def test_every_input_kind_names_its_reader_and_entry_point():

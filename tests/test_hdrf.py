@@ -376,6 +376,18 @@ def test_naive_hierarchical_drf_leaves_resources_idle():
     assert tasks == {"a": 1, "b": 5} and s.usage.sum() == 8
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_slides_drf_example_gives_each_user_60_percent(policy):
+    """<100 CPU, 100 GPU>, u1 <3 CPU, 2 GPU>, u2 <2 CPU, 3 GPU>: DRF's dominant shares are
+    60% each (20 tasks each: 60 CPUs and 40 GPUs, 40 and 60), under every tree policy but
+    the capacity scheduler, which stops each user at its half of the dominant resource."""
+    tasks, s = outcome("drf", policy)
+    if policy == "capacity":
+        assert tasks == {"u1": 16, "u2": 16}
+    else:
+        assert tasks == {"u1": 20, "u2": 20} and s.usage.sum(axis=0).tolist() == [100, 100]
+
+
 def test_example_rows_cover_every_policy_and_node():
     rows = examples.example_rows(POLICIES)
     assert {r["policy"] for r in rows} == set(POLICIES)

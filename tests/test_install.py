@@ -1,7 +1,9 @@
 """A core install, `pip install .` from this checkout with no extras (not editable, into a
 new virtual environment), imports every public module and runs every family's command
-line; the figure and workflow packages stay out of it."""
+line (each step's --help) and every loader of the data shipped with it; the figure and
+workflow packages stay out of it."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,8 @@ import pytest
 pytestmark = pytest.mark.slow      # it builds the kernels into a new environment
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "drfbench"
+# files under drfbench/ that are not package data: sources and build products
+NOT_DATA = (".py", ".pyx", ".pxd", ".c", ".h", ".so", ".pyc")
 NOT_CORE = ("matplotlib", "seaborn", "snakemake", "jupytext", "papermill")
 # the new environment's Python sees only what is installed in it
 ISOLATED = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
@@ -30,6 +34,13 @@ def public_modules():
 def command_lines():
     """The packages run as `python -m drfbench.<name>`."""
     return sorted(".".join(p.parent.relative_to(ROOT).parts) for p in PACKAGE.rglob("__main__.py"))
+
+
+def package_data():
+    """Every data file under drfbench/ (the vendored traces the loaders read), relative to
+    drfbench/."""
+    return sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*")
+                  if p.is_file() and p.suffix not in NOT_DATA and "__pycache__" not in p.parts)
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +92,35 @@ def test_a_variant_that_was_not_built_names_the_command_that_builds_it(core_pyth
     done = run(core_python, tmp_path, "-m", "drfbench.build_variants", "scalar")
     assert done.returncode == 2 and "not from a source checkout" in done.stderr
     assert "DRFBENCH_VARIANTS=scalar pip install CHECKOUT" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("name", command_lines())
+def test_every_step_answers_help(core_python, tmp_path, name):
+    """Each step of each `python -m drfbench.<name>` (the choices its usage lists) answers
+    --help from the install."""
+    usage = run(core_python, tmp_path, "-m", name, "--help").stdout
+    steps = re.search(r"\{([\w,-]+)\}", usage)
+    for step in steps.group(1).split(",") if steps else ():
+        done = run(core_python, tmp_path, "-m", name, step, "--help")
+        assert done.returncode == 0 and "usage:" in done.stdout, \
+            f"{name} {step} --help:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+
+
+def test_the_package_data_is_installed_and_its_loaders_read_it(core_python, tmp_path):
+    """Every data file of the checkout's package is in the install, and each loader that
+    reads it (DRFH's trace converters, through the API and the command) works there."""
+    files = package_data()
+    assert "drfh/data/google2011_machine_configs.csv" in files
+    code = ("import pathlib, drfbench\n"
+            "root = pathlib.Path(drfbench.__file__).parent\n"
+            f"print([f for f in {files!r} if not (root / f).is_file()])\n"
+            "from drfbench import drfh\n"
+            "print(len(drfh.google_servers(3)), len(drfh.alibaba_tasks(fraction=0.01)) > 0)\n")
+    done = run(core_python, tmp_path, "-c", code)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("\n")[:2] == ["[]", "3 True"], f"(data files missing, loaders): {done.stdout}"
+    for source, options in (("google", ["--servers", "3"]), ("alibaba", ["--fraction", "0.01"])):
+        out = tmp_path / f"{source}.csv"
+        done = run(core_python, tmp_path, "-m", "drfbench.drfh", "convert", source, *options,
+                   "--out", str(out))
+        assert done.returncode == 0 and out.stat().st_size > 0, done.stderr[-3000:]

@@ -6,11 +6,14 @@ Scale", SoCC'18): EDRF, DC-DRF and its run-time configurations, on divisible dem
     metrics.compare(result, exact)                    rounds, utilization, fairness, ...
     controller.run_intervals(...)                     the outer loop adapting epsilon
     churn.Schedule, churn.Churn                       demand churn and deadline changes
+    guarantees.table(...)                             §3's guarantees on small instances
+    azure.table(data)                                 Fig. 2: Azure VMs becoming active/idle
 
 Modules: methods (how drfbench.allocate calls the kernels edrf, dcdrf and edrf_event),
 literal (Algorithms 1 and 2 written literally, the kernels' specification), workloads,
 metrics, controller, churn, sweeps (the paper's configuration sweeps as pipeline steps),
-bench (`drfbench bench`). `python -m drfbench.dcdrf` runs the pipeline's steps;
+guarantees (§3's properties, its 1/(1 - eps) bound and Lemma 3.1, checked),
+azure (Fig. 2's fractions of Azure VMs becoming active or idle, from data/azure/), bench (`drfbench bench`). `python -m drfbench.dcdrf` runs the pipeline's steps;
 docs/families/dcdrf.md says what was chosen where the paper is silent.
 """
 from . import churn, controller, metrics, workloads

@@ -23,31 +23,35 @@ import numpy as np
 from .. import _isa, api
 from . import metrics, workloads
 from .. import rows as tidy
+from .._command import COUNT, NATURAL, NONNEGATIVE, POSITIVE, Parser, input_file, output, run
 from .._machine import resolve_threads
 from .._validation import demand_matrix
 from .methods import BASELINE
 
 
 def float_list(text):
-    return [float(x) for x in text.split(",") if x]
+    """Comma-separated finite numbers >= 0 (epsilons)."""
+    return [NONNEGATIVE(x) for x in text.split(",") if x]
 
 
 def int_list(text):
-    return [int(x) for x in text.split(",") if x]
+    """Comma-separated counts >= 1 (threads)."""
+    return [COUNT(x) for x in text.split(",") if x]
 
 
 def name_list(text):
     return [x for x in text.split(",") if x]
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(prog="drfbench bench", description=__doc__.split("\n\n")[0],
+def parser():
+    p = Parser(prog="drfbench bench", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--demand-profile", default="G0", choices=workloads.DEMAND_PROFILES, help="Table 3")
-    p.add_argument("--tenants", type=int, default=20_000)
-    p.add_argument("--resources", type=int, default=2_000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workload", help="load this .npz workload instead of generating one")
+    p.add_argument("--tenants", type=COUNT, default=20_000)
+    p.add_argument("--resources", type=COUNT, default=2_000)
+    p.add_argument("--seed", type=NATURAL, default=0)
+    p.add_argument("--workload", type=input_file,
+                   help="load this .npz workload instead of generating one")
     p.add_argument("--methods", type=name_list, default=list(api.methods(family="dcdrf")),
                    help="comma-separated methods taking divisible demands (default: the "
                         "DC-DRF family's)")
@@ -58,19 +62,26 @@ def parse_args(argv):
     p.add_argument("--dtypes", type=name_list, default=["float32"])
     p.add_argument("--isa", default=None, help=f"kernel variant ({', '.join(_isa.VARIANTS)}; "
                    "default: $DRFBENCH_ISA or the widest this CPU runs)")
-    p.add_argument("--deadline", type=float, default=None, help="seconds, for every method")
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--deadline", type=POSITIVE, default=None, help="seconds, for every method")
+    p.add_argument("--repeats", type=COUNT, default=3)
     p.add_argument("--baseline", default=BASELINE, help="exact method the metrics compare against")
     p.add_argument("--floor", action="store_true", help="also time the one-pass floor")
-    p.add_argument("--csv", help="write one tidy row per configuration to this file")
-    args = p.parse_args(argv)
+    p.add_argument("--csv", type=output, help="write one tidy row per configuration to this file")
+    return p
+
+
+def parse_args(argv):
+    p = parser()
+    return checked(p, p.parse_args(argv))
+
+
+def checked(p, args):
+    """The parsed arguments, with what depends on several of them checked (p.error)."""
     known = api.methods(takes=api.DEMANDS)
     unknown = [m for m in args.methods + [args.baseline] if m not in known]
     if unknown:
         p.error(f"unknown method(s) {', '.join(unknown)}; methods taking divisible demands: "
                 f"{', '.join(known)}")
-    if args.repeats < 1:
-        p.error("--repeats must be at least 1")
     bad = [d for d in args.dtypes if d not in ("float32", "float64")]
     if bad:
         p.error(f"--dtypes takes float32 and float64, not {', '.join(bad)}")
@@ -138,7 +149,12 @@ def floors(demands, threads, repeats, isa=None):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    """The benchmark: its --csv written when it succeeds."""
+    p = parser()
+    return run(p, lambda args: _main(checked(p, args)), argv, command=None)
+
+
+def _main(args):
     stamp = tidy.stamp(isa=args.isa)
     print(f"# drfbench {stamp['drfbench_version']} on {stamp['cpu_model']} "
           f"({stamp['cpu_count']} cpus, openmp={stamp['openmp']}), kernels: {args.isa}",

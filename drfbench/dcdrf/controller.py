@@ -62,6 +62,7 @@ from .. import _validation as check
 from .. import api
 from . import metrics, workloads
 from .. import rows as tidy
+from .._command import COUNT, NATURAL, Parser, input_file, output, run
 from .._machine import resolve_threads
 from .churn import Churn, Schedule
 from .methods import BASELINE
@@ -509,16 +510,17 @@ def _changes(text):
     return tuple(pairs)
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m drfbench.dcdrf controller",
+def parser():
+    p = Parser(prog="python -m drfbench.dcdrf controller",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--demand-profile", default="G0", choices=workloads.DEMAND_PROFILES, help="Table 3")
-    p.add_argument("--tenants", type=int, default=20_000)
-    p.add_argument("--resources", type=int, default=2_000)
-    p.add_argument("--seed", type=int, default=0, help="workload and churn seed")
-    p.add_argument("--workload", help="load this .npz workload instead of generating one")
-    p.add_argument("--intervals", type=int, default=80, help="control intervals per run")
+    p.add_argument("--tenants", type=COUNT, default=20_000)
+    p.add_argument("--resources", type=COUNT, default=2_000)
+    p.add_argument("--seed", type=NATURAL, default=0, help="workload and churn seed")
+    p.add_argument("--workload", type=input_file,
+                   help="load this .npz workload instead of generating one")
+    p.add_argument("--intervals", type=COUNT, default=80, help="control intervals per run")
     limit = p.add_mutually_exclusive_group(required=True)
     limit.add_argument("--deadline", "--deadlines", dest="deadlines", type=_floats,
                        help="base deadline(s) in seconds, comma-separated: one run each")
@@ -549,17 +551,26 @@ def parse_args(argv):
     p.add_argument("--eps-start", type=float, default=EPS_START, help="raise(0)")
     p.add_argument("--growth", type=float, default=GROWTH)
     p.add_argument("--resolution", type=float, default=RESOLUTION)
-    p.add_argument("--hold", type=int, default=1,
+    p.add_argument("--hold", type=COUNT, default=1,
                    help="settled: finishing intervals at hi before each probe of lo")
-    p.add_argument("--patience", type=int, default=1,
+    p.add_argument("--patience", type=COUNT, default=1,
                    help="surprises in a row at an end of the window before it slides")
-    p.add_argument("--converged-last", type=int, default=CONVERGED_LAST,
+    p.add_argument("--converged-last", type=COUNT, default=CONVERGED_LAST,
                    help="converged epsilon: median of this many last finishing epsilons")
-    p.add_argument("--csv", required=True, help="tidy rows, one per interval")
-    p.add_argument("--summary", help="one row per run: converged epsilon, settling times")
+    p.add_argument("--csv", type=output, required=True, help="tidy rows, one per interval")
+    p.add_argument("--summary", type=output,
+                   help="one row per run: converged epsilon, settling times")
+    return p
+
+
+def parse_args(argv):
+    p = parser()
     args = p.parse_args(argv)
-    if args.intervals < 1:
-        p.error(f"--intervals must be a positive integer, got {args.intervals}")
+    return checked(p, args)
+
+
+def checked(p, args):
+    """The parsed arguments, with what depends on several of them checked (p.error)."""
     values = args.deadlines if args.deadlines is not None else args.max_rounds
     if not values or any(not (v > 0 and math.isfinite(v)) for v in values):
         p.error("--deadline / --max-rounds need positive, finite values")
@@ -573,8 +584,6 @@ def parse_args(argv):
                                            for t in args.threads)))
     except (TypeError, ValueError) as exc:
         p.error(f"--threads: {exc}")
-    if args.converged_last < 1:
-        p.error("--converged-last must be a positive integer")
     overrides = {k: getattr(args, k) for k in ("churn_fraction", "churn_magnitude", "shift_at",
                                                 "shift_fraction", "shift_magnitude",
                                                 "deadline_changes")
@@ -620,8 +629,12 @@ def _progress(row):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    tidy.exit_on_sigterm()
+    """The controller's step: its --csv and --summary written together, or neither."""
+    p = parser()
+    return run(p, lambda args: _main(checked(p, args)), argv, command=None)
+
+
+def _main(args):
     stamp = tidy.stamp()
     print(f"# drfbench {stamp['drfbench_version']} on {stamp['cpu_model']} "
           f"({stamp['cpu_count']} cpus, openmp={stamp['openmp']})", flush=True)

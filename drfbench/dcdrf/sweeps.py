@@ -12,7 +12,6 @@ run ids per sweep, asking the registry which methods take epsilon and which is t
 conventional baseline. Each measured repetition becomes one tidy row (drfbench.rows):
 every parameter, the kernel's results, the metrics against the exact baseline, provenance.
 """
-import argparse
 import itertools
 import math
 import os
@@ -23,6 +22,7 @@ import numpy as np
 
 from .. import _isa
 from .. import rows as tidy
+from .._command import COUNT, Parser, input_file, output, run
 from .._io import replacing
 from .._machine import cpu_info, omp_environment, openmp_loaded
 from ..api import allocate, method_info
@@ -43,9 +43,17 @@ def workload_name(demand_profile, tenants, resources, seed):
 
 
 def parse_workload_name(name):
-    demand_profile, scale, seed = name.split("-")
-    tenants, resources = scale.split("x")
-    return demand_profile, int(tenants), int(resources), int(seed[1:])
+    """PROFILE-TENANTSxRESOURCES-sSEED (workload_name's) as (profile, tenants, resources,
+    seed); a ValueError naming the expected form otherwise."""
+    try:
+        demand_profile, scale, seed = name.split("-")
+        tenants, resources = scale.split("x")
+        if not seed.startswith("s"):
+            raise ValueError
+        return demand_profile, int(tenants), int(resources), int(seed[1:])
+    except ValueError:
+        raise ValueError(f"workload name {name!r} is not PROFILE-TENANTSxRESOURCES-sSEED "
+                         "(e.g. G0-1000x100-s0)") from None
 
 
 def run_id(params):
@@ -198,7 +206,7 @@ def cmd_extrapolate(args):
     x = np.log([int(r["baseline_rounds"]) * int(r["nnz"]) for r in done])
     y = np.log([float(r["elapsed"]) for r in done])
     if len(set(x)) < 2:
-        raise SystemExit("extrapolate: fewer than two finished scaling points; raise scaling.budget")
+        raise SystemExit("fewer than two finished scaling points; raise scaling.budget")
     slope, intercept = np.polyfit(x, y, 1)
     pending = [r for path in (args.demands, args.scaling) for r in tidy.read_rows(path)
                if not r.get("skipped") and method_info(r["method"]).conventional
@@ -216,29 +224,29 @@ def cmd_extrapolate(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.dcdrf", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="python -m drfbench.dcdrf", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     a = sub.add_parser("workload", help="generate one workload file")
     a.add_argument("--workload", required=True, help="PROFILE-TENANTSxRESOURCES-sSEED")
-    a.add_argument("--out", required=True)
+    a.add_argument("--out", type=output, required=True)
     a = sub.add_parser("baseline", help="exact allocation levels of a workload")
-    a.add_argument("--workload-file", required=True)
+    a.add_argument("--workload-file", type=input_file, required=True)
     a.add_argument("--method", required=True)
-    a.add_argument("--out", required=True)
+    a.add_argument("--out", type=output, required=True)
     a = sub.add_parser("run", help="measure one configuration, one row per repetition")
     a.add_argument("--sweep", required=True, choices=SWEEPS)
     a.add_argument("--run", required=True, help="run id (see run_id)")
-    a.add_argument("--workload-file", required=True)
-    a.add_argument("--baseline-file", required=True)
-    a.add_argument("--repeats", type=int, default=3)
-    a.add_argument("--out", required=True)
-    a.add_argument("--log")
+    a.add_argument("--workload-file", type=input_file, required=True)
+    a.add_argument("--baseline-file", type=input_file, required=True)
+    a.add_argument("--repeats", type=COUNT, default=3)
+    a.add_argument("--out", type=output, required=True)
+    a.add_argument("--log", type=output, help="progress lines, appended (kept if the run fails)")
     a = sub.add_parser("extrapolate", help="Algorithm 1 time at scales past the budget")
-    a.add_argument("--scaling", required=True)
-    a.add_argument("--demands", required=True, help="the demand-profile sweep's rows")
-    a.add_argument("--out", required=True)
-    args = p.parse_args(argv)
-    tidy.exit_on_sigterm()
-    {"workload": cmd_workload, "baseline": cmd_baseline, "run": cmd_run,
-     "extrapolate": cmd_extrapolate}[args.command](args)
+    a.add_argument("--scaling", type=input_file, required=True)
+    a.add_argument("--demands", type=input_file, required=True,
+                   help="the demand-profile sweep's rows")
+    a.add_argument("--out", type=output, required=True)
+    steps = {"workload": cmd_workload, "baseline": cmd_baseline, "run": cmd_run,
+             "extrapolate": cmd_extrapolate}
+    run(p, lambda args: steps[args.command](args), argv)
 

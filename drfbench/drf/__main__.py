@@ -6,12 +6,13 @@ family's pipeline steps (workflows/rules/drf.smk), each writing tidy rows.
               lecture's worked examples
   slots       the lecture's DRF-vs-slots experiment on drfbench.sim (tasks.py)
 """
-import argparse
 import sys
 
 import numpy as np
 
 from .. import rows as tidy
+from .._command import (COUNT, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, Parser, output,
+                        run)
 from ..api import DEMANDS, methods
 from .properties import CHECKS, TOL, lecture_examples, table_policies
 from .tasks import JobType, drf_vs_slots
@@ -19,8 +20,6 @@ from .tasks import JobType, drf_vs_slots
 
 def properties(p, args):
     """The lecture's table, one per fraction of zero demands, and its worked examples."""
-    if args.instances < 1 or any(not 0 <= z < 1 for z in args.zeros):
-        p.error("--instances must be >= 1 and every --zeros in [0, 1)")
     stamp = {"instances": args.instances, "seed": args.seed, "tol": args.tol, **tidy.stamp()}
     rows = []
     for zeros in args.zeros:
@@ -49,43 +48,46 @@ def slots(p, args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.drf",
+    p = Parser(prog="python -m drfbench.drf",
                                 description="The DRF lecture's property table and its DRF vs "
                                             "slots experiment.")
     sub = p.add_subparsers(dest="command", required=True)
     demand_methods = list(methods(takes=DEMANDS))
     a = sub.add_parser("properties", help="the lecture's property table, checked empirically")
-    a.add_argument("--out", required=True, help="the table, one row per (policy, property)")
-    a.add_argument("--examples", help="also write the lecture's worked examples here")
+    a.add_argument("--out", type=output, required=True,
+                   help="the table, one row per (policy, property)")
+    a.add_argument("--examples", type=output, help="also write the lecture's worked examples here")
     a.add_argument("--methods", nargs="+", default=demand_methods, choices=demand_methods,
                    metavar="METHOD", help="registered methods taking divisible demands, one "
                                           f"row each (default: all: {' '.join(demand_methods)})")
-    a.add_argument("--instances", type=int, default=200, help="random instances per check")
-    a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--epsilons", type=float, nargs="*", default=[0.01, 0.1],
+    a.add_argument("--instances", type=COUNT, default=200, help="random instances per check")
+    a.add_argument("--seed", type=NATURAL, default=0)
+    a.add_argument("--epsilons", type=NONNEGATIVE, nargs="*", default=[0.01, 0.1],
                    help="one row per epsilon for the methods that take one")
-    a.add_argument("--zeros", type=float, nargs="+", default=[0.0, 0.2],
+    a.add_argument("--zeros", type=PROPER_FRACTION, nargs="+", default=[0.0, 0.2],
                    help="fractions of zero demands in the random instances, one table each "
                         "(0: every user demands every resource, the lecture's setting)")
-    a.add_argument("--tol", type=float, default=TOL)
+    a.add_argument("--tol", type=NONNEGATIVE, default=TOL)
     a = sub.add_parser("slots", help="the lecture's DRF vs slots experiment, as a tidy CSV")
-    a.add_argument("--machines", type=int, default=48)
-    a.add_argument("--machine", type=float, nargs="+", default=[4.0, 15.0],
+    a.add_argument("--machines", type=COUNT, default=48)
+    a.add_argument("--machine", type=NONNEGATIVE, nargs="+", default=[4.0, 15.0],
                    help="one machine's capacity per resource (default: 4 CPU, 15 GB)")
-    a.add_argument("--type1", type=float, nargs="+", default=[2.0, 2.0])
-    a.add_argument("--type2", type=float, nargs="+", default=[1.0, 0.5])
-    a.add_argument("--tasks-per-job", type=int, default=20)
-    a.add_argument("--duration", type=float, default=60.0, help="seconds per task")
-    a.add_argument("--slots", type=int, nargs="+", default=[2, 4, 6])
-    a.add_argument("--horizon", type=float, default=3600.0)
-    a.add_argument("--jitter", type=float, default=0.2)
-    a.add_argument("--sample", type=float, default=60.0)
-    a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--out", required=True)
-    args = p.parse_args(argv)
-    tidy.exit_on_sigterm()
-    {"properties": properties, "slots": slots}[args.command](p, args)
-    print(f"drf {args.command} -> {args.out}", file=sys.stderr)
+    a.add_argument("--type1", type=NONNEGATIVE, nargs="+", default=[2.0, 2.0])
+    a.add_argument("--type2", type=NONNEGATIVE, nargs="+", default=[1.0, 0.5])
+    a.add_argument("--tasks-per-job", type=COUNT, default=20)
+    a.add_argument("--duration", type=POSITIVE, default=60.0, help="seconds per task")
+    a.add_argument("--slots", type=COUNT, nargs="+", default=[2, 4, 6])
+    a.add_argument("--horizon", type=POSITIVE, default=3600.0)
+    a.add_argument("--jitter", type=NONNEGATIVE, default=0.2,
+                   help="task durations times exp(jitter * N(0, 1))")
+    a.add_argument("--sample", type=POSITIVE, default=60.0)
+    a.add_argument("--seed", type=NATURAL, default=0)
+    a.add_argument("--out", type=output, required=True)
+
+    def step(args):
+        {"properties": properties, "slots": slots}[args.command](p, args)
+        print(f"drf {args.command} -> {args.out}", file=sys.stderr)
+    run(p, step, argv)
 
 
 if __name__ == "__main__":

@@ -35,8 +35,8 @@ import numpy as np
 from .. import api
 from .._validation import tenant_weights
 from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
-                          instances_of, rounded, shortfall, violation, worst_envy,
-                          worst_misreport)
+                          instances_of, rounded, shortfall, violation, worst_departure,
+                          worst_envy, worst_misreport)
 from .divisible import asset_fairness, ceei, divisible_demands, drf, utilities
 from .tasks import online_drf
 
@@ -349,24 +349,13 @@ def population_monotonicity(policy, instances, *, tol=TOL, collect=None):
 
 
 def _population(policy, inst, tol, index):
-    D, n = inst.demands, len(inst.demands)
-    if n < 2:
+    if len(inst.demands) < 2:
         return None
-    u = _u(inst, policy(D, inst.weights))
-    after = []                      # per leaving user k, the others' tasks
-    for k in range(n):
-        keep = np.arange(n) != k
-        sub = Instance(D[keep], None if inst.weights is None else inst.weights[keep])
-        after.append(_u(sub, policy(sub.demands, sub.weights)))
-    loss = np.array([shortfall(after[k], np.delete(u, k)) for k in range(n)])
 
-    def example(flat):
-        k, j = divmod(flat, n - 1)
-        who = j + (j >= k)
-        return Counterexample(
-            inst, f"when user {k} leaves, user {who} runs {after[k][j]:.6g} tasks instead of {u[who]:.6g}",
-            dict(leaving=k, user=who, before=rounded(u), after=rounded(after[k])))
-    return violation(loss.ravel(), tol, example)
+    def others(keep):
+        sub = Instance(inst.demands[keep], None if inst.weights is None else inst.weights[keep])
+        return _u(sub, policy(sub.demands, sub.weights))
+    return worst_departure(inst, _u(inst, policy(inst.demands, inst.weights)), others, tol)
 
 
 def resource_monotonicity(policy, instances, *, tol=TOL, factors=(1.25, 2.0, 4.0),
@@ -453,9 +442,10 @@ def table_policies(methods, epsilons=(0.01, 0.1)):
 
 
 def lecture_examples():
-    """Tidy rows of the lecture's worked examples, for the notebook: its DRF, asset and
-    CEEI allocations, CEEI's lie, and its weights "user 1 weight 9, user 2 weight 1" and
-    "10^10 and 10" (priority) under weighted DRF."""
+    """Tidy rows of the lecture's worked examples, for the notebook: its single-resource
+    example (max-min fairness), its DRF, asset and CEEI allocations, CEEI's lie, and its
+    weights "user 1 weight 9, user 2 weight 1" and "10^10 and 10" (priority) under weighted
+    DRF."""
     rows = []
 
     def add(example, policy, inst, A, reported=None):
@@ -465,6 +455,8 @@ def lecture_examples():
                          "report": "" if reported is None else reported[i],
                          "tasks": float(u[i]), **{f"share_{r}": float(A[i, r]) for r in range(A.shape[1])}})
 
+    single = from_cluster([[1], [3]], [1_000_000], label="lecture single resource")
+    add("<1,000,000 CPU>: <1 CPU>, <3 CPU>", "DRF", single, drf(single.demands))
     lec = lecture_instance()
     for name, policy in (("DRF", drf), ("Asset", asset_fairness), ("CEEI", ceei)):
         add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", name, lec, policy(lec.demands))

@@ -3,9 +3,10 @@
 
 Exact DRFH and its properties:
   examples      the paper's Fig. 1 example: DRFH against per-server DRF (examples.py)
-  properties    Pareto optimality, envy-freeness, truthfulness, single-server DRF and the
-                dedicated-cloud sharing incentive on random heterogeneous instances
-                (properties.py), counterexamples listed
+  properties    Propositions 1 to 7 (Pareto optimality, envy-freeness, truthfulness,
+                single-server DRF, single-resource and bottleneck fairness, population
+                monotonicity) and the dedicated-cloud sharing incentive on random
+                heterogeneous instances (properties.py), counterexamples listed
 Schedulers on traces:
   convert alibaba|google  the generic trace format from the vendored data (trace.py)
   dynamic       Fig. 4: three users joining on 100 servers, Best-Fit: shares over time beside
@@ -28,6 +29,9 @@ import pandas as pd
 
 from .. import api
 from .. import rows as tidy
+from .._command import (COUNT, HORIZON, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, SHARE,
+                        Parser, input_file, output, run)
+from .._io import replacing
 from .exact import allocate
 from .examples import example_rows
 from .properties import CHECKS
@@ -46,10 +50,9 @@ def examples(args):
 
 
 def properties(args):
-    if args.instances < 1 or not 0 <= args.zeros < 1:
-        raise SystemExit("--instances must be >= 1 and --zeros in [0, 1)")
-    rows = CHECKS.table(args.policies, args.instances, args.seed, zeros=args.zeros,
-                        progress=sys.stderr)
+    rows = [row for zeros in args.zeros
+            for row in CHECKS.table(args.policies, args.instances, args.seed, zeros=zeros,
+                                    progress=sys.stderr)]
     stamp = {"instances": args.instances, "seed": args.seed, **tidy.stamp()}
     return [{**row, **stamp} for row in rows]
 
@@ -58,9 +61,11 @@ def properties(args):
 COMMANDS = {
     "examples": ("the paper's Fig. 1 example, DRFH against per-server DRF", examples, []),
     "properties": ("DRFH's properties on random heterogeneous instances", properties, [
-        (("--instances",), dict(type=int, default=200, help="random instances per check")),
-        (("--seed",), dict(type=int, default=0)),
-        (("--zeros",), dict(type=float, default=0.2, help="fraction of zero demands")),
+        (("--instances",), dict(type=COUNT, default=200, help="random instances per check")),
+        (("--seed",), dict(type=NATURAL, default=0)),
+        (("--zeros",), dict(type=PROPER_FRACTION, nargs="+", default=[0.0, 0.2],
+                            help="fractions of zero demands, one table each (0: every user "
+                                 "demands every resource, the paper's assumption)")),
         (("--policies",), dict(nargs="+", default=POLICIES, choices=POLICIES)),
     ]),
 }
@@ -88,61 +93,98 @@ def exact_shares(rows, servers, jobs):
     return rows
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.drfh",
+def slots_table(text):
+    """--slots-from: a slots-search table (its `slots` column, a mean utilization column
+    per resource), read when the arguments are parsed."""
+    input_file(text)
+    try:
+        table = pd.read_csv(text)
+    except (ValueError, OSError) as exc:
+        raise argparse.ArgumentTypeError(f"{text}: {exc}") from None
+    if "slots" not in table.columns or len(table) == 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a slots-search table (rows with a "
+                                         "'slots' column and one per resource)")
+    return table
+
+
+def shared_table(text):
+    """--shared: a run's per-user table (`user`, `ratio`), read when the arguments are parsed."""
+    input_file(text)
+    try:
+        table = pd.read_csv(text)
+    except (ValueError, OSError) as exc:
+        raise argparse.ArgumentTypeError(f"{text}: {exc}") from None
+    if not {"user", "ratio"} <= set(table.columns):
+        raise argparse.ArgumentTypeError(f"{text} is not a run's per-user table (run --users: "
+                                         "columns 'user' and 'ratio')")
+    return table.set_index("user")
+
+
+def parser():
+    p = Parser(prog="python -m drfbench.drfh",
                                 description="DRFH (heterogeneous servers): the pipeline's steps.")
     sub = p.add_subparsers(dest="command", required=True)
     for name, (text, _, extra) in COMMANDS.items():
         a = sub.add_parser(name, help=text)
-        a.add_argument("--out", required=True, help="the rows (CSV)")
+        a.add_argument("--out", type=output, required=True, help="the rows (CSV)")
         for flags, options in extra:
             a.add_argument(*flags, **options)
     c = sub.add_parser("convert", help="write the generic trace format")
     c.add_argument("source", choices=["alibaba", "google"])
-    c.add_argument("--out", required=True)
-    c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--servers", type=int, default=2000, help="google: servers to draw")
-    c.add_argument("--users", type=int, default=100, help="alibaba: users the jobs go to")
-    c.add_argument("--skew", type=float, default=1.0, help="alibaba: Zipf exponent of users")
-    c.add_argument("--fraction", type=float, default=1.0, help="alibaba: fraction of jobs kept")
-    c.add_argument("--cores", type=float, default=96.0, help="alibaba: cores of a size-1 server")
-    c.add_argument("--task-scale", type=float, default=1.0,
+    c.add_argument("--out", type=output, required=True)
+    c.add_argument("--seed", type=NATURAL, default=0)
+    c.add_argument("--servers", type=COUNT, default=2000, help="google: servers to draw")
+    c.add_argument("--users", type=COUNT, default=100, help="alibaba: users the jobs go to")
+    c.add_argument("--skew", type=NONNEGATIVE, default=1.0, help="alibaba: Zipf exponent of users")
+    c.add_argument("--fraction", type=SHARE, default=1.0, help="alibaba: fraction of jobs kept")
+    c.add_argument("--cores", type=POSITIVE, default=96.0, help="alibaba: cores of a size-1 server")
+    c.add_argument("--task-scale", type=POSITIVE, default=1.0,
                    help="alibaba: every task's demands times this")
     d = sub.add_parser("dynamic", help="Fig. 4")
-    d.add_argument("--out", required=True)
-    d.add_argument("--summary", required=True)
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--servers", type=int, default=100)
-    d.add_argument("--sample", type=float, default=10.0)
+    d.add_argument("--out", type=output, required=True)
+    d.add_argument("--summary", type=output, required=True)
+    d.add_argument("--seed", type=NATURAL, default=0)
+    d.add_argument("--servers", type=COUNT, default=100)
+    d.add_argument("--sample", type=POSITIVE, default=10.0)
     for name, text in (("run", "one scheduler on a trace (Figs. 5-7)"),
                        ("slots-search", "Table II"), ("sharing", "Fig. 8"),
                        ("sensitivity", "Table II and Figs. 5-7 under one slot model")):
         a = sub.add_parser(name, help=text)
-        a.add_argument("--servers", required=True, help="servers CSV (generic format)")
-        a.add_argument("--tasks", required=True, help="tasks CSV (generic format)")
-        a.add_argument("--out", required=True)
-        a.add_argument("--horizon", type=float, default=math.inf,
+        a.add_argument("--servers", type=input_file, required=True,
+                       help="servers CSV (generic format)")
+        a.add_argument("--tasks", type=input_file, required=True, help="tasks CSV (generic format)")
+        a.add_argument("--out", type=output, required=True)
+        a.add_argument("--horizon", type=HORIZON, default=math.inf,
                        help="stop at this time (completion is counted there)")
-        a.add_argument("--sample", type=float, default=60.0)
-        a.add_argument("--seed", type=int, default=0)
+        a.add_argument("--sample", type=POSITIVE, default=60.0)
+        a.add_argument("--seed", type=NATURAL, default=0)
     a = sub.choices["run"]
     a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
-    a.add_argument("--slots", type=int, default=DEFAULT_SLOTS)
-    a.add_argument("--slots-from", help="take the best k of this slots-search table")
-    a.add_argument("--jobs", required=True, help="the job table")
-    a.add_argument("--users", required=True, help="per-user task completion")
+    a.add_argument("--slots", type=COUNT, default=DEFAULT_SLOTS)
+    a.add_argument("--slots-from", type=slots_table,
+                   help="take the best k of this slots-search table")
+    a.add_argument("--jobs", type=output, required=True, help="the job table")
+    a.add_argument("--users", type=output, required=True, help="per-user task completion")
     for name in ("slots-search", "sensitivity"):
-        sub.choices[name].add_argument("--slots", type=int, nargs="+", default=[10, 12, 14, 16, 20])
+        sub.choices[name].add_argument("--slots", type=COUNT, nargs="+", default=[10, 12, 14, 16, 20])
     for name in ("run", "slots-search", "sensitivity"):
         sub.choices[name].add_argument("--slot-model", choices=SLOT_MODELS, default="timeshare",
                                        help="how a task runs in a slot (drfh-slots)")
-    sub.choices["sensitivity"].add_argument("--task-scale", type=float, default=1.0,
+    sub.choices["sensitivity"].add_argument("--task-scale", type=POSITIVE, default=1.0,
                                             help="the tasks' scale (recorded in the rows)")
     a = sub.choices["sharing"]
-    a.add_argument("--shared", required=True, help="the shared run's per-user table (run --users)")
+    a.add_argument("--shared", type=shared_table, required=True,
+                   help="the shared run's per-user table (run --users)")
     a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
-    args = p.parse_args(argv)
-    tidy.exit_on_sigterm()
+    return p
+
+
+def main(argv=None):
+    run(parser(), step, argv)
+
+
+def step(args):
+    """The step `args.command`, its files written together or not at all."""
     stamp = tidy.stamp()
     if args.command in COMMANDS:
         tidy.write(COMMANDS[args.command][1](args), args.out)
@@ -152,7 +194,8 @@ def main(argv=None):
         else:
             frame = alibaba_tasks(users=args.users, skew=args.skew, fraction=args.fraction,
                                   seed=args.seed, cores=args.cores, task_scale=args.task_scale)
-        frame.to_csv(args.out, index=False)
+        with replacing(args.out) as tmp:       # the generic format: a plain CSV, no stamp
+            frame.to_csv(tmp, index=False)
     elif args.command == "dynamic":
         servers, tasks = dynamic_workload(args.seed, args.servers)
         res = simulate(servers, tasks, "drfh-best-fit", sample=args.sample)
@@ -162,9 +205,13 @@ def main(argv=None):
         tidy.write([{**row, **keys, **stamp} for row in dynamic_phases(res)], args.summary)
     elif args.command == "run":
         k = args.slots
-        if args.slots_from:
-            table = pd.read_csv(args.slots_from)
-            k = best_slots(table, read_servers(args.servers)[0])
+        if args.slots_from is not None:
+            resources = read_servers(args.servers)[0]
+            lacking = [r for r in resources if r not in args.slots_from.columns]
+            if lacking:
+                raise ValueError(f"--slots-from table lacks the column(s) {', '.join(lacking)} "
+                                 "of the servers' resources: not a slots-search of these servers")
+            k = best_slots(args.slots_from, resources)
         slots = ({"slots": k, "slot_model": args.slot_model} if args.scheduler == "drfh-slots"
                  else {})
         res = simulate(args.servers, args.tasks, args.scheduler, sample=args.sample,
@@ -195,7 +242,7 @@ def main(argv=None):
                                                       args.slots, horizon=args.horizon,
                                                       sample=args.sample)], args.out)
     else:
-        shared = pd.read_csv(args.shared).set_index("user")
+        shared = args.shared
         resources, C = read_servers(args.servers)
         out = []
         for user, servers, tasks in dedicated_clouds(args.tasks, len(C), args.seed):
@@ -203,6 +250,9 @@ def main(argv=None):
                            sample=args.sample, horizon=args.horizon)
             row = res.completion.iloc[0]
             key = user if user in shared.index else str(user)
+            if key not in shared.index:
+                raise ValueError(f"--shared table has no row for user {user!r} of --tasks: "
+                                 "not the per-user table of a run on these tasks")
             out.append({"user": user, "submitted": int(row["submitted"]),
                         "dedicated": float(row["ratio"]),
                         "shared": float(shared.loc[key, "ratio"]),

@@ -1,6 +1,8 @@
 """DRFH's properties on heterogeneous servers (Wang, Liang, Li, Sec. III-C and IV), checked
-on any server policy: Pareto optimality, envy-freeness, truthfulness, single-server DRF
-and the sharing incentive against a dedicated cloud (`python -m drfbench.drfh properties`).
+on any server policy: Pareto optimality, envy-freeness, truthfulness, single-server DRF,
+single-resource fairness, bottleneck fairness, population monotonicity (Propositions 1 to
+7) and the sharing incentive against a dedicated cloud (`python -m drfbench.drfh
+properties`).
 
     from drfbench.drfh import properties as props
     pool = [props.fig1_instance(), *props.random_server_instances(200, seed=0)]
@@ -22,15 +24,20 @@ import scipy.optimize
 from .. import _validation as check
 from .. import api
 from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
-                          instances_of, rounded, shortfall, violation, worst_envy,
-                          worst_misreport)
+                          instances_of, rounded, shortfall, violation, worst_departure,
+                          worst_envy, worst_misreport)
 from .exact import allocate
 from .examples import worked_example
 
-# The DRFH paper's claims for DRFH (Proposition 1 to 4; Sec. IV-D: not guaranteed).
+# The DRFH paper's claims for DRFH (Propositions 1 to 7; Sec. IV-D: not guaranteed).
 DRFH_CLAIMS = {"server_pareto_efficiency": True, "server_envy_freeness": True,
                "server_strategy_proofness": True, "single_server_drf": True,
-               "dedicated_sharing_incentive": False}
+               "server_single_resource_fairness": True, "server_bottleneck_fairness": True,
+               "server_population_monotonicity": True, "dedicated_sharing_incentive": False}
+# The random instances each check needs (random_server_instances' kind); others: "general".
+INSTANCE_KINDS = {"single_server_drf": "single-server",
+                  "server_single_resource_fairness": "single-resource",
+                  "server_bottleneck_fairness": "bottleneck"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,13 +127,28 @@ def server_pareto_efficiency(policy, instances, *, tol=TOL, collect=None):
 
 
 def _server_pareto(policy, inst, tol, index):
-    a, C = inst.demands, inst.servers
     u = policy(inst).tasks
+    best = _most_tasks(inst, (inst.demands / inst.pool).max(axis=1), u)
+    return violation(_gain(best, u, tol), tol, lambda i: Counterexample(
+        inst, f"user {i} could run {best[i]:.6g} tasks instead of {u[i]:.6g}, nobody "
+              "running fewer", dict(user=i, tasks=rounded(u), better=rounded(best))))
+
+
+def _gain(best, u, tol):
+    """The relative gain (best - u) / u of each user (inf where u is 0 and best above tol)."""
+    return np.divide(best - u, u, out=np.where(best - u > tol, np.inf, 0.0), where=u > 0)
+
+
+def _most_tasks(inst, value, floors):
+    """Each user's tasks in a feasible allocation maximizing sum_i value_i x_i, x_i the
+    user's tasks, by an LP over the configurations (identical servers pooled, exact for
+    divisible tasks): x_i at least floors_i (less 1e-9, relative), at most the user's task
+    count, within every configuration's capacity."""
+    a, C = inst.demands, inst.servers
     configs, count = np.unique(C, axis=0, return_counts=True)
     K = configs * count[:, None]
     n, m, U = len(a), a.shape[1], len(K)
     T = inst.pool
-    s = (a / T).max(axis=1)
     can = ~((a[:, None, :] > 0) & (K[None, :, :] <= 0)).any(axis=2)      # (n, U)
     # variables x_iu, user-major; capacity: sum_i x_iu a_ir <= K_ur
     A = np.zeros((U * m + n, n * U))
@@ -135,7 +157,7 @@ def _server_pareto(policy, inst, tol, index):
             A[c * m + r, c::U] = a[:, r] / T[r]
     for i in range(n):
         A[U * m + i, i * U:(i + 1) * U] = -1.0
-    b = np.concatenate([(K / T).ravel(), -u * (1 - 1e-9)])
+    b = np.concatenate([(K / T).ravel(), -np.asarray(floors) * (1 - 1e-9)])
     bounds = [(0, None if can[i, c] else 0) for i in range(n) for c in range(U)]
     # task counts: sum_u x_iu <= tasks_i
     caps = inst.caps
@@ -143,16 +165,12 @@ def _server_pareto(policy, inst, tol, index):
     A_cap = np.zeros((len(finite), n * U))
     for k, i in enumerate(finite):
         A_cap[k, i * U:(i + 1) * U] = 1.0
-    res = scipy.optimize.linprog(-np.repeat(s, U), A_ub=np.vstack([A, A_cap]),
+    res = scipy.optimize.linprog(-np.repeat(value, U), A_ub=np.vstack([A, A_cap]),
                                  b_ub=np.concatenate([b, caps[finite]]), bounds=bounds,
                                  method="highs")
     if res.status != 0:
-        raise RuntimeError(f"Pareto LP failed: {res.message}")
-    best = res.x.reshape(n, U).sum(axis=1)
-    gain = np.divide(best - u, u, out=np.where(best - u > tol, np.inf, 0.0), where=u > 0)
-    return violation(gain, tol, lambda i: Counterexample(
-        inst, f"user {i} could run {best[i]:.6g} tasks instead of {u[i]:.6g}, nobody "
-              "running fewer", dict(user=i, tasks=rounded(u), better=rounded(best))))
+        raise RuntimeError(f"task LP failed: {res.message}")
+    return res.x.reshape(n, U).sum(axis=1)
 
 
 def server_envy_freeness(policy, instances, *, tol=TOL, collect=None):
@@ -223,6 +241,78 @@ def _single_server(policy, inst, tol, index):
         dict(user=i, tasks=rounded(u), drf=rounded(expected))))
 
 
+def server_single_resource_fairness(policy, instances, *, tol=TOL, collect=None):
+    """Single-resource fairness (Proposition 5): when only one resource is demanded at
+    all, the allocation is max-min fair on it (see _max_min_on: weighted by the users'
+    weights, up to their task counts, across the servers). Applies only to such instances.
+    Violation: the largest relative gain a user could get without any user of no larger
+    weighted share losing."""
+    return CHECKS.verdict("server_single_resource_fairness", policy, instances,
+                          _server_single_resource, tol, collect)
+
+
+def _server_single_resource(policy, inst, tol, index):
+    demanded = np.flatnonzero((inst.demands > 0).any(axis=0))
+    if len(demanded) != 1:
+        return None
+    return _max_min_on(policy, inst, tol, int(demanded[0]), "single resource")
+
+
+def server_bottleneck_fairness(policy, instances, *, tol=TOL, collect=None):
+    """Bottleneck fairness (Proposition 6): when every user has the same global dominant
+    resource r (a_ir / pool_r the largest of its normalized demands), the allocation is
+    max-min fair on r (see _max_min_on). Applies only to such instances. Violation as for
+    single-resource fairness."""
+    return CHECKS.verdict("server_bottleneck_fairness", policy, instances,
+                          _server_bottleneck, tol, collect)
+
+
+def _server_bottleneck(policy, inst, tol, index):
+    normalized = inst.demands / inst.pool
+    common = np.flatnonzero((normalized >= normalized.max(axis=1, keepdims=True)).all(axis=0))
+    if len(common) == 0:
+        return None
+    return _max_min_on(policy, inst, tol, int(common[0]), "bottleneck")
+
+
+def _max_min_on(policy, inst, tol, r, what):
+    """Max-min fairness on resource r across heterogeneous servers, by its definition: no
+    user's weighted share of r's pool (tasks x a_ir / pool_r / w_i) can grow while every
+    user whose weighted share is no larger keeps its tasks. Per user i, an LP (_most_tasks)
+    finds the most tasks i can run so, the users of larger shares keeping at least i's
+    share; its relative gain over the policy's is the violation."""
+    u = policy(inst).tasks
+    per_task = inst.demands[:, r] / inst.pool[r] / inst.w      # weighted share of one task
+    share = u * per_task
+    n = len(u)
+    best = np.array([_most_tasks(inst, np.eye(n)[i], np.where(
+        share <= share[i], u, np.divide(share[i], per_task, out=np.zeros(n), where=per_task > 0)))[i]
+        for i in range(n)])
+    return violation(_gain(best, u, tol), tol, lambda i: Counterexample(
+        inst, f"{what}: user {i} could run {best[i]:.6g} tasks instead of {u[i]:.6g} of "
+              f"resource {r}, no user with a smaller share losing",
+        dict(resource=r, user=i, tasks=rounded(u), better=rounded(best))))
+
+
+def server_population_monotonicity(policy, instances, *, tol=TOL, collect=None):
+    """Population monotonicity (Proposition 7): when a user leaves (relinquishing its
+    allocation), no remaining user runs fewer tasks. Applies to instances with at least
+    two users. Violation: 1 - u'_j / u_j."""
+    return CHECKS.verdict("server_population_monotonicity", policy, instances,
+                          _server_population, tol, collect)
+
+
+def _server_population(policy, inst, tol, index):
+    if len(inst.demands) < 2:
+        return None
+
+    def others(keep):
+        return policy(ServerInstance(inst.demands[keep], inst.servers,
+                                     None if inst.weights is None else inst.weights[keep],
+                                     None if inst.tasks is None else inst.tasks[keep])).tasks
+    return worst_departure(inst, policy(inst).tasks, others, tol)
+
+
 def dedicated_sharing_incentive(policy, instances, *, tol=TOL, collect=None):
     """Sharing incentive against a dedicated proportional cloud (Sec. IV-D): every user
     runs at least the tasks it could run alone on w_i / W of every server (for divisible
@@ -258,11 +348,14 @@ def random_server_instances(count, seed=0, *, users=(2, 4), resources=(2, 3), co
     resources abound; each server has some capacity), per-task demands uniform on
     [0.1, 2], each zero with probability `zeros` (each user keeps one); weights 1..3 in a
     fraction `weighted` of the instances, task counts 1..10 (each user with probability
-    0.5) in a fraction `finite`. kind="single-server": one server, unbounded tasks."""
+    0.5) in a fraction `finite`. kind="single-server": one server, unbounded tasks;
+    kind="single-resource": one resource; kind="bottleneck": one resource the servers have
+    made every user's global dominant one (its normalized demand the row's largest times
+    U(1, 1.5))."""
     rng = np.random.default_rng(seed)
     for k in range(count):
         n = int(rng.integers(users[0], users[1] + 1))
-        m = int(rng.integers(resources[0], resources[1] + 1))
+        m = 1 if kind == "single-resource" else int(rng.integers(resources[0], resources[1] + 1))
         if kind == "single-server":
             C = rng.integers(1, 9, size=(1, m)).astype(float)
         else:
@@ -274,6 +367,11 @@ def random_server_instances(count, seed=0, *, users=(2, 4), resources=(2, 3), co
         a[rng.random((n, m)) < zeros] = 0.0
         for i in np.flatnonzero(~(a > 0).any(axis=1)):
             a[i, rng.integers(m)] = rng.uniform(0.1, 2.0)
+        if kind == "bottleneck":
+            pool = C.sum(axis=0)
+            r = int(rng.choice(np.flatnonzero(pool > 0)))
+            normalized = a / np.where(pool > 0, pool, 1.0)
+            a[:, r] = pool[r] * normalized.max(axis=1) * rng.uniform(1.0, 1.5, size=n)
         w = rng.integers(1, 4, size=n).astype(float) if rng.random() < weighted else None
         x = None
         if kind != "single-server" and rng.random() < finite:
@@ -283,9 +381,9 @@ def random_server_instances(count, seed=0, *, users=(2, 4), resources=(2, 3), co
 
 def table_instances(prop, count, seed=0, *, zeros=0.2):
     """The instances the table checks `prop` on: the paper's Fig. 1 example and `count`
-    random ones; for single_server_drf, `count` random single-server ones."""
-    if prop == "single_server_drf":
-        return random_server_instances(count, seed, zeros=zeros, kind="single-server")
+    random ones; for the checks of INSTANCE_KINDS, `count` random ones of their kind."""
+    if prop in INSTANCE_KINDS:
+        return random_server_instances(count, seed, zeros=zeros, kind=INSTANCE_KINDS[prop])
     return [fig1_instance(), *random_server_instances(count, seed, zeros=zeros)]
 
 
@@ -296,10 +394,16 @@ CHECKS = PropertySet(
             "server_envy_freeness": server_envy_freeness,
             "server_strategy_proofness": server_strategy_proofness,
             "single_server_drf": single_server_drf,
+            "server_single_resource_fairness": server_single_resource_fairness,
+            "server_bottleneck_fairness": server_bottleneck_fairness,
+            "server_population_monotonicity": server_population_monotonicity,
             "dedicated_sharing_incentive": dedicated_sharing_incentive},
     names={"server_pareto_efficiency": "Pareto optimality",
            "server_envy_freeness": "Envy-freeness", "server_strategy_proofness": "Truthfulness",
            "single_server_drf": "Single-server DRF",
+           "server_single_resource_fairness": "Single-resource fairness",
+           "server_bottleneck_fairness": "Bottleneck fairness",
+           "server_population_monotonicity": "Population monotonicity",
            "dedicated_sharing_incentive": "Sharing incentive (dedicated cloud)"},
     columns=("policy", "label", *VERDICT_COLUMNS, "paper", "agrees", "zeros", "counterexample",
              "counterexamples"),

@@ -24,7 +24,8 @@ import pandas as pd
 from .. import _inputs
 from ..sim import Trace
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "drfh"
+# the vendored traces, shipped as package data (pyproject.toml), provenance in data/README.md
+DATA = Path(__file__).resolve().parent / "data"
 ALIBABA = DATA / "alibaba2018_batch_tasks_sample.csv.gz"
 GOOGLE = DATA / "google2011_machine_configs.csv"
 TASK_COLUMNS = ("user", "job", "arrival", "duration")

@@ -8,17 +8,17 @@ DRFQ family's pipeline steps (workflows/rules/drfq.smk), each writing tidy rows
   sweep    flows x resources x cost distributions x sources, every scheduler: fairness,
            utilization, drops
 """
-import argparse
 import sys
 
 from .. import rows as tidy
+from .._command import COUNT, NATURAL, POSITIVE, Parser, output, run
 from ..api import FLOWS, methods
 from .evaluation import DISTRIBUTIONS, RATELESS, lecture, lecture_series, sweep
 from .model import INTERVAL, PACKET_COSTS, RTT
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.drfq",
+    p = Parser(prog="python -m drfbench.drfq",
                                 description="DRFQ against fair queueing, bottleneck fairness "
                                             "and FIFO: the lecture's experiment and a sweep.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -27,38 +27,39 @@ def main(argv=None):
                        ("series", "the lecture's flows' rates over time (TCP)"),
                        ("sweep", "flows x resources x cost distributions, every scheduler")):
         a = sub.add_parser(name, help=text)
-        a.add_argument("--out", required=True)
-        a.add_argument("--rtt", type=float, default=RTT, help="TCP's round trip (s)")
-        a.add_argument("--interval", type=float, default=INTERVAL,
+        a.add_argument("--out", type=output, required=True)
+        a.add_argument("--rtt", type=POSITIVE, default=RTT, help="TCP's round trip (s)")
+        a.add_argument("--interval", type=POSITIVE, default=INTERVAL,
                        help="seconds between the bottleneck's re-decisions")
-        a.add_argument("--seed", type=int, default=0)
+        a.add_argument("--seed", type=NATURAL, default=0)
     for name in ("lecture", "series"):
-        sub.choices[name].add_argument("--duration", type=float, default=5.0,
+        sub.choices[name].add_argument("--duration", type=POSITIVE, default=5.0,
                                        help="seconds simulated per run")
     sub.choices["lecture"].add_argument("--sources", nargs="+", default=list(RATELESS),
                                         choices=RATELESS)
     a = sub.choices["series"]
     a.add_argument("--schedulers", nargs="+", default=["bottleneck", "drfq"], choices=schedulers)
-    a.add_argument("--bin-width", type=float, default=0.01, help="seconds per rate bin")
+    a.add_argument("--bin-width", type=POSITIVE, default=0.01, help="seconds per rate bin")
     a = sub.choices["sweep"]
     a.add_argument("--schedulers", nargs="+", default=schedulers, choices=schedulers)
-    a.add_argument("--flows", type=int, nargs="+", default=[2, 10, 100, 1000, 10000])
-    a.add_argument("--resources", type=int, nargs="+", default=[2, 3, 4])
+    a.add_argument("--flows", type=COUNT, nargs="+", default=[2, 10, 100, 1000, 10000])
+    a.add_argument("--resources", type=COUNT, nargs="+", default=[2, 3, 4])
     a.add_argument("--distributions", nargs="+", default=list(DISTRIBUTIONS), choices=DISTRIBUTIONS)
     a.add_argument("--sources", nargs="+", default=list(RATELESS), choices=RATELESS)
-    a.add_argument("--packets", type=int, default=200,
+    a.add_argument("--packets", type=COUNT, default=200,
                    help="packets per flow a run lasts for, about (at equal dominant shares)")
     a.add_argument("--packet-costs", default="fixed", choices=PACKET_COSTS)
-    args = p.parse_args(argv)
-    tidy.exit_on_sigterm()
+    run(p, step, argv)
+
+
+def step(args):
+    """The step `args.command`: its rows, written when it succeeds."""
     if args.command == "lecture":
         table = lecture(args.duration, args.rtt, args.interval, args.sources, args.seed)
     elif args.command == "series":
         table = lecture_series(args.duration, args.rtt, args.interval, args.bin_width,
                                args.schedulers, seed=args.seed)
     else:
-        if min(args.flows + args.resources) < 1 or args.packets < 1:
-            p.error("--flows, --resources and --packets must be >= 1")
         table = sweep(args.flows, args.resources, args.distributions, args.sources,
                       args.schedulers, args.packets, args.packet_costs, args.rtt,
                       args.interval, args.seed)

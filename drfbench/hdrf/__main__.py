@@ -10,12 +10,12 @@ the H-DRF family's pipeline steps (workflows/rules/hdrf.smk), each writing tidy 
               trace of a million tasks (evaluation.py's run_at_scale): one summary row
               per policy, with the simulation's wall time
 """
-import argparse
 import sys
 
 import numpy as np
 
 from .. import rows as tidy
+from .._command import COUNT, FRACTION, NATURAL, NONNEGATIVE, POSITIVE, Parser, output, run
 from ..api import TREE, methods
 from .evaluation import (EVALUATION_TREE, SCALE_MACHINE, evaluate, jobs, run_at_scale,
                          scale_jobs, scale_tree)
@@ -24,7 +24,7 @@ from .properties import CHECKS
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.hdrf",
+    p = Parser(prog="python -m drfbench.hdrf",
                                 description="H-DRF and its rivals: the slides' examples, the "
                                             "hierarchical properties, the 50-machine evaluation.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -36,43 +36,42 @@ def main(argv=None):
         a = sub.add_parser(name, help=text)
         a.add_argument("--policies", nargs="+", default=["hdrf"] if name == "scale" else policies,
                        choices=policies)
-        a.add_argument("--out", required=True)
-        a.add_argument("--seed", type=int, default=0)
+        a.add_argument("--out", type=output, required=True)
+        a.add_argument("--seed", type=NATURAL, default=0)
     a = sub.choices["properties"]
-    a.add_argument("--instances", type=int, default=200, help="random trees per check")
-    a.add_argument("--room", type=float, default=4.0,
+    a.add_argument("--instances", type=COUNT, default=200, help="random trees per check")
+    a.add_argument("--room", type=POSITIVE, default=4.0,
                    help="each leaf's guarantee holds at least this many of its tasks")
     a = sub.choices["evaluate"]
-    a.add_argument("--summary", required=True, help="the per-policy summary rows")
-    a.add_argument("--machines", type=int, default=50)
-    a.add_argument("--machine", type=float, nargs=3, default=[4.0, 6.0, 1.0],
+    a.add_argument("--summary", type=output, required=True, help="the per-policy summary rows")
+    a.add_argument("--machines", type=COUNT, default=50)
+    a.add_argument("--machine", type=NONNEGATIVE, nargs=3, default=[4.0, 6.0, 1.0],
                    help="one machine's <CPU, GB, GPU>")
-    a.add_argument("--jobs", type=int, default=100)
-    a.add_argument("--large", type=float, default=0.2, help="fraction of large jobs")
-    a.add_argument("--span", type=float, default=1200.0, help="seconds over which jobs arrive")
-    a.add_argument("--sample", type=float, default=10.0, help="seconds between samples")
-    a.add_argument("--window", type=float, default=120.0,
+    a.add_argument("--jobs", type=COUNT, default=100)
+    a.add_argument("--large", type=FRACTION, default=0.2, help="fraction of large jobs")
+    a.add_argument("--span", type=POSITIVE, default=1200.0, help="seconds over which jobs arrive")
+    a.add_argument("--sample", type=POSITIVE, default=10.0, help="seconds between samples")
+    a.add_argument("--window", type=POSITIVE, default=120.0,
                    help="seconds per throughput row (mean running, tasks finished)")
     a = sub.choices["scale"]
-    a.add_argument("--fanout", type=int, default=18, help="children per inner node (depth 4)")
-    a.add_argument("--machines", type=int, default=10000)
-    a.add_argument("--tasks", type=int, default=1_000_000)
-    a.add_argument("--span", type=float, default=600.0, help="seconds over which jobs arrive")
-    args = p.parse_args(argv)
-    tidy.exit_on_sigterm()
+    a.add_argument("--fanout", type=COUNT, default=18, help="children per inner node (depth 4)")
+    a.add_argument("--machines", type=COUNT, default=10000)
+    a.add_argument("--tasks", type=COUNT, default=1_000_000)
+    a.add_argument("--span", type=POSITIVE, default=600.0, help="seconds over which jobs arrive")
+    run(p, step, argv)
+
+
+def step(args):
+    """The step `args.command`, its files written together or not at all."""
     stamp = {"seed": args.seed, **tidy.stamp()}
     if args.command == "examples":
         tidy.write([{**row, **stamp} for row in example_rows(args.policies)], args.out)
     elif args.command == "properties":
-        if args.instances < 1 or args.room <= 0:
-            p.error("--instances must be >= 1 and --room > 0")
         rows = CHECKS.table(args.policies, args.instances, args.seed, room=args.room,
                             machines=(1, 1), progress=sys.stderr)
         stamp.update(instances=args.instances, room=args.room)
         tidy.write([{**row, **stamp} for row in rows], args.out)
     elif args.command == "scale":
-        if args.fanout < 1 or args.machines < 1 or args.tasks < 1 or args.span <= 0:
-            p.error("--fanout, --machines, --tasks must be >= 1 and --span > 0")
         tree = scale_tree(args.fanout, args.seed)
         machines = np.tile(SCALE_MACHINE, (args.machines, 1))
         trace = scale_jobs(tree, args.tasks, args.span, args.seed)
@@ -80,9 +79,6 @@ def main(argv=None):
         tidy.write([{**run_at_scale(tree, machines, trace, policy), **stamp}
                     for policy in args.policies], args.out)
     else:
-        if (args.machines < 1 or args.jobs < 1 or not 0 <= args.large <= 1 or args.sample <= 0
-                or args.window <= 0):
-            p.error("--machines, --jobs >= 1, --large in [0, 1], --sample and --window > 0")
         machines = np.tile(args.machine, (args.machines, 1))
         trace, _, _ = jobs(EVALUATION_TREE, args.jobs, args.large, args.span, args.seed)
         throughput, summary = evaluate(EVALUATION_TREE, machines, trace, args.policies,

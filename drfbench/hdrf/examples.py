@@ -19,6 +19,10 @@ so each example is the smallest tree we found that shows the claim, on the slide
                schedulers can ... leave resources unallocated"): when a's next task fits
                nowhere, naive hierarchical DRF waits for it and leaves 2 CPUs idle that b
                could use; H-DRF skips the blocked node.
+  drf          the slides' DRF example, two users on <100 CPU, 100 GPU>: u1 <3 CPU,
+               2 GPU> and u2 <2 CPU, 3 GPU> ("Equalize the dominant share of all users":
+               60% each, 20 tasks each); on a flat tree every policy is DRF but the
+               capacity scheduler without Pareto fill (each user capped at its half).
 
 An example's phases are the tasks each leaf gets, in turn: the first sets the queues
 (leaves not named have none), each later one adds tasks; the policy schedules after each.
@@ -62,6 +66,10 @@ EXAMPLES = (
     Example("reservation", "waiting for a task that fits nowhere leaves resources idle",
             {"resources": ["cpu"], "children": {"a": {"demand": [3]}, "b": {"demand": [1]}}},
             [[4], [4]], ({"a": INF, "b": INF},)),
+    Example("drf", "DRF equalizes the dominant shares of all users",
+            {"resources": ["cpu", "gpu"], "children": {"u1": {"demand": [3, 2]},
+                                                      "u2": {"demand": [2, 3]}}},
+            [[100, 100]], ({"u1": INF, "u2": INF},)),
 )
 
 

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from .. import rows as tidy
+from .._command import COUNT, FRACTION, NATURAL, POSITIVE, Parser, output, run
 from ..api import APPLICATIONS, methods
 from .allocate import SCORES
 from .evaluation import evaluate, sensitivity
@@ -25,7 +26,7 @@ def _view(text):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m drfbench.packer",
+    p = Parser(prog="python -m drfbench.packer",
                                 description="Packer, Tetris and slots: the paper's evaluation "
                                             "and the sensitivity study.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -35,14 +36,14 @@ def main(argv=None):
                                            "for one setting of the workload and the view")
     for c in (a, b):
         c.add_argument("--policies", nargs="+", default=policies, choices=policies)
-        c.add_argument("--servers", type=int, default=1200)
-        c.add_argument("--per-rack", type=int, default=40)
-        c.add_argument("--racks-per-agg", type=int, default=10)
-        c.add_argument("--apps", type=int, default=2000, help="applications per run")
-        c.add_argument("--rate", type=float, default=40.0, help="applications per time instant")
-        c.add_argument("--mapreduce", type=float, default=0.5, help="fraction of MapReduce jobs")
-        c.add_argument("--seeds", type=int, nargs="+", default=[0])
-        c.add_argument("--threads", type=int, default=1, help="OpenMP threads of the scoring")
+        c.add_argument("--servers", type=COUNT, default=1200)
+        c.add_argument("--per-rack", type=COUNT, default=40)
+        c.add_argument("--racks-per-agg", type=COUNT, default=10)
+        c.add_argument("--apps", type=COUNT, default=2000, help="applications per run")
+        c.add_argument("--rate", type=POSITIVE, default=40.0, help="applications per time instant")
+        c.add_argument("--mapreduce", type=FRACTION, default=0.5, help="fraction of MapReduce jobs")
+        c.add_argument("--seeds", type=NATURAL, nargs="+", default=[0])
+        c.add_argument("--threads", type=COUNT, default=1, help="OpenMP threads of the scoring")
         c.add_argument("--temporal", choices=TEMPORAL, default="jitter",
                        help="the demands' shape over time")
         c.add_argument("--bottleneck", choices=list(BOTTLENECK), default="network",
@@ -52,15 +53,16 @@ def main(argv=None):
     a.add_argument("--score", choices=list(SCORES), default="literal",
                    help="Packer's reading of Eq. 6-8")
     for out in ("series", "per-app", "summary", "rates"):
-        a.add_argument(f"--{out}", required=True)
+        a.add_argument(f"--{out}", type=output, required=True)
     b.add_argument("--view", choices=VIEWS, default="ti-mra", help="what every policy is told")
     b.add_argument("--scores", nargs="+", choices=list(SCORES), default=list(SCORES),
                    help="Packer's readings of Eq. 6-8")
-    b.add_argument("--out", required=True)
-    args = p.parse_args(argv)
-    tidy.exit_on_sigterm()
-    if min(args.servers, args.per_rack, args.racks_per_agg, args.apps, args.threads) < 1 or args.rate <= 0:
-        p.error("--servers, --per-rack, --racks-per-agg, --apps, --threads >= 1 and --rate > 0")
+    b.add_argument("--out", type=output, required=True)
+    run(p, step, argv)
+
+
+def step(args):
+    """The step `args.command`, its files written together or not at all."""
     infra = Infrastructure(args.servers, per_rack=args.per_rack, racks_per_agg=args.racks_per_agg)
     stamp = {"servers": args.servers, "per_rack": args.per_rack,
              "racks_per_agg": args.racks_per_agg, "apps": args.apps, "arrival_rate": args.rate,

@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _inputs
+from .._io import replacing
 from .. import _validation as check
 from .model import RESOURCES, Infrastructure, application
 
@@ -296,4 +297,5 @@ def dump_applications(apps, path):
                  for e, (u, v) in enumerate(a.edges.tolist())]
         out.append({"name": a.name, "arrival": a.arrival, "duration": a.duration,
                     "weight": a.weight, "nodes": nodes, "edges": edges})
-    Path(path).write_text(json.dumps({"applications": out}))
+    with replacing(path) as tmp:
+        tmp.write_text(json.dumps({"applications": out}))

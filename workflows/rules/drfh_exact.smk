@@ -3,7 +3,8 @@
 # of Sec. IV on random heterogeneous instances, drawn by notebooks/drfh_exact.py.
 #
 # Config (key `drfh`, sub-key `properties`):
-#   instances: random instances per property check   zeros: fraction of zero demands
+#   instances: random instances per property check
+#   zeros: fractions of zero demands, one table each
 #   (seed: the config's)
 
 DRFH_PROPERTIES = config["drfh"]["properties"]
@@ -35,7 +36,7 @@ rule drfh_properties:
         python=PYTHON,
         instances=DRFH_PROPERTIES["instances"],
         seed=config["seed"],
-        zeros=DRFH_PROPERTIES["zeros"],
+        zeros=" ".join(map(str, DRFH_PROPERTIES["zeros"])),
     shell:
         "{params.python} -m drfbench.drfh properties --instances {params.instances} "
         "--seed {params.seed} --zeros {params.zeros} --out {output} > {log} 2>&1"

@@ -1,0 +1,160 @@
+"""The command line's one boundary, shared by every `python -m drfbench.<family> <step>`,
+every `drfbench` subcommand and `python -m drfbench.rows`:
+
+    p = Parser(prog="python -m drfbench.drfh")           # argparse; errors: one line, status 2
+    a.add_argument("--span", type=POSITIVE)             # refused by the parser unless > 0, finite
+    a.add_argument("--out", type=output, required=True) # refused unless it can be written
+    a.add_argument("--tasks", type=input_file)          # refused unless it is a file
+    return run(p, body, argv)                           # body(args): the step
+
+`run` parses, then runs the step inside `boundary`: an error of bad input (a ValueError,
+TypeError or OSError: a missing or malformed file, a bad value, an unwritable path; a
+kernel variant this machine cannot run) is one line on stderr, `PROG: error: ...`, and
+exit status 2; and every file the step writes (through drfbench._io.replacing, as
+drfbench.rows.write does) is put in place only when the step succeeds
+(drfbench._io.transaction), so that a failed or interrupted step (SIGTERM, Ctrl-C)
+leaves nothing new behind. DRFBENCH_TRACEBACK=1 lets the exception through, traceback and
+all, for debugging.
+"""
+import argparse
+import math
+import os
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import _io, _isa
+
+# What bad input raises: a reader's or a check's error, a missing or unwritable file, a
+# kernel variant this machine cannot run or that was not built.
+BAD_INPUT = (ValueError, TypeError, OSError, _isa.UnsupportedVariantError, _isa.VariantNotBuiltError)
+BAD_INPUT_STATUS = 2
+TRACEBACK = "DRFBENCH_TRACEBACK"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line on stderr (no usage), exit status 2; its
+    subparsers are Parsers too."""
+
+    def error(self, message):
+        self.exit(BAD_INPUT_STATUS, f"{self.prog}: error: {message}\n")
+
+
+def one_line(exc):
+    """An exception's message on one line (its type's name if it has none)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+@contextmanager
+def boundary(prog):
+    """Run the block as the command `prog`: bad input (BAD_INPUT, or a SystemExit carrying
+    a message) becomes one line on stderr and SystemExit(2); the files written in the
+    block are put in place only if it succeeds (an _io.transaction); SIGTERM exits through
+    Python (status 143), so that its temporary files are removed too."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        with _io.transaction():
+            yield
+    except BAD_INPUT as exc:
+        if os.environ.get(TRACEBACK, "0") not in ("", "0"):
+            raise
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
+        raise SystemExit(BAD_INPUT_STATUS) from None
+    except SystemExit as exc:       # a step's own refusal, raise SystemExit("...")
+        if isinstance(exc.code, str):
+            print(f"{prog}: error: {one_line(exc.code)}", file=sys.stderr)
+            raise SystemExit(BAD_INPUT_STATUS) from None
+        raise
+
+
+def run(parser, body, argv=None, command="command"):
+    """Parse `argv` (default: the process's arguments) with `parser` and return
+    body(args), inside `boundary` named after the parser and the step (`args.<command>`)."""
+    args = parser.parse_args(argv)
+    step = getattr(args, command, None) if command else None
+    prog = parser.prog if not isinstance(step, str) else f"{parser.prog} {step}"
+    with boundary(prog):
+        return body(args)
+
+
+# --------------------------------------------------------------------------------------
+# Argument types: the parser refuses a value outside them, naming the argument
+# --------------------------------------------------------------------------------------
+
+def number(kind=float, *, low=None, high=None, open_low=False, open_high=False, infinite=False,
+           name=None):
+    """An argparse type: text as `kind` (int or float), refused unless it is finite (+inf
+    too if `infinite`) and within [low, high] (an end left open where `open_low` /
+    `open_high`). int accepts a whole float's text ("1e6")."""
+    bounds = []
+    if low is not None:
+        bounds.append(f"{'>' if open_low else '>='} {low:g}")
+    if high is not None:
+        bounds.append(f"{'<' if open_high else '<='} {high:g}")
+    what = ("a whole number" if kind is int else "a finite number" if not infinite
+            else "a number (inf allowed)") + (f" {' and '.join(bounds)}" if bounds else "")
+
+    def convert(text):
+        try:
+            value = int(text) if kind is int else float(text)
+        except ValueError:
+            try:
+                value = float(text)
+            except ValueError:
+                value = math.nan
+        ok = (not math.isnan(value) and (math.isfinite(value) or (infinite and value > 0))
+              and (low is None or (value > low if open_low else value >= low))
+              and (high is None or (value < high if open_high else value <= high)))
+        if kind is int:     # whole, and within int64 (what the kernels count in)
+            ok = ok and math.isfinite(value) and value == int(value) and abs(int(value)) < 2**63
+        if not ok:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+        return int(value) if kind is int else value
+
+    convert.__name__ = name or what
+    return convert
+
+
+COUNT = number(int, low=1, name="count")                          # 1, 2, ...
+NATURAL = number(int, low=0, name="natural")                      # 0, 1, ... (seeds)
+POSITIVE = number(low=0, open_low=True, name="positive")          # finite > 0
+NONNEGATIVE = number(low=0, name="non-negative")                  # finite >= 0
+FRACTION = number(low=0, high=1, name="fraction")                 # [0, 1]
+PROPER_FRACTION = number(low=0, high=1, open_high=True, name="fraction")    # [0, 1)
+SHARE = number(low=0, high=1, open_low=True, name="share")        # (0, 1]
+HORIZON = number(low=0, open_low=True, infinite=True, name="horizon")       # > 0, inf allowed
+
+
+def output(text):
+    """An argparse type: a file the command will write, refused unless it could be: not a
+    folder, and its folder (or the nearest one that exists, where the write will make the
+    rest) a folder this process may write in."""
+    if not text:
+        raise argparse.ArgumentTypeError("must be a file name, got ''")
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: folder {folder} is not writable")
+    return text
+
+
+def input_file(text):
+    """An argparse type: a file the command will read, refused unless it is one that this
+    process may read."""
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text} is not a file")
+    if not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"cannot read {text}")
+    return text

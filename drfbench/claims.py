@@ -1,0 +1,584 @@
+"""Claims as data: every claim of the papers drfbench reproduces, with how our number is
+computed from the committed results and the rule that gives its verdict, in one table
+(reference/claims/, one file per paper), rendered into REPRODUCTION.md (`drfbench claims`). docs/claims.md
+describes the table, the expression language and the verdict rules.
+
+    from drfbench import claims
+    table = claims.load("reference/claims")
+    outcomes = claims.evaluate_table(table, "reference")   # one Outcome per claim, in order
+    text = claims.render(table, outcomes)                   # REPRODUCTION.md
+    claims.disagreements(outcomes)                          # verdicts the table states wrongly
+
+A value is a selection of a results file's rows (`file`, `where`, `by`, `of`) or an
+expression over earlier values; expressions are parsed with Python's `ast` and evaluated
+node by node over a fixed set of operators and FUNCTIONS (no attribute access, no
+subscripts, no other calls): a table can name columns and values, nothing else.
+"""
+import ast
+import functools
+import math
+import operator
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from . import rows
+
+# The verdicts (docs/claims.md; `verdict` says the order a claim's rule tries them in).
+VERDICTS = ("reproduced", "direction only", "inconclusive", "not reproduced", "not testable")
+CLAIM_KEYS = {"id", "where", "claim", "paper", "values", "measured", "figure", "test",
+              "direction", "ci", "verdict", "why"}
+SELECTION_KEYS = {"file", "from", "where", "by", "of"}
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_MARKER = re.compile(r"^\{\{(claims|counts|summary)(?: ([\w-]+))?\}\}$")
+
+
+class ClaimError(ValueError):
+    """The claims table is malformed: a bad expression, an unknown name, a missing file."""
+
+
+# --------------------------------------------------------------------------------------
+# The expression language
+# --------------------------------------------------------------------------------------
+
+def _series(x):
+    return x if isinstance(x, pd.Series) else pd.Series(np.atleast_1d(x))
+
+
+def _one(x):
+    values = pd.unique(_series(x).dropna().to_numpy())
+    if len(values) != 1:
+        raise ClaimError(f"one() of {len(values)} distinct values: {list(values)[:5]}")
+    return values[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _t975(dof):
+    from scipy import stats
+    return float(stats.t.ppf(0.975, dof))
+
+
+def _ci95(x):
+    """The half-width of the 95% Student t interval of the mean of `x`."""
+    s = _series(x).dropna().to_numpy(dtype=float)
+    if len(s) < 2:
+        raise ClaimError(f"ci95() needs at least 2 values, got {len(s)}")
+    return _t975(len(s) - 1) * float(s.std(ddof=1)) / math.sqrt(len(s))
+
+
+def _slope(x, y):
+    x, y = _series(x).astype(float).to_numpy(), _series(y).astype(float).to_numpy()
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def _holds_from(key, condition):
+    """The smallest `key` from which `condition` holds at every larger key (NaN if it
+    does not hold at the largest)."""
+    order = np.argsort(_series(key).to_numpy(), kind="stable")
+    keys = _series(key).to_numpy()[order]
+    ok = _series(condition).to_numpy(dtype=bool)[order]
+    if not len(ok) or not ok[-1]:
+        return math.nan
+    k = len(ok) - 1
+    while k > 0 and ok[k - 1]:
+        k -= 1
+    return keys[k]
+
+
+def _at(key, x, pick):
+    """The `key` where `x` is largest (pick=argmax) or smallest (argmin)."""
+    key, x = _series(key).reset_index(drop=True), _series(x).astype(float).reset_index(drop=True)
+    return key.iloc[int(pick(x.to_numpy()))]
+
+
+def _extreme(reduce, pairwise):
+    def f(*args):
+        if len(args) == 1:
+            return reduce(_series(args[0]).dropna())
+        return pairwise(args)
+    return f
+
+
+def _tick(violated, checked):
+    """A property table's cell: ✓ when nothing is violated, else ✗ violated/checked."""
+    return "✓" if violated == 0 else f"✗ {int(violated)}/{int(checked)}"
+
+
+# name -> (function, what it does): the only calls an expression may make. Reductions take
+# a column (or a value) and give one number; the others work entry by entry.
+FUNCTIONS = {
+    "size": (lambda x: len(_series(x)), "number of entries"),
+    "count": (lambda c: int(_series(c).astype(bool).sum()), "entries where a condition holds"),
+    "share": (lambda c: float(_series(c).astype(bool).mean()), "fraction of entries where a condition holds"),
+    "sum": (lambda x: float(_series(x).sum()), "sum"),
+    "mean": (lambda x: float(_series(x).mean()), "mean"),
+    "median": (lambda x: float(_series(x).median()), "median"),
+    "std": (lambda x: float(_series(x).std(ddof=1)), "sample standard deviation"),
+    "min": (_extreme(lambda s: s.min(), min), "smallest entry (of one argument), or of its arguments"),
+    "max": (_extreme(lambda s: s.max(), max), "largest entry (of one argument), or of its arguments"),
+    "quantile": (lambda x, q: float(_series(x).quantile(q)), "quantile(x, q), q in [0, 1]"),
+    "nunique": (lambda x: int(_series(x).nunique()), "number of distinct entries"),
+    "one": (_one, "the one distinct entry (an error if there are several)"),
+    "all": (lambda c: bool(_series(c).astype(bool).all()), "every entry holds"),
+    "any": (lambda c: bool(_series(c).astype(bool).any()), "some entry holds"),
+    "ci95": (_ci95, "half-width of the 95% Student t interval of the mean"),
+    "slope": (_slope, "slope(x, y): least-squares slope of y against x"),
+    "holds_from": (_holds_from, "holds_from(key, condition): the smallest key from which the condition holds at every larger key"),
+    "argmax": (lambda key, x: _at(key, x, np.argmax), "argmax(key, x): the key where x is largest"),
+    "argmin": (lambda key, x: _at(key, x, np.argmin), "argmin(key, x): the key where x is smallest"),
+    "abs": (abs, "absolute value"),
+    "log": (np.log, "natural logarithm"),
+    "log10": (np.log10, "base-10 logarithm"),
+    "sqrt": (np.sqrt, "square root"),
+    "tick": (_tick, "tick(violated, checked): ✓, or ✗ violated/checked"),
+}
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+def _vector(x):
+    return isinstance(x, (pd.Series, np.ndarray))
+
+
+def evaluate(text, names):
+    """The value of expression `text` (Python syntax, a small subset: numbers, strings,
+    lists, names, + - * / **, comparisons, `in`, and, or, not, and calls of FUNCTIONS, or
+    col("name") for a column whose name is not an identifier), its names looked up in the
+    mapping `names`. Anything else is a ClaimError naming it."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ClaimError(f"{text!r} is not an expression: {exc.msg}") from None
+
+    def visit(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool)):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id not in names:
+                raise ClaimError(f"{text!r}: unknown name {node.id!r}")
+            return names[node.id]
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [visit(e) for e in node.elts]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Not)):
+            value = visit(node.operand)
+            if isinstance(node.op, ast.USub):
+                return -value
+            return ~value if _vector(value) else not value
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            return _BINARY[type(node.op)](visit(node.left), visit(node.right))
+        if isinstance(node, ast.BoolOp):
+            values = [visit(v) for v in node.values]
+            if any(_vector(v) for v in values):
+                combine = operator.and_ if isinstance(node.op, ast.And) else operator.or_
+                out = values[0]
+                for v in values[1:]:
+                    out = combine(out, v)
+                return out
+            return (all if isinstance(node.op, ast.And) else any)(bool(v) for v in values)
+        if isinstance(node, ast.Compare):
+            left, out = visit(node.left), None
+            for op, right_node in zip(node.ops, node.comparators):
+                right = visit(right_node)
+                if isinstance(op, (ast.In, ast.NotIn)):
+                    within = list(right) if isinstance(right, pd.Series) else right   # its entries
+                    found = left.isin(within) if _vector(left) else left in within
+                    result = (~found if _vector(found) else not found) if isinstance(op, ast.NotIn) else found
+                elif type(op) in _COMPARE:
+                    result = _COMPARE[type(op)](left, right)
+                else:
+                    raise ClaimError(f"{text!r}: comparison {type(op).__name__} is not allowed")
+                out = result if out is None else out & result
+                left = right
+            return out
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            args = [visit(a) for a in node.args]
+            if node.func.id == "col":
+                if len(args) != 1 or args[0] not in names:
+                    raise ClaimError(f"{text!r}: col() names one column, got {args}")
+                return names[args[0]]
+            if node.func.id not in FUNCTIONS:
+                raise ClaimError(f"{text!r}: unknown function {node.func.id!r} (the functions: "
+                                 f"{', '.join(FUNCTIONS)}, col)")
+            try:
+                return FUNCTIONS[node.func.id][0](*args)
+            except (TypeError, ValueError) as exc:
+                if isinstance(exc, ClaimError):
+                    raise
+                raise ClaimError(f"{text!r}: {node.func.id}(): {exc}") from None
+        raise ClaimError(f"{text!r}: {type(node).__name__} is not allowed in a claim expression")
+    return visit(tree.body)
+
+
+@functools.lru_cache(maxsize=None)
+def _names(text):
+    """The names and the strings expression `text` mentions (the columns it may read)."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError:
+        return frozenset()
+    return frozenset(n.id if isinstance(n, ast.Name) else n.value for n in ast.walk(tree)
+                     if isinstance(n, ast.Name) or (isinstance(n, ast.Constant)
+                                                    and isinstance(n.value, str)))
+
+
+class _Columns(dict):
+    """A table's columns as names for evaluate (and the values the claim defined before)."""
+
+    def __init__(self, frame, values):
+        super().__init__(values)
+        self.frame = frame
+
+    def __contains__(self, key):
+        return key in self.frame.columns or super().__contains__(key)
+
+    def __getitem__(self, key):
+        if key in self.frame.columns:
+            return self.frame[key]
+        if super().__contains__(key):
+            return super().__getitem__(key)
+        raise KeyError(key)
+
+
+# --------------------------------------------------------------------------------------
+# Selections and values
+# --------------------------------------------------------------------------------------
+
+class Results:
+    """The results files under `root`, read once each (through drfbench.rows.read, which
+    checks their provenance columns), "True"/"False" text turned into booleans."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        self._tables = {}
+
+    def __call__(self, name):
+        if name not in self._tables:
+            path = self.root / name
+            if not path.is_file():
+                raise ClaimError(f"{path} does not exist")
+            table = rows.read(path)
+            for column in table.columns:
+                if table[column].dtype == object or str(table[column].dtype) in ("str", "string"):
+                    seen = set(table[column].dropna().astype(str))
+                    if seen and seen <= {"True", "False"}:
+                        table[column] = table[column].map({"True": True, "False": False, True: True,
+                                                           False: False})
+            self._tables[name] = table
+        return self._tables[name]
+
+
+def select(spec, results, values):
+    """A selection's value: the rows of `file` (or of the earlier values `from` names,
+    one column each, joined on their keys) where `where` holds, `of` evaluated over
+    them; per group of the `by` keys (column names, or {name: expression}) a Series
+    indexed by the keys, else one value."""
+    unknown = set(spec) - SELECTION_KEYS
+    if unknown or ("file" in spec) == ("from" in spec) or "of" not in spec:
+        raise ClaimError(f"a selection has `file` or `from`, and `of` (and may have `where`, "
+                         f"`by`); got {sorted(spec)}")
+    if "file" in spec:
+        frame = results(spec["file"])
+    else:
+        sources = [spec["from"]] if isinstance(spec["from"], str) else list(spec["from"])
+        missing = [s for s in sources if s not in values or not isinstance(values[s], pd.Series)]
+        if missing:
+            raise ClaimError(f"`from` names {missing}, not earlier grouped values")
+        frame = pd.concat({s: values[s] for s in sources}, axis=1).reset_index()
+    if "where" in spec:
+        mask = evaluate(spec["where"], _Columns(frame, values))
+        frame = frame[np.asarray(mask, dtype=bool)]
+        if frame.empty:
+            raise ClaimError(f"`where: {spec['where']}` selects no rows of {spec.get('file') or spec['from']}")
+    if "by" not in spec:
+        return evaluate(spec["of"], _Columns(frame, values))
+    keys = {}
+    for item in ([spec["by"]] if isinstance(spec["by"], (str, dict)) else spec["by"]):
+        for name, expr in (item.items() if isinstance(item, dict) else [(item, item)]):
+            keys[name] = pd.Series(np.asarray(evaluate(expr, _Columns(frame, values))), index=frame.index)
+    used = [c for c in frame.columns if c in _names(spec["of"])]   # group only what `of` reads
+    grouped = frame[used].groupby([keys[k] for k in keys], sort=True)
+    out = pd.Series({key: evaluate(spec["of"], _Columns(part, values)) for key, part in grouped})
+    out.index.names = list(keys)
+    return out
+
+
+def compute(specs, results, values=None):
+    """Every value of `specs` ({name: selection or expression}), in order, each seeing the
+    ones before it (and `values`)."""
+    values = dict(values or {})
+    for name, spec in (specs or {}).items():
+        try:
+            values[name] = (select(spec, results, values) if isinstance(spec, dict)
+                            else evaluate(spec, values))
+        except ClaimError as exc:
+            raise ClaimError(f"value {name!r}: {exc}") from None
+    return values
+
+
+# --------------------------------------------------------------------------------------
+# Numbers as text
+# --------------------------------------------------------------------------------------
+
+def number(value, spec=""):
+    """`value` as text: a Python format spec, or one ending in `t` for m·10ⁿ (".1t":
+    5.3·10⁻³); a Series as its entries joined by ", "; text as it is. Minus signs are
+    typographic (−)."""
+    if isinstance(value, pd.Series):
+        return ", ".join(number(v, spec) for v in value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        raise ClaimError("a number to show is NaN")
+    if spec.endswith("t"):
+        digits = int(spec[1:-1] or 0) if spec.startswith(".") else 0
+        if value == 0:
+            return "0"
+        exponent = math.floor(math.log10(abs(value)))
+        mantissa = round(value / 10 ** exponent, digits)
+        if abs(mantissa) >= 10:
+            mantissa, exponent = mantissa / 10, exponent + 1
+        head = f"{mantissa:.{digits}f}"
+        text = (f"10{str(exponent).translate(_SUPERSCRIPT)}" if head in ("1", "1.0") and digits == 0
+                else f"{head}·10{str(exponent).translate(_SUPERSCRIPT)}")
+        return text.replace("-", "−") if value < 0 else text
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    return format(value, spec).replace("-", "−")
+
+
+def fill(text, values):
+    """`text` with every {expression} or {expression:spec} replaced by its value, as
+    `number` writes it ({{ and }} are braces)."""
+    def one(match):
+        body = match.group(1)
+        expr, spec = body, ""
+        head, sep, tail = body.rpartition(":")
+        if sep and re.fullmatch(r"[<>^=]?[+ -]?,?(\.\d+)?[a-zA-Z%]?", tail):
+            expr, spec = head, tail
+        return number(evaluate(expr, values), spec)
+    escaped = str(text).replace("{{", "\0").replace("}}", "\1")
+    return _PLACEHOLDER.sub(one, escaped).replace("\0", "{").replace("\1", "}")
+
+
+# --------------------------------------------------------------------------------------
+# The table, its verdicts and REPRODUCTION.md
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Outcome:
+    """A claim (its entry in the table, its paper and section), our values, the text of
+    its measured and why cells, and the verdict its rule gives (None for our own
+    statements)."""
+    claim: dict
+    paper: str
+    section: str
+    values: dict
+    measured: str
+    why: str
+    verdict: str | None
+
+
+def load(path):
+    """The claims table in directory `path`: `head.md` (the top of REPRODUCTION.md) and one
+    `<paper>.yaml` per paper (`id`, `title`, `order`, `template`: the paper's part of
+    REPRODUCTION.md beside it, `sections`), papers in `order`; each checked for its shape
+    (the fields of docs/claims.md)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ClaimError(f"{path}: the claims table is a directory of <paper>.yaml files")
+    head = path / "head.md"
+    if not head.is_file():
+        raise ClaimError(f"{head} does not exist: the top of REPRODUCTION.md")
+    papers = []
+    for file in sorted(path.glob("*.yaml")):
+        paper = yaml.safe_load(file.read_text())
+        if not isinstance(paper, dict) or not {"id", "title", "order", "template", "sections"} <= set(paper):
+            raise ClaimError(f"{file}: a paper has `id`, `title`, `order`, `template` and `sections`")
+        paper["template"] = path / paper["template"]
+        paper["file"] = file
+        papers.append(paper)
+    if not papers:
+        raise ClaimError(f"{path}: no <paper>.yaml")
+    papers.sort(key=lambda p: p["order"])
+    seen = set()
+    for paper in papers:
+        for section in paper["sections"]:
+            for claim in section["claims"]:
+                _check_claim(claim, section, f"{paper['file']}: claim {claim.get('id')!r}", seen)
+    return {"template": [head] + [p["template"] for p in papers], "papers": papers}
+
+
+def _check_claim(claim, section, where, seen):
+    unknown = set(claim) - CLAIM_KEYS
+    if unknown:
+        raise ClaimError(f"{where}: unknown field(s) {sorted(unknown)}")
+    if claim.get("id") in seen or "measured" not in claim or "claim" not in claim:
+        raise ClaimError(f"{where}: every claim has a unique `id`, `claim` and `measured`")
+    seen.add(claim["id"])
+    if section.get("ours"):
+        return
+    if claim.get("verdict") not in VERDICTS:
+        raise ClaimError(f"{where}: `verdict` must be one of {', '.join(VERDICTS)}")
+    if ("test" in claim) == (claim["verdict"] == "not testable"):
+        raise ClaimError(f"{where}: a claim has a `test` unless it is not testable")
+    if claim["verdict"] != "reproduced" and not claim.get("why"):
+        raise ClaimError(f"{where}: a verdict other than reproduced says `why`")
+
+
+def interval(values):
+    """The 95% interval (low, high) of the mean of `values`."""
+    half = _ci95(values)
+    mean = float(_series(values).mean())
+    return mean - half, mean + half
+
+
+def verdict(claim, values):
+    """The verdict of a claim's rule on our values (docs/claims.md): not testable without
+    a `test`; inconclusive when the 95% interval of its `ci` values crosses zero;
+    reproduced when `test` holds; direction only when `direction` does; else not
+    reproduced."""
+    if "test" not in claim:
+        return "not testable"
+    if "ci" in claim:
+        low, high = interval(evaluate(claim["ci"], values))
+        if low <= 0 <= high:
+            return "inconclusive"
+
+    def holds(key):
+        result = evaluate(claim[key], values)
+        if _vector(result):
+            raise ClaimError(f"claim {claim['id']!r}: `{key}` gives {len(result)} values; "
+                             "use all() or any()")
+        return bool(result)
+    if holds("test"):
+        return "reproduced"
+    if "direction" in claim and holds("direction"):
+        return "direction only"
+    return "not reproduced"
+
+
+def evaluate_table(table, root):
+    """One Outcome per claim of `table`, in order, from the results under `root`."""
+    results = Results(root)
+    outcomes = []
+    for paper in table["papers"]:
+        shared = compute(paper.get("values"), results)
+        for section in paper["sections"]:
+            for claim in section["claims"]:
+                try:
+                    values = compute(claim.get("values"), results, shared)
+                    measured = fill(claim["measured"], values)
+                    why = fill(claim.get("why", ""), values)
+                    found = None if section.get("ours") else verdict(claim, values)
+                except ClaimError as exc:
+                    raise ClaimError(f"claim {claim['id']!r}: {exc}") from None
+                outcomes.append(Outcome(claim, paper["id"], section["id"], values, measured, why, found))
+    return outcomes
+
+
+def disagreements(outcomes):
+    """One line per claim whose verdict by its rule is not the one the table states."""
+    return [f"claim {o.claim['id']}: the table says {o.claim['verdict']!r}, its rule gives "
+            f"{o.verdict!r} (measured: {o.measured})"
+            for o in outcomes if o.verdict is not None and o.verdict != o.claim["verdict"]]
+
+
+def _cell(text):
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _section_table(section, outcomes):
+    """A section's Markdown table: our statements (`ours`) or the paper's claims, with a
+    figure column where some row names figures."""
+    ours = section.get("ours")
+    figures = any("figure" in o.claim for o in outcomes)
+    head = (["#", "statement"] if ours else ["#", "claim (paper)", "paper"]) + ["measured here"]
+    head += (["figure"] if figures else []) + ([] if ours else ["verdict"])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for o in outcomes:
+        c = o.claim
+        cells = [c["id"], f"{c['where']}: {c['claim']}" if c.get("where") else c["claim"]]
+        cells += ([] if ours else [c.get("paper", "")]) + [o.measured]
+        if figures:
+            cells.append(", ".join(f"`{f}`" for f in str(c["figure"]).split()) if "figure" in c else "—")
+        if not ours:
+            cells.append(f"**{o.verdict}**" + (f": {o.why}" if o.why else ""))
+        lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    return "\n".join(lines)
+
+
+def _counts(outcomes):
+    """{verdict: [claim ids]} for the outcomes with a verdict, in VERDICTS' order."""
+    found = {v: [o.claim["id"] for o in outcomes if o.verdict == v] for v in VERDICTS}
+    return {v: ids for v, ids in found.items() if ids}
+
+
+def _counts_line(outcomes):
+    counts = _counts(outcomes)
+    total = sum(len(ids) for ids in counts.values())
+    parts = [f"**{len(ids)} {v}** ({', '.join(ids)})" for v, ids in counts.items()]
+    return f"{total} claims: " + ", ".join(parts) + "."
+
+
+def _summary(table, outcomes):
+    lines = ["| paper | claims | " + " | ".join(VERDICTS) + " |", "|" + "---|" * (len(VERDICTS) + 2)]
+    for paper in table["papers"]:
+        mine = [o for o in outcomes if o.paper == paper["id"] and o.verdict is not None]
+        counts = _counts(mine)
+        lines.append(f"| {paper['title']} | {len(mine)} | "
+                     + " | ".join(str(len(counts.get(v, []))) for v in VERDICTS) + " |")
+    return "\n".join(lines)
+
+
+def render(table, outcomes):
+    """REPRODUCTION.md: the template with every {{claims SECTION}}, {{counts PAPER}} and
+    {{summary}} line replaced by the section's table, the paper's verdict counts and the
+    counts of every paper. Every section is placed exactly once."""
+    sections = {s["id"]: s for p in table["papers"] for s in p["sections"]}
+    papers = {p["id"] for p in table["papers"]}
+    placed = []
+    out = []
+    lines = [line for template in table["template"]
+             for line in Path(template).read_text().splitlines() + [""]][:-1]
+    for line in lines:
+        match = _MARKER.match(line.strip())
+        if not match:
+            out.append(line)
+            continue
+        kind, name = match.groups()
+        if kind == "summary":
+            out.append(_summary(table, outcomes))
+        elif kind == "claims" and name in sections:
+            placed.append(name)
+            out.append(_section_table(sections[name], [o for o in outcomes if o.section == name]))
+        elif kind == "counts" and name in papers:
+            out.append(_counts_line([o for o in outcomes if o.paper == name and o.verdict]))
+        else:
+            raise ClaimError(f"{line.strip()} names no {kind[:-1]} of the claims table")
+    if sorted(placed) != sorted(sections):
+        raise ClaimError(f"every section is placed once; placed {placed}, "
+                         f"sections {sorted(sections)}")
+    return "\n".join(out) + "\n"
+
+
+def files(table):
+    """The results files the table reads, relative to its results directory."""
+    found = []
+
+    def walk(specs):
+        for spec in (specs or {}).values():
+            if isinstance(spec, dict) and "file" in spec:
+                found.append(spec["file"])
+    for paper in table["papers"]:
+        walk(paper.get("values"))
+        for section in paper["sections"]:
+            for claim in section["claims"]:
+                walk(claim.get("values"))
+    return sorted(set(found))

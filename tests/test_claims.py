@@ -1,0 +1,302 @@
+"""The claims table (reference/claims/, docs/claims.md): REPRODUCTION.md is its rendering over
+the committed reference results, every verdict is the one its rule gives, a reference number
+changed by hand is caught, every committed reference file carries a clean commit of this
+repository; and the expression language, the verdict rules and the renderer on small
+tables of their own."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from drfbench import api, claims, rows
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = ROOT / "reference" / "claims"
+REFERENCE = ROOT / "reference"
+
+
+@pytest.fixture(scope="module")
+def table():
+    return claims.load(TABLE)
+
+
+@pytest.fixture(scope="module")
+def outcomes(table):
+    return claims.evaluate_table(table, REFERENCE)
+
+
+# --------------------------------------------------------------------------------------
+# The committed table, results and REPRODUCTION.md
+# --------------------------------------------------------------------------------------
+
+def test_reproduction_md_is_the_rendering_of_the_table(table, outcomes):
+    rendered = claims.render(table, outcomes)
+    assert (ROOT / "REPRODUCTION.md").read_text() == rendered, (
+        "REPRODUCTION.md is not the rendering of reference/claims/: run "
+        "`drfbench claims --out REPRODUCTION.md` and read the diff")
+
+
+def test_every_verdict_is_the_one_its_rule_gives(outcomes):
+    assert claims.disagreements(outcomes) == []
+
+
+def test_every_paper_has_claims_with_verdicts_and_every_family_is_quoted(table, outcomes):
+    for paper in table["papers"]:
+        assert any(o.paper == paper["id"] and o.verdict for o in outcomes), paper["id"]
+    read = {Path(f).parts[1] for f in claims.files(table)}   # <profile>/<family>/<file>
+    assert set(api.families()) <= read, "every family's reference results are quoted"
+
+
+def perturbed_copy(source, file, tmp):
+    """The reference tree under `tmp`, every file linked but `file`, whose numbers are
+    changed as by hand: numeric columns x 1.37 + 0.11, booleans negated."""
+    root = tmp / "reference"
+    for path in source.rglob("*"):
+        if path.is_file():
+            target = root / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(path)
+    frame = rows.read(source / file)
+    for column in frame.columns:
+        if column in rows.PROVENANCE_NAMES:
+            continue
+        if frame[column].dtype == bool:
+            frame[column] = ~frame[column]
+        elif pd.api.types.is_numeric_dtype(frame[column]):
+            frame[column] = frame[column] * 1.37 + 0.11
+    (root / file).unlink()
+    frame.to_csv(root / file, index=False)
+    return root
+
+
+def caught(table, file, root):
+    """Whether the claims of the papers that read `file`, over the results under `root`,
+    no longer show what they show over the committed results or disagree with a verdict
+    they state (or cannot be evaluated at all)."""
+    papers = {**table, "papers": [p for p in table["papers"]
+                                  if file in claims.files({"papers": [p]})]}
+
+    def shown(outcomes):
+        return [(o.measured, o.why, o.verdict) for o in outcomes]
+    expected = shown(claims.evaluate_table(papers, REFERENCE))
+    try:
+        outcomes = claims.evaluate_table(papers, root)
+    except (claims.ClaimError, ValueError, TypeError, ZeroDivisionError):
+        return True
+    return shown(outcomes) != expected or bool(claims.disagreements(outcomes))
+
+
+def test_a_number_changed_by_hand_is_caught(table, tmp_path):
+    file = "default/packer/packer_summary.csv"
+    assert caught(table, file, perturbed_copy(REFERENCE, file, tmp_path))
+
+
+@pytest.mark.slow
+def test_a_number_changed_by_hand_in_any_file_the_table_reads_is_caught(table, tmp_path):
+    missed = [f for i, f in enumerate(sorted(set(claims.files(table))))
+              if not caught(table, f, perturbed_copy(REFERENCE, f, tmp_path / str(i)))]
+    assert missed == []
+
+
+def reference_csvs():
+    return sorted(p.relative_to(REFERENCE).as_posix() for p in REFERENCE.rglob("*.csv"))
+
+
+def history_reaches(commit):
+    shallow = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"],
+                             capture_output=True, text=True).stdout.strip()
+    if shallow == "true":         # a shallow clone cannot tell; the stamp's form is checked
+        return True
+    return subprocess.run(["git", "-C", str(ROOT), "merge-base", "--is-ancestor", commit, "HEAD"],
+                          capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("file", reference_csvs())
+def test_reference_files_are_stamped_with_a_clean_commit_of_this_repository(file):
+    stamps = rows.read(REFERENCE / file)["git_commit"]
+    assert stamps.notna().all(), f"{file}: rows without a commit"
+    for commit in set(stamps.astype(str)):
+        assert not commit.endswith("-dirty"), f"{file}: made from a dirty tree ({commit})"
+        assert len(commit) >= 7 and all(c in "0123456789abcdef" for c in commit), (
+            f"{file}: {commit!r} is not a commit")
+        assert history_reaches(commit), f"{file}: {commit} is not in this repository's history"
+    assert rows.read(REFERENCE / file)["drfbench_version"].notna().all(), file
+
+
+def test_the_claims_command_passes_on_the_committed_files():
+    done = subprocess.run([sys.executable, "-m", "drfbench", "claims", "--table", str(TABLE),
+                           "--results", str(REFERENCE), "--check",
+                           "--out", str(ROOT / "REPRODUCTION.md")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_claims_command_checks_and_writes_only_when_asked(tmp_path):
+    directory, results = small_table(tmp_path, CLAIM)
+    command = [sys.executable, "-m", "drfbench", "claims", "--table", str(directory),
+               "--results", str(results)]
+    out = tmp_path / "REPRODUCTION.md"
+    written = subprocess.run(command + ["--out", str(out)], capture_output=True, text=True)
+    assert written.returncode == 0 and "| A1 |" in out.read_text(), written.stderr
+    good = out.read_text()
+    out.write_text(good.replace("reproduced", "reproduce"))
+    stale = subprocess.run(command + ["--check", "--out", str(out)], capture_output=True, text=True)
+    assert stale.returncode == 1 and "is not the rendering" in stale.stderr
+    assert "reproduce " in out.read_text()              # --check writes nothing
+    assert subprocess.run(command + ["--check", "--out", str(out)[:-3] + "x"],
+                          capture_output=True, text=True).returncode == 2   # no such file
+
+
+def test_the_docs_list_every_function():
+    text = (ROOT / "docs" / "claims.md").read_text()
+    assert [f for f in claims.FUNCTIONS if f"`{f}" not in text and f" `{f}`" not in text] == []
+
+
+# --------------------------------------------------------------------------------------
+# The expression language, verdicts and renderer on tables of their own
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, value", [
+    ("1 + 2 * 3", 7), ("max(1, 5, 3)", 5), ("min(x)", 1.0), ("count(x > 1)", 2),
+    ("share(x > 1)", 2 / 3), ("one(y)", "a"), ("x.size", None),
+    ("all((x > 0) and (x < 4))", True), ("count(x in [1.0, 3.0])", 2), ("'a' in y", True), ("0 in y", False),
+    ("count(not (x > 1))", 1), ("sum(col('x'))", 6.0),
+    ("argmax(k, x)", "c"), ("holds_from(k, x > 1)", "b"), ("tick(0, 5)", "✓"),
+    ("tick(2, 5)", "✗ 2/5"),
+])
+def test_expressions(text, value):
+    names = {"x": pd.Series([1.0, 2.0, 3.0]), "y": pd.Series(["a", "a", "a"]),
+             "k": pd.Series(["a", "b", "c"])}
+    if value is None:
+        with pytest.raises(claims.ClaimError):
+            claims.evaluate(text, names)
+    else:
+        assert claims.evaluate(text, names) == pytest.approx(value) if isinstance(value, float) \
+            else claims.evaluate(text, names) == value
+
+
+@pytest.mark.parametrize("text", [
+    "__import__('os')", "x[0]", "x.sum()", "open('f')", "lambda: 1", "1 if x else 2", "nosuch",
+    "x & x", "col('nosuch')",
+    "one(z)", "ci95(w)",
+])
+def test_expressions_allow_nothing_else(text):
+    names = {"x": pd.Series([1.0, 2.0]), "z": pd.Series([1, 2]), "w": pd.Series([1.0])}
+    with pytest.raises(claims.ClaimError):
+        claims.evaluate(text, names)
+
+
+@pytest.mark.parametrize("value, spec, text", [
+    (0.00531, ".1t", "5.3·10⁻³"), (1000.0, "t", "10³"), (-2.5, ".1f", "−2.5"),
+    (pd.Series([1.0, 2.0]), ".0f", "1, 2"), (True, "", "True"), (12.34, "+.1f", "+12.3"),
+])
+def test_numbers_as_text(value, spec, text):
+    assert claims.number(value, spec) == text
+
+
+def test_a_nan_is_never_shown():
+    with pytest.raises(claims.ClaimError, match="NaN"):
+        claims.fill("{x}", {"x": float("nan")})
+
+
+@pytest.mark.parametrize("extra, verdict", [
+    ({}, "not testable"),
+    ({"test": "d > 0", "ci": "d"}, "inconclusive"),        # d's interval crosses zero
+    ({"test": "mean(e) > 1"}, "reproduced"),
+    ({"test": "mean(e) > 5", "direction": "mean(e) > 0"}, "direction only"),
+    ({"test": "mean(e) > 5", "direction": "mean(e) < 0"}, "not reproduced"),
+    ({"test": "mean(e) > 5", "ci": "e"}, "not reproduced"),  # e's interval excludes zero
+])
+def test_the_verdict_rules_in_their_order(extra, verdict):
+    values = {"d": pd.Series([-1.0, 2.0, 0.5]), "e": pd.Series([2.0, 2.1, 1.9])}
+    claim = {"id": "X", "claim": "c", "measured": "m", **extra}
+    if extra.get("test", "").startswith("d"):
+        claim["test"] = "mean(d) > 0"
+    assert claims.verdict(claim, values) == verdict
+
+
+def test_a_vector_test_must_be_reduced():
+    with pytest.raises(claims.ClaimError, match="all\\(\\) or any\\(\\)"):
+        claims.verdict({"id": "X", "test": "e > 1"}, {"e": pd.Series([2.0, 3.0])})
+
+
+def small_table(tmp_path, claim_yaml, template="{{counts p}}\n{{claims s}}\n"):
+    (tmp_path / "claims").mkdir(parents=True)
+    (tmp_path / "claims" / "head.md").write_text("# head\n{{summary}}\n")
+    (tmp_path / "claims" / "p.md").write_text(template)
+    (tmp_path / "claims" / "p.yaml").write_text(
+        "id: p\ntitle: P\norder: 1\ntemplate: p.md\nsections:\n  - id: s\n    claims:\n"
+        + "".join(f"      {line}\n" for line in claim_yaml.strip().splitlines()))
+    results = tmp_path / "results"
+    results.mkdir()
+    rows.write(rows.stamped([{"seed": s, "gain": g} for s, g in enumerate([0.2, 0.3, 0.25])],
+                            isa="generic"), results / "r.csv")
+    return tmp_path / "claims", results
+
+
+CLAIM = """
+- id: A1
+  claim: the gain is positive
+  paper: "+30%"
+  values:
+    gain: {file: r.csv, by: seed, of: mean(gain)}
+  measured: "{100 * mean(gain):+.0f}% ({size(gain)} seeds)"
+  test: mean(gain) > 0
+  ci: gain
+  verdict: reproduced
+"""
+
+
+def test_a_small_table_renders_its_rows_counts_and_summary(tmp_path):
+    directory, results = small_table(tmp_path, CLAIM)
+    table = claims.load(directory)
+    outcomes = claims.evaluate_table(table, results)
+    text = claims.render(table, outcomes)
+    assert "| A1 | the gain is positive | +30% | +25% (3 seeds) | **reproduced** |" in text
+    assert "| P | 1 | 1 | 0 | 0 | 0 | 0 |" in text and text.startswith("# head\n")
+    assert claims.disagreements(outcomes) == []
+    assert claims.files(table) == ["r.csv"]
+
+
+def test_a_stated_verdict_the_rule_does_not_give_is_a_disagreement(tmp_path):
+    directory, results = small_table(tmp_path, CLAIM.replace("mean(gain) > 0", "mean(gain) > 1")
+                                     .replace("verdict: reproduced", "verdict: reproduced\n  why: x"))
+    outcomes = claims.evaluate_table(claims.load(directory), results)
+    assert outcomes[0].verdict == "not reproduced"
+    [line] = claims.disagreements(outcomes)
+    assert line.startswith("claim A1: the table says 'reproduced', its rule gives 'not reproduced'")
+
+
+@pytest.mark.parametrize("change, message", [
+    (("verdict: reproduced", "verdict: maybe"), "`verdict` must be one of"),
+    (("verdict: reproduced", "verdict: not reproduced"), "says `why`"),
+    (("  test: mean(gain) > 0\n", ""), "has a `test` unless"),
+    (("  measured:", "  shown:"), "unknown field"),
+])
+def test_a_malformed_claim_is_refused_naming_it(tmp_path, change, message):
+    directory, _ = small_table(tmp_path, CLAIM.replace(*change))
+    with pytest.raises(claims.ClaimError, match=message):
+        claims.load(directory)
+
+
+def test_every_section_is_placed_once_and_markers_name_the_table(tmp_path):
+    directory, results = small_table(tmp_path, CLAIM, template="{{claims s}}\n{{claims t}}\n")
+    table = claims.load(directory)
+    with pytest.raises(claims.ClaimError, match="names no claim"):
+        claims.render(table, claims.evaluate_table(table, results))
+    directory, results = small_table(tmp_path / "b", CLAIM, template="no marker\n")
+    table = claims.load(directory)
+    with pytest.raises(claims.ClaimError, match="placed once"):
+        claims.render(table, claims.evaluate_table(table, results))
+
+
+def test_a_missing_file_or_column_names_the_claim(tmp_path):
+    directory, results = small_table(tmp_path, CLAIM.replace("r.csv", "s.csv"))
+    with pytest.raises(claims.ClaimError, match="claim 'A1'.*s.csv does not exist"):
+        claims.evaluate_table(claims.load(directory), results)
+    directory, results = small_table(tmp_path / "b", CLAIM.replace("mean(gain)}", "mean(loss)}"))
+    with pytest.raises(claims.ClaimError, match="claim 'A1'.*loss"):
+        claims.evaluate_table(claims.load(directory), results)
