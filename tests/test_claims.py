@@ -53,7 +53,8 @@ def test_every_paper_has_claims_with_verdicts_and_every_family_is_quoted(table, 
 
 def perturbed_copy(source, file, tmp):
     """The reference tree under `tmp`, every file linked but `file`, whose numbers are
-    changed as by hand: numeric columns x 1.37 + 0.11, booleans negated."""
+    changed as by hand: each numeric column's values in reverse row order, x 1.37 + 0.11
+    (so that comparisons between rows and columns change too), booleans negated."""
     root = tmp / "reference"
     for path in source.rglob("*"):
         if path.is_file():
@@ -67,7 +68,7 @@ def perturbed_copy(source, file, tmp):
         if frame[column].dtype == bool:
             frame[column] = ~frame[column]
         elif pd.api.types.is_numeric_dtype(frame[column]):
-            frame[column] = frame[column] * 1.37 + 0.11
+            frame[column] = frame[column].to_numpy()[::-1] * 1.37 + 0.11
     (root / file).unlink()
     frame.to_csv(root / file, index=False)
     return root
