@@ -4,6 +4,7 @@ The kernels trust their input (docs/architecture.md, "Imports point one way": th
 are thin Python wrappers over them); everything a user can get wrong is caught here with a
 ValueError or TypeError that names the problem.
 """
+import datetime
 import math
 import numbers
 
@@ -11,6 +12,13 @@ import numpy as np
 import scipy.sparse as sp
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+# Bounds that keep every computation finite (docs/accepts.md). Only the ratios of weights
+# matter to a fair share, and a ratio past this loses the light tenants to rounding in
+# sums that also hold the heavy ones (the kernels' mu_r, 2**-53 relative).
+MAX_WEIGHT_RATIO = 1e6
+# The largest count of anything (rounds, tasks, events): int64 with headroom for sums.
+MAX_COUNT = 2**62
 
 
 def demand_matrix(demands, dtype=None):
@@ -108,17 +116,22 @@ def tenant_weights(weights, n_tenants):
         raise ValueError("weights contain NaN or infinite values")
     if n_tenants and w.min() <= 0:
         raise ValueError(f"weights must be positive, found {w.min()}")
+    if n_tenants and w.max() > MAX_WEIGHT_RATIO * w.min():
+        raise ValueError(f"weights must lie within a factor {MAX_WEIGHT_RATIO:g} of each other "
+                         f"(only their ratios matter), got {w.min():g} to {w.max():g}")
     return np.ascontiguousarray(w)
 
 
-def positive_int(value, name, allow_none=True):
-    """An int >= 1 (bools rejected), or None when allowed."""
+def positive_int(value, name, allow_none=True, upper=MAX_COUNT):
+    """An int in [1, upper] (bools rejected), or None when allowed."""
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a positive integer, got {value!r}")
     if value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value}")
+    if value > upper:
+        raise ValueError(f"{name} must be at most {upper}, got {value}")
     return int(value)
 
 
@@ -161,11 +174,13 @@ def deadline_value(deadline):
 
 def real_array(values, name, ndim):
     """`values` as a contiguous float64 array of `ndim` dimensions (TypeError for what is
-    not real numbers)."""
+    not real numbers; durations as timedelta become seconds, see `seconds`)."""
     try:
         a = np.asarray(values)
     except Exception as exc:                 # ragged lists and the like
         raise TypeError(f"{name} must be a {ndim}-D array of real numbers: {exc}") from exc
+    if a.dtype.kind in "mMO":
+        a = seconds(a, name)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be real numbers, got dtype {a.dtype}")
     if a.ndim != ndim:
@@ -187,10 +202,16 @@ def finite_non_negative(a, name):
     return a
 
 
-def machines(capacity, n_resources=None):
+def machines(capacity, n_resources=None, resources=None):
     """Machines' capacities as a validated (M, m) float64 array: one row per machine (a 1-D
     capacity is one machine), one column per resource (`n_resources` of them, if given),
-    finite and non-negative, every machine with some capacity."""
+    finite and non-negative, every machine with some capacity. Capacities given by name (a
+    DataFrame, or a dict of columns) come out in the order of `resources` (the names the
+    demands gave); by name beside demands given by position is ambiguous and refused."""
+    names, capacity = by_name(capacity, "machines", resources)
+    if names is not None and resources is None and n_resources is not None:
+        raise ValueError(f"machines name their resources {list(names)} but the demands do not: "
+                         "give the demands with the same names, or the machines as an array")
     C = np.asarray(capacity) if not isinstance(capacity, np.ndarray) else capacity
     C = real_array(C[None, :] if np.ndim(C) == 1 else C, "machines", 2)
     if C.shape[0] < 1 or C.shape[1] < 1:
@@ -206,3 +227,60 @@ def machines(capacity, n_resources=None):
         raise ValueError(f"machine(s) {empty[:10].tolist()} have no capacity at all (every "
                          "resource 0)")
     return C
+
+
+def seconds(values, name):
+    """Times as float seconds: numbers as they are, durations (datetime.timedelta,
+    pandas.Timedelta, numpy.timedelta64, alone or in arrays) converted; points in time
+    (datetime, Timestamp, datetime64) refused, since drfbench counts time in seconds from
+    the start of a run and a date has no such origin."""
+    a = np.asarray(values)
+    if a.dtype.kind == "O" and a.size:
+        if all(isinstance(x, (datetime.datetime, datetime.date, np.datetime64)) or
+               type(x).__name__ == "Timestamp" for x in a.flat):
+            a = a.astype("datetime64[ns]")
+        elif all(isinstance(x, (datetime.timedelta, np.timedelta64)) for x in a.flat):
+            a = a.astype("timedelta64[ns]")
+    if a.dtype.kind == "M":
+        raise TypeError(f"{name} must be seconds from the start of the run (a number or a "
+                        f"duration), got points in time ({a.dtype}); subtract the start time")
+    if a.dtype.kind == "m":
+        if np.isnat(a).any():
+            raise ValueError(f"{name} contains NaT (not a time)")
+        return a / np.timedelta64(1, "s")
+    return a
+
+
+def column_names(value, name):
+    """The resource names of a table given by name (a pandas DataFrame with text column
+    labels, or a mapping name -> column), else None (read by position). A DataFrame's
+    default labels 0, 1, ... are positions; other labels that are not text are refused."""
+    if isinstance(value, dict):
+        labels = list(value)
+    elif hasattr(value, "columns") and hasattr(value, "to_numpy"):
+        labels = list(value.columns)
+        if labels == list(range(len(labels))):
+            return None
+    else:
+        return None
+    if not all(isinstance(x, str) and x for x in labels):
+        raise TypeError(f"{name}' column labels must be resource names (text), got {labels}")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"{name} names a resource twice: {labels}")
+    return tuple(labels)
+
+
+def by_name(value, name, resources=None):
+    """(names, values): a table given by name, in `resources`' order when given (the same
+    names, any order), else as given; an unnamed table (array, list) as it is, with names
+    None. A named table beside unnamed resources is ambiguous and refused."""
+    names = column_names(value, name)
+    if names is None:
+        return None, value
+    columns = dict(value) if isinstance(value, dict) else {c: value[c] for c in names}
+    if resources is None:
+        return names, np.column_stack([np.asarray(columns[c]) for c in names])
+    if sorted(names) != sorted(resources):
+        raise ValueError(f"{name} has resource columns {list(names)} but the resources are "
+                         f"{list(resources)}: they must name the same ones")
+    return tuple(resources), np.column_stack([np.asarray(columns[c]) for c in resources])
