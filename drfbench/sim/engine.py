@@ -33,6 +33,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import _isa
+from .. import _validation as check
 from . import workload as wl
 
 DONE_TOLERANCE = 1e-9  # a task is done when its remaining work is at most this x its duration
@@ -132,7 +133,12 @@ def _check_policy(policy):
 
 
 def _check_time(value, name, allow_inf):
-    if not isinstance(value, (int, float, np.integer, np.floating)) or math.isnan(value):
+    value = check.seconds(value, name)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number of seconds (or a duration), got {value!r:.80}")
+    if math.isnan(value):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if value < 0 or (not allow_inf and math.isinf(value)):
         raise ValueError(f"{name} must be {'' if allow_inf else 'finite and '}>= 0, got {value}")
@@ -141,6 +147,9 @@ def _check_time(value, name, allow_inf):
 
 def validate(machines, workload, policy, horizon, sample):
     """Checked (capacity (M, m) float64, horizon, sample) for simulate()."""
+    if check.column_names(machines, "machines") is not None:
+        raise ValueError("machines name their resources but the tasks' demands are by position: "
+                         "give the machines as an array, columns in the demands' order")
     C = wl.machines(machines)
     if not isinstance(workload, (wl.Trace, wl.Backlog)):
         raise TypeError(f"workload must be a drfbench.sim.Trace or Backlog, got "
@@ -156,7 +165,19 @@ def validate(machines, workload, policy, horizon, sample):
         sample = _check_time(sample, "sample", allow_inf=False)
         if sample == 0:
             raise ValueError("sample must be > 0 (or None for no samples)")
+        if math.isfinite(horizon):
+            sample_budget(sample, horizon, workload.users * (C.shape[1] + 1))
     return C, horizon, sample
+
+
+def sample_budget(sample, until, width):
+    """Refuse samples every `sample` s from 0 to `until` of `width` values each beyond
+    MAX_SAMPLE_VALUES values in all (the simulator's work budget)."""
+    instants = until // sample + 1
+    if instants * width > wl.MAX_SAMPLE_VALUES:
+        raise ValueError(f"sample: a sample every {sample:g} s up to {until:g} s takes "
+                         f"{instants:.3g} samples of {width} values, beyond the simulator's "
+                         f"work budget ({wl.MAX_SAMPLE_VALUES:,} values): sample less often")
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,15 +227,17 @@ def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
 
 class Sampler:
     """Takes samples at 0, sample, 2 sample, ...: record(until) takes every one not yet
-    taken up to `until` (all showing the state now) and returns the next instant."""
+    taken up to `until` (all showing the state now) and returns the next instant; `width`
+    values each (users x (resources + 1)), at most MAX_SAMPLE_VALUES in all (a ValueError)."""
 
-    def __init__(self, sample, state):
-        self.sample, self.state = sample, state
+    def __init__(self, sample, state, width=1):
+        self.sample, self.state, self.width = sample, state, width
         self.times, self.shares, self.speeds = [], [], []
 
     def record(self, until):
         next_sample = len(self.times) * self.sample
         if next_sample <= until:
+            sample_budget(self.sample, until, self.width)
             share, speed = self.state()
             while next_sample <= until:
                 self.times.append(next_sample)
@@ -260,8 +283,12 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
     machines  (M, m) capacities, one row per machine (see drfbench.sim.machines)
     workload  a drfbench.sim.Trace or a drfbench.sim.Backlog (needs a finite horizon)
     policy    a drfbench.sim.Policy; for a Backlog its queues must already be infinite
+    horizon   seconds (a number, or a duration: timedelta, numpy.timedelta64)
     sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
               ... up to the end
+    Work budget: at most MAX_SAMPLE_VALUES (2**26) sampled values (instants x users x
+    (resources + 1)) and MAX_BACKLOG_TASKS (2**21) tasks launched from a Backlog, else a
+    ValueError.
     isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
     """
     C, horizon, sample = validate(machines, workload, policy, horizon, sample)
@@ -281,10 +308,9 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
         shapes, job_ids, names = None, setup.job_ids, workload.names
         unschedulable = np.flatnonzero(~setup.fits)
     else:
-        rng = np.random.default_rng(workload.seed)
         backlog = {"demands": workload.demands, "tasks_per_job": workload.tasks_per_job,
                    "duration": workload.duration, "jitter": workload.jitter,
-                   "draw": lambda: rng.standard_normal(4096)}
+                   "draw": wl.Normals(workload.seed)}
         empty = np.empty(0)
         loop = EventLoop(C, {}, {"user": empty, "left": empty, "submit": empty}, n,
                          backlog=backlog)
@@ -296,7 +322,7 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
         ids, T = loop.running(), loop.tasks
         return snapshot(ids, T["user"], loop.speed[T["machine"][ids]], T["demand"], n, total,
                         shapes)
-    sampler = Sampler(sample, state) if sample is not None else None
+    sampler = Sampler(sample, state, n * (m + 1)) if sample is not None else None
     end = loop.run(policy, horizon, sampler.record if sampler else None)
     samples = sampler.arrays(n, m) if sampler else Sampler(1.0, None).arrays(n, m)
     T, J = loop.tasks, loop.jobs
