@@ -12,12 +12,13 @@ each have a weight, one task's demand vector and a task count.
 ("research/train"; the root is ""). `tree()` (a dict, a YAML or JSON file, or a Tree)
 checks everything first and raises a ValueError naming the node, so that no half-built
 tree exists. Bounds that keep every computation finite: a weight lies in [MIN_WEIGHT,
-MAX_WEIGHT] and within a factor MAX_WEIGHT_RATIO (1e6) of its siblings' (only their
-ratios matter); every node's guarantee (the product of weight fractions down its path)
-is at least MIN_GUARANTEE; a demand is finite and >= 0; tasks a whole number in [0,
-MAX_COUNT] (2**62); the tree at most MAX_DEPTH levels deep. The tree is kept as flat arrays in breadth-first order (a parent before its
-children, siblings in the order given): `parent`, `first_child`, `next_sibling`,
-`depth`, what kernels/hdrf.pyx walks.
+MAX_WEIGHT] (1e-300, 1e300) and within a factor MAX_WEIGHT_RATIO (drfbench._validation)
+of its siblings' (only their ratios matter); every node's guarantee (the product of
+weight fractions down its path) is at least MIN_GUARANTEE (1e-300); a demand is finite
+and >= 0; tasks a whole number in [0, MAX_COUNT] (2**62) or inf; the tree at most
+MAX_DEPTH (100) levels deep. The tree is kept as flat arrays in breadth-first order (a
+parent before its children, siblings in the order given): `parent`, `first_child`,
+`next_sibling`, `depth`, what kernels/hdrf.pyx walks.
 """
 import math
 import numbers
@@ -130,7 +131,8 @@ def _number(value, what, where):
     try:
         return float(value)
     except OverflowError:
-        raise ValueError(f"node {where!r}: {what} {value:.3g} is too large") from None
+        raise ValueError(f"node {where!r}: {what} is too large ({len(str(value))} digits)") \
+            from None
 
 
 def _weight(spec, where):

@@ -161,6 +161,11 @@ def validate(machines, workload, policy, horizon, sample):
     horizon = _check_time(horizon, "horizon", allow_inf=True)
     if isinstance(workload, wl.Backlog) and math.isinf(horizon):
         raise ValueError("a Backlog never drains: give a finite horizon")
+    if isinstance(workload, wl.Backlog) and \
+            horizon > wl.MAX_BACKLOG_TASKS * workload.duration.min():
+        raise ValueError(f"horizon {horizon:g} s runs more than {wl.MAX_BACKLOG_TASKS:,} tasks of "
+                         f"{workload.duration.min():g} s one after another, beyond the "
+                         "simulator's work budget: give a shorter horizon")
     if sample is not None:
         sample = _check_time(sample, "sample", allow_inf=False)
         if sample == 0:
@@ -209,8 +214,10 @@ def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
     """(share (n, m), speed (n,)) of the running tasks `ids` (machines in index order):
     share[u, r] = sum over u's tasks of demand[t, r] x speed / total[r] (with one shape
     per user, `shapes`: (sum of u's speeds) x shapes[u, r] / total[r]); speed[u] the mean
-    of u's tasks' speeds, 0 if none. Sums run in the order of `ids`."""
+    of u's tasks' speeds, 0 if none. Sums run in the order of `ids`. A resource the cluster
+    has none of (total 0) is a share 0."""
     m = len(total)
+    total = np.where(total > 0, total, np.inf)
     share = np.zeros((n, m))
     speed = np.zeros(n)
     if ids.size:
@@ -287,8 +294,8 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
     sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
               ... up to the end
     Work budget: at most MAX_SAMPLE_VALUES (2**26) sampled values (instants x users x
-    (resources + 1)) and MAX_BACKLOG_TASKS (2**21) tasks launched from a Backlog, else a
-    ValueError.
+    (resources + 1)) and MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a
+    horizon at most that many times its shortest duration), else a ValueError.
     isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
     """
     C, horizon, sample = validate(machines, workload, policy, horizon, sample)

@@ -24,7 +24,7 @@ UNBOUNDED = -1         # the task kernels' code for an unbounded task queue
 MAX_RUNNING = 10**7
 # The simulator's work budget: tasks a Backlog makes (one per launch, each a row of the
 # task table) and sampled values (instants x users x (resources + 1)).
-MAX_BACKLOG_TASKS = 2**21
+MAX_BACKLOG_TASKS = 2**20
 MAX_JITTER = 10.0      # a Backlog's durations times exp(jitter N(0, 1)): within e^(+-100 or so)
 MAX_SAMPLE_VALUES = 2**26
 
@@ -251,9 +251,8 @@ class Normals:
 
     def __call__(self):
         if self.drawn >= MAX_BACKLOG_TASKS:
-            raise ValueError(f"the backlog launched {self.drawn:,} tasks before the horizon, the "
-                             f"simulator's work budget ({MAX_BACKLOG_TASKS:,}): give a shorter "
-                             "horizon")
+            raise ValueError(f"the backlog launched {MAX_BACKLOG_TASKS:,} tasks before the "
+                             "horizon, the simulator's work budget: give a shorter horizon")
         self.drawn += 4096
         return self.rng.standard_normal(4096)
 
