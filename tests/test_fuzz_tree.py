@@ -78,7 +78,7 @@ def schedule_tree(spec, machines, policy, options):
 @fuzz.cases(cluster=SPECS, policy=st.sampled_from([*POLICY_MODES, "online-drf"]),
             tasks=st.one_of(st.none(), st.none(), st.lists(TASKS, min_size=1, max_size=4)),
             incremental=st.sampled_from([True, False, "yes"]),
-            sets=st.sampled_from([None, 1, 4, 0, 2**70]))
+            sets=st.sampled_from([None, 1, 4, 0, 10**9, 2**70]))
 def test_schedule(cluster, policy, tasks, incremental, sets):
     spec, machines = cluster
     options = {"tasks": tasks, "incremental": incremental, "sets": sets}
@@ -224,6 +224,9 @@ def test_machines_are_matched_by_the_trees_resource_names():
                         "flatten").value
     assert by_name.tasks == fuzz.call(hdrf.schedule, spec, [9, 18], "flatten").value.tasks
     assert by_name.tasks == {"a": 3, "b": 2}              # the lecture's <9 CPU, 18 GB>
+    named = fuzz.call(props.tree_pareto_efficiency, "flatten",
+                      [(spec, pd.DataFrame({"mem": [18.0], "cpu": [9.0]}))]).value
+    assert named.checked == 1 and named.holds
     refused(hdrf.schedule, spec, pd.DataFrame({"gpu": [1.0], "cpu": [9.0]}),
             match="must name the same ones")
     refused(hdrf.schedule, spec, pd.DataFrame([[9, 18]], columns=[1, 0]), match="column labels")

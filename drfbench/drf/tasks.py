@@ -77,9 +77,14 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
     launched, release(user, machine), add_tasks(user, count); attributes running,
     launched, queued, usage, shares, decisions.
 
-    demands: (users, resources) one task's resources per user, absolute units;
-    machines: one machine's capacity (1-D) or one row per machine; weights: per user;
-    tasks: tasks each user has to run (None or inf: an infinite queue)."""
+    demands: (users, resources) one task's resources per user, absolute units, finite and
+    >= 0; machines: one machine's capacity (1-D) or one row per machine, matched to the
+    demands by name when both name their resources (DataFrames, dicts of columns), by
+    position when neither does (else refused); weights: per user (drfbench.allocate's
+    bounds); tasks: tasks each user has to run, whole numbers in [0, 2**62] (None or inf:
+    an infinite queue); slots: an integer in [1, 2**62]. At most drfbench.sim.MAX_RUNNING
+    (10**7) tasks able to run at once on the machines (the work budget), else a
+    ValueError."""
     spec = api.method_info(policy, api.TASKS)
     if spec.takes_option("slots"):
         if slots is None:

@@ -24,6 +24,7 @@ from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
 from .tree import tree as as_tree
 
 MAX_RESOLUTION = 10**6             # allocate's quanta per leaf, at most
+MAX_SETS = 1024                    # kept open-sets, at most (kernels/hdrf.pyx's own limit)
 # Each registered policy: the kernel's mode, and whether it runs on the flattened tree.
 POLICY_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
                 "naive-hdrf": ("naive", False), "flatten": ("static", True),
@@ -86,9 +87,16 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
     every share at every decision (the baseline the incremental one is measured
     against; both decide the same); sets: how many open-sets (which task shapes fit
     somewhere) the incremental one keeps the shares of (None: as many as 64 MiB holds, at
-    most 1024; the least recently used is dropped)."""
+    most 1024; the least recently used is dropped), an integer in [1, MAX_SETS] (1024).
+
+    Bounds: the tree's (drfbench.hdrf.tree); machines matched to the tree's resources by
+    name when given by name (a DataFrame, a dict of columns), else by position; tasks
+    whole numbers in [0, 2**62] or inf (a leaf demanding nothing needs a count); at most
+    drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once (the work budget)."""
     spec = api.method_info(policy, api.TREE)
-    sets = check.positive_int(sets, "sets")
+    sets = check.positive_int(sets, "sets", upper=MAX_SETS)
+    if not isinstance(incremental, (bool, np.bool_)):
+        raise TypeError(f"incremental must be True or False, got {incremental!r:.80}")
     t = as_tree(tree)
     mode, flat = POLICY_MODES[spec.name]
     C = check.machines(machines, len(t.resources), resources=t.resources)

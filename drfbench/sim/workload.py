@@ -25,7 +25,7 @@ MAX_RUNNING = 10**7
 # The simulator's work budget: tasks a Backlog makes (one per launch, each a row of the
 # task table) and sampled values (instants x users x (resources + 1)).
 MAX_BACKLOG_TASKS = 2**20
-MAX_JITTER = 10.0      # a Backlog's durations times exp(jitter N(0, 1)): within e^(+-100 or so)
+MAX_JITTER = 10.0      # a Backlog's durations x exp(jitter N(0, 1)): far from 0 and inf
 MAX_SAMPLE_VALUES = 2**26
 
 
@@ -34,7 +34,7 @@ def task_queues(counts, n, label=lambda i: f"user {i}", per="user"):
     errors), as the kernels' int64 queues: whole numbers in [0, MAX_COUNT], or inf for an
     unbounded queue (UNBOUNDED)."""
     t = np.asarray(counts)
-    if t.dtype.kind not in "biuf" or t.dtype.kind == "b":
+    if t.dtype.kind not in "iuf":
         raise TypeError(f"tasks must be whole numbers (or inf), got dtype {t.dtype}")
     if t.shape != (n,):
         raise ValueError(f"tasks must have one entry per {per}, shape ({n},), got {t.shape}")
@@ -54,7 +54,12 @@ def task_queues(counts, n, label=lambda i: f"user {i}", per="user"):
 def running_bound(demands, capacity, queue, label=lambda i: f"user {i}", slots=0):
     """Refuse what could run more than MAX_RUNNING tasks at once: with `slots` (a slot
     scheduler), slots x machines; else each user's tasks that fit in the cluster alone,
-    together at most resources / the smallest task's dominant share of the cluster."""
+    together at most resources / the smallest task's dominant share of the cluster. A
+    resource no machine has is refused too (a dominant share over it is 0 / 0)."""
+    total = capacity.sum(axis=0)
+    if (total == 0).any():
+        raise ValueError(f"no machine has resource {int(np.argmin(total))} (every capacity 0): "
+                         "leave it out of the demands and the machines")
     q = np.where(queue == UNBOUNDED, np.inf, queue.astype(np.float64))
     if slots:
         bound = min(q.sum(), float(slots) * len(capacity))
@@ -63,7 +68,6 @@ def running_bound(demands, capacity, queue, label=lambda i: f"user {i}", slots=0
                              f"tasks at once, beyond the work budget of {MAX_RUNNING:,}: give "
                              "fewer slots or task counts")
         return
-    total = capacity.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         dom = np.where(demands > 0, demands / total, 0.0).max(axis=1, initial=0.0)
         alone = np.minimum(q, np.floor((1 + FIT_SLACK) / dom))
