@@ -23,7 +23,7 @@ VIEWS = ("ti-mra", "peak")     # what a policy is told of an application (`reque
 # instants, servers and services at most MAX_CELLS, and a simulation's residual capacity
 # 𝒬, servers x instants of its horizon, at most MAX_CELLS cells (simulate.run_policy).
 MIN_CAPACITY, MAX_AMOUNT = 1e-6, 1e12
-MAX_CELLS = 2**26
+MAX_CELLS = 2**24
 
 
 def amount(value, name, low=0.0):
@@ -180,6 +180,9 @@ def application(name, nodes, edges=(), *, duration, weight=1.0, arrival=0, servi
     duration = count(duration, f"application {name!r}: duration")
     V = len(nodes)
     index = {n: i for i, n in enumerate(nodes)}
+    for field, value in (("service", service), ("edges", edges)):
+        if value is not None and (isinstance(value, str) or not np.iterable(value)):
+            raise TypeError(f"application {name!r}: {field} must be a list, got {value!r}")
     service = [None] * V if service is None else list(service)
     if len(service) != V:
         raise ValueError(f"application {name!r}: service must give -1/None or a service index "
