@@ -168,11 +168,11 @@ def test_simulate_options(specs, policy, options):
 
 
 def edge_ends():
-    return st.sampled_from(["x", "y", "z", 0, 1, None, ["x"]])
+    return maybe(st.sampled_from(["x", "y", "z"]), st.sampled_from([0, 1, None, ["x"], "w"]))
 
 
-@fuzz.cases(nodes=st.lists(st.sampled_from(["x", "y", "z", 0, 1, 2, None]), min_size=1,
-                           max_size=3),
+@fuzz.cases(nodes=st.lists(maybe(st.sampled_from(["x", "y", "z"]), st.sampled_from([0, 1, None])),
+                           min_size=1, max_size=3, unique_by=repr),
             edges=st.lists(st.tuples(edge_ends(), edge_ends()), max_size=3),
             duration=maybe(st.integers(1, 3)), demand=maybe(st.one_of(
                 st.sampled_from([1, [1, 2, 3], {"cpu": 2}, {"cpu": [1, 2, 3]}, {"gpu": 1},
@@ -219,6 +219,71 @@ def test_workload(count, rate, mapreduce, seed):
         return
     assert len(outcome.value) == count
     assert all(0 <= a.arrival < MAX_CELLS and np.isfinite(a.demand).all() for a in outcome.value)
+
+
+def pieces(infra_keywords, spec, horizon, t, prices, policy):
+    """Cluster, place, resource_weights, sort_nodes and revenue on one application; the
+    placement, the residual capacities, the weights, the order, the revenue."""
+    infra = packer.Infrastructure(**infra_keywords)
+    app = packer.application(**spec)
+    cluster = packer.Cluster(infra, horizon)
+    loc = packer.place(cluster, app, policy, threads=1)
+    return (loc, cluster.server, cluster.link, infra.capacity, infra.link_capacity,
+            packer.resource_weights(cluster, t), packer.sort_nodes(app),
+            packer.revenue(app, infra, *prices))
+
+
+@fuzz.cases(spec=applications(), horizon=maybe(st.integers(7, 9)), t=maybe(st.integers(0, 6)),
+            prices=st.tuples(maybe(st.sampled_from([0.0, 1.0, MAX_AMOUNT])), maybe(st.just(1.0))),
+            policy=st.sampled_from(POLICIES))
+def test_place_and_the_model_functions(spec, horizon, t, prices, policy):
+    outcome = fuzz.call(pieces, dict(servers=3, per_rack=2), spec, horizon, t, prices, policy)
+    if outcome.refused:
+        return
+    loc, server, link, cap, link_cap, w, order, money = outcome.value
+    assert (server >= -1e-9 * cap[:, None, :]).all() and (link >= -1e-9 * link_cap[:, None]).all()
+    if loc is None:                                                  # nothing left behind
+        assert np.array_equal(server, np.repeat(cap[:, None, :], server.shape[1], axis=1))
+        assert np.array_equal(link, np.repeat(link_cap[:, None], link.shape[1], axis=1))
+    assert np.isfinite(w).all() and np.isfinite(money).all() and sorted(order) == list(range(len(order)))
+
+
+def dump_and_load(specs):
+    apps = [packer.application(**spec) for spec in specs]
+    with tempfile.TemporaryDirectory() as tmp:
+        packer.dump_applications(apps, os.path.join(tmp, "a.json"))
+        back = packer.load_applications(os.path.join(tmp, "a.json"))
+    return [(a.name, a.nodes, a.edges, a.demand, a.bandwidth, a.service, a.weight, a.arrival)
+            for a in sorted(apps, key=lambda a: a.arrival)], \
+           [(a.name, a.nodes, a.edges, a.demand, a.bandwidth, a.service, a.weight, a.arrival)
+            for a in back]
+
+
+@fuzz.cases(specs=st.lists(applications(wild=False), min_size=1, max_size=3))
+def test_dump_and_load_round_trip(specs):
+    outcome = fuzz.call(dump_and_load, specs)
+    assert not outcome.refused, outcome.error
+    for a, b in zip(*outcome.value):
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y)
+
+
+def infrastructure_file(keywords):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "infra.json")
+        with open(path, "w") as f:
+            json.dump(keywords, f)
+        return packer.load_infrastructure(path).capacity
+
+
+@fuzz.cases(keywords=st.dictionaries(st.sampled_from(KEYWORDS + ("racks",)), st.sampled_from(
+    [1, 4, 0.5, 0, -1, 1e13, 1e400, True, "4", None, [1], 2**70])))
+def test_load_infrastructure(keywords):
+    outcome = fuzz.call(infrastructure_file, keywords)
+    if outcome.refused:
+        assert isinstance(outcome.error, ValueError) and "infrastructure file" in str(outcome.error)
+    else:
+        assert np.isfinite(outcome.value).all()
 
 
 # ---------------------------------------------------------------------------------------

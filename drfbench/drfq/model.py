@@ -315,8 +315,8 @@ def settings(m, scheduler="drfq", *, duration=1.0, resource=0, interval=INTERVAL
     """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate).
     resource is used by fq and bottleneck only, interval by bottleneck only (the registry
     refuses them for the other schedulers). duration, interval and rtt: seconds (`seconds`:
-    numbers or durations, in (0, MAX_SECONDS]), at most MAX_REDECISIONS intervals in the
-    duration; buffer, stage_buffer, initial_window: positive integers; bins: a
+    numbers or durations, in (0, MAX_SECONDS]), under bottleneck at most MAX_REDECISIONS
+    intervals in the duration; buffer, stage_buffer, initial_window: positive integers; bins: a
     non-negative integer (the state's size is bounded by `budget`)."""
     if scheduler not in SCHEDULERS:
         raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")

@@ -58,8 +58,10 @@ class Cluster:
     def __init__(self, infra, horizon):
         if not isinstance(infra, Infrastructure):
             raise TypeError(f"infrastructure must be a packer.Infrastructure, got {type(infra).__name__}")
-        if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or horizon < 0:
-            raise ValueError(f"horizon must be a non-negative integer (instants), got {horizon!r}")
+        if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral):
+            raise TypeError(f"horizon must be a non-negative integer (instants), got {horizon!r}")
+        if horizon < 0:
+            raise ValueError(f"horizon must be a non-negative integer (instants), got {horizon}")
         if infra.servers * horizon > MAX_CELLS:
             raise ValueError(f"{infra.servers} servers x {horizon} instants (the applications' "
                              f"last instant) exceed the budget of {MAX_CELLS} cells "
