@@ -41,8 +41,9 @@ def work_conserving(capacity, guarantee, demand, weight):
     if not g.shape == d.shape == w.shape:
         raise ValueError(f"guarantee, demand and weight must have one entry per node, got "
                          f"{g.shape}, {d.shape}, {w.shape}")
-    if w.size and w.max() > 0:
-        w = w / w.max()                  # their sum cannot overflow
+    with np.errstate(over="ignore"):
+        if not np.isfinite(w.sum()):
+            w = w / w.max()              # only their ratios matter: a sum that cannot overflow
     if g.sum() > capacity * (1 + SLACK):
         raise ValueError(f"guarantee: the guarantees sum to {g.sum():g}, more than the link's "
                          f"capacity {capacity:g} (infeasible)")
