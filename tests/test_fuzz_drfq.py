@@ -18,6 +18,8 @@ from drfbench import drfq
 from drfbench.drfq import model
 from test_drfq import assert_same, own
 
+FUZZED = ("flows",)   # the input kinds this module fuzzes (tests/test_families.py)
+
 US = 1e-6
 LECTURE = [[1 * US, 6 * US], [7 * US, 1 * US]]
 SCHEDULERS = drfbench.methods(takes="flows")
@@ -128,7 +130,7 @@ def kernel_and_literal(costs, scheduler, options):
 @fuzz.cases(case=small_case())
 def test_kernel_decides_as_the_literal_transcription(case):
     outcome = fuzz.call(kernel_and_literal, *case)
-    if outcome.refused:                      # weights 1 and 1e6 x 3: beyond the ratio
+    if outcome.refused:                      # weights beyond MAX_WEIGHT_RATIO
         assert "factor" in str(outcome.error)
         return
     kernel, literal = outcome.value
@@ -191,7 +193,7 @@ def test_times_are_seconds_and_points_in_time_refused():
 
 
 def test_weights_are_bounded():
-    for weights, message in [([1, 1e7], "factor"), ([1e-300, 1e-300], "flow 0's weight"),
+    for weights, message in [([1, 1e10], "factor"), ([1e-300, 1e-300], "flow 0's weight"),
                              ([1, 1e300], "flow 1's weight")]:
         outcome = fuzz.call(run, LECTURE, "drfq", dict(weights=weights))
         assert isinstance(outcome.error, ValueError) and message in str(outcome.error)

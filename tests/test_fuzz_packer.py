@@ -18,6 +18,8 @@ from drfbench import packer
 from drfbench.packer.model import MAX_AMOUNT, MAX_CELLS, MIN_CAPACITY
 from test_packer import usage
 
+FUZZED = ("applications",)   # the input kinds this module fuzzes (tests/test_families.py)
+
 POLICIES = drfbench.methods(takes="applications")
 WILD = st.sampled_from([0, -1, 1e-300, float("nan"), float("inf"), -float("inf"), 1e308,
                         MAX_AMOUNT * 10, True, "1", None, [1], 2**70, pd.Timedelta(seconds=1)])

@@ -159,7 +159,7 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
 
     Times are seconds: numbers, or durations (timedelta, pandas.Timedelta, timedelta64),
     converted. Bounds: costs in [0, MAX_SECONDS] (1e9 s); weights in [1e-12, 1e12] and
-    within a factor MAX_WEIGHT_RATIO (1e6) of each other; rates in [1e-9, inf) packets/s;
+    within a factor _validation.MAX_WEIGHT_RATIO (1e9) of each other; rates in [1e-9, inf) packets/s;
     seed a non-negative integer (used modulo 2**64).
 
     Refused with a ValueError naming the problem: costs that are negative, NaN or
