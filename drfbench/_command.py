@@ -39,11 +39,12 @@ class Parser(argparse.ArgumentParser):
     subparsers are Parsers too."""
 
     def error(self, message):
-        self.exit(BAD_INPUT_STATUS, f"{self.prog}: error: {message}\n")
+        self.exit(BAD_INPUT_STATUS, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def one_line(exc):
-    """An exception's message on one line (its type's name if it has none)."""
+    """An exception's (or a message's) text on one line: every run of whitespace, line
+    breaks and form feeds included, one space (its type's name if it has no text)."""
     return " ".join(str(exc).split()) or type(exc).__name__
 
 

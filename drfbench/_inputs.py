@@ -11,6 +11,7 @@ or a spreadsheet shows it; a table that came from a DataFrame names its row by p
     spec = document("tree.yaml", "tree")                # a dict (duplicate keys refused)
 """
 import csv
+import io
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -19,16 +20,39 @@ from pathlib import Path
 import numpy as np
 
 COUNT = "count"              # the machine tables' optional column: that many identical rows
+MAX_MACHINES = 2**24         # machines a table may expand to (one row of capacities each)
 
 
 def existing(path, what):
     """`path` as a Path, and how errors name it ("machines file m.csv"); a ValueError if
-    there is no such file."""
+    there is no such file (or it is a directory)."""
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"{what} file must be a path, got {type(path).__name__}")
     path = Path(path)
     where = f"{what} file {path}"
+    if path.is_dir():
+        raise ValueError(f"{where} is a directory, not a file")
     if not path.is_file():
         raise ValueError(f"{where} does not exist")
     return path, where
+
+
+def text(path, what):
+    """The text of file `path` and how errors name it: UTF-8, a byte-order mark (as
+    spreadsheets write) dropped; a file that is not UTF-8 text (Latin-1, binary, NUL
+    bytes) is refused, naming the first bad byte."""
+    path, where = existing(path, what)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{where} cannot be read ({exc.strerror})") from None
+    try:
+        content = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if "\0" in content:
+        raise ValueError(f"{where}: not a text file (NUL byte at byte {data.index(0)})")
+    return content, where
 
 
 @dataclass(frozen=True)
@@ -101,19 +125,16 @@ def read_csv(path, what, header=True):
     row that is all numbers is data, anything else a header. Blank lines are skipped; a
     row with more or fewer cells than the others, an empty file or one without data rows is
     refused."""
-    path, where = existing(path, what)
+    content, where = text(path, what)
     rows, lines = [], []
+    reader = csv.reader(io.StringIO(content, newline=""), skipinitialspace=True)
     try:
-        with open(path, newline="") as f:
-            reader = csv.reader(f, skipinitialspace=True)
-            for cells in reader:
-                if any(c.strip() for c in cells):
-                    rows.append([c.strip() for c in cells])
-                    lines.append(reader.line_num)
+        for cells in reader:
+            if any(c.strip() for c in cells):
+                rows.append([c.strip() for c in cells])
+                lines.append(reader.line_num)
     except csv.Error as exc:
         raise ValueError(f"{where}, line {reader.line_num}: not a CSV file ({exc})") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{where}: not a text file ({exc.reason} at byte {exc.start})") from None
     if not rows:
         raise ValueError(f"{where} is empty")
     if header is None:
@@ -148,7 +169,8 @@ def same_resources(table, resources, theirs, of):
 def machines(table, resources=None, of=None):
     """(resources, capacities): a table of machines (or servers), one capacity column per
     resource and optionally `count` (that many identical machines; default 1 each), as the
-    resource names and an (M, m) float64 array, one row per machine. With `resources`
+    resource names and an (M, m) float64 array, one row per machine (at most MAX_MACHINES
+    in all). With `resources`
     (those of `of`, e.g. "the demands have"), the columns must name the same ones, in any
     order, and come out in that order. Every machine must have some capacity."""
     theirs = tuple(c for c in table.columns if c != COUNT)
@@ -162,7 +184,7 @@ def machines(table, resources=None, of=None):
     C = table.numbers(resources)
     count = np.ones(len(C), dtype=np.int64)
     if COUNT in table.data:
-        c = table.numbers([COUNT])[:, 0]
+        c = table.numbers([COUNT], upper=MAX_MACHINES)[:, 0]
         fractional = np.flatnonzero(c != np.round(c))
         if fractional.size:
             i = int(fractional[0])
@@ -171,6 +193,9 @@ def machines(table, resources=None, of=None):
         count = c.astype(np.int64)
         if not count.sum():
             raise ValueError(f"{table.where}: every count is 0, no machine")
+        if count.sum() > MAX_MACHINES:
+            raise ValueError(f"{table.where}: the counts add up to {count.sum()} machines, "
+                             f"more than {MAX_MACHINES}")
     empty = np.flatnonzero((C.max(axis=1) == 0) & (count > 0))
     if empty.size:
         raise ValueError(f"{table.where}: {table.row(int(empty[0]))} has no capacity at all "
@@ -217,19 +242,27 @@ def _yaml_loader():
 
 
 def document(path, what):
-    """The YAML (.yaml, .yml) or JSON (any other name) document in file `path`, a mapping
-    repeating a key refused; a syntax error names the line and column."""
-    path, where = existing(path, what)
-    text = path.read_text()
-    if path.suffix.lower() not in (".yaml", ".yml"):
+    """The YAML (.yaml, .yml) or JSON (any other name) document in file `path` (UTF-8, a
+    byte-order mark dropped), a mapping repeating a key refused; a syntax error names the
+    line and column, a document nested past Python's recursion limit is refused."""
+    content, where = text(path, what)
+    try:
+        return _parsed(content, where, Path(path).suffix.lower() in (".yaml", ".yml"))
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply to read") from None
+
+
+def _parsed(content, where, is_yaml):
+    """The JSON or YAML document in `content`, errors naming `where` and the line."""
+    if not is_yaml:
         try:
-            return json.loads(text, object_pairs_hook=lambda p: _unique(p, where))
+            return json.loads(content, object_pairs_hook=lambda p: _unique(p, where))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where}, line {exc.lineno}, column {exc.colno}: not valid JSON "
                              f"({exc.msg})") from None
     yaml, loader = _yaml_loader()
     try:
-        return yaml.load(text, Loader=loader)
+        return yaml.load(content, Loader=loader)
     except ValueError as exc:
         raise ValueError(f"{where}, {exc}") from None
     except yaml.YAMLError as exc:

@@ -24,9 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from . import rows
+from . import _inputs, rows
 
 # The verdicts (docs/claims.md; `verdict` says the order a claim's rule tries them in).
 VERDICTS = ("reproduced", "direction only", "inconclusive", "not reproduced", "not testable")
@@ -398,7 +397,7 @@ def load(path):
         raise ClaimError(f"{head} does not exist: the top of REPRODUCTION.md")
     papers = []
     for file in sorted(path.glob("*.yaml")):
-        paper = yaml.safe_load(file.read_text())
+        paper = _inputs.document(file, "claims")
         if not isinstance(paper, dict) or not {"id", "title", "order", "template", "sections"} <= set(paper):
             raise ClaimError(f"{file}: a paper has `id`, `title`, `order`, `template` and `sections`")
         paper["template"] = path / paper["template"]

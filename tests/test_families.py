@@ -79,3 +79,15 @@ def test_every_input_kind_names_its_reader_and_entry_point():
         if kind.properties:
             assert (ROOT / "drfbench" / (kind.properties.replace(".", "/") + ".py")).is_file()
         assert drfbench.methods(takes=kind.name), f"no method takes {kind.name}"
+
+
+def test_every_input_kind_is_fuzzed():
+    """Each input kind is named in the FUZZED tuple of a fuzz test module
+    (tests/test_fuzz_*.py, docs/accepts.md), and every kind has its section on the page."""
+    fuzzed = set()
+    for path in (ROOT / "tests").glob("test_fuzz_*.py"):
+        match = re.search(r"^FUZZED = \(([^)]*)\)", path.read_text(), re.M)
+        fuzzed |= set(re.findall(r"\"(\w+)\"", match.group(1))) if match else set()
+    assert fuzzed == set(api.KINDS), sorted(set(api.KINDS) ^ fuzzed)
+    page = (ROOT / "docs/accepts.md").read_text()
+    assert [k for k in api.KINDS if f"`{k}`" not in page] == []

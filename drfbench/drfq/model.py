@@ -28,6 +28,7 @@ the order in which the simulator asks for it, and Python (integers masked to 64 
 C (uint64_t) compute the same bits. Stream 0 is a flow's arrival gaps, stream 1 + j its
 packets' factors on resource j.
 """
+import datetime
 import math
 import numbers
 from dataclasses import dataclass
@@ -54,6 +55,17 @@ STAGE_BUFFER = 32       # packets between consecutive resources (see literal.py)
 INITIAL_WINDOW = 10     # packets: TCP's initial window (RFC 6928)
 BINS = 100              # bins of the per-flow rate-over-time series
 MAX_REDECISIONS = 1e8   # the bottleneck's re-decisions are kept: at most this many
+
+# Bounds that keep a run finite and its work bounded (docs/accepts.md). Times (costs,
+# duration, rtt, interval) are seconds in (0, MAX_SECONDS]; rates packets/s in
+# [1 / MAX_SECONDS, inf); weights in [1 / MAX_WEIGHT, MAX_WEIGHT] and within
+# _validation.MAX_WEIGHT_RATIO of each other (virtual times add cost / weight).
+MAX_SECONDS = 1e9
+MAX_WEIGHT = 1e12
+# The work budget (`budget`): the packets a run would simulate, estimated before it starts,
+# and the numbers its state holds (queues, stage buffers, TCP timers, series, re-decisions).
+MAX_PACKETS = 2**28     # about a minute of the kernel; keeps the int32 series exact
+MAX_STATE = 2**27       # numbers: 1 GiB
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -145,10 +157,16 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
     "poisson" to every flow (each then needs a rate). A list says each flow's source;
     the open-loop ones need a rate and the others must have none.
 
+    Times are seconds: numbers, or durations (timedelta, pandas.Timedelta, timedelta64),
+    converted. Bounds: costs in [0, MAX_SECONDS] (1e9 s); weights in [1e-12, 1e12] and
+    within a factor _validation.MAX_WEIGHT_RATIO (1e9) of each other; rates in [1e-9, inf) packets/s;
+    seed a non-negative integer (used modulo 2**64).
+
     Refused with a ValueError naming the problem: costs that are negative, NaN or
-    infinite, of the wrong length for a flow, or all zero for a packet (a packet must take
-    some time somewhere); weights that are not positive and finite; an unknown source or
-    packet_costs; a missing, non-positive or infinite rate.
+    infinite, above the bound, of the wrong length for a flow, or all zero for a packet (a
+    packet must take some time somewhere); weights out of bounds; an unknown source or
+    packet_costs; a missing, out-of-bounds or infinite rate. A TypeError for what is not a
+    number (or a name, for source and packet_costs).
     """
     C = _cost_array(costs)
     n, K, m = C.shape
@@ -161,6 +179,10 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
     if (C < 0).any():
         i, k, j = np.argwhere(C < 0)[0]
         raise ValueError(f"costs: flow {i}'s cost on resource {j} is negative ({C[i, k, j]})")
+    if (C > MAX_SECONDS).any():
+        i, k, j = np.argwhere(C > MAX_SECONDS)[0]
+        raise ValueError(f"costs: flow {i}'s cost on resource {j} is {C[i, k, j]} s (at most "
+                         f"{MAX_SECONDS:g})")
     zero = np.argwhere(C.max(axis=2) == 0)
     if zero.size:
         i, k = zero[0]
@@ -168,7 +190,7 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
         raise ValueError(f"costs: {what} is zero on every resource: zero-cost packets would "
                          "take no time anywhere")
     w = np.ones(n) if weights is None else _weights(weights, n)
-    if packet_costs not in PACKET_COSTS:
+    if not isinstance(packet_costs, str) or packet_costs not in PACKET_COSTS:
         raise ValueError(f"unknown packet_costs {packet_costs!r}; known: {', '.join(PACKET_COSTS)}")
     r = _rates(rates, n)
     kind = _sources(source, r, n)
@@ -196,10 +218,12 @@ def _weights(weights, n):
     w = check.real_array(np.atleast_1d(weights), "weights", 1)
     if w.shape != (n,):
         raise ValueError(f"weights must have one entry per flow ({n}), got {w.shape[0]}")
-    if not np.isfinite(w).all() or (w <= 0).any():
-        i = int(np.flatnonzero(~(np.isfinite(w) & (w > 0)))[0])
-        raise ValueError(f"weights: flow {i}'s weight is {w[i]} (must be positive and finite)")
-    return w
+    bad = ~((w >= 1 / MAX_WEIGHT) & (w <= MAX_WEIGHT))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"weights: flow {i}'s weight is {w[i]} (must be positive and finite, "
+                         f"in [{1 / MAX_WEIGHT:g}, {MAX_WEIGHT:g}])")
+    return check.tenant_weights(w, n)
 
 
 def _rates(rates, n):
@@ -213,10 +237,10 @@ def _rates(rates, n):
     out = np.full(n, np.nan)
     if given:
         values = check.real_array([entries[i] for i in given], "rates", 1)
-        bad = np.flatnonzero(~((values > 0) & (values < math.inf)))
+        bad = np.flatnonzero(~((values >= 1 / MAX_SECONDS) & (values < math.inf)))
         if bad.size:
             raise ValueError(f"rates: flow {given[bad[0]]}'s rate is {values[bad[0]]} packets/s "
-                             "(must be positive and finite)")
+                             f"(must be positive and finite, at least {1 / MAX_SECONDS:g})")
         out[given] = values
     return out
 
@@ -224,9 +248,11 @@ def _rates(rates, n):
 def _sources(source, rates, n):
     """(n,) int8: each flow's index in SOURCES (see `flows` for how one name applies to
     every flow)."""
+    if not isinstance(source, str) and not np.iterable(source):
+        raise TypeError(f"source must be a name or a list of names, got {source!r}")
     names = [source] if isinstance(source, str) else list(source)
     for i, s in enumerate(names):
-        if s not in SOURCES:
+        if not isinstance(s, str) or s not in SOURCES:
             raise ValueError(f"unknown source {s!r}" + ("" if isinstance(source, str) else f" (flow {i})")
                              + f"; known: {', '.join(SOURCES)}")
     if not isinstance(source, str) and len(names) != n:
@@ -273,10 +299,14 @@ class Settings:
         return int(self.duration / self.interval) + 2
 
 
-def _positive(value, name):
+def seconds(value, name):
+    """A time in (0, MAX_SECONDS] seconds as a float: a number, or a duration (timedelta,
+    pandas.Timedelta, timedelta64) converted; a point in time is refused (TypeError)."""
+    if isinstance(value, (datetime.timedelta, datetime.date, np.timedelta64, np.datetime64)):
+        value = float(check.seconds(value, name))
     x = check.real(value, name)
-    if not (0 < x < math.inf):
-        raise ValueError(f"{name} must be positive and finite, got {x}")
+    if not 0 < x <= MAX_SECONDS:
+        raise ValueError(f"{name} must be positive and at most {MAX_SECONDS:g} s, got {x}")
     return x
 
 
@@ -284,19 +314,54 @@ def settings(m, scheduler="drfq", *, duration=1.0, resource=0, interval=INTERVAL
              buffer=BUFFER, stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS):
     """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate).
     resource is used by fq and bottleneck only, interval by bottleneck only (the registry
-    refuses them for the other schedulers)."""
+    refuses them for the other schedulers). duration, interval and rtt: seconds (`seconds`:
+    numbers or durations, in (0, MAX_SECONDS]), under bottleneck at most MAX_REDECISIONS
+    intervals in the duration; buffer, stage_buffer, initial_window: positive integers; bins: a
+    non-negative integer (the state's size is bounded by `budget`)."""
     if scheduler not in SCHEDULERS:
         raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
-    duration = _positive(duration, "duration")
-    interval = _positive(interval, "interval")
-    if duration / interval > MAX_REDECISIONS:
+    duration = seconds(duration, "duration")
+    interval = seconds(interval, "interval")
+    if scheduler == "bottleneck" and duration / interval > MAX_REDECISIONS:
         raise ValueError(f"interval {interval} s re-decides the bottleneck more than "
                          f"{MAX_REDECISIONS:.0e} times in {duration} s")
     if isinstance(resource, bool) or not isinstance(resource, numbers.Integral) or not 0 <= resource < m:
         raise ValueError(f"resource must be an index of the pipeline's {m} resources, got {resource!r}")
-    if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 0:
-        raise ValueError(f"bins must be a non-negative integer, got {bins!r}")
+    if isinstance(bins, bool) or not isinstance(bins, numbers.Integral):
+        raise TypeError(f"bins must be a non-negative integer, got {bins!r}")
+    if not 0 <= bins <= MAX_STATE:
+        raise ValueError(f"bins must be a non-negative integer, at most {MAX_STATE}, got {bins!r}")
     return Settings(scheduler, duration, int(resource), interval,
-                    _positive(rtt, "rtt"), check.positive_int(buffer, "buffer", allow_none=False),
-                    check.positive_int(stage_buffer, "stage_buffer", allow_none=False),
-                    check.positive_int(initial_window, "initial_window", allow_none=False), int(bins))
+                    seconds(rtt, "rtt"),
+                    check.positive_int(buffer, "buffer", allow_none=False, upper=MAX_STATE),
+                    check.positive_int(stage_buffer, "stage_buffer", allow_none=False,
+                                       upper=MAX_STATE),
+                    check.positive_int(initial_window, "initial_window", allow_none=False,
+                                       upper=MAX_STATE), int(bins))
+
+
+def budget(flows, s):
+    """Refuse a run whose work is out of bounds, before it starts: the packets it would
+    simulate, estimated as duration x (m / c, the pipeline's departures with c the least
+    dominant cost of a packet, times 0.5 under "uniform" packet costs, + the open-loop
+    flows' rates + 2 / rtt per TCP flow, its losses) + the TCP flows' initial windows, at
+    most MAX_PACKETS; and the numbers its state holds (the flows' queues, the stage
+    buffers, the TCP timers, the series, the re-decisions), at most MAX_STATE."""
+    n, m = flows.n, flows.m
+    tcp = int((flows.source == SOURCES.index("tcp")).sum())
+    low = float(flows.costs.max(axis=2).min()) * (0.5 if flows.packet_costs == 1 else 1.0)
+    packets = (s.duration * (m / low + np.nansum(flows.rates) + 2 * tcp / s.rtt)
+               + tcp * s.initial_window)
+    if not packets <= MAX_PACKETS:
+        raise ValueError(f"the run would simulate about {packets:.3g} packets, more than the "
+                         f"budget of {MAX_PACKETS} (drfq.model.MAX_PACKETS): shorten the "
+                         "duration, or raise the costs or lower the rates")
+    D = m if s.scheduler == "drfq-dovetail" else 1
+    queued = int((flows.source != SOURCES.index("backlogged")).sum())
+    state = ((n - queued + queued * s.buffer) * (1 + 2 * D) + (m + (m - 1) * s.stage_buffer)
+             * (2 * m + 2 * D) + 4 * n * (s.initial_window + 1) + s.bins * n
+             + (s.boundaries if s.scheduler == "bottleneck" else 0))
+    if state > MAX_STATE:
+        raise ValueError(f"the run's state (buffer x flows, stage_buffer x resources, "
+                         f"initial_window x flows, bins x flows) would hold {state} numbers, "
+                         f"more than the budget of {MAX_STATE} (drfq.model.MAX_STATE)")

@@ -15,7 +15,7 @@ from .. import _isa, api
 from .. import rows as tidy
 from . import literal as transcription
 from .model import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, PACKET_COSTS, RTT, SOURCES,
-                    STAGE_BUFFER, flows as make_flows, settings as make_settings)
+                    STAGE_BUFFER, budget, flows as make_flows, settings as make_settings)
 
 
 @dataclass
@@ -171,6 +171,11 @@ def simulate(costs, scheduler="drfq", **options):
     literal     run the literal transcription (slow; the test oracle) instead of the kernel
     isa         the kernels' variant (the kernel is sequential: no threads)
 
+    Bounds (model.flows, model.settings, model.budget): times in seconds (numbers or
+    durations such as pandas.Timedelta) in (0, 1e9]; weights in [1e-12, 1e12], within a
+    factor 1e6 of each other; a run of at most about MAX_PACKETS (2**28) packets, estimated
+    from the duration, costs, rates and rtt, and a state of at most MAX_STATE (2**27)
+    numbers; beyond them a ValueError says which.
     A scheduler given an option it does not take refuses it (drfbench.run). The model and
     the schedulers' definitions: drfbench.drfq.literal.
     """
@@ -186,6 +191,7 @@ def run_scheduler(spec, costs, *, duration=1.0, weights=None, rates=None, source
     s = make_settings(f.m, spec.name, duration=duration, resource=resource, interval=interval,
                       rtt=rtt, buffer=buffer, stage_buffer=stage_buffer,
                       initial_window=initial_window, bins=bins)
+    budget(f, s)
     if literal and isa is not None:
         raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal transcription has none")
     if literal:

@@ -27,11 +27,14 @@ servers where each edge fits alone; the servers are tried from the best score do
 first where the edges fit together is taken: the same server as the literal argmax over
 the servers where they fit together (literal.py).
 """
+import numbers
+
 import numpy as np
 
 from .. import _isa, api
 from .. import _validation as check
-from .model import Infrastructure, active_span, dependencies, sort_nodes
+from .model import (MAX_CELLS, Application, Infrastructure, active_span, check_fits, dependencies,
+                    sort_nodes)
 from .workload import SLOTS
 
 REMOTE_PENALTY = 0.1     # Tetris' remote penalty rp (Grandl et al., SIGCOMM'14, §3.1: 10%)
@@ -49,11 +52,20 @@ SCORES = {"literal": (1.0, "links"), "best-fit": (-1.0, "links"),
 
 class Cluster:
     """Residual capacity 𝒬 over instants [0, horizon): `server` (S, H, 4) and `link`
-    (2P, H), and the slot scheme's used slots (S, H)."""
+    (2P, H), and the slot scheme's used slots (S, H). At most MAX_CELLS servers x instants
+    (a ValueError beyond: the arrays would not fit in memory)."""
 
     def __init__(self, infra, horizon):
         if not isinstance(infra, Infrastructure):
             raise TypeError(f"infrastructure must be a packer.Infrastructure, got {type(infra).__name__}")
+        if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral):
+            raise TypeError(f"horizon must be a non-negative integer (instants), got {horizon!r}")
+        if horizon < 0:
+            raise ValueError(f"horizon must be a non-negative integer (instants), got {horizon}")
+        if infra.servers * horizon > MAX_CELLS:
+            raise ValueError(f"{infra.servers} servers x {horizon} instants (the applications' "
+                             f"last instant) exceed the budget of {MAX_CELLS} cells "
+                             "(packer.model.MAX_CELLS): fewer servers or a shorter horizon")
         self.infra = infra
         self.horizon = int(horizon)
         self.server = np.ascontiguousarray(np.repeat(infra.capacity[:, None, :], self.horizon, axis=1))
@@ -64,7 +76,11 @@ class Cluster:
 def resource_weights(cluster, t):
     """w^r (§II-B): w^r = 1 - util(r) / Σ_s util(s) over r ∈ {CPU, MEM, IO_WRITE,
     IO_READ, BAND}, the utilizations the datacenter's at instant t (reserved over capacity,
-    over all servers; for BAND over all directed links). All ones on an idle datacenter."""
+    over all servers; for BAND over all directed links), t an instant of the cluster's
+    horizon. All ones on an idle datacenter."""
+    horizon = cluster.server.shape[1]
+    if isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 0 <= t < horizon:
+        raise ValueError(f"t must be an instant in [0, {horizon}), got {t!r}")
     infra = cluster.infra
     util = np.empty(5)
     util[:4] = 1.0 - cluster.server[:, t, :].sum(axis=0) / infra.capacity.sum(axis=0)
@@ -225,6 +241,11 @@ def place(cluster, app, policy="packer", *, score="literal", threads=1, kernels=
     "applications")); `score`: Packer's reading of Eq. 6-8 (SCORES)."""
     api.method_info(policy, api.APPLICATIONS)
     check.choice(score, "score", tuple(SCORES))
+    if not isinstance(cluster, Cluster):
+        raise TypeError(f"cluster must be a packer.Cluster, got {type(cluster).__name__}")
+    if not isinstance(app, Application):
+        raise TypeError(f"app must be a packer.Application, got {type(app).__name__}")
+    check_fits(cluster.infra, [app])
     k = kernels or _isa.kernels().packer
     infra = cluster.infra
     if app.arrival + app.duration > cluster.horizon:

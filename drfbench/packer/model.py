@@ -7,6 +7,7 @@ start (instant 0 is its arrival).
 """
 import dataclasses
 import heapq
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,31 @@ from .. import _validation as check
 RESOURCES = ("cpu", "mem", "io_write", "io_read")   # R of Eq. 7 (BAND is the network)
 VIEWS = ("ti-mra", "peak")     # what a policy is told of an application (`request`)
 
+# Bounds that keep every computation finite and the work bounded (docs/accepts.md):
+# capacities (cores, GB, MBps, Gbps) in [MIN_CAPACITY, MAX_AMOUNT], demands and bandwidths
+# in [0, MAX_AMOUNT] (so that demand / capacity and the scores' cubes stay finite);
+# instants, servers and services at most MAX_CELLS, and a simulation's residual capacity
+# 𝒬, servers x instants of its horizon, at most MAX_CELLS cells (simulate.run_policy).
+MIN_CAPACITY, MAX_AMOUNT = 1e-6, 1e12
+MAX_CELLS = 2**24
+
+
+def amount(value, name, low=0.0):
+    """A real number in [low, MAX_AMOUNT] as a float (bools refused: TypeError)."""
+    x = check.real(value, name)
+    if not low <= x <= MAX_AMOUNT:
+        raise ValueError(f"{name} must be a number in [{low:g}, {MAX_AMOUNT:g}], got {x}")
+    return x
+
+
+def count(value, name, low=1):
+    """An integer in [low, MAX_CELLS] (bools refused: TypeError)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if not low <= value <= MAX_CELLS:
+        raise ValueError(f"{name} must be an integer in [{low}, {MAX_CELLS}], got {value}")
+    return int(value)
+
 
 class Infrastructure:
     """The paper's datacenter (§III-A): `servers` servers of ⟨cores, memory GB, disks ×
@@ -23,6 +49,11 @@ class Infrastructure:
     aggregation switch, every aggregation switch on one core; links of `nic`, `tor_link`
     and `agg_link` Gbps. Cloud services (the paper's 𝒥) are `services` nodes hung off the
     core switch by links of `service_link` Gbps each.
+
+    Bounds: servers, per_rack, racks_per_agg integers in [1, MAX_CELLS], services in [0,
+    MAX_CELLS]; cores, memory, disks, disk_rate (and disks x disk_rate) and the links' Gbps
+    numbers in [MIN_CAPACITY, MAX_AMOUNT] (1e-6, 1e12); else a ValueError (TypeError for
+    what is not a number) naming the keyword.
 
     Locations (infrastructure nodes N = S ∪ 𝒥): servers 0 .. S-1, service j at S + j.
     Physical links p: server uplinks 0 .. S-1, ToR uplinks, aggregation uplinks, service
@@ -35,14 +66,13 @@ class Infrastructure:
                  service_link=100.0):
         for name, value in (("servers", servers), ("per_rack", per_rack),
                             ("racks_per_agg", racks_per_agg)):
-            check.positive_int(value, name, allow_none=False)
-        if not isinstance(services, (int, np.integer)) or services < 0:
-            raise ValueError(f"services must be a non-negative integer, got {services!r}")
+            count(value, name)
+        count(services, "services", low=0)
         for name, value in (("cores", cores), ("memory", memory), ("disks", disks),
                             ("disk_rate", disk_rate), ("nic", nic), ("tor_link", tor_link),
                             ("agg_link", agg_link), ("service_link", service_link)):
-            if not (isinstance(value, (int, float, np.number)) and np.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+            amount(value, name, MIN_CAPACITY)
+        amount(float(disks) * float(disk_rate), "disks x disk_rate", MIN_CAPACITY)
         self.servers, self.per_rack, self.racks_per_agg = int(servers), int(per_rack), int(racks_per_agg)
         self.racks = -(-self.servers // self.per_rack)
         self.aggs = -(-self.racks // self.racks_per_agg)
@@ -125,35 +155,53 @@ def application(name, nodes, edges=(), *, duration, weight=1.0, arrival=0, servi
                 demand=None, bandwidth=None):
     """A validated Application.
 
-    nodes: node names (unique); service: per node, None/-1 for a task or a service index;
-    demand: (V, duration, 4) array, or None for all zeros; edges: (u, v) pairs of node
-    names or indices; bandwidth: (E, duration) array. Refuses, naming the problem: a
-    cyclic graph, an edge to an unknown node or a self-loop, negative, NaN or infinite
-    demands, series shorter (or longer) than the duration, a weight outside (0, 1].
+    name: text; nodes: node names (unique, text); service: per node, None/-1 for a task or
+    a service index (an integer up to MAX_CELLS); demand: (V, duration, 4) array, or None
+    for all zeros; edges: (u, v) pairs, each end a node's name (text) or its index (an
+    integer: a name is never read as an index, nor an index as a name); bandwidth: (E,
+    duration) array. Bounds: duration in [1, MAX_CELLS] instants, arrival in [0,
+    MAX_CELLS); demands and bandwidths in [0, MAX_AMOUNT] (1e12); weight in (0, 1]. Refuses,
+    naming the problem: a cyclic graph, an edge to an unknown node or a self-loop, values
+    out of bounds or NaN, series shorter (or longer) than the duration; a TypeError for a
+    name that is not text or a number that is not one.
     """
-    nodes = tuple(str(n) for n in nodes)
+    if not isinstance(name, str):
+        raise TypeError(f"an application's name must be text, got {name!r}")
+    if isinstance(nodes, str) or not np.iterable(nodes):
+        raise TypeError(f"application {name!r}: nodes must be a list of names, got {nodes!r}")
+    nodes = tuple(nodes)
+    if not all(isinstance(n, str) for n in nodes):
+        raise TypeError(f"application {name!r}: node names must be text, got "
+                        f"{[n for n in nodes if not isinstance(n, str)][:3]}")
     if not nodes:
         raise ValueError(f"application {name!r} has no nodes")
     if len(set(nodes)) != len(nodes):
         raise ValueError(f"application {name!r}: duplicate node names")
-    duration = check.positive_int(duration, f"application {name!r}: duration", allow_none=False)
+    duration = count(duration, f"application {name!r}: duration")
     V = len(nodes)
     index = {n: i for i, n in enumerate(nodes)}
-    svc = np.array([-1 if s is None else int(s) for s in (service or [None] * V)], dtype=np.int64)
-    if svc.shape != (V,) or (svc < -1).any():
-        raise ValueError(f"application {name!r}: service must give -1/None or a service index per node")
+    for field, value in (("service", service), ("edges", edges)):
+        if value is not None and (isinstance(value, str) or not np.iterable(value)):
+            raise TypeError(f"application {name!r}: {field} must be a list, got {value!r}")
+    service = [None] * V if service is None else list(service)
+    if len(service) != V:
+        raise ValueError(f"application {name!r}: service must give -1/None or a service index "
+                         f"per node ({V}), got {len(service)}")
+    svc = np.array([-1 if s is None else count(s, f"application {name!r}: node "
+                                                  f"{nodes[v]!r}: service", low=-1)
+                    for v, s in enumerate(service)], dtype=np.int64)
     E = []
     for e in edges:
-        if len(e) != 2:
+        if isinstance(e, str) or not np.iterable(e) or len(e) != 2:
             raise ValueError(f"application {name!r}: an edge is a pair (u, v), got {e!r}")
         pair = []
         for x in e:
-            if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+            if isinstance(x, numbers.Integral) and not isinstance(x, bool):
                 if not 0 <= x < V:
                     raise ValueError(f"application {name!r}: edge {tuple(e)} to unknown node {x}")
                 pair.append(int(x))
-            elif str(x) in index:
-                pair.append(index[str(x)])
+            elif isinstance(x, str) and x in index:
+                pair.append(index[x])
             else:
                 raise ValueError(f"application {name!r}: edge {tuple(e)} to unknown node {x!r}")
         if pair[0] == pair[1]:
@@ -162,30 +210,42 @@ def application(name, nodes, edges=(), *, duration, weight=1.0, arrival=0, servi
     E = np.array(E, dtype=np.int64).reshape(-1, 2)
     if len({tuple(p) for p in E.tolist()}) != len(E):
         raise ValueError(f"application {name!r}: duplicate edges")
-    D = np.zeros((V, duration, len(RESOURCES))) if demand is None else np.asarray(demand, dtype=float)
+    D = (np.zeros((V, duration, len(RESOURCES))) if demand is None
+         else check.real_array(demand, f"application {name!r}: demand", 3))
     if D.ndim != 3 or D.shape[0] != V or D.shape[2] != len(RESOURCES):
         raise ValueError(f"application {name!r}: demand must be (nodes, duration, "
                          f"{len(RESOURCES)}), got shape {D.shape}")
     if D.shape[1] != duration:
         raise ValueError(f"application {name!r}: the demand series has {D.shape[1]} instants, "
                          f"the duration is {duration}")
-    check.finite_non_negative(D, f"application {name!r}: demand")
+    bounded(D, f"application {name!r}: demand")
     if (D[svc >= 0] > 0).any():
         raise ValueError(f"application {name!r}: cloud services take no computing demand")
-    B = np.zeros((len(E), duration)) if bandwidth is None else np.asarray(bandwidth, dtype=float)
+    B = (np.zeros((len(E), duration)) if bandwidth is None
+         else check.real_array(bandwidth, f"application {name!r}: bandwidth", 2))
     if B.shape != (len(E), duration):
         raise ValueError(f"application {name!r}: bandwidth must be (edges, duration) = "
                          f"({len(E)}, {duration}), got shape {B.shape}")
-    check.finite_non_negative(B, f"application {name!r}: bandwidth")
-    if not (isinstance(weight, (int, float, np.number)) and 0 < weight <= 1):
+    bounded(B, f"application {name!r}: bandwidth")
+    weight = check.real(weight, f"application {name!r}: weight")
+    if not 0 < weight <= 1:
         raise ValueError(f"application {name!r}: weight must be in (0, 1], got {weight!r}")
-    if not isinstance(arrival, (int, np.integer)) or arrival < 0:
-        raise ValueError(f"application {name!r}: arrival must be a non-negative integer instant, "
-                         f"got {arrival!r}")
+    arrival = count(arrival, f"application {name!r}: arrival (an instant)", low=0)
     app = Application(str(name), nodes, svc, np.ascontiguousarray(D), E,
                       np.ascontiguousarray(B), float(weight), int(arrival))
     sort_nodes(app)                     # refuses a cycle
     return app
+
+
+def bounded(a, name):
+    """Refuse entries that are NaN, infinite, negative or above MAX_AMOUNT, naming the
+    first one and its index."""
+    check.finite_non_negative(a, name)
+    if a.size and a.max() > MAX_AMOUNT:
+        where = np.argwhere(a > MAX_AMOUNT)[0]
+        raise ValueError(f"{name} must be at most {MAX_AMOUNT:g}: {a[tuple(where)]} at index "
+                         f"{tuple(where.tolist())}")
+    return a
 
 
 def start_instants(app):
@@ -202,6 +262,9 @@ def sort_nodes(app):
     """SortNodes (Algorithm 1, line 5): every node after the nodes it depends on, and,
     among the nodes whose dependencies are placed, by initial execution time, then index
     (Kahn's topological sort). Refuses a cyclic graph, naming the nodes on cycles."""
+    if not isinstance(app, Application):
+        raise TypeError(f"app must be a packer.Application (made by application()), got "
+                        f"{type(app).__name__}")
     V = len(app.nodes)
     indegree = np.zeros(V, dtype=np.int64)
     out = [[] for _ in range(V)]

@@ -13,26 +13,40 @@ proportion to the weights, as §II-C and §III-B describe ("proportionally share
 literally, line 10 lowers Q inside the pass and a node earlier in the list would get more
 (two equal weights would split 2:1). The loop stops when the residual is at most
 `TOLERANCE` times the capacity (floating point never reaches 0 exactly) and a node whose
-remaining want is met is set to its demand exactly.
+remaining want is met is set to its demand exactly. Each pass either satisfies a node or
+hands out the whole residual, so the loop ends after at most one pass per node and a few
+for rounding.
 """
 import numpy as np
 
 from .. import _validation as check
+from .allocate import SLACK
+from .model import amount, bounded
 
 TOLERANCE = 1e-12
 
 
 def work_conserving(capacity, guarantee, demand, weight):
     """The rate of each node on a link of `capacity` (Algorithm 2): guarantee σ(Σ(v, *), t),
-    current demand d[v] and weight w^𝒟(v) per node. Returns the rates (float64 array)."""
-    g = check.finite_non_negative(check.real_array(guarantee, "guarantee", 1), "guarantee")
-    d = check.finite_non_negative(check.real_array(demand, "demand", 1), "demand")
+    current demand d[v] and weight w^𝒟(v) per node. Returns the rates (float64 array).
+
+    Bounds: capacity, guarantees and demands in [0, MAX_AMOUNT] (1e12); weights finite and
+    non-negative (only their ratios matter; a node of weight 0 gets no surplus); the
+    guarantees must fit the link together (their sum at most capacity x (1 + SLACK)): else
+    a ValueError naming the argument (TypeError for what is not a number)."""
+    capacity = amount(capacity, "capacity")
+    g = bounded(check.real_array(guarantee, "guarantee", 1), "guarantee")
+    d = bounded(check.real_array(demand, "demand", 1), "demand")
     w = check.finite_non_negative(check.real_array(weight, "weight", 1), "weight")
     if not g.shape == d.shape == w.shape:
         raise ValueError(f"guarantee, demand and weight must have one entry per node, got "
                          f"{g.shape}, {d.shape}, {w.shape}")
-    if not (np.isfinite(capacity) and capacity >= 0):
-        raise ValueError(f"capacity must be finite and non-negative, got {capacity!r}")
+    with np.errstate(over="ignore"):
+        if not np.isfinite(w.sum()):
+            w = w / w.max()              # only their ratios matter: a sum that cannot overflow
+    if g.sum() > capacity * (1 + SLACK):
+        raise ValueError(f"guarantee: the guarantees sum to {g.sum():g}, more than the link's "
+                         f"capacity {capacity:g} (infeasible)")
     rate = np.minimum(g, d)                                                    # line 3
     hungry = (g < d) & (w > 0)                                                 # line 4
     left = capacity - rate.sum()                                               # line 5

@@ -10,6 +10,7 @@ instant, bandwidth is reserved on the links of tree paths, and admission is of w
 applications, known entirely at arrival; with reservations made ahead in time there are
 no events left to simulate but the arrivals.
 """
+import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -19,16 +20,22 @@ from .. import _isa, api
 from .. import _validation as check
 from .. import rows as tidy
 from .allocate import SCORES, Cluster, place
-from .model import RESOURCES, VIEWS, check_fits, request
+from .model import (MAX_AMOUNT, RESOURCES, VIEWS, Application, Infrastructure, amount, check_fits,
+                    request)
 from .rates import work_conserving
 
+MAX_WORK = 2**36      # servers x nodes x instants scored: about a minute of the kernels
 K_V, K_B = 1.0, 1.0   # the price of a server's worth of one resource per instant; of 1 Gbps per instant
 
 
 def revenue(app, infra, k_v=K_V, k_b=K_B):
     """Per instant of the application, what its tenant pays (§III-B, the pricing model of
     [2], [8]): Σ_v (Σ_r δ(v, r, t) k_v + Σ_{u ∈ ℰ(v)} σ((u, v), t) k_b), with δ normalized by
-    one server's capacity of r so that cores, GB and MBps add up."""
+    one server's capacity of r so that cores, GB and MBps add up. k_v, k_b: prices, finite
+    and non-negative."""
+    if not isinstance(app, Application) or not isinstance(infra, Infrastructure):
+        raise TypeError("revenue takes a packer.Application and a packer.Infrastructure")
+    k_v, k_b = amount(k_v, "k_v"), amount(k_b, "k_b")
     compute = (app.demand / infra.capacity[0]).sum(axis=(0, 2)) * k_v
     return compute + app.bandwidth.sum(axis=0) * k_b
 
@@ -137,8 +144,15 @@ class Result:
         application placed there, its guarantee σ(Σ(v, *), t) (its edges leaving the
         server), a current demand (the guarantee times a factor uniform in `burst`,
         seeded: a bursty sender) and the rate it gets. Rows: time, application, node,
-        weight, guarantee, demand, rate, capacity."""
+        weight, guarantee, demand, rate, capacity. server: an index in [0, servers); burst:
+        0 <= low <= high, finite."""
         infra = self.infrastructure
+        if (isinstance(server, bool) or not isinstance(server, numbers.Integral)
+                or not 0 <= server < infra.servers):
+            raise ValueError(f"server must be a server's index in [0, {infra.servers}), got {server!r}")
+        low, high = (amount(b, "burst") for b in burst)
+        if low > high:
+            raise ValueError(f"burst must be (low, high) with low <= high, got {burst!r}")
         rng = np.random.default_rng(seed)
         H = self.server.shape[1]
         nodes = []                                         # (app, node, weight, guarantee (H,))
@@ -154,7 +168,7 @@ class Result:
         if not nodes:
             return []
         G = np.array([g for *_, g in nodes])
-        D = G * rng.uniform(burst[0], burst[1], G.shape)
+        D = np.minimum(G * rng.uniform(low, high, G.shape), MAX_AMOUNT)
         W = np.array([w for _, _, w, _ in nodes])
         cap = float(infra.link_capacity[server])
         out = []
@@ -179,7 +193,13 @@ def simulate(infrastructure, applications, policy="packer", **options):
     threads, OpenMP threads of the scoring (default: OMP_NUM_THREADS, else every usable
     CPU; each kernel call is short, 0.1-1 ms, so on a shared machine one thread can be
     fastest: docs/performance.md); the results do not depend on it. isa: the kernels'
-    variant."""
+    variant.
+
+    infrastructure: a packer.Infrastructure; applications: packer.Application objects
+    (made by `application`, `workload` or `load_applications`). Bounds: servers x the
+    horizon (the last application's end) at most MAX_CELLS (2**24) cells, and the
+    placement's work, servers x the applications' nodes x instants, at most MAX_WORK
+    (2**36); beyond them a ValueError says which."""
     return api.run(policy, infrastructure, applications, takes=api.APPLICATIONS, **options)
 
 
@@ -188,8 +208,22 @@ def run_policy(spec, infrastructure, applications, *, view="ti-mra", score="lite
     """The registry's implementation of the application policies (see `simulate`)."""
     check.choice(view, "view", VIEWS)
     check.choice(score, "score", tuple(SCORES))
-    apps = sorted(applications, key=lambda a: a.arrival)
+    if not isinstance(infrastructure, Infrastructure):
+        raise TypeError(f"infrastructure must be a packer.Infrastructure, got "
+                        f"{type(infrastructure).__name__}")
+    if isinstance(applications, (str, Application)) or not np.iterable(applications):
+        raise TypeError(f"applications must be a list of packer.Application, got "
+                        f"{type(applications).__name__}")
+    apps = list(applications)
+    wrong = [type(a).__name__ for a in apps if not isinstance(a, Application)]
+    if wrong:
+        raise TypeError(f"applications must be packer.Application objects, got {wrong[0]}")
+    apps.sort(key=lambda a: a.arrival)
     check_fits(infrastructure, apps)
+    work = infrastructure.servers * sum(len(a.nodes) * a.duration for a in apps)
+    if work > MAX_WORK:
+        raise ValueError(f"placing these applications is {work:.3g} server x node x instant "
+                         f"steps, more than the budget of {MAX_WORK} (packer.simulate.MAX_WORK)")
     horizon = max((a.arrival + a.duration for a in apps), default=0)
     cluster = Cluster(infrastructure, horizon)
     k = _isa.kernels(isa).packer

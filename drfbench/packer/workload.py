@@ -43,6 +43,7 @@ Infrastructure from its keywords; `read_inputs` both, for `drfbench run`.
 """
 import inspect
 import json
+import numbers
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,7 @@ import numpy as np
 from .. import _inputs
 from .._io import replacing
 from .. import _validation as check
-from .model import RESOURCES, Infrastructure, application
+from .model import MAX_CELLS, RESOURCES, Application, Infrastructure, application, count as integer
 
 SLOTS = 4                       # slots per server (§III-A, following [8])
 BANDWIDTH_MEDIAN, BANDWIDTH_SIGMA, BANDWIDTH_CAP = 0.05, 1.0, 0.5   # Gbps
@@ -62,6 +63,7 @@ BOTTLENECK = {"network": 1.0, "balanced": 0.3, "compute": 0.1}
 PHASES = {"map": (1.0, 0.5, 0.3, 1.0), "shuffle": (0.1, 0.5, 0.1, 0.1),
           "reduce": (0.5, 0.5, 1.0, 0.1)}
 TROUGH = 0.1                    # complementary: a resource's least level, of its peak
+MAX_APPLICATIONS = 10**6        # workload's count: about 15 minutes of generation
 
 
 def slot_size(infra=None):
@@ -151,11 +153,20 @@ def workload(count, seed=0, *, rate=8.0, mapreduce=0.5, infrastructure=None, tem
     """`count` applications of the suite (module docstring), seeded; arrivals a Poisson
     process of `rate` applications per instant, from instant 0. Slots are sized on
     `infrastructure`'s servers (default: the paper's). temporal: the shape of the demands
-    over time, one of TEMPORAL; bottleneck: which resource binds, one of BOTTLENECK."""
-    if not isinstance(count, (int, np.integer)) or count < 0:
-        raise ValueError(f"count must be a non-negative integer, got {count!r}")
+    over time, one of TEMPORAL; bottleneck: which resource binds, one of BOTTLENECK.
+    Bounds: count an integer in [0, MAX_APPLICATIONS]; rate finite and > 0, and the last
+    arrival before instant MAX_CELLS; mapreduce in [0, 1]; seed a non-negative integer."""
+    integer(count, "count", low=0)
+    if count > MAX_APPLICATIONS:
+        raise ValueError(f"count must be at most {MAX_APPLICATIONS}, got {count}")
+    rate, mapreduce = check.real(rate, "rate"), check.real(mapreduce, "mapreduce")
     if not (np.isfinite(rate) and rate > 0) or not 0 <= mapreduce <= 1:
         raise ValueError(f"rate must be > 0 and mapreduce in [0, 1], got {rate!r}, {mapreduce!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if infrastructure is not None and not isinstance(infrastructure, Infrastructure):
+        raise TypeError(f"infrastructure must be a packer.Infrastructure or None, got "
+                        f"{type(infrastructure).__name__}")
     check.choice(temporal, "temporal", TEMPORAL)
     scale = BOTTLENECK[check.choice(bottleneck, "bottleneck", tuple(BOTTLENECK))]
     rng = np.random.default_rng(seed)
@@ -163,7 +174,11 @@ def workload(count, seed=0, *, rate=8.0, mapreduce=0.5, infrastructure=None, tem
     # applications under every shape
     phase = np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0]).uniform(0.0, 2 * np.pi, count)
     slot = slot_size(infrastructure)
-    arrivals = np.floor(np.cumsum(rng.exponential(1.0 / rate, count))).astype(np.int64)
+    arrivals = np.floor(np.cumsum(rng.exponential(1.0 / rate, count)))
+    if count and not arrivals[-1] < MAX_CELLS:
+        raise ValueError(f"rate {rate:g} spreads {count} arrivals past instant {MAX_CELLS} "
+                         "(model.MAX_CELLS): raise it")
+    arrivals = arrivals.astype(np.int64)
     kinds = rng.random(count) < mapreduce
     return [(_mapreduce if mr else _webservice)(rng, k, int(t), slot, temporal, scale, phase[k])
             for k, (t, mr) in enumerate(zip(arrivals.tolist(), kinds.tolist()))]
@@ -175,24 +190,37 @@ def workload(count, seed=0, *, rate=8.0, mapreduce=0.5, infrastructure=None, tem
 
 
 def _from_dict(spec):
+    """An application from its JSON object (load_applications): node names are text, and
+    an edge's "from" and "to" name nodes (never indices)."""
     if not isinstance(spec, dict):
         raise ValueError(f"an application is a JSON object, got {type(spec).__name__}")
     name = spec.get("name", "application")
+    if not isinstance(name, str):
+        raise ValueError(f"an application's name must be text, got {name!r}")
     unknown = set(spec) - {"name", "duration", "weight", "arrival", "nodes", "edges"}
     if unknown:
         raise ValueError(f"application {name!r}: unknown key(s) {sorted(unknown)}")
     if "duration" not in spec or "nodes" not in spec:
         raise ValueError(f"application {name!r}: 'duration' and 'nodes' are required")
     T = spec["duration"]
-    if not isinstance(T, int) or T < 1:
-        raise ValueError(f"application {name!r}: duration must be a positive integer, got {T!r}")
+    if isinstance(T, bool) or not isinstance(T, int) or not 1 <= T <= MAX_CELLS:
+        raise ValueError(f"application {name!r}: duration must be an integer in [1, "
+                         f"{MAX_CELLS}], got {T!r}")
+    for key in ("nodes", "edges"):
+        if not isinstance(spec.get(key, []), list):
+            raise ValueError(f"application {name!r}: {key!r} must be a list, got "
+                             f"{spec[key]!r:.80}")
     names, service, D = [], [], np.zeros((len(spec["nodes"]), T, len(RESOURCES)))
     for i, node in enumerate(spec["nodes"]):
-        if not isinstance(node, dict) or "name" not in node:
-            raise ValueError(f"application {name!r}: node {i} must be an object with a 'name'")
+        if not isinstance(node, dict) or not isinstance(node.get("name"), str):
+            raise ValueError(f"application {name!r}: node {i} must be an object with a "
+                             f"'name' (text), got {node!r:.80}")
         names.append(node["name"])
         service.append(node.get("service"))
         demand = node.get("demand", {})
+        if not isinstance(demand, dict):
+            raise ValueError(f"application {name!r}, node {node['name']!r}: demand must be an "
+                             f"object of resource: number or list, got {demand!r:.80}")
         bad = set(demand) - set(RESOURCES)
         if bad or set(node) - {"name", "service", "demand"}:
             raise ValueError(f"application {name!r}, node {node['name']!r}: unknown key(s) "
@@ -203,9 +231,10 @@ def _from_dict(spec):
                                                                   f"{node['name']!r}, {r}")
     edges, B = [], []
     for e in spec.get("edges", []):
-        if not isinstance(e, dict) or not {"from", "to"} <= set(e):
-            raise ValueError(f"application {name!r}: an edge is an object with 'from', 'to' "
-                             f"and 'bandwidth', got {e!r}")
+        if (not isinstance(e, dict) or not {"from", "to"} <= set(e) <= {"from", "to", "bandwidth"}
+                or not isinstance(e["from"], str) or not isinstance(e["to"], str)):
+            raise ValueError(f"application {name!r}: an edge is an object with 'from' and "
+                             f"'to' (node names, text) and 'bandwidth', got {e!r:.120}")
         edges.append((e["from"], e["to"]))
         B.append(_json_series(e.get("bandwidth", 0.0), T,
                               f"application {name!r}, edge {e['from']!r} -> {e['to']!r}"))
@@ -240,7 +269,9 @@ def load_applications(path):
 
     Units: cores, GB, MBps for io_write and io_read, Gbps; a demand is a list with one value
     per instant or one number (constant); missing resources are zero; `service` marks a
-    cloud service (its index). Returned sorted by arrival (stable). An error names the file."""
+    cloud service (its index). Node names are text and edges name their nodes ("from",
+    "to": never indices); the bounds are `application`'s. Returned sorted by arrival
+    (stable). An error is a ValueError naming the file, the application and the field."""
     spec = _inputs.document(path, "applications")
     items = spec.get("applications") if isinstance(spec, dict) else spec
     if not isinstance(items, list):
@@ -282,9 +313,12 @@ def read_inputs(infrastructure_path, applications_path):
 
 
 def dump_applications(apps, path):
-    """Write applications in load_applications' format."""
+    """Write applications in load_applications' format (atomically: a failure leaves no
+    file)."""
     out = []
     for a in apps:
+        if not isinstance(a, Application):
+            raise TypeError(f"apps must be packer.Application objects, got {type(a).__name__}")
         nodes = []
         for i, n in enumerate(a.nodes):
             node = {"name": n}

@@ -1,0 +1,291 @@
+"""The fuzz suite for the command line (issue 29): every option of every step of every
+command (`drfbench`, `python -m drfbench.<family>`, `python -m drfbench.rows`) given a value
+its type refuses, and `drfbench run` of a method of every input kind given its input files
+mutated (a cell replaced by an awkward value, a line dropped or repeated, the file cut
+short, a byte-order mark, Latin-1, random bytes, columns reordered). Each run happens in
+the fuzz worker process (tests/fuzz.py) as the command's `main(argv)` in a fresh folder:
+it must exit with status 0, or with status 2 and one line on stderr naming the problem,
+and a refused run leaves no new file."""
+import argparse
+import contextlib
+import importlib
+import io
+import json
+import os
+import re
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import assume
+
+import fuzz
+from drfbench import _command
+
+# Every command with a `main(argv)`; the steps of one with subcommands are found from its
+# parser (dcdrf's steps beyond the sweeps are their own modules' mains).
+COMMANDS = {
+    "drfbench.cli": [[]], "drfbench.rows": [[]], "drfbench.dcdrf.sweeps": [[]],
+    "drfbench.dcdrf.controller": [[]], "drfbench.dcdrf.guarantees": [[]],
+    "drfbench.dcdrf.azure": [[]], "drfbench.dcdrf.bench": [[]], "drfbench.drf.__main__": [[]],
+    "drfbench.hdrf.__main__": [[]], "drfbench.drfh.__main__": [[]],
+    "drfbench.packer.__main__": [[]], "drfbench.drfq.__main__": [[]],
+}
+
+# Values an option's type may refuse: out of range, not a number, not finite, too big for
+# int64, empty, odd text; plus hypothesis's own text.
+AWKWARD = ["", " ", "-1", "0", "-0", "nan", "NaN", "inf", "-inf", "1e400", "-1e400", "1e-400",
+           "1e308", "9223372036854775808", "1180591620717411303424", "0.5", "1.5", "1e6",
+           "abc", "1,2", "[1]", "true", "None", "0x10", "1_000", "٣", "/", ".", "..",
+           "/nonexistent/dir/file.csv", "\x00", "é", "--x"]
+
+
+class _Captured(Exception):
+    """Raised by parse_args to hand back the parser a main() built."""
+
+
+@cache
+def options():
+    """(module, step argv, option string) for every option with a type or choices of
+    every step of every command."""
+    found = []
+    for module, prefixes in COMMANDS.items():
+        for prefix in prefixes:
+            parser = _parser(module, prefix)
+            sub = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+            steps = [(prefix + [name], p) for a in sub for name, p in a.choices.items()] or \
+                [(prefix, parser)]
+            for argv, step in steps:
+                for action in step._actions:
+                    if action.option_strings and (action.type or action.choices) and action.nargs != 0:
+                        found.append((module, tuple(argv), action.option_strings[-1]))
+    return found
+
+
+def _parser(module, argv):
+    """The parser `module.main(argv)` builds (its parse_args intercepted)."""
+    original = _command.Parser.parse_args
+
+    def capture(self, args=None, namespace=None):
+        raise _Captured(self)
+
+    _command.Parser.parse_args = capture
+    try:
+        importlib.import_module(module).main(list(argv))
+    except _Captured as exc:
+        return exc.args[0]
+    finally:
+        _command.Parser.parse_args = original
+    raise AssertionError(f"{module}.main({argv}) built no drfbench._command.Parser")
+
+
+def _action(module, argv, option):
+    parser = _parser(module, argv[:1] if module == "drfbench.cli" else [])
+    if argv:
+        for a in parser._actions:
+            if a.__class__.__name__ == "_SubParsersAction" and argv[0] in a.choices:
+                parser = a.choices[argv[0]]
+    return next(a for a in parser._actions if option in a.option_strings)
+
+
+def refused_by_type(action, value):
+    """Whether argparse refuses `value` for `action` (its type or its choices)."""
+    try:
+        converted = action.type(value) if action.type else value
+    except (argparse.ArgumentTypeError, ValueError, TypeError):
+        return True
+    return bool(action.choices) and converted not in action.choices
+
+
+def run_command(module, argv, files=None, check_option=None):
+    """In the worker: module.main(argv) in a fresh folder holding `files` (name -> bytes,
+    or None for a folder): (status, stderr, new files); None when `check_option`'s type
+    accepts the value after it (nothing to test)."""
+    if check_option and not refused_by_type(_action(module, argv[:-2], check_option), argv[-1]):
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        for name, data in (files or {}).items():
+            if data is None:
+                os.mkdir(os.path.join(folder, name))
+            else:
+                Path(folder, name).write_bytes(data)
+        before = set(os.listdir(folder))
+        err, here = io.StringIO(), os.getcwd()
+        os.chdir(folder)
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                try:
+                    status = importlib.import_module(module).main(list(argv))
+                except SystemExit as exc:
+                    status = exc.code
+        finally:
+            os.chdir(here)
+        return status or 0, err.getvalue(), sorted(set(os.listdir(folder)) - before)
+
+
+def check_refusal(outcome, argv):
+    assert not outcome.refused, f"{argv}: {outcome.error!r} escaped the command's boundary"
+    status, err, new = outcome.value
+    lines = err.splitlines()
+    assert status == 2, f"{argv}: status {status}, stderr {err!r}"
+    assert len(lines) == 1 and ": error: " in lines[0], f"{argv}: stderr {err!r}"
+    assert new == [], f"{argv}: left {new}"
+    return lines[0]
+
+
+# --------------------------------------------------------------------------------------
+# Every option: a value its type refuses is one line, status 2, no file
+# --------------------------------------------------------------------------------------
+
+def test_every_command_has_options():
+    assert {m for m, _, _ in options()} == set(COMMANDS)
+    assert len(options()) > 100
+
+
+@fuzz.cases(option=st.sampled_from(range(10**6)),
+            value=st.one_of(st.sampled_from(AWKWARD), st.text(max_size=12)))
+def test_a_refused_option_value_is_one_line(option, value):
+    module, argv, flag = options()[option % len(options())]
+    assume(not value.startswith("-") or value[1:2].isdigit() or value[1:] in ("inf", "nan"))
+    full = [*argv, flag, value]
+    outcome = fuzz.call(run_command, module, full, check_option=flag)
+    assume(outcome.refused or outcome.value is not None)
+    line = check_refusal(outcome, full)
+    assert flag in line or "argument" in line, line
+
+
+# --------------------------------------------------------------------------------------
+# drfbench run on mutated input files
+# --------------------------------------------------------------------------------------
+
+TREE = {"resources": ["cpu", "mem"],
+        "children": {"research": {"weight": 2, "children": {
+            "train": {"demand": [1, 4], "tasks": 3}, "eval": {"demand": [1, 1]}}},
+            "web": {"demand": [2, 1], "tasks": 2}}}
+APPLICATIONS = {"applications": [{
+    "name": "a", "arrival": 0, "duration": 2, "weight": 1.0,
+    "nodes": [{"name": "web", "demand": {"cpu": [1, 1], "mem": [1, 2], "io_write": [1, 1],
+                                         "io_read": [1, 1]}},
+              {"name": "db", "demand": {"cpu": [2, 1], "mem": [1, 1], "io_write": [1, 1],
+                                        "io_read": [1, 1]}}],
+    "edges": [{"from": "web", "to": "db", "bandwidth": [0.1, 0.2]}]}]}
+# Per input kind: a method, its input files (valid), and options keeping the run small.
+KINDS = {
+    "demands": ("dcdrf", {"d.csv": "cpu,mem,gpu\n0.1,0.4,0\n0.3,0.1,0.2\n0.05,0.05,0.5\n"}, []),
+    "tasks": ("online-drf", {"d.csv": "cpu,mem\n1,4\n3,1\n",
+                             "m.csv": "mem,count,cpu\n18,1,9\n9,2,4.5\n"}, []),
+    "tree": ("hdrf", {"tree.yaml": json.dumps(TREE), "m.csv": "mem,cpu\n18,9\n"}, []),
+    "servers": ("drfh", {"d.csv": "cpu,mem\n0.2,1\n1,0.2\n", "s.csv": "mem,cpu\n12,2\n2,12\n"}, []),
+    "trace": ("drfh-first-fit", {"s.csv": "cpu,mem,count\n2,12,2\n12,2,1\n",
+                                 "t.csv": "user,job,arrival,duration,cpu,mem\na,1,0,10,0.2,1\n"
+                                          "b,2,0,10,1,0.2\na,1,1,5,0.2,1\nb,3,4,3,0.5,0.5\n"},
+              ["--sample", "2"]),
+    "applications": ("tetris", {"infra.yaml": "servers: 4\nper_rack: 2\n",
+                                "apps.json": json.dumps(APPLICATIONS, indent=1)},
+                     ["--threads", "1"]),
+    "flows": ("drfq", {"costs.csv": "cpu,nic\n1e-6,6e-6\n7e-6,1e-6\n"}, ["--duration", "0.01"]),
+}
+BOM = b"\xef\xbb\xbf"
+
+
+def mutated(text, how, where, value):
+    """`text` changed one way (`how`), at a position chosen by `where` (0..1)."""
+    data = text.encode()
+    lines = text.splitlines(keepends=True)
+    i = int(where * len(lines)) % len(lines)
+    if how == "token":          # a number, name or word replaced by `value`
+        spans = [m.span() for m in re.finditer(r"[\w.+-]+", text)]
+        start, end = spans[int(where * len(spans)) % len(spans)]
+        return (text[:start] + value + text[end:]).encode()
+    if how == "drop":
+        return "".join(lines[:i] + lines[i + 1:]).encode()
+    if how == "repeat":
+        return "".join(lines[:i + 1] + lines[i:]).encode()
+    if how == "cut":
+        return data[:int(where * len(data))]
+    if how == "bom":
+        return BOM + data
+    if how == "latin1":
+        return (text[:int(where * len(text))] + "é" + text[int(where * len(text)):]).encode("latin-1")
+    if how == "bytes":
+        cut = int(where * len(data))
+        return data[:cut] + value.encode("utf-8", "replace")[:4] + bytes([cut % 256]) + data[cut:]
+    if how == "empty":
+        return b""
+    raise AssertionError(how)
+
+
+def drfbench_run(kind, files):
+    method, _, extra = KINDS[kind]
+    return ["run", method, *files, *extra, "--out", "rows.csv"]
+
+
+@fuzz.cases(kind=st.sampled_from(sorted(KINDS)), file=st.integers(0, 1),
+            how=st.sampled_from(["token", "token", "token", "drop", "repeat", "cut", "bom",
+                                 "latin1", "bytes", "empty", "folder"]),
+            where=st.floats(0, 1), value=st.one_of(st.sampled_from(AWKWARD), st.text(max_size=8)))
+def test_run_on_a_mutated_file(kind, file, how, where, value):
+    """Status 0 and the rows file, or status 2, one line naming the file, nothing new."""
+    _, valid, _ = KINDS[kind]
+    names = list(valid)
+    name = names[file % len(names)]
+    files = {n: text.encode() for n, text in valid.items()}
+    files[name] = None if how == "folder" else mutated(valid[name], how, where, value)
+    argv = drfbench_run(kind, names)
+    outcome = fuzz.call(run_command, "drfbench.cli", argv, files)
+    assert not outcome.refused, f"{argv}: {outcome.error!r} escaped the command's boundary"
+    status, err, new = outcome.value
+    if status == 0:
+        assert new == ["rows.csv"] and len(err.splitlines()) == 1, (files[name], err)
+        return
+    line = check_refusal(outcome, argv)
+    assert any(n in line for n in names) or "must" in line or "demand" in line, (files[name], line)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_byte_order_mark_changes_nothing(kind):
+    """A BOM (as spreadsheets save UTF-8) is accepted in every file and gives the same rows."""
+    _, valid, _ = KINDS[kind]
+    argv = drfbench_run(kind, list(valid))
+    plain = {n: t.encode() for n, t in valid.items()}
+    marked = {n: BOM + t.encode() for n, t in valid.items()}
+    results = [fuzz.call(_rows_of, argv, files).value for files in (plain, marked)]
+    assert results[0] == results[1] and results[0]
+
+
+def _rows_of(argv, files):
+    """In the worker: `drfbench run` on `files`; its rows without the columns that differ
+    from run to run (times, provenance)."""
+    from drfbench import cli, rows
+    with tempfile.TemporaryDirectory() as folder:
+        for name, data in files.items():
+            Path(folder, name).write_bytes(data)
+        here = os.getcwd()
+        os.chdir(folder)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                assert cli.main(argv) == 0
+            drop = {"elapsed", "seconds", *rows.PROVENANCE_NAMES}
+            return [{k: v for k, v in r.items() if k not in drop and "time" not in k}
+                    for r in rows.read_rows("rows.csv")]
+        finally:
+            os.chdir(here)
+
+
+@pytest.mark.parametrize("kind, name, columns", [
+    ("tasks", "m.csv", "cpu,count,mem"), ("tree", "m.csv", "cpu,mem"),
+    ("servers", "s.csv", "cpu,mem"), ("trace", "s.csv", "mem,count,cpu")])
+def test_machines_are_matched_by_name(kind, name, columns):
+    """The same machines with their columns in another order give the same rows (in any
+    order: a trace's resources come in the servers' order)."""
+    _, valid, _ = KINDS[kind]
+    header, *body = valid[name].splitlines()
+    order = [header.split(",").index(c) for c in columns.split(",")]
+    moved = "\n".join([columns] + [",".join(line.split(",")[j] for j in order) for line in body])
+    argv = drfbench_run(kind, list(valid))
+    files = {n: t.encode() for n, t in valid.items()}
+    results = [sorted(map(sorted, (r.items() for r in fuzz.call(_rows_of, argv, f).value)))
+               for f in (files, {**files, name: moved.encode()})]
+    assert results[0] == results[1]

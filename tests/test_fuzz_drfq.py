@@ -1,0 +1,205 @@
+"""The fuzz suite for the flows input kind (drfbench.drfq): costs, every option of
+simulate, the costs file, lecture and sweep, given values near the bounds and of the
+wrong shape or type, either answer with finite results within the invariants (each
+resource busy at most the duration, the flows' work adding up to it, packets conserved)
+and, on small valid input, the decisions of the literal transcription; or refuse with a
+ValueError/TypeError (tests/fuzz.py). And the issue's cases as regressions."""
+import datetime
+import os
+import tempfile
+
+import numpy as np
+import pandas as pd
+from hypothesis import strategies as st
+
+import drfbench
+import fuzz
+from drfbench import drfq
+from drfbench.drfq import model
+from test_drfq import assert_same, own
+
+FUZZED = ("flows",)   # the input kinds this module fuzzes (tests/test_families.py)
+
+US = 1e-6
+LECTURE = [[1 * US, 6 * US], [7 * US, 1 * US]]
+SCHEDULERS = drfbench.methods(takes="flows")
+WILD = st.sampled_from([0, -1, 1e-300, float("nan"), float("inf"), 1e308, True, "1", None,
+                        [1], 2**70, pd.Timestamp("2024-01-01")])
+COSTS = st.sampled_from([0.0, 1e-300, 1 * US, 3 * US, 1e-3, model.MAX_SECONDS])
+TIMES = st.sampled_from([1e-300, 1e-5, 1e-3, 0.01, model.MAX_SECONDS, pd.Timedelta(milliseconds=2),
+                         datetime.timedelta(microseconds=500), np.timedelta64(1, "ms")])
+
+
+def maybe(strategy, wild=WILD):
+    """Mostly `strategy`, one time in six a wild value (not where hypothesis starts)."""
+    return st.tuples(st.integers(0, 5), strategy, wild).map(lambda x: x[2] if x[0] == 5 else x[1])
+
+
+def run(costs, scheduler, options):
+    """drfq.simulate's result as plain arrays."""
+    r = drfq.simulate(costs, scheduler, **options)
+    return dict(duration=r.settings.duration, served=r.served, dispatched=r.dispatched,
+                arrived=r.arrived, dropped=r.dropped, work=r.work, busy=r.busy_seconds,
+                blocked=r.blocked_seconds, series=r.series, rows=r.rows())
+
+
+def read(text):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "costs.csv")
+        with open(path, "w") as f:
+            f.write(text)
+        return drfq.read_inputs(path)
+
+
+def check(r):
+    """The invariants of a run."""
+    T = r["duration"]
+    assert np.isfinite(r["work"]).all() and (r["work"] >= 0).all()
+    assert (r["busy"] <= T * (1 + 1e-9)).all() and (r["busy"] + r["blocked"] <= T * (1 + 1e-9)).all()
+    np.testing.assert_allclose(r["work"].sum(axis=0), r["busy"], rtol=1e-9, atol=1e-12 * T)
+    assert (r["served"] <= r["dispatched"]).all() and (r["dropped"] <= r["arrived"]).all()
+    assert r["series"].sum() <= r["served"].sum() and (r["series"] >= 0).all()
+    assert all(np.isfinite(v) for row in r["rows"] for k, v in row.items()   # rate: NaN
+               if isinstance(v, float) and k != "rate")                        # without one
+
+
+@st.composite
+def costs(draw):
+    n, K, m = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    c = np.array(draw(st.lists(COSTS, min_size=n * K * m, max_size=n * K * m))).reshape(n, K, m)
+    c[..., 0] = np.where(c.max(axis=2) == 0, US, c[..., 0])
+    return c[:, 0, :].tolist() if K == 1 and draw(st.booleans()) else c
+
+
+OPTIONS = st.fixed_dictionaries({}, optional={
+    "duration": maybe(TIMES), "rtt": maybe(TIMES), "interval": maybe(TIMES),
+    "weights": maybe(st.lists(st.sampled_from([1e-12, 1.0, 3.0, 1e6, 1e12]), min_size=1, max_size=3)),
+    "rates": maybe(st.one_of(st.sampled_from([1.0, 1e5, 1e9, 1e300]),
+                             st.lists(st.sampled_from([None, 1e4, 1e6]), min_size=1, max_size=3))),
+    "source": maybe(st.one_of(st.sampled_from(model.SOURCES),
+                              st.lists(st.sampled_from(model.SOURCES), min_size=1, max_size=3))),
+    "packet_costs": maybe(st.sampled_from(model.PACKET_COSTS)),
+    "resource": maybe(st.integers(0, 3)), "buffer": maybe(st.sampled_from([1, 3, 100, 2**40])),
+    "stage_buffer": maybe(st.sampled_from([1, 2, 32, 2**40])),
+    "initial_window": maybe(st.sampled_from([1, 10, 2**40])),
+    "bins": maybe(st.sampled_from([0, 1, 7, 2**40])), "seed": maybe(st.integers(0, 2**64)),
+})
+
+
+@fuzz.cases(c=maybe(costs(), st.sampled_from([[1e-6, 2e-6], [[1e-6], [1e-6, 2e-6]], [["a", 1]],
+                                              [[np.nan, 1.0]], [], 5])),
+            scheduler=maybe(st.sampled_from(SCHEDULERS), st.sampled_from(["wfq", "drf", 3])),
+            options=OPTIONS)
+def test_simulate(c, scheduler, options):
+    if scheduler in SCHEDULERS:
+        options = own(options, scheduler)
+    outcome = fuzz.call(run, c, scheduler, options)
+    if not outcome.refused:
+        check(outcome.value)
+
+
+@st.composite
+def small_case(draw):
+    """Small valid flows, weights and costs at the bounds' scales, every source and
+    scheduler: a few hundred decisions."""
+    n, m, K = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
+    units = np.array(draw(st.lists(st.integers(0, 3), min_size=n * K * m, max_size=n * K * m)),
+                     dtype=float).reshape(n, K, m)
+    units[..., 0] = np.where(units.max(axis=2) == 0, 1.0, units[..., 0])
+    unit = draw(st.sampled_from([1e-9, US, 1e-3]))
+    scale = draw(st.sampled_from([1e-12, 1.0, 1e6]))
+    source = draw(st.lists(st.sampled_from(model.SOURCES), min_size=n, max_size=n))
+    rates = [draw(st.sampled_from([0.2, 0.5, 1.0])) / unit if s in model.OPEN_LOOP else None
+             for s in source]
+    duration = 200 * unit
+    options = dict(weights=[scale * draw(st.sampled_from([1.0, 3.0, 1e6])) for _ in range(n)],
+                   source=source, rates=rates, duration=duration, interval=duration / 7,
+                   rtt=draw(st.sampled_from([1, 5])) * unit, resource=draw(st.integers(0, m - 1)),
+                   packet_costs=draw(st.sampled_from(model.PACKET_COSTS)),
+                   buffer=draw(st.integers(1, 4)), stage_buffer=draw(st.integers(1, 3)),
+                   initial_window=draw(st.integers(1, 3)), bins=5, seed=draw(st.integers(0, 9)))
+    return units * unit, draw(st.sampled_from(SCHEDULERS)), options
+
+
+def kernel_and_literal(costs, scheduler, options):
+    options = own(options, scheduler)
+    return (drfq.simulate(costs, scheduler, decisions=True, **options),
+            drfq.simulate(costs, scheduler, decisions=True, literal=True, **options))
+
+
+@fuzz.cases(case=small_case())
+def test_kernel_decides_as_the_literal_transcription(case):
+    outcome = fuzz.call(kernel_and_literal, *case)
+    if outcome.refused:                      # weights beyond MAX_WEIGHT_RATIO
+        assert "factor" in str(outcome.error)
+        return
+    kernel, literal = outcome.value
+    assert_same(kernel, literal)
+    assert np.isfinite(kernel.work).all() and (kernel.busy_seconds <= kernel.settings.duration * (1 + 1e-9)).all()
+
+
+@fuzz.cases(text=st.sampled_from(["cpu,nic\n1e-6,2e-6\n", "cpu,nic\n0,0\n", "cpu,nic\n1e-6\n",
+                                  "cpu,nic\nx,1\n", "", "cpu\n-1\n", "cpu,nic\nnan,1\n",
+                                  "\ufeffcpu,nic\n1e-6,1e-6\n", "cpu,cpu\n1,1\n", "cpu,nic\n1e400,1\n"]))
+def test_read_inputs(text):
+    outcome = fuzz.call(read, text)
+    if outcome.refused:
+        assert "costs file" in str(outcome.error)
+    else:
+        assert np.isfinite(outcome.value).all() and (outcome.value.max(axis=1) > 0).all()
+
+
+@fuzz.cases(duration=maybe(st.sampled_from([1e-4, 1e-3])), rtt=maybe(st.sampled_from([1e-5, 1e-4])),
+            interval=maybe(st.sampled_from([1e-5, 1e-4])), seed=maybe(st.integers(0, 3)))
+def test_lecture(duration, rtt, interval, seed):
+    outcome = fuzz.call(drfq.lecture, duration=duration, rtt=rtt, interval=interval, seed=seed,
+                        sources=("backlogged",))
+    if not outcome.refused:
+        assert all(np.isfinite(r["throughput"]) and 0 <= r["dominant_share"] <= 1 + 1e-9
+                   for r in outcome.value)
+
+
+@fuzz.cases(flows=maybe(st.sampled_from([(2,), (3,)]), st.sampled_from([(0,), (-1,), (2.5,), 2])),
+            resources=maybe(st.sampled_from([(1,), (2,)]), st.sampled_from([(0,), ("x",)])),
+            packets=maybe(st.sampled_from([1, 5])), interval=maybe(st.sampled_from([1e-5, 1e-4])))
+def test_sweep(flows, resources, packets, interval):
+    outcome = fuzz.call(drfq.sweep, flows=flows, resources=resources, packets=packets,
+                        interval=interval, sources=("backlogged",), schedulers=("drfq", "fifo"))
+    if not outcome.refused:
+        assert all(np.isfinite(r["busy_max"]) and r["busy_max"] <= 1 + 1e-9 for r in outcome.value)
+
+
+# ---------------------------------------------------------------------------------------
+# The issue's cases
+# ---------------------------------------------------------------------------------------
+
+
+def test_work_beyond_the_budget_is_refused_before_it_starts():
+    for options in [dict(duration=1e9), dict(rates=[1e300, 1e300], source="constant"),
+                    dict(source="tcp", rtt=1e-15), dict(stage_buffer=2**40),
+                    dict(initial_window=2**40, source="tcp"), dict(bins=2**40)]:
+        outcome = fuzz.call(run, LECTURE, "drfq", options)
+        assert isinstance(outcome.error, ValueError), options
+        assert any(k in str(outcome.error) for k in ("budget", "at most")), outcome.error
+    assert "budget" in str(fuzz.call(run, [[1e-300, 1e-300]], "drfq", {}).error)
+
+
+def test_times_are_seconds_and_points_in_time_refused():
+    seconds = fuzz.call(run, LECTURE, "drfq", dict(duration=0.002)).value
+    timedelta = fuzz.call(run, LECTURE, "drfq", dict(duration=pd.Timedelta(milliseconds=2))).value
+    assert timedelta["duration"] == 0.002 and np.array_equal(seconds["served"], timedelta["served"])
+    outcome = fuzz.call(run, LECTURE, "drfq", dict(duration=pd.Timestamp("2024-01-01")))
+    assert isinstance(outcome.error, TypeError) and "points in time" in str(outcome.error)
+
+
+def test_weights_are_bounded():
+    for weights, message in [([1, 1e10], "factor"), ([1e-300, 1e-300], "flow 0's weight"),
+                             ([1, 1e300], "flow 1's weight")]:
+        outcome = fuzz.call(run, LECTURE, "drfq", dict(weights=weights))
+        assert isinstance(outcome.error, ValueError) and message in str(outcome.error)
+
+
+def test_resource_out_of_range_and_costs_out_of_bounds():
+    assert "resource must be" in str(fuzz.call(run, LECTURE, "fq", dict(resource=2)).error)
+    assert "resource must be" in str(fuzz.call(run, LECTURE, "fq", dict(resource=-1)).error)
+    assert "at most 1e+09" in str(fuzz.call(run, [[1e300, 1]], "drfq", {}).error)
