@@ -99,11 +99,7 @@ def tree(spec):
     if isinstance(spec, Tree):
         return spec
     if isinstance(spec, (str, Path)):
-        try:
-            document = _inputs.document(spec, "tree")
-        except RecursionError:
-            raise ValueError(f"tree file {spec}: nested too deeply to parse; a tree is at most "
-                             f"{MAX_DEPTH} levels deep") from None
+        document = _inputs.document(spec, "tree")
         try:
             return _build(document)
         except ValueError as exc:
