@@ -161,7 +161,7 @@ def test_slot_schedule_counts_slots_not_resources():
     (dict(demands=[[-1, 1]], capacity=[1, 1]), "non-negative"),
     (dict(demands=[[1, 1]], capacity=[1, 1, 1]), "must have 2 resource"),
     (dict(demands=[[0, 0]], capacity=[1, 1]), "all-zero tasks"),
-    (dict(demands=[[1, 1]], capacity=[1, 1], tasks=[1.5]), "whole numbers"),
+    (dict(demands=[[1, 1]], capacity=[1, 1], tasks=[1.5]), "whole number"),
     (dict(demands=[[1, 1]], capacity=[1, 1], tasks=[-1]), "non-negative"),
     (dict(demands=[[1, 1]], capacity=[1, 1], weights=[0]), "positive"),
     (dict(demands=[1, 1], capacity=[1, 1]), "2-D"),

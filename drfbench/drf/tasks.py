@@ -5,6 +5,12 @@ cluster simulator drfbench.sim.
     demands[i]   resources one task of user i needs, in absolute units (e.g. <1 CPU, 4 GB>)
     machines     one machine's resources (1-D), or one row per machine (2-D)
     tasks[i]     tasks user i has to run (None or inf: an infinite queue)
+
+Demands and machines given by name (DataFrames with text column labels, dicts of columns)
+are matched by name; machines by name beside demands by position are refused as ambiguous.
+Bounds: tasks[i] a whole number in [0, 2**62] or inf; weights as drfbench.allocate's
+(positive, within a factor 1e6 of each other); at most drfbench.sim.MAX_RUNNING (10**7)
+tasks able to run at once on the machines (the schedulers' work budget).
 """
 from dataclasses import dataclass
 
@@ -13,8 +19,6 @@ import numpy as np
 from .. import _inputs, _isa, api, sim
 from .. import _validation as check
 from .. import rows as tidy
-
-INFINITE = -1          # the kernel's code for an infinite task queue
 
 
 @dataclass(frozen=True)
@@ -45,23 +49,16 @@ class TaskAllocation:
 
 def task_demands(demands):
     """Per-task demands (users x resources) as a validated float64 array: finite and
-    non-negative."""
-    return check.finite_non_negative(check.real_array(demands, "task demands", 2), "task demands")
+    non-negative; given by name (a DataFrame with text column labels, a dict of columns),
+    in the order given."""
+    return _named_demands(demands)[1]
 
 
-def _queues(tasks, n_users):
-    """Task counts as the kernel's int64 queue (-1: infinite)."""
-    if tasks is None:
-        return np.full(n_users, INFINITE, dtype=np.int64)
-    t = np.asarray(tasks, dtype=np.float64)
-    if t.shape != (n_users,):
-        raise ValueError(f"tasks must have one entry per user, shape ({n_users},), got {t.shape}")
-    if np.isnan(t).any() or (t < 0).any():
-        raise ValueError("tasks must be non-negative counts (or inf for an infinite queue)")
-    finite = np.isfinite(t)
-    if (t[finite] != np.round(t[finite])).any():
-        raise ValueError("tasks must be whole numbers (or inf)")
-    return np.where(finite, t, INFINITE).astype(np.int64)
+def _named_demands(demands):
+    """(resource names or None, task_demands(demands))."""
+    names, values = check.by_name(demands, "task demands")
+    D = check.finite_non_negative(check.real_array(values, "task demands", 2), "task demands")
+    return names, D
 
 
 def read_inputs(demands_path, machines_path):
@@ -80,9 +77,14 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
     launched, release(user, machine), add_tasks(user, count); attributes running,
     launched, queued, usage, shares, decisions.
 
-    demands: (users, resources) one task's resources per user, absolute units;
-    machines: one machine's capacity (1-D) or one row per machine; weights: per user;
-    tasks: tasks each user has to run (None or inf: an infinite queue)."""
+    demands: (users, resources) one task's resources per user, absolute units, finite and
+    >= 0; machines: one machine's capacity (1-D) or one row per machine, matched to the
+    demands by name when both name their resources (DataFrames, dicts of columns), by
+    position when neither does (else refused); weights: per user (drfbench.allocate's
+    bounds); tasks: tasks each user has to run, whole numbers in [0, 2**62] (None or inf:
+    an infinite queue); slots: an integer in [1, 2**62]. At most drfbench.sim.MAX_RUNNING
+    (10**7) tasks able to run at once on the machines (the work budget), else a
+    ValueError."""
     spec = api.method_info(policy, api.TASKS)
     if spec.takes_option("slots"):
         if slots is None:
@@ -92,15 +94,17 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
         raise ValueError(f"policy {spec.name!r} takes no slots (got {slots!r})")
     else:
         k = 0
-    D = task_demands(demands)
-    C = check.machines(machines, D.shape[1])
+    names, D = _named_demands(demands)
+    C = check.machines(machines, D.shape[1], resources=names)
     w = check.tenant_weights(weights, D.shape[0])
-    queue = _queues(tasks, D.shape[0])
+    queue = (np.full(D.shape[0], sim.UNBOUNDED, dtype=np.int64) if tasks is None else
+             sim.task_queues(tasks, D.shape[0]))
     if k == 0:
-        idle = (D.max(axis=1, initial=0.0) == 0) & (queue == INFINITE)
+        idle = (D.max(axis=1, initial=0.0) == 0) & (queue == sim.UNBOUNDED)
         if idle.any():
             raise ValueError(f"user(s) {np.flatnonzero(idle).tolist()} have all-zero tasks and an "
                              "infinite queue: DRF would launch them for ever")
+    sim.running_bound(D, C, queue, slots=k)
     return _isa.kernels(isa).drf.TaskScheduler(D, C, w, queue, k)
 
 
@@ -173,9 +177,12 @@ def drf_vs_slots(cluster, job_types, slot_counts, *, horizon, jitter, seed, samp
     the type uses: its running tasks' demands times their speed, so time-shared resources
     count once) and "speed" (mean progress rate of its running tasks).
     """
-    C = check.machines(cluster, len(job_types[0].demand))
+    if not job_types or not all(isinstance(jt, JobType) for jt in job_types):
+        raise TypeError(f"job_types must be a non-empty list of JobType, got {job_types!r:.80}")
+    slot_counts = [check.positive_int(k, "slot_counts", allow_none=False) for k in slot_counts]
     backlog = sim.Backlog([jt.demand for jt in job_types], [jt.tasks for jt in job_types],
                           [jt.duration for jt in job_types], jitter=jitter, seed=seed)
+    C = check.machines(cluster, backlog.resources)
     rows = []
     for k in [0, *slot_counts]:
         policy = (scheduler(backlog.demands, C, "hadoop-slots", slots=k) if k else

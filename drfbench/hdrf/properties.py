@@ -46,7 +46,8 @@ class TreeInstance:
 def tree_instance(tree, machines, label=""):
     """A TreeInstance of a tree (drfbench.hdrf.tree's input) and machines, validated."""
     t = validated_tree(tree)
-    return TreeInstance(t, checked_machines(machines, len(t.resources)), label)
+    return TreeInstance(t, checked_machines(machines, len(t.resources), resources=t.resources),
+                        label)
 
 
 def read_trees(instances):

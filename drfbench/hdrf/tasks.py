@@ -18,11 +18,13 @@ import numpy as np
 
 from .. import _isa, api
 from .. import _validation as check
+from .._validation import MAX_COUNT
 from .. import rows as tidy
-from ..sim import fits_somewhere
+from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
 from .tree import tree as as_tree
 
-UNBOUNDED = -1                     # the kernel's code for an unbounded task queue
+MAX_RESOLUTION = 10**6             # allocate's quanta per leaf, at most
+MAX_SETS = 1024                    # kept open-sets, at most (kernels/hdrf.pyx's own limit)
 # Each registered policy: the kernel's mode, and whether it runs on the flattened tree.
 POLICY_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
                 "naive-hdrf": ("naive", False), "flatten": ("static", True),
@@ -57,20 +59,20 @@ class Schedule:
 
 
 def _queues(t, tasks):
-    """Task counts per leaf as the kernel's int64 queue (-1: unbounded): the tree's, or
-    `tasks` (one count per leaf, inf for unbounded)."""
-    if tasks is None:
-        counts = t.tasks
-    else:
-        counts = np.asarray(tasks, dtype=np.float64)
-        if counts.shape != t.tasks.shape:
-            raise ValueError(f"tasks must have one entry per leaf, shape {t.tasks.shape}, got "
-                             f"{counts.shape}")
-        bad = np.isnan(counts) | (counts < 0) | (np.isfinite(counts) & (counts != np.round(counts)))
-        if bad.any():
-            raise ValueError(f"leaf {t.leaf_paths[np.argmax(bad)]!r}: tasks must be a whole "
-                             f"number >= 0 (or inf), got {counts[np.argmax(bad)]}")
-    return np.where(np.isfinite(counts), counts, UNBOUNDED).astype(np.int64)
+    """Task counts per leaf as the kernel's int64 queue (UNBOUNDED: unbounded): the tree's,
+    or `tasks` (one count per leaf: a whole number in [0, MAX_COUNT], or inf for
+    unbounded; a leaf demanding nothing needs a count)."""
+    queue = task_queues(t.tasks if tasks is None else tasks, len(t.leaves), _leaf_label(t),
+                        "leaf")
+    idle = np.flatnonzero((queue == UNBOUNDED) & (t.demand.max(axis=1, initial=0.0) == 0))
+    if idle.size:
+        raise ValueError(f"leaf {t.leaf_paths[idle[0]]!r}: tasks demanding nothing, without "
+                         "end: every policy would launch them for ever; give it a task count")
+    return queue
+
+
+def _leaf_label(t):
+    return lambda i: f"leaf {t.paths[t.leaves[i]]!r}"
 
 
 def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, sets=None,
@@ -85,18 +87,26 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
     every share at every decision (the baseline the incremental one is measured
     against; both decide the same); sets: how many open-sets (which task shapes fit
     somewhere) the incremental one keeps the shares of (None: as many as 64 MiB holds, at
-    most 1024; the least recently used is dropped)."""
+    most 1024; the least recently used is dropped), an integer in [1, MAX_SETS] (1024).
+
+    Bounds: the tree's (drfbench.hdrf.tree); machines matched to the tree's resources by
+    name when given by name (a DataFrame, a dict of columns), else by position; tasks
+    whole numbers in [0, 2**62] or inf (a leaf demanding nothing needs a count); at most
+    drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once (the work budget)."""
     spec = api.method_info(policy, api.TREE)
-    sets = check.positive_int(sets, "sets")
+    sets = check.positive_int(sets, "sets", upper=MAX_SETS)
+    if not isinstance(incremental, (bool, np.bool_)):
+        raise TypeError(f"incremental must be True or False, got {incremental!r:.80}")
     t = as_tree(tree)
     mode, flat = POLICY_MODES[spec.name]
-    C = check.machines(machines, len(t.resources))
+    C = check.machines(machines, len(t.resources), resources=t.resources)
     fits = fits_somewhere(t.demand, C)
     if not fits.all():
         i = int(np.argmin(fits))
         raise ValueError(f"leaf {t.leaf_paths[i]!r}: a task "
                          f"<{', '.join(f'{v:g}' for v in t.demand[i])}> fits on no machine")
     queue = _queues(t, tasks)
+    running_bound(t.demand, C, queue, _leaf_label(t))
     if flat:
         t = t.flattened()
     shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
@@ -116,7 +126,7 @@ def run_policy(spec, tree, machines, *, tasks=None, incremental=True, sets=None,
     leaves, where = s.schedule()
     paths = t.leaf_paths
     held = s.launched[:, None] * t.demand
-    C = check.machines(machines, len(t.resources))
+    C = check.machines(machines, len(t.resources), resources=t.resources)
     total = C.sum(axis=0)
     used = t.subtree_sums(held)
     shares = np.divide(used, total, out=np.zeros_like(used), where=total > 0).max(axis=1)
@@ -143,15 +153,21 @@ def allocate(tree, capacity, policy="hdrf", *, resolution=1000, isa=None):
     resources in pieces too): each leaf's task is cut into q_i = ceil(resolution x its
     dominant share of the pool) equal quanta, so that a quantum is at most 1/resolution of
     the pool on every resource; a leaf with a task count demands that many tasks' worth.
-    The result is within one quantum per leaf of the limit as the quanta shrink."""
+    The result is within one quantum per leaf of the limit as the quanta shrink.
+    resolution: an integer in [1, MAX_RESOLUTION] (10**6); the run launches about
+    resolution x resources quanta, within the schedulers' work budget
+    (drfbench.sim.MAX_RUNNING)."""
     t = as_tree(tree)
-    C = check.machines(capacity, len(t.resources))
+    C = check.machines(capacity, len(t.resources), resources=t.resources)
     if len(C) != 1:
         raise ValueError(f"capacity is one vector (a divisible pool), got {len(C)} rows")
-    resolution = check.positive_int(resolution, "resolution", allow_none=False)
+    resolution = check.positive_int(resolution, "resolution", allow_none=False,
+                                    upper=MAX_RESOLUTION)
     dom = np.divide(t.demand, C[0], out=np.zeros_like(t.demand), where=C[0] > 0).max(axis=1)
     quanta = np.maximum(1.0, np.ceil(resolution * dom))
-    pieces = dataclasses.replace(t, demand=t.demand / quanta[:, None], tasks=t.tasks * quanta)
+    tasks = t.tasks * quanta                 # beyond MAX_COUNT: more than the pool holds
+    pieces = dataclasses.replace(t, demand=t.demand / quanta[:, None],
+                                 tasks=np.where(tasks > MAX_COUNT, np.inf, tasks))
     s = scheduler(pieces, C, policy, isa=isa)
     s.schedule()
     return {p: s.launched[i] / quanta[i] * t.demand[i] for i, p in enumerate(t.leaf_paths)}

@@ -11,9 +11,14 @@ each have a weight, one task's demand vector and a task count.
 `weight` defaults to 1 and `tasks` to infinity; a node is addressed by its path
 ("research/train"; the root is ""). `tree()` (a dict, a YAML or JSON file, or a Tree)
 checks everything first and raises a ValueError naming the node, so that no half-built
-tree exists. The tree is kept as flat arrays in breadth-first order (a parent before its
-children, siblings in the order given): `parent`, `first_child`, `next_sibling`,
-`depth`, what kernels/hdrf.pyx walks.
+tree exists. Bounds that keep every computation finite: a weight lies in [MIN_WEIGHT,
+MAX_WEIGHT] (1e-300, 1e300) and within a factor MAX_WEIGHT_RATIO (drfbench._validation)
+of its siblings' (only their ratios matter); every node's guarantee (the product of
+weight fractions down its path) is at least MIN_GUARANTEE (1e-300); a demand is finite
+and >= 0; tasks a whole number in [0, MAX_COUNT] (2**62) or inf; the tree at most
+MAX_DEPTH (100) levels deep. The tree is kept as flat arrays in breadth-first order (a
+parent before its children, siblings in the order given): `parent`, `first_child`,
+`next_sibling`, `depth`, what kernels/hdrf.pyx walks.
 """
 import math
 import numbers
@@ -23,8 +28,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import _inputs
+from .._validation import MAX_COUNT, MAX_WEIGHT_RATIO
 
 NODE_KEYS = frozenset({"weight", "children", "demand", "tasks"})
+MAX_DEPTH = 100                       # levels below the root
+MIN_WEIGHT, MAX_WEIGHT = 1e-300, 1e300
+MIN_GUARANTEE = 1e-300                # flattening's leaf weights, shares over them finite
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,14 +123,21 @@ def read_inputs(tree_path, machines_path):
 
 def _number(value, what, where):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"node {where!r}: {what} must be a number, got {value!r}")
-    return float(value)
+        raise ValueError(f"node {where!r}: {what} must be a number, got {value!r:.80}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"node {where!r}: {what} is too large ({len(str(value))} digits)") \
+            from None
 
 
 def _weight(spec, where):
     w = _number(spec.get("weight", 1), "weight", where)
     if not (math.isfinite(w) and w > 0):
         raise ValueError(f"node {where!r}: weight must be positive and finite, got {w}")
+    if not MIN_WEIGHT <= w <= MAX_WEIGHT:
+        raise ValueError(f"node {where!r}: weight must lie in [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}], "
+                         f"got {w:g}")
     return w
 
 
@@ -136,9 +152,10 @@ def _leaf(spec, where, m):
     if any(math.isnan(v) or math.isinf(v) or v < 0 for v in d):
         raise ValueError(f"leaf {where!r}: demand must be finite and non-negative, got {d}")
     tasks = _number(spec.get("tasks", math.inf), "tasks", where)
-    if math.isnan(tasks) or tasks < 0 or (math.isfinite(tasks) and tasks != round(tasks)):
-        raise ValueError(f"leaf {where!r}: tasks must be a whole number >= 0 (or omitted: "
-                         f"unbounded), got {spec.get('tasks')!r}")
+    if math.isnan(tasks) or tasks < 0 or (math.isfinite(tasks) and
+                                          (tasks != round(tasks) or tasks > MAX_COUNT)):
+        raise ValueError(f"leaf {where!r}: tasks must be a whole number >= 0, at most "
+                         f"{MAX_COUNT} (or omitted or inf: unbounded), got {spec.get('tasks')!r}")
     if math.isinf(tasks) and max(d) == 0:
         raise ValueError(f"leaf {where!r}: tasks demanding nothing, without end: every "
                          "policy would launch them for ever; give it a task count")
@@ -169,7 +186,10 @@ def _build(spec):
         children = node_spec.get("children")
         if not isinstance(children, dict) or not children:
             raise ValueError(f"node {path!r}: an inner node needs a non-empty dict of children, "
-                             f"got {children!r}")
+                             f"got {children!r:.200}")
+        if len(ancestry) > MAX_DEPTH:
+            raise ValueError(f"node {path[:80]!r}...: the tree is deeper than {MAX_DEPTH} levels")
+        weights = []
         for name, child in children.items():
             where = f"{path}/{name}" if path else str(name)
             if not isinstance(name, str) or not name or "/" in name:
@@ -183,6 +203,7 @@ def _build(spec):
                 raise ValueError(f"node {where!r}: unknown key(s) {sorted(unknown)}; a node "
                                  f"has {sorted(NODE_KEYS)}")
             weight = _weight(child, where)
+            weights.append((weight, where))
             nodes.append((where, node, weight))
             if "demand" in child:
                 if "children" in child:
@@ -195,10 +216,20 @@ def _build(spec):
                 raise ValueError(f"node {where!r}: tasks without a demand")
             else:
                 queue.append((len(nodes) - 1, child, ancestry + [id(child)]))
+        (low, light), (high, heavy) = min(weights), max(weights)
+        if high > MAX_WEIGHT_RATIO * low:
+            raise ValueError(f"node {heavy!r}: weight {high:g} is more than {MAX_WEIGHT_RATIO:g} "
+                             f"times its sibling {light!r}'s ({low:g}); only sibling weights' "
+                             "ratios matter")
     order = sorted(range(len(leaf_nodes)), key=lambda i: _ancestry(leaf_nodes[i][1], nodes))
-    return _arrays(tuple(resources), nodes, [leaf_nodes[i][1] for i in order],
-                   np.array([demands[i] for i in order], dtype=np.float64).reshape(-1, m),
-                   np.array([tasks[i] for i in order], dtype=np.float64))
+    t = _arrays(tuple(resources), nodes, [leaf_nodes[i][1] for i in order],
+                np.array([demands[i] for i in order], dtype=np.float64).reshape(-1, m),
+                np.array([tasks[i] for i in order], dtype=np.float64))
+    k = int(np.argmin(t.guarantee))
+    if t.guarantee[k] < MIN_GUARANTEE:
+        raise ValueError(f"node {t.paths[k]!r}: its guarantee (the product of its weight "
+                         f"fractions down the tree) {t.guarantee[k]:g} is below {MIN_GUARANTEE:g}")
+    return t
 
 
 def _ancestry(node, nodes):

@@ -21,7 +21,9 @@ docs/simulator.md describes the model.
 from . import literal
 from .engine import Simulation, simulate
 from .policies import FifoFirstFit, Policy, TaskPolicy, take_back
-from .workload import FIT_SLACK, Backlog, Trace, fits_somewhere, machines
+from .workload import (FIT_SLACK, MAX_RUNNING, UNBOUNDED, Backlog, Trace, fits_somewhere,
+                       machines, running_bound, task_queues)
 
-__all__ = ["FIT_SLACK", "Backlog", "FifoFirstFit", "Policy", "Simulation", "TaskPolicy", "Trace",
-           "fits_somewhere", "literal", "machines", "simulate", "take_back"]
+__all__ = ["FIT_SLACK", "MAX_RUNNING", "UNBOUNDED", "Backlog", "FifoFirstFit", "Policy",
+           "Simulation", "TaskPolicy", "Trace", "fits_somewhere", "literal", "machines",
+           "running_bound", "simulate", "take_back", "task_queues"]

@@ -33,6 +33,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import _isa
+from .. import _validation as check
 from . import workload as wl
 
 DONE_TOLERANCE = 1e-9  # a task is done when its remaining work is at most this x its duration
@@ -132,7 +133,12 @@ def _check_policy(policy):
 
 
 def _check_time(value, name, allow_inf):
-    if not isinstance(value, (int, float, np.integer, np.floating)) or math.isnan(value):
+    value = check.seconds(value, name)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number of seconds (or a duration), got {value!r:.80}")
+    if math.isnan(value):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if value < 0 or (not allow_inf and math.isinf(value)):
         raise ValueError(f"{name} must be {'' if allow_inf else 'finite and '}>= 0, got {value}")
@@ -141,6 +147,9 @@ def _check_time(value, name, allow_inf):
 
 def validate(machines, workload, policy, horizon, sample):
     """Checked (capacity (M, m) float64, horizon, sample) for simulate()."""
+    if check.column_names(machines, "machines") is not None:
+        raise ValueError("machines name their resources but the tasks' demands are by position: "
+                         "give the machines as an array, columns in the demands' order")
     C = wl.machines(machines)
     if not isinstance(workload, (wl.Trace, wl.Backlog)):
         raise TypeError(f"workload must be a drfbench.sim.Trace or Backlog, got "
@@ -152,11 +161,28 @@ def validate(machines, workload, policy, horizon, sample):
     horizon = _check_time(horizon, "horizon", allow_inf=True)
     if isinstance(workload, wl.Backlog) and math.isinf(horizon):
         raise ValueError("a Backlog never drains: give a finite horizon")
+    if isinstance(workload, wl.Backlog) and \
+            horizon > wl.MAX_BACKLOG_TASKS * workload.duration.min():
+        raise ValueError(f"horizon {horizon:g} s runs more than {wl.MAX_BACKLOG_TASKS:,} tasks of "
+                         f"{workload.duration.min():g} s one after another, beyond the "
+                         "simulator's work budget: give a shorter horizon")
     if sample is not None:
         sample = _check_time(sample, "sample", allow_inf=False)
         if sample == 0:
             raise ValueError("sample must be > 0 (or None for no samples)")
+        if math.isfinite(horizon):
+            sample_budget(sample, horizon, workload.users * (C.shape[1] + 1))
     return C, horizon, sample
+
+
+def sample_budget(sample, until, width):
+    """Refuse samples every `sample` s from 0 to `until` of `width` values each beyond
+    MAX_SAMPLE_VALUES values in all (the simulator's work budget)."""
+    instants = until // sample + 1
+    if instants * width > wl.MAX_SAMPLE_VALUES:
+        raise ValueError(f"sample: a sample every {sample:g} s up to {until:g} s takes "
+                         f"{instants:.3g} samples of {width} values, beyond the simulator's "
+                         f"work budget ({wl.MAX_SAMPLE_VALUES:,} values): sample less often")
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,8 +214,10 @@ def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
     """(share (n, m), speed (n,)) of the running tasks `ids` (machines in index order):
     share[u, r] = sum over u's tasks of demand[t, r] x speed / total[r] (with one shape
     per user, `shapes`: (sum of u's speeds) x shapes[u, r] / total[r]); speed[u] the mean
-    of u's tasks' speeds, 0 if none. Sums run in the order of `ids`."""
+    of u's tasks' speeds, 0 if none. Sums run in the order of `ids`. A resource the cluster
+    has none of (total 0) is a share 0."""
     m = len(total)
+    total = np.where(total > 0, total, np.inf)
     share = np.zeros((n, m))
     speed = np.zeros(n)
     if ids.size:
@@ -206,15 +234,17 @@ def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
 
 class Sampler:
     """Takes samples at 0, sample, 2 sample, ...: record(until) takes every one not yet
-    taken up to `until` (all showing the state now) and returns the next instant."""
+    taken up to `until` (all showing the state now) and returns the next instant; `width`
+    values each (users x (resources + 1)), at most MAX_SAMPLE_VALUES in all (a ValueError)."""
 
-    def __init__(self, sample, state):
-        self.sample, self.state = sample, state
+    def __init__(self, sample, state, width=1):
+        self.sample, self.state, self.width = sample, state, width
         self.times, self.shares, self.speeds = [], [], []
 
     def record(self, until):
         next_sample = len(self.times) * self.sample
         if next_sample <= until:
+            sample_budget(self.sample, until, self.width)
             share, speed = self.state()
             while next_sample <= until:
                 self.times.append(next_sample)
@@ -260,8 +290,12 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
     machines  (M, m) capacities, one row per machine (see drfbench.sim.machines)
     workload  a drfbench.sim.Trace or a drfbench.sim.Backlog (needs a finite horizon)
     policy    a drfbench.sim.Policy; for a Backlog its queues must already be infinite
+    horizon   seconds (a number, or a duration: timedelta, numpy.timedelta64)
     sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
               ... up to the end
+    Work budget: at most MAX_SAMPLE_VALUES (2**26) sampled values (instants x users x
+    (resources + 1)) and MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a
+    horizon at most that many times its shortest duration), else a ValueError.
     isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
     """
     C, horizon, sample = validate(machines, workload, policy, horizon, sample)
@@ -281,10 +315,9 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
         shapes, job_ids, names = None, setup.job_ids, workload.names
         unschedulable = np.flatnonzero(~setup.fits)
     else:
-        rng = np.random.default_rng(workload.seed)
         backlog = {"demands": workload.demands, "tasks_per_job": workload.tasks_per_job,
                    "duration": workload.duration, "jitter": workload.jitter,
-                   "draw": lambda: rng.standard_normal(4096)}
+                   "draw": wl.Normals(workload.seed)}
         empty = np.empty(0)
         loop = EventLoop(C, {}, {"user": empty, "left": empty, "submit": empty}, n,
                          backlog=backlog)
@@ -296,7 +329,7 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
         ids, T = loop.running(), loop.tasks
         return snapshot(ids, T["user"], loop.speed[T["machine"][ids]], T["demand"], n, total,
                         shapes)
-    sampler = Sampler(sample, state) if sample is not None else None
+    sampler = Sampler(sample, state, n * (m + 1)) if sample is not None else None
     end = loop.run(policy, horizon, sampler.record if sampler else None)
     samples = sampler.arrays(n, m) if sampler else Sampler(1.0, None).arrays(n, m)
     T, J = loop.tasks, loop.jobs

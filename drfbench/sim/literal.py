@@ -79,7 +79,7 @@ class _Loop:
         self.finished = np.zeros(n, dtype=np.int64)
         if self.backlog:
             self.T = _Tasks(1024, self.m)
-            self.rng = np.random.default_rng(workload.seed)
+            self.draw = wl.Normals(workload.seed)
             self.normals = []
             self.drawn = 0
             self.job_of = np.full(n, -1, dtype=np.int64)   # current job per user
@@ -190,7 +190,7 @@ class _Loop:
             self.job_left.append(int(w.tasks_per_job[u]))
         self.in_job[u] += 1
         if self.drawn == len(self.normals):
-            self.normals = self.rng.standard_normal(4096).tolist()
+            self.normals = self.draw().tolist()
             self.drawn = 0
         z = self.normals[self.drawn]
         self.drawn += 1
@@ -264,7 +264,7 @@ class _Loop:
         return t, k
 
     def run(self, horizon, sample):
-        sampler = Sampler(sample, self.state) if sample is not None else None
+        sampler = Sampler(sample, self.state, self.n * (self.m + 1)) if sample is not None else None
         next_sample = 0.0 if sampler else math.inf
         # time 0: the backlog's first launches, or the trace's arrivals at 0 and theirs
         now = 0.0

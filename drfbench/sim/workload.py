@@ -14,9 +14,73 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import finite_non_negative, machines, real_array
+from .._validation import MAX_COUNT, finite_non_negative, machines, real_array
 
 FIT_SLACK = 1e-12      # fits: demand <= capacity * (1 + FIT_SLACK), as in kernels/drf.pyx
+UNBOUNDED = -1         # the task kernels' code for an unbounded task queue
+# The work budget of the task schedulers (kernels/drf.pyx, kernels/hdrf.pyx): one
+# schedule() launches every task that fits, so the most tasks that can run at once on the
+# machines (given the task counts) is bounded, lest tiny tasks on huge machines run for ever.
+MAX_RUNNING = 10**7
+# The simulator's work budget: tasks a Backlog makes (one per launch, each a row of the
+# task table) and sampled values (instants x users x (resources + 1)).
+MAX_BACKLOG_TASKS = 2**20
+MAX_JITTER = 10.0      # a Backlog's durations x exp(jitter N(0, 1)): far from 0 and inf
+MAX_SAMPLE_VALUES = 2**26
+
+
+def task_queues(counts, n, label=lambda i: f"user {i}", per="user"):
+    """Task counts, one per each of `n` users (or leaves: `per`; `label(i)` names one in
+    errors), as the kernels' int64 queues: whole numbers in [0, MAX_COUNT], or inf for an
+    unbounded queue (UNBOUNDED)."""
+    t = np.asarray(counts)
+    if t.dtype.kind not in "iuf":
+        raise TypeError(f"tasks must be whole numbers (or inf), got dtype {t.dtype}")
+    if t.shape != (n,):
+        raise ValueError(f"tasks must have one entry per {per}, shape ({n},), got {t.shape}")
+    if t.dtype.kind == "f":
+        finite = np.isfinite(t)
+        bad = np.isnan(t) | (t < 0) | (finite & ((t != np.round(t)) | (t > MAX_COUNT)))
+    else:
+        finite = np.ones(t.shape, dtype=bool)
+        bad = (t < 0) | (t > MAX_COUNT)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{label(i)}: tasks must be a whole number, non-negative and at most "
+                         f"{MAX_COUNT} (or inf: unbounded); got {t[i]}")
+    return np.where(finite, t, UNBOUNDED).astype(np.int64)
+
+
+def running_bound(demands, capacity, queue, label=lambda i: f"user {i}", slots=0):
+    """Refuse what could run more than MAX_RUNNING tasks at once: with `slots` (a slot
+    scheduler), slots x machines; else each user's tasks that fit in the cluster alone,
+    together at most resources / the smallest task's dominant share of the cluster. A
+    resource no machine has is refused too (a dominant share over it is 0 / 0)."""
+    total = capacity.sum(axis=0)
+    if (total == 0).any():
+        raise ValueError(f"no machine has resource {int(np.argmin(total))} (every capacity 0): "
+                         "leave it out of the demands and the machines")
+    q = np.where(queue == UNBOUNDED, np.inf, queue.astype(np.float64))
+    if slots:
+        bound = min(q.sum(), float(slots) * len(capacity))
+        if bound > MAX_RUNNING:
+            raise ValueError(f"{slots} slots on {len(capacity)} machine(s) run up to {bound:.4g} "
+                             f"tasks at once, beyond the work budget of {MAX_RUNNING:,}: give "
+                             "fewer slots or task counts")
+        return
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dom = np.where(demands > 0, demands / total, 0.0).max(axis=1, initial=0.0)
+        alone = np.minimum(q, np.floor((1 + FIT_SLACK) / dom))
+    positive = dom > 0
+    bound = alone.sum()
+    if positive.any():
+        bound = min(bound, alone[~positive].sum() +
+                    capacity.shape[1] * (1 + FIT_SLACK) / dom[positive].min())
+    if bound > MAX_RUNNING:
+        i = int(np.argmax(alone))
+        raise ValueError(f"the machines hold up to {bound:.4g} tasks at once ({label(i)} alone "
+                         f"up to {alone[i]:.4g}), beyond the work budget of {MAX_RUNNING:,}: "
+                         "give task counts, or demands in coarser units")
 
 
 def fits_somewhere(demands, capacity, chunk=65536):
@@ -79,8 +143,10 @@ class Trace:
 
     user      (N,) user of each task: indices 0..users-1, or labels among `users`
     job       (N,) integer job id (a job's tasks all belong to one user)
-    arrival   (N,) arrival time, sorted ascending, finite, >= 0
-    duration  (N,) work at speed 1, positive and finite
+    arrival   (N,) arrival time in seconds from the start (numbers, or durations:
+              timedelta, numpy.timedelta64; points in time refused), sorted ascending,
+              finite, >= 0
+    duration  (N,) work at speed 1 in seconds (numbers or durations), positive, finite
     demands   (N, m) resources the task holds while it runs, finite and non-negative
     users     number of users, or their names (then `user` holds names); default:
               max(user) + 1
@@ -180,6 +246,21 @@ class Trace:
         return fits_somewhere(self.demands, capacity)
 
 
+class Normals:
+    """A Backlog's jitter draws: N(0, 1) from numpy's default_rng(seed), 4096 per call, for
+    at most MAX_BACKLOG_TASKS launches (then a ValueError: the work budget)."""
+
+    def __init__(self, seed):
+        self.rng, self.drawn = np.random.default_rng(seed), 0
+
+    def __call__(self):
+        if self.drawn >= MAX_BACKLOG_TASKS:
+            raise ValueError(f"the backlog launched {MAX_BACKLOG_TASKS:,} tasks before the "
+                             "horizon, the simulator's work budget: give a shorter horizon")
+        self.drawn += 4096
+        return self.rng.standard_normal(4096)
+
+
 @dataclass(frozen=True, eq=False)
 class Backlog:
     """Endless backlogs: user i runs jobs back to back for ever, each job tasks_per_job[i]
@@ -187,8 +268,9 @@ class Backlog:
     exp(jitter * N(0, 1)) drawn from numpy's default_rng(seed) per launch, in launch order.
 
     demands        (n, m) finite, non-negative
-    tasks_per_job  (n,) positive integers
-    duration       (n,) positive, finite
+    tasks_per_job  (n,) positive integers, at most MAX_COUNT (2**62)
+    duration       (n,) seconds (numbers or durations), positive, finite
+    jitter         in [0, MAX_JITTER] (10)
     """
     demands: np.ndarray
     tasks_per_job: np.ndarray
@@ -205,17 +287,20 @@ class Backlog:
             raise ValueError(f"tasks_per_job must have one entry per user, shape ({n},), got "
                              f"{tasks.shape}")
         if tasks.dtype.kind not in "iuf" or not np.isfinite(tasks).all() or \
-                (tasks != np.round(tasks)).any() or (tasks < 1).any():
-            raise ValueError(f"tasks_per_job must be positive integers, got {tasks.tolist()}")
+                (tasks != np.round(tasks)).any() or (tasks < 1).any() or (tasks > MAX_COUNT).any():
+            raise ValueError(f"tasks_per_job must be positive integers, at most {MAX_COUNT}, got "
+                             f"{tasks.tolist()!r:.200}")
         duration = real_array(self.duration, "duration", 1)
         if duration.shape != (n,):
             raise ValueError(f"duration must have one entry per user, shape ({n},), got "
                              f"{duration.shape}")
         if not (np.isfinite(duration) & (duration > 0)).all():
             raise ValueError(f"durations must be positive and finite, got {duration.tolist()}")
-        if not isinstance(self.jitter, numbers.Real) or not math.isfinite(self.jitter) or \
-                self.jitter < 0:
-            raise ValueError(f"jitter must be a finite number >= 0, got {self.jitter!r}")
+        if isinstance(self.jitter, bool) or not isinstance(self.jitter, numbers.Real):
+            raise TypeError(f"jitter must be a number, got {self.jitter!r:.80}")
+        if not 0 <= self.jitter <= MAX_JITTER:
+            raise ValueError(f"jitter must lie in [0, {MAX_JITTER}] (durations x exp(jitter x "
+                             f"N(0, 1)) stay finite and positive), got {self.jitter!r}")
         for field, value in (("demands", D), ("tasks_per_job", tasks.astype(np.int64)),
                              ("duration", duration), ("jitter", float(self.jitter))):
             object.__setattr__(self, field, value)

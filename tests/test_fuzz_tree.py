@@ -1,0 +1,238 @@
+"""The fuzz suite for the tree input kind (drfbench.hdrf: tree, schedule, allocate, the
+H-DRF property checks, the tree file reader): arbitrary hierarchies, of the right and the
+wrong shape, either give a run that respects the machines' capacities, the leaves' task
+counts and the literal transcription (hdrf/literal.py), or a ValueError/TypeError
+(tests/fuzz.py); and the issue's worst cases."""
+import json
+import math
+import tempfile
+from pathlib import Path
+
+import hypothesis.strategies as st
+import numpy as np
+import pandas as pd
+import pytest
+
+import fuzz
+from drfbench import _validation as check
+from drfbench._validation import MAX_WEIGHT_RATIO
+from drfbench import hdrf
+from drfbench.hdrf import properties as props
+from drfbench.hdrf.tasks import POLICY_MODES
+from drfbench.hdrf.tree import MAX_DEPTH, read_inputs
+from test_hdrf import reference_of
+
+FUZZED = ("tree",)   # the input kinds this module fuzzes (tests/test_families.py)
+
+WEIGHTS = st.sampled_from([1, 2, 3, 0.5, 1e-300, 1e-320, 1e7, 1e10, 1e300, 0, -1, float("nan"),
+                           float("inf"), 10**400, "2", True])
+DEMANDS = st.sampled_from([0, 1, 2, 4, 0.5, 1e-300, 1e300, -1, float("nan"), float("inf")])
+TASKS = st.sampled_from([0, 1, 3, 15, float("inf"), 2.5, -1, 1e30, 2**62, 2**63, 10**400,
+                         "3"])
+NAMES = st.sampled_from(["a", "b", "c", "d", "e/f", ""])
+
+
+def trees(m):
+    """A tree's spec with `m` resources: mostly valid small nodes (integer weights and
+    demands), some values from the bounds' edges, some wrong shapes."""
+    weight = st.one_of(st.integers(1, 3), st.integers(1, 3), WEIGHTS)
+    demand = st.one_of(st.lists(st.integers(0, 4), min_size=m, max_size=m),
+                       st.lists(st.integers(1, 4), min_size=m, max_size=m),
+                       st.lists(DEMANDS, min_size=m, max_size=m),
+                       st.lists(st.integers(0, 4), max_size=m + 1), st.just("cpu"))
+    leaf = st.fixed_dictionaries({"demand": demand},
+                                 optional={"weight": weight,
+                                           "tasks": st.one_of(st.integers(0, 15), TASKS)})
+    odd = st.sampled_from([{}, {"colour": 1}, {"demand": [1] * m, "children": {"x": {}}},
+                           {"tasks": 3}, [1, 2]])
+
+    def inner(children):
+        return st.fixed_dictionaries({"children": st.dictionaries(NAMES, children, min_size=1,
+                                                                  max_size=3)},
+                                     optional={"weight": weight})
+    nodes = st.recursive(st.one_of(leaf, leaf, leaf, odd), inner, max_leaves=8)
+    return st.fixed_dictionaries({
+        "resources": st.just([f"r{j}" for j in range(m)]),
+        "children": st.dictionaries(NAMES, nodes, min_size=1, max_size=3)})
+
+
+SPECS = st.integers(1, 3).flatmap(lambda m: st.tuples(
+    trees(m),
+    st.one_of(st.lists(st.lists(st.sampled_from([8.0, 16.0, 40.0]), min_size=m, max_size=m),
+                       min_size=1, max_size=3),
+              st.lists(st.lists(st.sampled_from([8.0, 0.0, 1e300, -1.0, float("nan")]),
+                                min_size=m, max_size=m), min_size=1, max_size=2),
+              st.just([[8.0] * (m + 1)]), st.just([[8.0], [8.0, 8.0]]),
+              st.permutations([f"r{j}" for j in range(m)]).map(
+                  lambda names: pd.DataFrame([[8.0 * (j + 1) for j in range(m)]],
+                                             columns=names)))))
+
+
+def schedule_tree(spec, machines, policy, options):
+    """The run, the validated tree and machines (in the tree's resource order)."""
+    res = hdrf.schedule(spec, machines, policy, **options)
+    t = hdrf.tree(spec)
+    return res, t, check.machines(machines, len(t.resources), resources=t.resources)
+
+
+@fuzz.cases(cluster=SPECS, policy=st.sampled_from([*POLICY_MODES, "online-drf"]),
+            tasks=st.one_of(st.none(), st.none(), st.lists(TASKS, min_size=1, max_size=4)),
+            incremental=st.sampled_from([True, False, "yes"]),
+            sets=st.sampled_from([None, 1, 4, 0, 10**9, 2**70]))
+def test_schedule(cluster, policy, tasks, incremental, sets):
+    spec, machines = cluster
+    options = {"tasks": tasks, "incremental": incremental, "sets": sets}
+    outcome = fuzz.call(schedule_tree, spec, machines, policy, options)
+    if outcome.refused:
+        return
+    res, t, C = outcome.value
+    launched = np.array([res.tasks[p] for p in t.leaf_paths], dtype=float)
+    limit = t.tasks if tasks is None else np.asarray(tasks, dtype=float)
+    assert (launched <= limit).all()
+    assert all(np.isfinite(v) for v in res.shares.values()) and np.isfinite(res.free).all()
+    used = np.zeros_like(C)
+    leaf = {p: i for i, p in enumerate(t.leaf_paths)}
+    for path, k in res.order:
+        used[k] += t.demand[leaf[path]]
+    assert (used <= C * (1 + 1e-12)).all()
+    if launched.sum() <= 300:
+        ref = reference_of(t, C, policy, tasks)
+        leaves, where = ref.schedule()
+        assert res.order == [(t.leaf_paths[i], k) for i, k in zip(leaves.tolist(), where.tolist())]
+
+
+def allocate_tree(spec, capacity, policy, resolution):
+    """The divisible allocation and the pool (in the tree's resource order)."""
+    out = hdrf.allocate(spec, capacity, policy, resolution=resolution)
+    t = hdrf.tree(spec)
+    return out, check.machines(capacity, len(t.resources), resources=t.resources)[0]
+
+
+@fuzz.cases(cluster=SPECS, policy=st.sampled_from(list(POLICY_MODES)),
+            resolution=st.sampled_from([1, 10, 100, 0, 10**7, 2.5]))
+def test_allocate(cluster, policy, resolution):
+    spec, machines = cluster
+    capacity = machines[0] if isinstance(machines, list) else machines
+    outcome = fuzz.call(allocate_tree, spec, capacity, policy, resolution)
+    if outcome.refused:
+        return
+    allocation, pool = outcome.value
+    total = sum(allocation.values())
+    assert np.isfinite(total).all() and (total <= pool * (1 + 1e-9)).all()
+
+
+@fuzz.cases(cluster=SPECS, name=st.sampled_from(sorted(props.CHECKS.checks)))
+def test_property_checks(cluster, name):
+    spec, machines = cluster
+    outcome = fuzz.call(props.CHECKS.checks[name], "hdrf", [(spec, machines)])
+    if outcome.refused:
+        return
+    assert math.isfinite(outcome.value.worst) and outcome.value.checked <= 1
+
+
+@fuzz.cases(cluster=SPECS, form=st.sampled_from(["json", "yaml", "yml"]))
+def test_tree_files(cluster, form):
+    spec, machines = cluster
+    try:
+        text = json.dumps(spec)                         # JSON is YAML too
+    except (TypeError, ValueError):                     # 10**400: not JSON
+        return
+    rows = machines if isinstance(machines, list) else machines.to_numpy().tolist()
+    names = spec["resources"] if isinstance(machines, list) else list(machines.columns)
+    with tempfile.TemporaryDirectory() as folder:
+        path, table = Path(folder, f"tree.{form}"), Path(folder, "machines.csv")
+        path.write_text(text)
+        table.write_text(",".join(names) + "\n" + "\n".join(",".join(map(str, r)) for r in rows))
+        outcome = fuzz.call(read_inputs, str(path), str(table))
+    if outcome.refused:
+        assert str(path) in str(outcome.error) or str(table) in str(outcome.error)
+        return
+    t, C = outcome.value
+    assert t.leaf_paths == hdrf.tree(spec).leaf_paths and C.shape[1] == len(t.resources)
+
+
+# ---------------------------------------------------------------------------------------
+# The issue's worst cases
+# ---------------------------------------------------------------------------------------
+
+def leaves(**b):
+    return {"resources": ["cpu", "mem"], "children": {"a": {"demand": [1, 1]},
+                                                      "b": {"demand": [1, 2], **b}}}
+
+
+def deep(levels):
+    node = {"demand": [1]}
+    for k in range(levels):
+        node = {"children": {f"n{k}": node}}
+    return {"resources": ["cpu"], **node}
+
+
+def refused(function, *args, match, **kwargs):
+    outcome = fuzz.call(function, *args, **kwargs)
+    assert outcome.refused, f"accepted: {outcome.value!r:.200}"
+    assert match in str(outcome.error), outcome.error
+    return outcome.error
+
+
+def test_task_counts_must_fit_their_integer_type():
+    refused(hdrf.tree, leaves(tasks=1e30), match="leaf 'b': tasks must be a whole number >= 0, "
+                                                 "at most 4611686018427387904")
+    refused(hdrf.schedule, leaves(), [4, 4], tasks=[1, 2**63], match="leaf 'b': tasks must be")
+    refused(hdrf.tree, leaves(tasks=10**400), match="node 'b': tasks is too large (401 digits)")
+    assert fuzz.call(hdrf.schedule, leaves(tasks=2**62), [4, 4]).value.tasks == {"a": 2, "b": 1}
+
+
+def test_a_leaf_demanding_nothing_needs_a_task_count():
+    spec = leaves(demand=[0, 0], tasks=1)
+    refused(hdrf.schedule, spec, [4, 4], tasks=[1, math.inf], match="leaf 'b': tasks demanding "
+                                                                    "nothing")
+    assert fuzz.call(hdrf.schedule, spec, [4, 4], tasks=[1, 3]).value.tasks == {"a": 1, "b": 3}
+    refused(hdrf.schedule, spec, [4, 4], tasks=[1, 2**62], match="beyond the work budget")
+    refused(hdrf.schedule, leaves(demand=[1e-300, 0]), [4, 4], match="beyond the work budget")
+    refused(hdrf.allocate, leaves(), [4, 4], resolution=2**62, match="resolution must be at most")
+
+
+def test_trees_deeper_than_the_bound_are_refused_naming_the_depth(tmp_path):
+    assert fuzz.call(hdrf.tree, deep(MAX_DEPTH)).value.depth.max() == MAX_DEPTH
+    refused(hdrf.tree, deep(MAX_DEPTH + 1), match=f"deeper than {MAX_DEPTH} levels")
+    for levels, match in ((MAX_DEPTH + 1, f"deeper than {MAX_DEPTH} levels"),
+                          (2000, "nested too deeply")):
+        text = '{"resources": ["cpu"], ' + '"children": {"n": {' * levels + '"demand": [1]' + \
+            "}}" * levels + "}"
+        for form in ("json", "yaml"):
+            path = tmp_path / f"t{levels}.{form}"
+            path.write_text(text)
+            assert str(path) in str(refused(hdrf.tree, str(path), match=match))
+
+
+def test_weights_keep_every_share_finite():
+    refused(hdrf.tree, leaves(weight=1e-320), match="node 'b': weight must lie in")
+    heavy = 10 * MAX_WEIGHT_RATIO
+    refused(hdrf.tree, leaves(weight=heavy), match=f"node 'b': weight {heavy:g} is more than "
+                                                   f"{MAX_WEIGHT_RATIO:g} times its sibling 'a''s")
+    chain = {"demand": [1]}
+    for k in range(60):                     # guarantees below 1e-6 ** 60: below the floor
+        chain = {"children": {"light": {"weight": 1, **chain}, "heavy": {"weight": 1e6,
+                                                                         "demand": [1]}}}
+    refused(hdrf.tree, {"resources": ["cpu"], **chain}, match="is below 1e-300")
+
+
+def test_machines_are_matched_by_the_trees_resource_names():
+    spec = {"resources": ["cpu", "mem"], "children": {"a": {"demand": [1, 4]},
+                                                      "b": {"demand": [3, 1]}}}
+    by_name = fuzz.call(hdrf.schedule, spec, pd.DataFrame({"mem": [18.0], "cpu": [9.0]}),
+                        "flatten").value
+    assert by_name.tasks == fuzz.call(hdrf.schedule, spec, [9, 18], "flatten").value.tasks
+    assert by_name.tasks == {"a": 3, "b": 2}              # the lecture's <9 CPU, 18 GB>
+    named = fuzz.call(props.tree_pareto_efficiency, "flatten",
+                      [(spec, pd.DataFrame({"mem": [18.0], "cpu": [9.0]}))]).value
+    assert named.checked == 1 and named.holds
+    refused(hdrf.schedule, spec, pd.DataFrame({"gpu": [1.0], "cpu": [9.0]}),
+            match="must name the same ones")
+    refused(hdrf.schedule, spec, pd.DataFrame([[9, 18]], columns=[1, 0]), match="column labels")
+
+
+@pytest.mark.xfail(strict=True, reason="drfbench._validation.machines calls np.asarray on a "
+                                       "ragged list before real_array names the argument")
+def test_ragged_machines_are_refused_naming_them():
+    refused(hdrf.schedule, leaves(), [[1, 2], [3]], match="machines")
