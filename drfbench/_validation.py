@@ -19,6 +19,9 @@ FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # this bound, the lecture's 10^10 : 10 priority example); far past it the sums overflow
 # or lose the light tenants altogether (weights [1, 1e308] hung EDRF).
 MAX_WEIGHT_RATIO = 1e9
+# Each weight's own range: 1 / w and share / w stay finite, subnormals (which lose digits
+# and give infinite shares) are out.
+MIN_WEIGHT, MAX_WEIGHT = 1e-300, 1e300
 # The largest count of anything (rounds, tasks, events): int64 with headroom for sums.
 MAX_COUNT = 2**62
 
@@ -105,7 +108,8 @@ def _check_values(values):
 
 
 def tenant_weights(weights, n_tenants):
-    """Per-tenant weights as a float64 array (all ones when None); positive and finite."""
+    """Per-tenant weights as a float64 array (all ones when None): each in [MIN_WEIGHT,
+    MAX_WEIGHT], the largest at most MAX_WEIGHT_RATIO times the smallest."""
     if weights is None:
         return np.ones(n_tenants, dtype=np.float64)
     w = np.asarray(weights)
@@ -118,6 +122,9 @@ def tenant_weights(weights, n_tenants):
         raise ValueError("weights contain NaN or infinite values")
     if n_tenants and w.min() <= 0:
         raise ValueError(f"weights must be positive, found {w.min()}")
+    if n_tenants and not MIN_WEIGHT <= w.min() <= w.max() <= MAX_WEIGHT:
+        raise ValueError(f"weights must lie in [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}], got {w.min():g} "
+                         f"to {w.max():g}")
     if n_tenants and w.max() > MAX_WEIGHT_RATIO * w.min():
         raise ValueError(f"weights must lie within a factor {MAX_WEIGHT_RATIO:g} of each other "
                          f"(only their ratios matter), got {w.min():g} to {w.max():g}")
@@ -214,8 +221,12 @@ def machines(capacity, n_resources=None, resources=None):
     if names is not None and resources is None and n_resources is not None:
         raise ValueError(f"machines name their resources {list(names)} but the demands do not: "
                          "give the demands with the same names, or the machines as an array")
-    C = np.asarray(capacity) if not isinstance(capacity, np.ndarray) else capacity
-    C = real_array(C[None, :] if np.ndim(C) == 1 else C, "machines", 2)
+    try:
+        one = np.ndim(capacity) == 1
+    except ValueError:                      # ragged lists: real_array names them
+        one = False
+    C = real_array(capacity, "machines", 1 if one else 2)
+    C = C[None, :] if one else C
     if C.shape[0] < 1 or C.shape[1] < 1:
         raise ValueError(f"machines must have at least one machine and one resource, got shape "
                          f"{C.shape}")

@@ -8,7 +8,6 @@ import datetime
 import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
-import pytest
 
 import fuzz
 from drfbench import drf, sim
@@ -238,8 +237,6 @@ def test_tiny_tasks_on_huge_machines_are_a_work_budget_not_a_hang():
     refused(drf.schedule, [[0, 0]], [4, 4], tasks=[2**62], match="beyond the work budget")
 
 
-@pytest.mark.xfail(strict=True, reason="drfbench._validation.tenant_weights bounds the weights' "
-                                       "ratio only: equal subnormal weights give infinite shares")
 def test_subnormal_weights_are_refused():
     refused(drf.schedule, [[1, 1], [1, 1]], [10, 10], weights=[1e-320, 1e-320], match="weights")
 

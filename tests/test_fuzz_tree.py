@@ -11,7 +11,6 @@ from pathlib import Path
 import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
-import pytest
 
 import fuzz
 from drfbench import _validation as check
@@ -232,7 +231,5 @@ def test_machines_are_matched_by_the_trees_resource_names():
     refused(hdrf.schedule, spec, pd.DataFrame([[9, 18]], columns=[1, 0]), match="column labels")
 
 
-@pytest.mark.xfail(strict=True, reason="drfbench._validation.machines calls np.asarray on a "
-                                       "ragged list before real_array names the argument")
 def test_ragged_machines_are_refused_naming_them():
     refused(hdrf.schedule, leaves(), [[1, 2], [3]], match="machines")

@@ -28,11 +28,10 @@ from pathlib import Path
 import numpy as np
 
 from .. import _inputs
-from .._validation import MAX_COUNT, MAX_WEIGHT_RATIO
+from .._validation import MAX_COUNT, MAX_WEIGHT, MAX_WEIGHT_RATIO, MIN_WEIGHT
 
 NODE_KEYS = frozenset({"weight", "children", "demand", "tasks"})
 MAX_DEPTH = 100                       # levels below the root
-MIN_WEIGHT, MAX_WEIGHT = 1e-300, 1e300
 MIN_GUARANTEE = 1e-300                # flattening's leaf weights, shares over them finite
 
 
