@@ -21,12 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
-from .. import _validation as check
 from .. import api
 from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
                           instances_of, rounded, shortfall, violation, worst_departure,
                           worst_envy, worst_misreport)
-from .exact import allocate
+from .exact import allocate, checked
 from .examples import worked_example
 
 # The DRFH paper's claims for DRFH (Propositions 1 to 7; Sec. IV-D: not guaranteed).
@@ -79,13 +78,11 @@ class ServerInstance:
 def server_instance(demands, servers, weights=None, tasks=None, label=""):
     """A validated ServerInstance (drfbench.drfh.allocate's checks; every user demands
     something)."""
-    a = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")
-    C = check.machines(servers, a.shape[1])
+    a, C, w, x = checked(demands, servers, weights, tasks)
     if not (a > 0).any(axis=1).all():
         raise ValueError("every user of a server instance must demand something")
-    w = None if weights is None else check.tenant_weights(weights, len(a))
-    x = None if tasks is None else np.asarray(tasks, dtype=np.float64)
-    return ServerInstance(a, C, w, x, label)
+    return ServerInstance(a, C, None if weights is None else w, None if tasks is None else x,
+                          label)
 
 
 def read_server_instances(instances):

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _inputs
+from .. import _validation as check
 from ..sim import Trace
 
 # the vendored traces, shipped as package data (pyproject.toml), provenance in data/README.md
@@ -42,7 +43,7 @@ def _table(source, what):
     """(frame, table): a path's or a DataFrame's rows, and the drfbench._inputs.Table of
     its columns that checks them, naming the file (or `what`) and the row in errors."""
     if isinstance(source, pd.DataFrame):
-        return source, _inputs.Table(what, _columns(source))
+        return source, _inputs.Table(what, _columns(source, what))
     if not isinstance(source, (str, Path)):
         raise TypeError(f"{what} must be a path or a pandas DataFrame, got {type(source).__name__}")
     path, where = _inputs.existing(source, what)
@@ -54,11 +55,22 @@ def _table(source, what):
         raise ValueError(f"{where}: its rows have more cells than the header has columns") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{where}: not a CSV file ({str(exc).strip()})") from None
-    return frame, _inputs.Table(where, _columns(frame), tuple(range(2, len(frame) + 2)))
+    return frame, _inputs.Table(where, _columns(frame, where), tuple(range(2, len(frame) + 2)))
 
 
-def _columns(frame):
-    return {str(c): frame[c].to_numpy() for c in frame.columns}
+def _columns(frame, where):
+    """The frame's columns by name (text); arrival and duration as seconds (durations
+    converted, points in time refused: drfbench._validation.seconds), any other column of
+    times refused."""
+    out = {}
+    for label in frame.columns:
+        name, cells = str(label), frame[label].to_numpy()
+        if name in TASK_COLUMNS[2:]:
+            cells = check.seconds(cells, f"{where}: column {name!r}")
+        elif cells.dtype.kind in "mM":
+            raise TypeError(f"{where}: column {name!r} must hold numbers, got {cells.dtype}")
+        out[name] = cells
+    return out
 
 
 def read_servers(servers):
