@@ -60,13 +60,14 @@ RISE_TOL = 1e-7
 LP_METHOD = "highs-ipm"
 LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 # The range of values the solvers handle (allocate's bounds): as fractions of each
-# resource's pool (the servers' total), a user's task needs at least MIN_SHARE of its
-# dominant resource (at most 2**62 tasks fit, drfbench._validation.MAX_COUNT) and a server
-# holds at least MIN_SHARE of its largest; a user's (a server's) nonzero fractions lie
+# resource's pool (the servers' total), a user's task needs between MIN_SHARE and
+# 1 / MIN_SHARE of its dominant resource (at most 2**62 tasks fit,
+# drfbench._validation.MAX_COUNT) and a server holds at least MIN_SHARE of its largest
+# (at most 1: a server is part of the pool); a user's (a server's) nonzero fractions lie
 # within MAX_RANGE of its largest, so that the LPs' coefficients stay far above HiGHS's
 # smallest (1e-9) and its tolerances.
 MIN_SHARE = 2.0**-62
-MAX_RANGE = 1e6
+MAX_RANGE = 1e4
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,25 +159,26 @@ def checked(demands, servers, weights=None, tasks=None):
 
 def _check_range(a, C):
     """Refuse values outside `allocate`'s bounds: each resource's pool finite; as fractions
-    of the pools, a user's task at least MIN_SHARE of its dominant resource, a server at
-    least MIN_SHARE of its largest, and the nonzero fractions of one user (server) within
-    MAX_RANGE of its largest."""
+    of the pools, a user's task between MIN_SHARE and 1 / MIN_SHARE of its dominant
+    resource, a server's largest likewise, and the nonzero fractions of one user (server)
+    within MAX_RANGE of its largest."""
     with np.errstate(over="ignore"):
         T = C.sum(axis=0)
     if not np.isfinite(T).all():
         raise ValueError(f"servers: the capacities of resource {int(np.argmax(~np.isfinite(T)))} "
                          "sum past the largest float (each resource's total must be finite)")
     pool = np.where(T > 0, T, np.inf)
-    for name, has, fractions in (("demands: user", "needs", a / pool),
-                                 ("servers: server", "holds", C / pool)):
+    for name, has, values in (("demands: user", "needs", a), ("servers: server", "holds", C)):
+        fractions = values / pool
         top = fractions.max(axis=1)
-        low = np.where(fractions > 0, fractions, np.inf).min(axis=1)
-        bad = np.flatnonzero(((top > 0) & (top < MIN_SHARE)) | (low * MAX_RANGE < top))
+        low = np.where(values > 0, fractions, np.inf).min(axis=1)
+        bad = np.flatnonzero(((top > 0) & ((top < MIN_SHARE) | (top * MIN_SHARE > 1))) |
+                             (low * MAX_RANGE < top))
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"{name} {i} {has} {low[i]:.3g} to {top[i]:.3g} of the resources' "
-                             f"pools: the largest must be at least {MIN_SHARE:.3g} (2**-62) and "
-                             f"every nonzero one within a factor {MAX_RANGE:g} of it")
+                             f"pools: the largest must lie in [2**-62, 2**62] and every nonzero "
+                             f"one within a factor {MAX_RANGE:g} of it")
 
 
 def read_inputs(demands_path, servers_path):
@@ -466,9 +468,9 @@ def allocate(demands, servers, method="drfh", **options):
         (any order; the same names); named servers beside demands by position are refused
         as ambiguous.
     Bounds: each resource's total over the servers finite; as fractions of those totals, a
-    user's task needs at least MIN_SHARE (2**-62) of its dominant resource and a server
-    holds at least that of its largest, and a user's (a server's) nonzero fractions lie
-    within MAX_RANGE (1e6) of its largest.
+    user's task needs between MIN_SHARE (2**-62) and 2**62 of its dominant resource, a
+    server holds at least 2**-62 of its largest, and a user's (a server's) nonzero
+    fractions lie within MAX_RANGE (1e4) of its largest.
     method: "drfh" (problem (7) with Sec. V-A's progressive rounds; see the module
         docstring) or "per-server-drf" (Sec. III-D's naive extension: DRF run on each
         server alone; a user's tasks are the sum over servers, counted in server order
