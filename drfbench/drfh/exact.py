@@ -170,9 +170,11 @@ def _check_range(a, C):
     pool = np.where(T > 0, T, np.inf)
     for name, has, values in (("demands: user", "needs", a), ("servers: server", "holds", C)):
         fractions = values / pool
+        held = (values > 0) & (T > 0)        # a resource no server has: no fraction (no_fit)
         top = fractions.max(axis=1)
-        low = np.where(values > 0, fractions, np.inf).min(axis=1)
-        bad = np.flatnonzero(((top > 0) & ((top < MIN_SHARE) | (top * MIN_SHARE > 1))) |
+        low = np.where(held, fractions, np.inf).min(axis=1)
+        bad = np.flatnonzero((held.any(axis=1) &
+                              ((top < MIN_SHARE) | (top * MIN_SHARE > 1))) |
                              (low * MAX_RANGE < top))
         if bad.size:
             i = int(bad[0])

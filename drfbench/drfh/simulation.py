@@ -93,13 +93,8 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     options:
 
     sample   seconds between samples of utilization and shares (default 60), > 0, finite
+             (None: no samples)
     horizon  seconds simulated at most (default: until the last task ends), >= 0
-    Work bounds: a run takes at most MAX_SAMPLES (10**6) samples holding at most
-    MAX_SAMPLE_VALUES (10**8) values (samples x users x resources), and goes no further
-    than RESOLUTION (2**21) times the shortest task duration (beyond, the simulator's clock
-    cannot resolve that task's end). A run that needs more before its horizon (or, without
-    one, before its last task ends) is refused with a ValueError, before it starts where
-    the trace alone shows it (a task arriving or ending past the bound).
     slots    k per maximum server (drfh-slots only; default 14, Table II's best)
     slot_model  how a task runs in its slot (drfh-slots only): "timeshare" (default), with
              what it demands, an oversubscribed server time-shared at no cost; "capped",
@@ -109,6 +104,13 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     index    use the server index (default; False: the literal scan, same decisions)
     threads  of the literal best-fit scan; isa: the kernels' variant
     literal  run the NumPy transcription instead of the kernel (tests; slow)
+
+    Work bounds: a run takes at most MAX_SAMPLES (10**6) samples holding at most
+    MAX_SAMPLE_VALUES (10**8) values (samples x users x resources), and goes no further
+    than RESOLUTION (2**21) times the shortest task duration (beyond, the simulator's clock
+    cannot resolve that task's end). A run that needs more before its horizon (or, without
+    one, before its last task ends) is refused with a ValueError, before it starts where
+    the trace alone shows it (a task arriving or ending past the bound).
     """
     return api.run(scheduler, servers, tasks, takes=api.TRACE, **options)
 
