@@ -59,6 +59,15 @@ SOLVERS = ("aggregate", "lp")
 RISE_TOL = 1e-7
 LP_METHOD = "highs-ipm"
 LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+# The range of values the solvers handle (allocate's bounds): as fractions of each
+# resource's pool (the servers' total), a user's task needs between MIN_SHARE and
+# 1 / MIN_SHARE of its dominant resource (at most 2**62 tasks fit,
+# drfbench._validation.MAX_COUNT) and a server holds at least MIN_SHARE of its largest
+# (at most 1: a server is part of the pool); a user's (a server's) nonzero fractions lie
+# within MAX_RANGE of its largest, so that the LPs' coefficients stay far above HiGHS's
+# smallest (1e-9) and its tolerances.
+MIN_SHARE = 2.0**-62
+MAX_RANGE = 1e4
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,17 +129,19 @@ class Allocation:
 # Input
 # --------------------------------------------------------------------------------------
 
-def _inputs(demands, servers, weights, tasks):
-    """Validated float64 demands (n, m), servers (L, m), weights (n,), tasks (n,)."""
-    a = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")
+def checked(demands, servers, weights=None, tasks=None):
+    """Validated float64 demands (n, m), servers (L, m), weights (n,), tasks (n,), within
+    the bounds `allocate` states. Named tables (a DataFrame with text column labels, a dict
+    of columns) are matched by name (drfbench._validation.machines)."""
+    names, a = check.by_name(demands, "demands")
+    a = check.finite_non_negative(check.real_array(a, "demands", 2), "demands")
     n, m = a.shape
     if n < 1 or m < 1:
         raise ValueError(f"demands need at least one user and one resource, got shape {a.shape}")
-    C = np.asarray(servers)
-    if np.ndim(C) == 2 and C.shape[1] != m:
-        raise ValueError(f"servers have {C.shape[1]} resource column(s), demands {m}: shapes "
-                         f"{C.shape} and {a.shape} must agree on the resources")
-    C = check.machines(servers, m)
+    try:
+        C = check.machines(servers, m, resources=names)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"servers: {exc}") from None
     w = check.tenant_weights(weights, n)
     if tasks is None:
         x = np.full(n, np.inf)
@@ -138,10 +149,38 @@ def _inputs(demands, servers, weights, tasks):
         x = check.real_array(tasks, "tasks", 1)
         if x.shape != (n,):
             raise ValueError(f"tasks must give one count per user ({n}), got shape {x.shape}")
-        if np.isnan(x).any() or (x < 0).any():
-            i = int(np.flatnonzero(np.isnan(x) | (x < 0))[0])
-            raise ValueError(f"tasks must be non-negative (inf: unbounded), got {x[i]} for user {i}")
+        bad = np.flatnonzero(np.isnan(x) | (x < 0) | (np.isfinite(x) & (x > check.MAX_COUNT)))
+        if bad.size:
+            raise ValueError(f"tasks must be non-negative and at most 2**62 (inf: unbounded), "
+                             f"got {x[bad[0]]} for user {bad[0]}")
+    _check_range(a, C)
     return a, C, w, x
+
+
+def _check_range(a, C):
+    """Refuse values outside `allocate`'s bounds: each resource's pool finite; as fractions
+    of the pools, a user's task between MIN_SHARE and 1 / MIN_SHARE of its dominant
+    resource, a server's largest likewise, and the nonzero fractions of one user (server)
+    within MAX_RANGE of its largest."""
+    with np.errstate(over="ignore"):
+        T = C.sum(axis=0)
+    if not np.isfinite(T).all():
+        raise ValueError(f"servers: the capacities of resource {int(np.argmax(~np.isfinite(T)))} "
+                         "sum past the largest float (each resource's total must be finite)")
+    pool = np.where(T > 0, T, np.inf)
+    for name, has, values in (("demands: user", "needs", a), ("servers: server", "holds", C)):
+        fractions = values / pool
+        held = (values > 0) & (T > 0)        # a resource no server has: no fraction (no_fit)
+        top = fractions.max(axis=1)
+        low = np.where(held, fractions, np.inf).min(axis=1)
+        bad = np.flatnonzero((held.any(axis=1) &
+                              ((top < MIN_SHARE) | (top * MIN_SHARE > 1))) |
+                             (low * MAX_RANGE < top))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"{name} {i} {has} {low[i]:.3g} to {top[i]:.3g} of the resources' "
+                             f"pools: the largest must lie in [2**-62, 2**62] and every nonzero "
+                             f"one within a factor {MAX_RANGE:g} of it")
 
 
 def read_inputs(demands_path, servers_path):
@@ -423,17 +462,27 @@ def _per_server_drf(a, C, w, caps_tasks):
 def allocate(demands, servers, method="drfh", **options):
     """Divide heterogeneous servers among users with divisible Leontief tasks.
 
-    demands: (users, resources) resources one task of each user needs, absolute units.
-    servers: (servers, resources) each server's capacities, same units; every server with
-        some capacity.
+    demands: (users, resources) resources one task of each user needs, absolute units,
+        finite, >= 0; an array (columns by position) or named columns (a DataFrame with
+        text column labels, or a dict of columns).
+    servers: (servers, resources) each server's capacities, same units, finite, >= 0;
+        every server with some capacity. Named columns are matched to the demands' names
+        (any order; the same names); named servers beside demands by position are refused
+        as ambiguous.
+    Bounds: each resource's total over the servers finite; as fractions of those totals, a
+    user's task needs between MIN_SHARE (2**-62) and 2**62 of its dominant resource, a
+    server holds at least 2**-62 of its largest, and a user's (a server's) nonzero
+    fractions lie within MAX_RANGE (1e4) of its largest.
     method: "drfh" (problem (7) with Sec. V-A's progressive rounds; see the module
         docstring) or "per-server-drf" (Sec. III-D's naive extension: DRF run on each
         server alone; a user's tasks are the sum over servers, counted in server order
         up to its task count). The options:
-    weights: positive weight per user (Sec. V-A), default all ones.
-    tasks: tasks per user (inf or None: unbounded); a user leaves when all are placed.
-    solver: for "drfh", "aggregate" (exact, by configuration; default) or "lp" (the full
-        per-server LP, the test oracle).
+    weights: positive weight per user (Sec. V-A), default all ones, within a factor 1e6
+        of each other (drfbench._validation.MAX_WEIGHT_RATIO).
+    tasks: tasks per user, >= 0 and at most 2**62 (inf, or None for all: unbounded); a
+        user leaves when all are placed.
+    solver: for "drfh" only, "aggregate" (exact, by configuration; default) or "lp" (the
+        full per-server LP, the test oracle); an option a method does not take is refused.
     Users demanding nothing, or some resource no server has (no server fits even a part
     of their task), get 0 tasks and are listed in `.no_demand` and `.no_fit`.
     Returns an `Allocation`.
@@ -446,7 +495,7 @@ def run_exact(spec, demands, servers, *, weights=None, tasks=None, solver="aggre
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose from {', '.join(SOLVERS)}")
     method = spec.name
-    a, C, w, caps = _inputs(demands, servers, weights, tasks)
+    a, C, w, caps = checked(demands, servers, weights, tasks)
     start = time.perf_counter()
     if method == "drfh":
         x, unit_tasks, unit_of, size, rounds = _drfh(a, C, w, caps, solver)

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
-from .. import _validation as check
 from .. import api
 from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
                           instances_of, rounded, shortfall, violation, worst_departure,
                           worst_envy, worst_misreport)
-from .exact import allocate
+from .exact import allocate, checked
 from .examples import worked_example
 
 # The DRFH paper's claims for DRFH (Propositions 1 to 7; Sec. IV-D: not guaranteed).
@@ -79,13 +78,11 @@ class ServerInstance:
 def server_instance(demands, servers, weights=None, tasks=None, label=""):
     """A validated ServerInstance (drfbench.drfh.allocate's checks; every user demands
     something)."""
-    a = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")
-    C = check.machines(servers, a.shape[1])
+    a, C, w, x = checked(demands, servers, weights, tasks)
     if not (a > 0).any(axis=1).all():
         raise ValueError("every user of a server instance must demand something")
-    w = None if weights is None else check.tenant_weights(weights, len(a))
-    x = None if tasks is None else np.asarray(tasks, dtype=np.float64)
-    return ServerInstance(a, C, w, x, label)
+    return ServerInstance(a, C, None if weights is None else w, None if tasks is None else x,
+                          label)
 
 
 def read_server_instances(instances):
@@ -143,34 +140,37 @@ def _most_tasks(inst, value, floors):
     """Each user's tasks in a feasible allocation maximizing sum_i value_i x_i, x_i the
     user's tasks, by an LP over the configurations (identical servers pooled, exact for
     divisible tasks): x_i at least floors_i (less 1e-9, relative), at most the user's task
-    count, within every configuration's capacity."""
+    count, within every configuration's capacity. The LP's variables are global dominant
+    shares z_iu = x_iu s_i (s_i: a task's dominant share of the pool), so that its
+    coefficients are the users' normalized demands, within allocate's range bound."""
     a, C = inst.demands, inst.servers
     configs, count = np.unique(C, axis=0, return_counts=True)
     K = configs * count[:, None]
     n, m, U = len(a), a.shape[1], len(K)
     T = inst.pool
+    s = (a / T).max(axis=1)
     can = ~((a[:, None, :] > 0) & (K[None, :, :] <= 0)).any(axis=2)      # (n, U)
-    # variables x_iu, user-major; capacity: sum_i x_iu a_ir <= K_ur
+    # variables z_iu, user-major; capacity: sum_i z_iu a_ir / (T_r s_i) <= K_ur / T_r
     A = np.zeros((U * m + n, n * U))
     for c in range(U):
         for r in range(m):
-            A[c * m + r, c::U] = a[:, r] / T[r]
+            A[c * m + r, c::U] = a[:, r] / T[r] / s
     for i in range(n):
         A[U * m + i, i * U:(i + 1) * U] = -1.0
-    b = np.concatenate([(K / T).ravel(), -np.asarray(floors) * (1 - 1e-9)])
+    b = np.concatenate([(K / T).ravel(), -np.asarray(floors) * s * (1 - 1e-9)])
     bounds = [(0, None if can[i, c] else 0) for i in range(n) for c in range(U)]
-    # task counts: sum_u x_iu <= tasks_i
-    caps = inst.caps
+    # task counts: sum_u z_iu <= tasks_i s_i
+    caps = inst.caps * s
     finite = np.flatnonzero(np.isfinite(caps))
     A_cap = np.zeros((len(finite), n * U))
     for k, i in enumerate(finite):
         A_cap[k, i * U:(i + 1) * U] = 1.0
-    res = scipy.optimize.linprog(-np.repeat(value, U), A_ub=np.vstack([A, A_cap]),
+    res = scipy.optimize.linprog(-np.repeat(value / s, U), A_ub=np.vstack([A, A_cap]),
                                  b_ub=np.concatenate([b, caps[finite]]), bounds=bounds,
                                  method="highs")
     if res.status != 0:
         raise RuntimeError(f"task LP failed: {res.message}")
-    return res.x.reshape(n, U).sum(axis=1)
+    return res.x.reshape(n, U).sum(axis=1) / s
 
 
 def server_envy_freeness(policy, instances, *, tol=TOL, collect=None):

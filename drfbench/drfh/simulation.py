@@ -18,6 +18,16 @@ from .literal import LiteralScheduler
 from .schedulers import DEFAULT_SLOTS, SLOT_MODELS, capped, scheduler as make
 from .trace import read_servers, read_tasks
 
+# The work bounds of a run (docs/accepts.md). Samples: at most MAX_SAMPLES, and at most
+# MAX_SAMPLE_VALUES values (samples x users x resources) held. Time: the simulator finishes
+# a task when its remaining work is at most 1e-9 of its duration (sim's DONE_TOLERANCE),
+# but at time T its clock resolves only T's float spacing (2**-52 T): past about 4.5e6 x
+# a task's duration the task may never finish, so a run goes no further than RESOLUTION
+# times the shortest duration.
+MAX_SAMPLES = 10**6
+MAX_SAMPLE_VALUES = 10**8
+RESOLUTION = 2**21
+
 
 @dataclass(frozen=True, eq=False)
 class DRFHSimulation:
@@ -78,10 +88,13 @@ def _frames(servers, tasks):
 def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     """Run the tasks on the servers under registered trace scheduler `scheduler`
     ("drfh-best-fit", "drfh-first-fit" or "drfh-slots"; drfbench.methods(takes="trace"))
-    until every task is done or `horizon` seconds. The options:
+    until every task is done or `horizon` seconds. Times are seconds: arrival and duration
+    columns may be numbers or durations (timedelta, converted), not points in time. The
+    options:
 
-    sample   seconds between samples of utilization and shares (default 60)
-    horizon  seconds simulated at most (default: until the last task ends)
+    sample   seconds between samples of utilization and shares (default 60), > 0, finite
+             (None: no samples)
+    horizon  seconds simulated at most (default: until the last task ends), >= 0
     slots    k per maximum server (drfh-slots only; default 14, Table II's best)
     slot_model  how a task runs in its slot (drfh-slots only): "timeshare" (default), with
              what it demands, an oversubscribed server time-shared at no cost; "capped",
@@ -91,8 +104,43 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     index    use the server index (default; False: the literal scan, same decisions)
     threads  of the literal best-fit scan; isa: the kernels' variant
     literal  run the NumPy transcription instead of the kernel (tests; slow)
+
+    Work bounds: a run takes at most MAX_SAMPLES (10**6) samples holding at most
+    MAX_SAMPLE_VALUES (10**8) values (samples x users x resources), and goes no further
+    than RESOLUTION (2**21) times the shortest task duration (beyond, the simulator's clock
+    cannot resolve that task's end). A run that needs more before its horizon (or, without
+    one, before its last task ends) is refused with a ValueError, before it starts where
+    the trace alone shows it (a task arriving or ending past the bound).
     """
     return api.run(scheduler, servers, tasks, takes=api.TRACE, **options)
+
+
+def _reach(trace, horizon, sample):
+    """(reach, bound): how far in time the run may go, the horizon within the work bounds
+    (module constants), and the bound that sets it, as the error names it; a ValueError
+    if the trace alone needs more."""
+    horizon = check.real(horizon, "horizon")
+    if horizon < 0:
+        raise ValueError(f"horizon must be >= 0 (seconds), got {horizon}")
+    reach, bound = horizon, "the horizon"
+    if sample is not None:
+        sample = check.real(sample, "sample", finite=True)
+        if sample <= 0:
+            raise ValueError(f"sample must be > 0 (seconds), got {sample}")
+        samples = min(MAX_SAMPLES, MAX_SAMPLE_VALUES // max(1, trace.users * trace.resources))
+        if (samples - 1) * sample < reach:
+            reach = (samples - 1) * sample
+            bound = (f"more than {samples} samples of sample={sample:g} s (at most {MAX_SAMPLES} "
+                     f"samples, {MAX_SAMPLE_VALUES:g} values of users x resources): give a "
+                     "larger sample or a horizon")
+    if len(trace) and RESOLUTION * trace.duration.min() < reach:
+        reach = RESOLUTION * trace.duration.min()
+        bound = (f"{RESOLUTION} times the shortest task duration ({trace.duration.min():g} s), "
+                 "past which the simulator's clock cannot resolve that task's end: give a "
+                 "horizon, or tasks whose durations are not so short beside the run")
+    if len(trace) and reach < horizon and (trace.arrival + trace.duration).max() > reach:
+        raise ValueError(f"tasks: a task ends past {reach:g} s, {bound}")
+    return reach, bound
 
 
 def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=DEFAULT_SLOTS,
@@ -115,7 +163,10 @@ def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=
     else:
         policy = make(C, trace, scheduler, slots=slots, weights=weights, index=index,
                       threads=threads, isa=isa)
-    run = sim.simulate(C, trace, policy, horizon=horizon, sample=sample, isa=isa)
+    reach, bound = _reach(trace, horizon, sample)
+    run = sim.simulate(C, trace, policy, horizon=reach, sample=sample, isa=isa)
+    if reach < horizon and np.isnan(np.delete(run.tasks["end"], run.unschedulable)).any():
+        raise ValueError(f"the run goes past {reach:g} s, {bound}")
     time = pd.Index(run.samples["time"], name="time")
     utilization = pd.DataFrame(run.samples["utilization"], index=time, columns=list(resources))
     shares = pd.DataFrame(run.samples["share"].max(axis=2) if run.samples["share"].size

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _inputs
+from .. import _validation as check
 from ..sim import Trace
 
 # the vendored traces, shipped as package data (pyproject.toml), provenance in data/README.md
@@ -35,6 +36,11 @@ TASK_COLUMNS = ("user", "job", "arrival", "duration")
 # memory utilization mean tasks of 0.038 CPU and 0.021 memory, 4.8 and 5.2 times larger
 # (more if the slots were not all taken: a lower bound) (docs/families/drfh.md).
 PAPER_TASK_SCALE = 5.0
+# Bounds of the generators' arguments (docs/accepts.md): servers drawn, users the jobs go
+# to, and the skew of their Zipf weights (beyond it, 1 / rank^skew underflows: one user)
+MAX_SERVERS = 10**7
+MAX_USERS = 10**6
+MAX_SKEW = 100.0
 ALIBABA_COLUMNS = ("arrival", "job", "task", "duration", "plan_cpu", "plan_mem", "instances")
 
 
@@ -42,7 +48,7 @@ def _table(source, what):
     """(frame, table): a path's or a DataFrame's rows, and the drfbench._inputs.Table of
     its columns that checks them, naming the file (or `what`) and the row in errors."""
     if isinstance(source, pd.DataFrame):
-        return source, _inputs.Table(what, _columns(source))
+        return source, _inputs.Table(what, _columns(source, what))
     if not isinstance(source, (str, Path)):
         raise TypeError(f"{what} must be a path or a pandas DataFrame, got {type(source).__name__}")
     path, where = _inputs.existing(source, what)
@@ -54,11 +60,22 @@ def _table(source, what):
         raise ValueError(f"{where}: its rows have more cells than the header has columns") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{where}: not a CSV file ({str(exc).strip()})") from None
-    return frame, _inputs.Table(where, _columns(frame), tuple(range(2, len(frame) + 2)))
+    return frame, _inputs.Table(where, _columns(frame, where), tuple(range(2, len(frame) + 2)))
 
 
-def _columns(frame):
-    return {str(c): frame[c].to_numpy() for c in frame.columns}
+def _columns(frame, where):
+    """The frame's columns by name (text); arrival and duration as seconds (durations
+    converted, points in time refused: drfbench._validation.seconds), any other column of
+    times refused."""
+    out = {}
+    for label in frame.columns:
+        name, cells = str(label), frame[label].to_numpy()
+        if name in TASK_COLUMNS[2:]:
+            cells = check.seconds(cells, f"{where}: column {name!r}")
+        elif cells.dtype.kind in "mM":
+            raise TypeError(f"{where}: column {name!r} must hold numbers, got {cells.dtype}")
+        out[name] = cells
+    return out
 
 
 def read_servers(servers):
@@ -114,15 +131,23 @@ def _trace(frame, table, resources):
 
 
 def google_servers(n, *, seed=0, source=GOOGLE):
-    """n servers drawn independently (numpy default_rng(seed)) from the Google 2011
-    configurations, each with probability proportional to its count: a DataFrame with
-    columns cpu, memory (Table I's units: the maximum server is 1)."""
-    if not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"the number of servers must be a positive integer, got {n!r}")
+    """n servers (1 to MAX_SERVERS) drawn independently (numpy default_rng(seed), seed an
+    int >= 0) from the Google 2011 configurations, each with probability proportional to
+    its count: a DataFrame with columns cpu, memory (Table I's units: the maximum server
+    is 1)."""
+    n = check.positive_int(n, "the number of servers", allow_none=False, upper=MAX_SERVERS)
+    seed = _seed(seed)
     table = pd.read_csv(source)
     p = table["machines"].to_numpy(dtype=np.float64)
     pick = np.random.default_rng(seed).choice(len(table), size=int(n), p=p / p.sum())
     return table.loc[pick, ["cpu", "memory"]].reset_index(drop=True)
+
+
+def _seed(seed):
+    """A random seed: an int >= 0 (numpy default_rng's)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TypeError(f"seed must be an integer >= 0, got {seed!r}")
+    return int(seed)
 
 
 def alibaba_tasks(*, source=ALIBABA, users=100, skew=1.0, fraction=1.0, seed=0, cores=96.0,
@@ -137,14 +162,18 @@ def alibaba_tasks(*, source=ALIBABA, users=100, skew=1.0, fraction=1.0, seed=0, 
     `users` users, drawn (default_rng(seed)) with probability proportional to 1 / rank^skew
     (skew 0: uniform; 1: Zipf, a few heavy users as in the Google trace). fraction: keep
     that fraction of the jobs (drawn with the same generator), for smaller runs at the same
-    load per server.
+    load per server. Bounds: users 1 to MAX_USERS; seed an int >= 0; skew finite, >= 0 and
+    at most MAX_SKEW; cores and task_scale finite, > 0.
     """
-    if not (isinstance(users, (int, np.integer)) and users >= 1):
-        raise ValueError(f"users must be a positive integer, got {users!r}")
-    if not (0 < fraction <= 1):
+    users = check.positive_int(users, "users", allow_none=False, upper=MAX_USERS)
+    seed = _seed(seed)
+    fraction = check.real(fraction, "fraction")
+    if not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
-    if not (np.isfinite(skew) and skew >= 0) or not (np.isfinite(cores) and cores > 0):
-        raise ValueError(f"skew must be >= 0 and cores > 0, got {skew}, {cores}")
+    skew, cores = check.real(skew, "skew", finite=True), check.real(cores, "cores", finite=True)
+    if not (0 <= skew <= MAX_SKEW and cores > 0):
+        raise ValueError(f"skew must be in [0, {MAX_SKEW:g}] and cores > 0, got {skew}, {cores}")
+    task_scale = check.real(task_scale, "task_scale")
     if not (np.isfinite(task_scale) and task_scale > 0):
         raise ValueError(f"task_scale must be a positive finite number, got {task_scale!r}")
     raw = pd.read_csv(source, header=None, names=ALIBABA_COLUMNS)
