@@ -87,6 +87,9 @@ class Table:
         out = np.empty((len(self), len(columns)))
         for j, name in enumerate(columns):
             cells = self.data[name]
+            if np.asarray(cells).dtype.kind in "mM":
+                raise TypeError(f"{self.where}: column {self.column(name)} holds times; it must "
+                                "hold numbers")
             try:
                 values = np.asarray(cells, dtype=np.float64)
             except (TypeError, ValueError):

@@ -211,33 +211,33 @@ def finite_non_negative(a, name):
     return a
 
 
-def machines(capacity, n_resources=None, resources=None):
+def machines(capacity, n_resources=None, resources=None, name="machines"):
     """Machines' capacities as a validated (M, m) float64 array: one row per machine (a 1-D
     capacity is one machine), one column per resource (`n_resources` of them, if given),
     finite and non-negative, every machine with some capacity. Capacities given by name (a
     DataFrame, or a dict of columns) come out in the order of `resources` (the names the
     demands gave); by name beside demands given by position is ambiguous and refused."""
-    names, capacity = by_name(capacity, "machines", resources)
+    names, capacity = by_name(capacity, name, resources)
     if names is not None and resources is None and n_resources is not None:
-        raise ValueError(f"machines name their resources {list(names)} but the demands do not: "
-                         "give the demands with the same names, or the machines as an array")
+        raise ValueError(f"{name} name their resources {list(names)} but the demands do not: "
+                         f"give the demands with the same names, or the {name} as an array")
     try:
         one = np.ndim(capacity) == 1
     except ValueError:                      # ragged lists: real_array names them
         one = False
-    C = real_array(capacity, "machines", 1 if one else 2)
+    C = real_array(capacity, name, 1 if one else 2)
     C = C[None, :] if one else C
     if C.shape[0] < 1 or C.shape[1] < 1:
-        raise ValueError(f"machines must have at least one machine and one resource, got shape "
+        raise ValueError(f"{name} must have at least one row and one resource, got shape "
                          f"{C.shape}")
     if n_resources is not None and C.shape[1] != n_resources:
-        raise ValueError(f"machines must have {n_resources} resource(s) like the demands: "
+        raise ValueError(f"{name} must have {n_resources} resource(s) like the demands: "
                          f"({n_resources},) for one machine or (machines, {n_resources}), got "
                          f"shape {C.shape}")
-    finite_non_negative(C, "machine capacities")
+    finite_non_negative(C, f"{name}' capacities")
     empty = np.flatnonzero(C.max(axis=1) == 0)
     if empty.size:
-        raise ValueError(f"machine(s) {empty[:10].tolist()} have no capacity at all (every "
+        raise ValueError(f"{name} {empty[:10].tolist()} have no capacity at all (every "
                          "resource 0)")
     return C
 

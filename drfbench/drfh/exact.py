@@ -138,10 +138,7 @@ def checked(demands, servers, weights=None, tasks=None):
     n, m = a.shape
     if n < 1 or m < 1:
         raise ValueError(f"demands need at least one user and one resource, got shape {a.shape}")
-    try:
-        C = check.machines(servers, m, resources=names)
-    except (ValueError, TypeError) as exc:
-        raise type(exc)(f"servers: {exc}") from None
+    C = check.machines(servers, m, resources=names, name="servers")
     w = check.tenant_weights(weights, n)
     if tasks is None:
         x = np.full(n, np.inf)
@@ -477,7 +474,7 @@ def allocate(demands, servers, method="drfh", **options):
         docstring) or "per-server-drf" (Sec. III-D's naive extension: DRF run on each
         server alone; a user's tasks are the sum over servers, counted in server order
         up to its task count). The options:
-    weights: positive weight per user (Sec. V-A), default all ones, within a factor 1e6
+    weights: positive weight per user (Sec. V-A), default all ones, within a factor 1e9
         of each other (drfbench._validation.MAX_WEIGHT_RATIO).
     tasks: tasks per user, >= 0 and at most 2**62 (inf, or None for all: unbounded); a
         user leaves when all are placed.

@@ -29,7 +29,7 @@ def slot_counts(machines, k=DEFAULT_SLOTS):
     """(M,) int64: slots per server. A slot is 1/k of the maximum server (each resource's
     largest capacity in the cluster); server l holds floor(k x min_r cap_lr / max cap_r)
     whole slots (Table I's <0.5, 0.25> holds 3 of 14; <0.5, 0.03> none: it stays idle)."""
-    C = check.machines(machines)
+    C = check.machines(machines, name="servers")
     k = check.positive_int(k, "slots", allow_none=False)
     top = C.max(axis=0)
     frac = np.divide(C, top, out=np.ones_like(C), where=top > 0).min(axis=1)
@@ -44,7 +44,7 @@ def capped(trace, machines, k=DEFAULT_SLOTS):
     in proportion, and it holds the rest for that longer time (memory is held, not
     throttled). A server's slots never hold more than it has, so nothing is time-shared.
     Tasks that fit no server stay as they are (unschedulable either way)."""
-    C = check.machines(machines, trace.resources)
+    C = check.machines(machines, trace.resources, name="servers")
     slot = C.max(axis=0) / check.positive_int(k, "slots", allow_none=False)
     D = np.asarray(trace.demands, dtype=np.float64)
     run = trace.fits(C)
@@ -82,7 +82,7 @@ def scheduler(machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, wei
              literal scan, the benchmark's baseline); threads: of the literal best-fit scan
     """
     api.method_info(name, api.TRACE)
-    C = check.machines(machines, trace.resources)
+    C = check.machines(machines, trace.resources, name="servers")
     per_server = slot_counts(C, slots) if name == "drfh-slots" else np.zeros(len(C), dtype=np.int64)
     if name == "drfh-slots" and not per_server.any():
         raise ValueError(f"slots={slots}: no server holds a whole slot")
