@@ -186,6 +186,10 @@ def run(method, *inputs, takes=None, **options):
     `options`: the one dispatch every family's public function goes through. `takes`
     insists on an input kind. Divisible demands go through `allocate`."""
     spec = method_info(method, takes)
+    kind = KINDS[spec.takes]
+    if len(inputs) != len(kind.inputs):
+        raise TypeError(f"method {spec.name!r} takes {len(kind.inputs)} input(s) "
+                        f"({', '.join(kind.inputs)}), got {len(inputs)}")
     if spec.takes == DEMANDS:
         return allocate(*inputs, method, **options)
     return spec.run(spec, *inputs, **spec.checked(options))
@@ -461,6 +465,11 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     """
     spec = method_info(method, DEMANDS)
     options = _options(spec, epsilon, deadline, max_rounds, threads, isa)
+    if dtype is not None and not isinstance(dtype, np.dtype):
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
     demands = check.by_name(demands, "demands")[1]
     matrix = normal_demands(check.demand_matrix(demands, dtype))
     w, shift = unit_weights(check.tenant_weights(weights, matrix.shape[0]), WEIGHT_RANGE)
@@ -468,10 +477,11 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     if spec.takes_option("max_rounds"):
         options["max_rounds"] = min(options["max_rounds"] or budget, budget)
     values, level, rounds, timed_out, elapsed, variant = spec.run(spec, matrix, w, **options)
-    if timed_out and rounds >= budget:
+    if timed_out and rounds >= budget or not (level >= 0).all() or not np.isfinite(level).all():
         raise RuntimeError(f"method {method!r} ran {rounds} rounds on demands of shape "
-                           f"{matrix.shape} without finishing (at most n_resources + 1 are "
-                           "needed): a bug in drfbench, please report it with the input")
+                           f"{matrix.shape} and gave levels from {level.min()} to {level.max()} "
+                           f"(at most n_resources + 1 rounds and finite levels >= 0 expected): "
+                           "a bug in drfbench, please report it with the input")
     return AllocationResult(
         allocation=check.csr_from_arrays(values, matrix.indices, matrix.indptr, matrix.shape),
         level=np.ldexp(level, shift), rounds=int(rounds), elapsed=float(elapsed), timed_out=bool(timed_out),

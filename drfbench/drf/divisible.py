@@ -147,18 +147,20 @@ def ceei(demands, weights=None):
 
 
 def _eisenberg_gale(D, w):
-    n, m = D.shape
-    W = w.sum()
+    """x per user on rows scaled to a largest demand of 1. The prices are solved for in
+    units of c_r = sum_i w_i D_ir, what resource r's users would pay at x_i = 1: L-BFGS-B
+    needs variables of one scale (with weights 1e4 apart, plain prices left a resource
+    priced 0: infinite x)."""
+    c = D.T @ w
 
-    def dual(p):
-        q = np.maximum(D @ p, 1e-300)
-        return p.sum() - w @ np.log(q), 1.0 - D.T @ (w / q)
+    def dual(v):
+        q = np.maximum(D @ (c * v), 1e-300)
+        return c @ v - w @ np.log(q), c * (1.0 - D.T @ (w / q))
 
-    start = np.full(m, W / m)
-    res = scipy.optimize.minimize(dual, start, jac=True, method="L-BFGS-B",
-                                  bounds=[(0.0, None)] * m,
+    res = scipy.optimize.minimize(dual, np.full(D.shape[1], 1.0 / D.shape[1]), jac=True,
+                                  method="L-BFGS-B", bounds=[(0.0, None)] * D.shape[1],
                                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
-    p = _polish_prices(D, w, np.maximum(res.x, 0.0))
+    p = _polish_prices(D, w, c * np.maximum(res.x, 0.0))
     x = w / (D @ p)
     load = D.T @ x
     return x / max(1.0, load.max())
