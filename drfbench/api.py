@@ -445,9 +445,9 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
         table to match names against); a DataFrame's other labels than 0..m-1 are
         refused.
     weights: positive weight per tenant (rho_i = w_i / d_ir*), default all ones; each in
-        [1e-300, 1e300] and all within a factor 1e6 of each other. Only their ratios
-        matter: the kernels get them scaled by a power of two (the largest in [1, 2)),
-        and the levels are reported for the weights as given.
+        [1e-300, 1e300] and all within a factor 1e9 (MAX_WEIGHT_RATIO) of each other.
+        Only their ratios matter: the kernels get them scaled by a power of two (the
+        largest in [1, 2)), and the levels are reported for the weights as given.
     epsilon: DC-DRF's tolerance in [0, 1): a resource counts as exhausted once its
         residual is at most epsilon (Algorithm 2 line 16).
     deadline: seconds after which the inner loop stops at the end of its round (line 19);

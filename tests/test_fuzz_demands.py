@@ -25,6 +25,7 @@ import fuzz
 from drfbench.dcdrf import literal, workloads
 from drfbench.drf import divisible, properties
 
+FUZZED = ("demands",)   # the input kinds this module fuzzes (tests/test_families.py)
 METHODS = drfbench.methods(takes="demands")
 EXACT = ("edrf", "dcdrf", "edrf-event", "drf")
 THREADED = ("dcdrf", "pedrf", "pedrf1", "edrf-event")
@@ -58,11 +59,11 @@ def demand_arrays(draw, values=VALUES, max_side=5):
 @st.composite
 def weights_for(draw, n):
     """None, or n weights within the bounds: a base in [1e-290, 1e290], spread over at
-    most six decades."""
+    most nine decades (MAX_WEIGHT_RATIO)."""
     if n == 0 or draw(st.booleans()):
         return None
-    base = draw(st.integers(-290, 284))
-    return [10.0 ** (base + draw(st.floats(0.0, 6.0))) for _ in range(n)]
+    base = draw(st.integers(-290, 281))
+    return [10.0 ** (base + draw(st.floats(0.0, 9.0))) for _ in range(n)]
 
 
 @st.composite
@@ -181,8 +182,11 @@ def test_every_method_on_valid_demands(inputs):
     assert not outcome.refused, outcome.error
     results = outcome.value
     reference = results["edrf", None]
+    # light tenants' terms share sums with heavy ones: rounding over-allocates by about
+    # ratio * 2**-52 (drfbench._validation.MAX_WEIGHT_RATIO)
+    slack = 1e-9 + (max(w) / min(w) * 2.0**-50 if w else 0.0)
     for (method, threads), (A, level, rounds, timed_out) in results.items():
-        assert_feasible(A, D)
+        assert_feasible(A, D, slack)
         assert np.isfinite(level).all() and (level >= 0).all()
         assert rounds <= D.shape[1] + 1 and timed_out == (method == "pedrf1" and rounds
                                                           < reference[2]), (method, rounds)
@@ -209,10 +213,10 @@ def test_allocate_in_every_form(inputs, method, form, dtype):
                 form == "list" and not len(D)), outcome.error
         return
     A = outcome.value[0]
+    slack = SLACK[np.dtype(dtype or np.float64)] + (max(w) / min(w) * 2.0**-50 if w else 0.0)
     # the demands as the kernel saw them (a dense float64 array's values below float32's
     # range become 0: test_float32_drops_dense_demands_below_its_range)
-    assert_feasible(A, D.astype(dtype or np.float64).astype(np.float64),
-                    SLACK[np.dtype(dtype or np.float64)])
+    assert_feasible(A, D.astype(dtype or np.float64).astype(np.float64), slack)
     if dtype is None:
         expected = fuzz.call(allocate_dense, D, method, weights=w).value[0]
         np.testing.assert_array_equal(A, expected)
@@ -344,9 +348,9 @@ D3 = np.array([[0.5, 0.2], [0.1, 0.4], [0.3, 0.3]])
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("weights", [[1e300] * 3, [1e-300] * 3, [1.0, 1e6, 1.0]])
+@pytest.mark.parametrize("weights", [[1e300] * 3, [1e-300] * 3, [1.0, 1e9, 1.0]])
 def test_extreme_weights_within_the_bounds(method, weights):
-    """Weights far from 1 (ratio 1) or 1e6 apart: the unweighted allocation, levels for the
+    """Weights far from 1 (ratio 1) or 1e9 apart: the unweighted allocation, levels for the
     weights as given (the issue's hang, NaN and inf)."""
     A, level, _, timed_out = fuzz.call(allocate_dense, D3, method, weights=weights).value
     assert_feasible(A, D3)
