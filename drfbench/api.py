@@ -477,12 +477,13 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     if spec.takes_option("max_rounds"):
         options["max_rounds"] = min(options["max_rounds"] or budget, budget)
     values, level, rounds, timed_out, elapsed, variant = spec.run(spec, matrix, w, **options)
-    if timed_out and rounds >= budget or not (level >= 0).all() or not np.isfinite(level).all():
+    if timed_out and rounds >= budget or not np.isfinite(level).all() or (level < 0).any():
         raise RuntimeError(f"method {method!r} ran {rounds} rounds on demands of shape "
                            f"{matrix.shape} and gave levels from {level.min()} to {level.max()} "
                            f"(at most n_resources + 1 rounds and finite levels >= 0 expected): "
                            "a bug in drfbench, please report it with the input")
     return AllocationResult(
         allocation=check.csr_from_arrays(values, matrix.indices, matrix.indptr, matrix.shape),
-        level=np.ldexp(level, shift), rounds=int(rounds), elapsed=float(elapsed), timed_out=bool(timed_out),
-        method=method, epsilon=options["epsilon"], threads=options["threads"], isa=variant)
+        level=np.ldexp(level, shift), rounds=int(rounds), elapsed=float(elapsed),
+        timed_out=bool(timed_out), method=method, epsilon=options["epsilon"],
+        threads=options["threads"], isa=variant)

@@ -155,15 +155,16 @@ def every_method(demands, weights):
 
 # -- invariants ---------------------------------------------------------------------------
 
-def assert_feasible(A, D, slack=1e-9):
-    """Finite, non-negative, within every resource's capacity, proportional to demands."""
+def assert_feasible(A, D, slack=1e-9, atol=0.0):
+    """Finite, non-negative, within every resource's capacity, proportional to demands
+    (to `atol` where a value is subnormal in the result's float type)."""
     assert A.shape == D.shape and np.isfinite(A).all() and (A >= 0).all()
     assert (A.sum(axis=0) <= 1 + slack).all(), A.sum(axis=0)
     peak = D.max(axis=1, initial=0.0)
     share = A.max(axis=1, initial=0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         expected = np.where(peak[:, None] > 0, D / peak[:, None] * share[:, None], 0.0)
-    np.testing.assert_allclose(A, expected, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(A, expected, rtol=1e-6, atol=atol)
 
 
 def assert_named(error):
@@ -216,7 +217,8 @@ def test_allocate_in_every_form(inputs, method, form, dtype):
     slack = SLACK[np.dtype(dtype or np.float64)] + (max(w) / min(w) * 2.0**-50 if w else 0.0)
     # the demands as the kernel saw them (a dense float64 array's values below float32's
     # range become 0: test_float32_drops_dense_demands_below_its_range)
-    assert_feasible(A, D.astype(dtype or np.float64).astype(np.float64), slack)
+    assert_feasible(A, D.astype(dtype or np.float64).astype(np.float64), slack,
+                    atol=np.finfo(dtype or np.float64).tiny)
     if dtype is None:
         expected = fuzz.call(allocate_dense, D, method, weights=w).value[0]
         np.testing.assert_array_equal(A, expected)
@@ -228,7 +230,8 @@ def test_allocate_and_run_on_anything(demands, method, options, through_run):
     """Any demands, method and options: a feasible allocation or a one-line
     ValueError/TypeError naming the argument."""
     if options.get("weights") == "ones":       # the right length, when there is one
-        options["weights"] = [1.0] * len(demands) if hasattr(demands, "__len__") else None
+        options["weights"] = [1.0] * (demands.shape[0] if sp.issparse(demands) else
+                                      len(demands) if hasattr(demands, "__len__") else 0)
     call = (run_dense, method, demands) if through_run else (allocate_dense, demands, method)
     outcome = fuzz.call(*call, **options)
     if outcome.refused:
@@ -240,7 +243,7 @@ def test_allocate_and_run_on_anything(demands, method, options, through_run):
     A, level, rounds, timed_out = outcome.value
     dtype = np.dtype(options.get("dtype") or (np.float32 if getattr(demands, "dtype", None)
                                               == np.float32 else np.float64))
-    assert_feasible(A, D, SLACK.get(dtype, 1e-5))
+    assert_feasible(A, D, SLACK.get(dtype, 1e-5), atol=np.finfo(dtype).tiny)
     assert np.isfinite(level).all()
     if options.get("deadline") is None and options.get("max_rounds") is None:
         assert not timed_out or method == "pedrf1"
@@ -264,8 +267,8 @@ def test_divisible_policies(demands, weights, policy):
     if outcome.refused:
         assert_named(outcome.error)
         return
-    assert_feasible(outcome.value, np.asarray(demands, dtype=np.float64).reshape(
-        outcome.value.shape), 1e-9)
+    D = demands.toarray() if sp.issparse(demands) else np.asarray(demands, dtype=np.float64)
+    assert_feasible(outcome.value, D.reshape(outcome.value.shape))
 
 
 @fuzz.cases(demand_arrays(st.one_of(VALUES, st.floats(0.0, 1e300))),
@@ -299,6 +302,26 @@ def test_property_checker_instances(demands, weights):
         assert_named(outcome.error)
         return
     assert outcome.value == (True, True)
+
+
+def cluster_instance(task_demands, capacity):
+    inst = properties.from_cluster(task_demands, capacity)
+    return inst.demands, properties.Policy(divisible.drf, "DRF")(inst.demands)
+
+
+@fuzz.cases(st.one_of(demand_arrays(st.one_of(ANY_FLOAT, st.floats(0.0, 1e300))),
+                      WRONG_DEMANDS),
+            st.one_of(st.lists(st.one_of(ANY_FLOAT, st.floats(0.0, 1e300)), max_size=5),
+                      st.just("abc"), st.just([None, 1.0]), st.just([[1.0, 2.0]])))
+def test_from_cluster(task_demands, capacity):
+    """properties.from_cluster with any capacities: an instance DRF runs on, or a named
+    refusal."""
+    outcome = fuzz.call(cluster_instance, task_demands, capacity)
+    if outcome.refused:
+        assert_named(outcome.error)
+        return
+    D, A = outcome.value
+    assert_feasible(A, D)
 
 
 def read_csv_demands(text):

@@ -199,10 +199,9 @@ def generate(demand_profile: str, n_tenants: int, n_resources: int, *, seed: int
     """Generate a workload of demand profile `demand_profile` (one of DEMAND_PROFILES).
 
     n_tenants in [1, 2**31 - 1] rows, n_resources in [2, 2**31 - 1] columns (the kernels'
-    int32 indices); seed: integer in [0, 2^64); dtype:
-    float32 (default) or float64 values; weights: None or "random"; threads: OpenMP
-    threads (None: OMP_NUM_THREADS, else every usable CPU). The result does not depend
-    on `threads`.
+    int32 indices); seed: integer in [0, 2^64); dtype: float32 (default) or float64
+    values; weights: None or "random"; threads: OpenMP threads (None: OMP_NUM_THREADS,
+    else every usable CPU). The result does not depend on `threads`.
     """
     name = _check_profile(demand_profile)
     n_tenants = _as_int(n_tenants, "n_tenants", 1, _MAX_RESOURCES)

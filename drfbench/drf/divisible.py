@@ -14,7 +14,6 @@ import time
 
 import numpy as np
 import scipy.optimize
-
 import scipy.sparse as sp
 
 from .. import _validation as check
@@ -63,7 +62,8 @@ def progressive_filling(demands, rates):
     D = divisible_demands(demands)
     r = check.finite_non_negative(check.real_array(rates, "rates", 1), "rates")
     if r.shape != (D.shape[0],):
-        raise ValueError(f"rates must have one entry per user, shape ({D.shape[0]},), got {r.shape}")
+        raise ValueError(f"rates must have one entry per user, shape ({D.shape[0]},), "
+                         f"got {r.shape}")
     if r.max(initial=0.0) > 0:
         r = np.ldexp(r, 1 - int(np.frexp(r.max())[1]))
     with np.errstate(over="ignore"):
@@ -158,7 +158,7 @@ def _eisenberg_gale(D, w):
         return c @ v - w @ np.log(q), c * (1.0 - D.T @ (w / q))
 
     res = scipy.optimize.minimize(dual, np.full(D.shape[1], 1.0 / D.shape[1]), jac=True,
-                                  method="L-BFGS-B", bounds=[(0.0, None)] * D.shape[1],
+                                  method="L-BFGS-B", bounds=[(1e-15, None)] * D.shape[1],
                                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
     p = _polish_prices(D, w, c * np.maximum(res.x, 0.0))
     x = w / (D @ p)
