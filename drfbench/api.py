@@ -29,6 +29,12 @@ from . import _validation as check
 from ._machine import resolve_threads
 
 NO_ROUND_LIMIT = 2**62
+# The most OpenMP threads a run may ask for (a count past this is a typo, not a machine).
+MAX_THREADS = 1024
+# Weights are scaled by a power of two before a kernel (only their ratios matter); the
+# levels z_i = max_r A_ir / w_i are reported for the weights as given, so these bounds keep
+# them finite and normal.
+WEIGHT_RANGE = (1e-300, 1e300)
 # Outputs of this many bytes or more get pages of their own (see output_array): the size
 # from which glibc's malloc maps new memory for every array anyway.
 OWN_PAGES_BYTES = 32 * 2**20
@@ -180,6 +186,10 @@ def run(method, *inputs, takes=None, **options):
     `options`: the one dispatch every family's public function goes through. `takes`
     insists on an input kind. Divisible demands go through `allocate`."""
     spec = method_info(method, takes)
+    kind = KINDS[spec.takes]
+    if len(inputs) != len(kind.inputs):
+        raise TypeError(f"method {spec.name!r} takes {len(kind.inputs)} input(s) "
+                        f"({', '.join(kind.inputs)}), got {len(inputs)}")
     if spec.takes == DEMANDS:
         return allocate(*inputs, method, **options)
     return spec.run(spec, *inputs, **spec.checked(options))
@@ -369,9 +379,11 @@ def output_array(n, dtype):
 def _options(spec, epsilon, deadline, max_rounds, threads, isa):
     """The options as the method's implementation gets them: checked, refused when the
     method does not take them, defaults filled in (threads decided here)."""
+    if isa is not None and not isinstance(isa, str):
+        raise TypeError(f"isa must be a kernel variant's name (text) or None, got {isa!r}")
     given = {"epsilon": check.epsilon_value(epsilon), "deadline": check.deadline_value(deadline),
              "max_rounds": check.positive_int(max_rounds, "max_rounds"),
-             "threads": check.positive_int(threads, "threads"), "isa": isa}
+             "threads": check.positive_int(threads, "threads", upper=MAX_THREADS), "isa": isa}
     if spec.max_rounds is not None:
         if given["max_rounds"] not in (None, spec.max_rounds):
             raise ValueError(f"method {spec.name!r} always runs {spec.max_rounds} round(s); "
@@ -391,6 +403,30 @@ def _options(spec, epsilon, deadline, max_rounds, threads, isa):
     return given
 
 
+def normal_demands(matrix):
+    """`matrix` (canonical CSR demands) if every stored value is at least its float type's
+    smallest normal number, else a ValueError: a tenant's rho_i = w_i / max_r D_ir must be
+    finite, and a value that rounded to 0 or to a subnormal in float32 lost its meaning."""
+    if matrix.nnz:
+        tiny, low = np.finfo(matrix.dtype).tiny, matrix.data.min()
+        if low < tiny:
+            raise ValueError(f"demands must be 0 or at least {tiny:.3g} (the smallest normal "
+                             f"{matrix.dtype}), found {low:.3g} (as {matrix.dtype})")
+    return matrix
+
+
+def unit_weights(w, bounds):
+    """(weights scaled by a power of two so that the largest lies in [1, 2), the shift:
+    weights = ldexp(scaled, -shift)); a ValueError if a weight lies outside `bounds`."""
+    if not w.size:
+        return w, 0
+    if w.min() < bounds[0] or w.max() > bounds[1]:
+        raise ValueError(f"weights must lie in [{bounds[0]:g}, {bounds[1]:g}], got "
+                         f"{w.min():g} to {w.max():g}")
+    shift = 1 - int(np.frexp(w.max())[1])
+    return np.ldexp(w, shift), shift
+
+
 def _with(option):
     return [m.name for m in REGISTRY.values() if m.takes == DEMANDS and m.takes_option(option)]
 
@@ -401,13 +437,26 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     (`methods(takes="demands")`).
 
     demands: dense 2-D array or scipy.sparse matrix, tenants x resources, entries the
-        fraction D_ir of resource r that tenant i demands (in [0, 1]).
-    weights: positive weight per tenant (rho_i = w_i / d_ir*), default all ones.
+        fraction D_ir of resource r that tenant i demands: 0, or in [tiny, 1] where tiny
+        is the kernel float type's smallest normal number (np.finfo(dtype).tiny:
+        2.2e-308 for float64, 1.2e-38 for float32; a tenant's allocation is its demands
+        scaled by 1 / its largest demand). A DataFrame with text column labels, or a
+        dict of columns, gives the resources in its column order (allocate has no other
+        table to match names against); a DataFrame's other labels than 0..m-1 are
+        refused.
+    weights: positive weight per tenant (rho_i = w_i / d_ir*), default all ones; each in
+        [1e-300, 1e300] and all within a factor 1e9 (MAX_WEIGHT_RATIO) of each other.
+        Only their ratios matter: the kernels get them scaled by a power of two (the
+        largest in [1, 2)), and the levels are reported for the weights as given.
     epsilon: DC-DRF's tolerance in [0, 1): a resource counts as exhausted once its
         residual is at most epsilon (Algorithm 2 line 16).
     deadline: seconds after which the inner loop stops at the end of its round (line 19);
-        max_rounds: the same, counted in rounds (deterministic, for reproducible runs).
-    threads: OpenMP threads (default: OMP_NUM_THREADS, else every usable CPU).
+        max_rounds: the same, counted in rounds (deterministic, for reproducible runs),
+        at most 2**62. Exact EDRF exhausts at least one resource per round, so no run
+        needs more than n_resources + 1 rounds: past n_resources + 2 a run stops with a
+        RuntimeError (a bug to report) rather than running on.
+    threads: OpenMP threads in [1, 1024] (default: OMP_NUM_THREADS, else every usable
+        CPU).
     dtype: float32 or float64 for the kernel (default: the demands' float type).
     isa: kernel vector-width variant, "scalar", "generic", "avx2" or "avx512" (default:
         $DRFBENCH_ISA, else the widest this CPU runs); one the CPU cannot run is refused.
@@ -416,10 +465,25 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     """
     spec = method_info(method, DEMANDS)
     options = _options(spec, epsilon, deadline, max_rounds, threads, isa)
-    matrix = check.demand_matrix(demands, dtype)
-    w = check.tenant_weights(weights, matrix.shape[0])
+    if dtype is not None and not isinstance(dtype, np.dtype):
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
+    demands = check.by_name(demands, "demands")[1]
+    matrix = normal_demands(check.demand_matrix(demands, dtype))
+    w, shift = unit_weights(check.tenant_weights(weights, matrix.shape[0]), WEIGHT_RANGE)
+    budget = matrix.shape[1] + 2       # exact EDRF exhausts a resource per round
+    if spec.takes_option("max_rounds"):
+        options["max_rounds"] = min(options["max_rounds"] or budget, budget)
     values, level, rounds, timed_out, elapsed, variant = spec.run(spec, matrix, w, **options)
+    if timed_out and rounds >= budget or not np.isfinite(level).all() or (level < 0).any():
+        raise RuntimeError(f"method {method!r} ran {rounds} rounds on demands of shape "
+                           f"{matrix.shape} and gave levels from {level.min()} to {level.max()} "
+                           f"(at most n_resources + 1 rounds and finite levels >= 0 expected): "
+                           "a bug in drfbench, please report it with the input")
     return AllocationResult(
         allocation=check.csr_from_arrays(values, matrix.indices, matrix.indptr, matrix.shape),
-        level=level, rounds=int(rounds), elapsed=float(elapsed), timed_out=bool(timed_out),
-        method=method, epsilon=options["epsilon"], threads=options["threads"], isa=variant)
+        level=np.ldexp(level, shift), rounds=int(rounds), elapsed=float(elapsed),
+        timed_out=bool(timed_out), method=method, epsilon=options["epsilon"],
+        threads=options["threads"], isa=variant)

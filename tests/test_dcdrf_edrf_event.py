@@ -4,6 +4,8 @@ and against the round-based kernels, from tiny tied instances to 100K x 10K.
 The round-based kernels run on one thread here (sdcdrf, pedrf with threads=1): their
 per-round parallel regions slow down by orders of magnitude when another process holds
 the second core, and the results do not depend on the thread count."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import drfbench
+from drfbench import _validation as check
 from drfbench.dcdrf import literal
 from cases import assert_same, random_instance, seeds
 from drfbench.dcdrf import workloads
@@ -220,7 +223,8 @@ def test_resources_left_with_rounding_residue_or_tiny_rates(threads, eps):
     the live one (1e20) and must be dropped, not exhausted. Resource 2 keeps a live
     tenant of rate 2^-30 after a rate-0.5 tenant leaves: mu far below a millionth of its
     initial value, yet live (rates chosen so that mu cancels exactly, as Algorithm 1,
-    which re-sums, would have it)."""
+    which re-sums, would have it). The weights lie 1e20 apart, past allocate's
+    MAX_WEIGHT_RATIO: the kernel is called through the method's implementation."""
     D = np.array([[0.1, 1.0, 0.0, 0.0, 0.0],      # tenants 0-2 leave at y = 1/3 when
                   [0.2, 1.0, 0.0, 0.0, 0.0],      # resource 1 runs out, leaving resource 0
                   [0.3, 1.0, 0.0, 0.0, 0.0],      # with nobody and mu = 1.1e-16
@@ -228,7 +232,12 @@ def test_resources_left_with_rounding_residue_or_tiny_rates(threads, eps):
                   [0.0, 0.0, 0.5, 0.0, 1.0],      # leaves at y = 1 (resource 4)
                   [0.0, 0.0, 1.0, 0.0, 0.0]])     # weight 2^-30: leaves at y = 2^29
     w = np.array([1.0, 1.0, 1.0, 1e-20, 1.0, 2.0**-30])
-    res = drfbench.allocate(D, METHOD, weights=w, epsilon=eps, threads=threads)
+    spec, matrix = drfbench.method_info(METHOD), check.demand_matrix(D)
+    values, level, rounds, timed_out, _, _ = spec.run(
+        spec, matrix, w, epsilon=eps, deadline=None, max_rounds=None, threads=threads, isa=None)
+    res = SimpleNamespace(allocation=check.csr_from_arrays(values, matrix.indices,
+                                                           matrix.indptr, matrix.shape),
+                          level=level, rounds=rounds, timed_out=timed_out)
     expected = literal.edrf(D, w) if eps == 0 else literal.dcdrf(D, w, epsilon=eps)
     assert_same(res, expected)
     assert res.level[3] > 1e19 and 1e8 < res.level[5] < 1e10

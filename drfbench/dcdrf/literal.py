@@ -19,7 +19,7 @@ SLACK = 1e-12
 def normalized(D, weights=None):
     """d_ir = D_ir / max_r D_ir and rho_i = w_i / d_ir* = w_i (Table 1); rows with demand."""
     D = np.asarray(D, dtype=np.float64)
-    peak = D.max(axis=1)
+    peak = D.max(axis=1, initial=0.0)
     has_demand = peak > 0
     d = np.zeros_like(D)
     d[has_demand] = D[has_demand] / peak[has_demand, None]

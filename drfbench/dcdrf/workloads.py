@@ -70,6 +70,7 @@ from .. import _inputs, _isa
 from .._io import replacing
 from .._machine import resolve_threads
 from .._validation import csr_from_arrays, demand_matrix
+from ..api import normal_demands
 
 __all__ = ["DEMAND_PROFILES", "Workload", "generate", "save", "load", "read_demands"]
 
@@ -197,13 +198,13 @@ def generate(demand_profile: str, n_tenants: int, n_resources: int, *, seed: int
              threads: int | None = None) -> Workload:
     """Generate a workload of demand profile `demand_profile` (one of DEMAND_PROFILES).
 
-    n_tenants >= 1 rows, n_resources >= 2 columns; seed: integer in [0, 2^64); dtype:
-    float32 (default) or float64 values; weights: None or "random"; threads: OpenMP
-    threads (None: OMP_NUM_THREADS, else every usable CPU). The result does not depend
-    on `threads`.
+    n_tenants in [1, 2**31 - 1] rows, n_resources in [2, 2**31 - 1] columns (the kernels'
+    int32 indices); seed: integer in [0, 2^64); dtype: float32 (default) or float64
+    values; weights: None or "random"; threads: OpenMP threads (None: OMP_NUM_THREADS,
+    else every usable CPU). The result does not depend on `threads`.
     """
     name = _check_profile(demand_profile)
-    n_tenants = _as_int(n_tenants, "n_tenants", 1)
+    n_tenants = _as_int(n_tenants, "n_tenants", 1, _MAX_RESOURCES)
     n_resources = _as_int(n_resources, "n_resources", 2, _MAX_RESOURCES)
     seed = _as_int(seed, "seed", 0, 2**64 - 1)
     dt = _check_dtype(dtype)
@@ -348,7 +349,7 @@ def read_demands(path):
     else:
         raise ValueError(f"{where}: expected a .csv, .npz or .mtx file")
     try:
-        return demand_matrix(matrix)
+        return normal_demands(demand_matrix(matrix))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None
 

@@ -14,18 +14,30 @@ import time
 
 import numpy as np
 import scipy.optimize
+import scipy.sparse as sp
 
 from .. import _validation as check
+from ..api import WEIGHT_RANGE, normal_demands, unit_weights
 from .tasks import task_demands
 
 SATURATED = 1e-12      # a resource with residual at most this counts as saturated
 
 
 def divisible_demands(demands):
-    """Dense float64 (n, m) per-task demand fractions: finite, non-negative."""
+    """Dense float64 (n, m) per-task demand fractions: finite, each 0 or at least float64's
+    smallest normal number (2.2e-308; a user's tasks are its demands scaled by 1 / its
+    largest demand)."""
     if hasattr(demands, "toarray"):
         demands = demands.toarray()
-    return task_demands(demands)
+    D = task_demands(demands)
+    normal_demands(sp.csr_array(D))
+    return D
+
+
+def _weights(weights, n):
+    """Validated weights (drfbench.allocate's bounds) scaled by a power of two, the largest
+    in [1, 2): the policies depend on their ratios only."""
+    return unit_weights(check.tenant_weights(weights, n), WEIGHT_RANGE)[0]
 
 
 def utilities(demands, allocation):
@@ -43,11 +55,22 @@ def progressive_filling(demands, rates):
     """Grow every user's tasks x_i at rate rates[i] until a resource it demands saturates,
     then freeze it; continue with the rest (max-min fairness on x_i / rates[i]).
 
-    Users with all-zero demand get nothing. Exact up to rounding: each step jumps to the
-    next saturation. Returns the (n, m) allocation x_i * D_i.
+    rates: one per user, finite and >= 0 (only their ratios matter). Users with all-zero
+    demand or rate 0 get nothing. Exact up to rounding: each step jumps to the next
+    saturation. Returns the (n, m) allocation x_i * D_i.
     """
     D = divisible_demands(demands)
-    return _fill(D, np.asarray(rates, dtype=np.float64))[0]
+    r = check.finite_non_negative(check.real_array(rates, "rates", 1), "rates")
+    if r.shape != (D.shape[0],):
+        raise ValueError(f"rates must have one entry per user, shape ({D.shape[0]},), "
+                         f"got {r.shape}")
+    if r.max(initial=0.0) > 0:
+        r = np.ldexp(r, 1 - int(np.frexp(r.max())[1]))
+    with np.errstate(over="ignore"):
+        if not np.isfinite(r @ D).all():
+            raise ValueError("rates x demands overflow float64: give rates or demands of a "
+                             "smaller range")
+    return _fill(D, r)[0]
 
 
 def _fill(D, rates):
@@ -56,9 +79,12 @@ def _fill(D, rates):
     x = np.zeros(n)
     residual = np.ones(m)
     uses = D > 0
-    active = uses.any(axis=1)
+    active = uses.any(axis=1) & (rates > 0)
     steps = 0
     while active.any():
+        if steps > m:          # each step saturates a resource
+            raise RuntimeError(f"progressive filling took over {m} steps on {m} resources: a "
+                               "bug in drfbench, please report it with the input")
         speed = rates[active] @ D[active]          # resource consumed per unit of time
         grows = speed > 0
         t = np.min(residual[grows] / speed[grows])
@@ -78,7 +104,7 @@ def drf(demands, weights=None):
 
 
 def _drf_filling(D, weights):
-    w = check.tenant_weights(weights, D.shape[0])
+    w = _weights(weights, D.shape[0])
     peak = D.max(axis=1, initial=0.0)
     return _fill(D, np.divide(w, peak, out=np.zeros_like(w), where=peak > 0))
 
@@ -90,7 +116,7 @@ def asset_fairness(demands, weights=None):
 
 
 def _asset_filling(D, weights):
-    w = check.tenant_weights(weights, D.shape[0])
+    w = _weights(weights, D.shape[0])
     total = D.sum(axis=1)
     return _fill(D, np.divide(w, total, out=np.zeros_like(w), where=total > 0))
 
@@ -102,34 +128,39 @@ def ceei(demands, weights=None):
     Solved through its dual, minimize over prices p >= 0 of sum_r p_r - sum_i w_i log(D_i.p)
     (x_i = w_i / D_i.p at the optimum), with scipy's L-BFGS-B, then polished by Newton's
     method on the priced resources until the KKT conditions hold to ~1e-13, and scaled into
-    capacity. Users with all-zero demand get nothing; unused resources get price 0.
+    capacity. Users with all-zero demand get nothing; unused resources get price 0. The
+    program is solved on each user's demands divided by its largest and on the weights
+    scaled to the largest in [1, 2), which leaves the allocation as it is.
     """
     D = divisible_demands(demands)
-    w = check.tenant_weights(weights, D.shape[0])
+    w = _weights(weights, D.shape[0])
     A = np.zeros_like(D)
     rows = (D > 0).any(axis=1)
     if not rows.any():
         return A
     cols = (D[rows] > 0).any(axis=0)
     Dc = D[np.ix_(rows, cols)]
+    Dc = Dc / Dc.max(axis=1, keepdims=True)
     x = _eisenberg_gale(Dc, w[rows])
     A[np.ix_(rows, cols)] = x[:, None] * Dc
     return A
 
 
 def _eisenberg_gale(D, w):
-    n, m = D.shape
-    W = w.sum()
+    """x per user on rows scaled to a largest demand of 1. The prices are solved for in
+    units of c_r = sum_i w_i D_ir, what resource r's users would pay at x_i = 1: L-BFGS-B
+    needs variables of one scale (with weights 1e4 apart, plain prices left a resource
+    priced 0: infinite x)."""
+    c = D.T @ w
 
-    def dual(p):
-        q = np.maximum(D @ p, 1e-300)
-        return p.sum() - w @ np.log(q), 1.0 - D.T @ (w / q)
+    def dual(v):
+        q = np.maximum(D @ (c * v), 1e-300)
+        return c @ v - w @ np.log(q), c * (1.0 - D.T @ (w / q))
 
-    start = np.full(m, W / m)
-    res = scipy.optimize.minimize(dual, start, jac=True, method="L-BFGS-B",
-                                  bounds=[(0.0, None)] * m,
+    res = scipy.optimize.minimize(dual, np.full(D.shape[1], 1.0 / D.shape[1]), jac=True,
+                                  method="L-BFGS-B", bounds=[(1e-15, None)] * D.shape[1],
                                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
-    p = _polish_prices(D, w, np.maximum(res.x, 0.0))
+    p = _polish_prices(D, w, c * np.maximum(res.x, 0.0))
     x = w / (D @ p)
     load = D.T @ x
     return x / max(1.0, load.max())
@@ -155,6 +186,8 @@ def _polish_prices(D, w, p):
             break
         grad = 1.0 - D[:, priced].T @ (w / q)
         hess = (D[:, priced] * (w / q**2)[:, None]).T @ D[:, priced]
+        if not (np.isfinite(hess).all() and np.isfinite(grad).all()):
+            break              # LAPACK would complain on stderr, then fail
         step = np.linalg.lstsq(hess, grad, rcond=None)[0]
         scale = 1.0
         while (q_p[priced] - scale * step <= 0).any() and scale > 1e-6:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import api
-from .._validation import tenant_weights
+from .._validation import real_array, tenant_weights
 from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
                           instances_of, rounded, shortfall, violation, worst_departure,
                           worst_envy, worst_misreport)
@@ -101,10 +101,12 @@ def instance(demands, weights=None, label=""):
 def from_cluster(task_demands, capacity, weights=None, label=""):
     """An Instance from per-task demands in absolute units and the cluster's capacity."""
     D = divisible_demands(task_demands)
-    C = np.asarray(capacity, dtype=np.float64)
-    if C.shape != (D.shape[1],) or not (C > 0).all():
-        raise ValueError(f"capacity must be {D.shape[1]} positive numbers, got {capacity!r}")
-    return instance(D / C, weights, label)
+    C = real_array(capacity, "capacity", 1)
+    if C.shape != (D.shape[1],) or not (C > 0).all() or not np.isfinite(C).all():
+        raise ValueError(f"capacity must be {D.shape[1]} positive finite numbers, got "
+                         f"{capacity!r:.200}")
+    with np.errstate(over="ignore", under="ignore"):
+        return instance(D / C, weights, label)
 
 
 def lecture_instance():
