@@ -21,11 +21,12 @@ from ._variants import BUILD_COMMAND, VARIANTS, WIDEST_FIRST, flags_string, lack
 ENV_VARIABLE = "DRFBENCH_ISA"
 
 
-class UnsupportedVariantError(RuntimeError):
-    """The CPU cannot run the requested kernel variant."""
+class UnsupportedVariantError(ValueError):
+    """The CPU cannot run the requested kernel variant (a ValueError: an `isa` value this
+    machine refuses, as every entry point refuses a bad value)."""
 
 
-class VariantNotBuiltError(RuntimeError):
+class VariantNotBuiltError(ValueError):
     """The requested kernel variant was not built here; its message names the command that
     builds it."""
 

@@ -43,21 +43,26 @@ def usable_cpus():
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
+# The most OpenMP threads a run may ask for (a count past this is a typo, not a machine).
+MAX_THREADS = 1024
+
+
 def resolve_threads(threads=None):
     """The thread count, decided here and nowhere else: `threads` if given, else
-    OMP_NUM_THREADS (its first entry, as OpenMP reads it), else every usable CPU.
-    Callers pass the result down explicitly to the kernels."""
+    OMP_NUM_THREADS (its first entry, as OpenMP reads it), else every usable CPU; at most
+    MAX_THREADS. Callers pass the result down explicitly to the kernels."""
     if threads is not None:
         from ._validation import positive_int
-        return positive_int(threads, "threads")
+        return positive_int(threads, "threads", upper=MAX_THREADS)
     value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
     if value:
         try:
             count = int(value)
         except ValueError:
             count = 0
-        if count < 1:
-            raise ValueError(f"OMP_NUM_THREADS must be a positive integer, got {value!r}")
+        if not 1 <= count <= MAX_THREADS:
+            raise ValueError(f"OMP_NUM_THREADS must be a positive integer, at most "
+                             f"{MAX_THREADS}, got {value!r}")
         return count
     return usable_cpus()
 

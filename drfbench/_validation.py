@@ -31,8 +31,9 @@ def demand_matrix(demands, dtype=None):
 
     Canonical: float32 or float64 values (`dtype`, else the input's float type, else
     float64), int64 indptr, int32 column indices sorted within each row, no duplicates,
-    no explicit zeros. Rejects non-2-D input and values that are negative, NaN, infinite
-    or above 1 (D_ir is a fraction of resource r). Copies only what needs changing.
+    no explicit zeros. Rejects non-2-D input and values that are negative, NaN, infinite,
+    above 1 (D_ir is a fraction of resource r) or non-zero below the float type's smallest
+    normal number (np.finfo(dtype).tiny). Copies only what needs changing.
     """
     if dtype is not None:
         dtype = np.dtype(dtype)
@@ -59,6 +60,8 @@ def demand_matrix(demands, dtype=None):
         _check_values(dense)
         # In the kernel's float type first: scipy.sparse holds no float16, for one.
         target = dtype or (dense.dtype if dense.dtype in FLOAT_DTYPES else np.dtype(np.float64))
+        if dense.dtype.kind == "f" and dense.dtype.itemsize > target.itemsize:
+            normal_floor(dense[dense > 0], target)      # before the cast makes them zeros
         matrix, canonical, lowest = sp.csr_array(dense.astype(target, copy=False)), True, None
     if not canonical or lowest == 0:
         matrix = matrix.copy()  # never modify the caller's arrays
@@ -69,9 +72,20 @@ def demand_matrix(demands, dtype=None):
     n_tenants, n_resources = matrix.shape
     if n_resources >= 2**31 or n_tenants >= 2**31:
         raise ValueError(f"demands of shape {matrix.shape} exceed the kernels' int32 indices")
-    return csr_from_arrays(matrix.data.astype(target, copy=False),
-                           matrix.indices.astype(np.int32, copy=False),
+    data = matrix.data.astype(target, copy=False)
+    normal_floor(data, target)
+    return csr_from_arrays(data, matrix.indices.astype(np.int32, copy=False),
                            matrix.indptr.astype(np.int64, copy=False), matrix.shape)
+
+
+def normal_floor(values, dtype):
+    """Refuse non-zero demands below the kernel float type's smallest normal number: a
+    tenant's rho_i = w_i / max_r D_ir must be finite, and a value that rounded to 0 or to a
+    subnormal in float32 lost its meaning."""
+    tiny = np.finfo(dtype).tiny
+    if values.size and values.min() < tiny:
+        raise ValueError(f"demands must be 0 or at least {tiny:.3g} (the smallest normal "
+                         f"{np.dtype(dtype)}), found {values.min():.3g}")
 
 
 def csr_from_arrays(data, indices, indptr, shape):
@@ -122,12 +136,12 @@ def tenant_weights(weights, n_tenants):
         raise ValueError("weights contain NaN or infinite values")
     if n_tenants and w.min() <= 0:
         raise ValueError(f"weights must be positive, found {w.min()}")
-    if n_tenants and not MIN_WEIGHT <= w.min() <= w.max() <= MAX_WEIGHT:
-        raise ValueError(f"weights must lie in [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}], got {w.min():g} "
-                         f"to {w.max():g}")
     if n_tenants and w.max() > MAX_WEIGHT_RATIO * w.min():
         raise ValueError(f"weights must lie within a factor {MAX_WEIGHT_RATIO:g} of each other "
                          f"(only their ratios matter), got {w.min():g} to {w.max():g}")
+    if n_tenants and not MIN_WEIGHT <= w.min() <= w.max() <= MAX_WEIGHT:
+        raise ValueError(f"weights must lie in [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}], got {w.min():g} "
+                         f"to {w.max():g}")
     return np.ascontiguousarray(w)
 
 
@@ -164,6 +178,20 @@ def real(value, name, finite=False):
     return value
 
 
+def duration(value, name):
+    """One time in seconds as a float, not NaN: a number, or a duration (timedelta,
+    pandas.Timedelta, numpy.timedelta64) converted; a point in time is refused (TypeError),
+    see `seconds`. Bounds are the caller's."""
+    if isinstance(value, (np.timedelta64, np.datetime64)) or \
+            not isinstance(value, numbers.Real):     # numpy's time types count as integers
+        converted = seconds(value, name)
+        if np.ndim(converted) == 0 and np.asarray(converted).dtype.kind in "iuf":
+            value = np.asarray(converted)[()]
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds (or a duration), got {value!r:.80}")
+    return real(value, name)
+
+
 def epsilon_value(epsilon):
     eps = real(epsilon, "epsilon")
     if not 0.0 <= eps < 1.0:
@@ -172,18 +200,19 @@ def epsilon_value(epsilon):
 
 
 def deadline_value(deadline):
-    """Seconds (> 0) or None; None means no deadline."""
+    """Seconds (> 0; a number or a duration) or None; None means no deadline."""
     if deadline is None:
         return None
-    seconds = real(deadline, "deadline")
-    if seconds <= 0:
-        raise ValueError(f"deadline must be positive (seconds), got {seconds}")
-    return seconds
+    limit = duration(deadline, "deadline")
+    if limit <= 0:
+        raise ValueError(f"deadline must be positive (seconds), got {limit}")
+    return limit
 
 
 def real_array(values, name, ndim):
     """`values` as a contiguous float64 array of `ndim` dimensions (TypeError for what is
-    not real numbers; durations as timedelta become seconds, see `seconds`)."""
+    not real numbers; an array of bools is 0s and 1s, NumPy's reading; durations as
+    timedelta become seconds, see `seconds`)."""
     try:
         a = np.asarray(values)
     except Exception as exc:                 # ragged lists and the like
@@ -249,6 +278,8 @@ def seconds(values, name):
     the start of a run and a date has no such origin."""
     a = np.asarray(values)
     if a.dtype.kind == "O" and a.size:
+        if any(type(x).__name__ == "NaTType" for x in a.flat):      # pandas.NaT
+            raise ValueError(f"{name} contains NaT (not a time)")
         if all(isinstance(x, (datetime.datetime, datetime.date, np.datetime64)) or
                type(x).__name__ == "Timestamp" for x in a.flat):
             a = a.astype("datetime64[ns]")

@@ -26,15 +26,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _validation as check
-from ._machine import resolve_threads
+from ._machine import MAX_THREADS, resolve_threads
 
 NO_ROUND_LIMIT = 2**62
-# The most OpenMP threads a run may ask for (a count past this is a typo, not a machine).
-MAX_THREADS = 1024
-# Weights are scaled by a power of two before a kernel (only their ratios matter); the
-# levels z_i = max_r A_ir / w_i are reported for the weights as given, so these bounds keep
-# them finite and normal.
-WEIGHT_RANGE = (1e-300, 1e300)
 # Outputs of this many bytes or more get pages of their own (see output_array): the size
 # from which glibc's malloc maps new memory for every array anyway.
 OWN_PAGES_BYTES = 32 * 2**20
@@ -403,26 +397,11 @@ def _options(spec, epsilon, deadline, max_rounds, threads, isa):
     return given
 
 
-def normal_demands(matrix):
-    """`matrix` (canonical CSR demands) if every stored value is at least its float type's
-    smallest normal number, else a ValueError: a tenant's rho_i = w_i / max_r D_ir must be
-    finite, and a value that rounded to 0 or to a subnormal in float32 lost its meaning."""
-    if matrix.nnz:
-        tiny, low = np.finfo(matrix.dtype).tiny, matrix.data.min()
-        if low < tiny:
-            raise ValueError(f"demands must be 0 or at least {tiny:.3g} (the smallest normal "
-                             f"{matrix.dtype}), found {low:.3g} (as {matrix.dtype})")
-    return matrix
-
-
-def unit_weights(w, bounds):
+def unit_weights(w):
     """(weights scaled by a power of two so that the largest lies in [1, 2), the shift:
-    weights = ldexp(scaled, -shift)); a ValueError if a weight lies outside `bounds`."""
+    weights = ldexp(scaled, -shift)): only ratios matter, and the scaling is exact."""
     if not w.size:
         return w, 0
-    if w.min() < bounds[0] or w.max() > bounds[1]:
-        raise ValueError(f"weights must lie in [{bounds[0]:g}, {bounds[1]:g}], got "
-                         f"{w.min():g} to {w.max():g}")
     shift = 1 - int(np.frexp(w.max())[1])
     return np.ldexp(w, shift), shift
 
@@ -471,8 +450,8 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
         except TypeError:
             raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
     demands = check.by_name(demands, "demands")[1]
-    matrix = normal_demands(check.demand_matrix(demands, dtype))
-    w, shift = unit_weights(check.tenant_weights(weights, matrix.shape[0]), WEIGHT_RANGE)
+    matrix = check.demand_matrix(demands, dtype)
+    w, shift = unit_weights(check.tenant_weights(weights, matrix.shape[0]))
     budget = matrix.shape[1] + 2       # exact EDRF exhausts a resource per round
     if spec.takes_option("max_rounds"):
         options["max_rounds"] = min(options["max_rounds"] or budget, budget)

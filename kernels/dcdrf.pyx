@@ -22,7 +22,7 @@ non-zeros plus the live resources, not the whole matrix.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, fmax
 from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
                       tenant_scales, write_allocation)
 
@@ -104,7 +104,11 @@ cdef void subtract_leavers(const floating* data, const int64_t* indptr,
                            int32_t r_begin, int32_t r_end,
                            double* mu, int32_t* users) noexcept nogil:
     """Line 17 for resources [r_begin, r_end): mu_r -= rho_i * d_ir for each tenant that
-    left this round, in tenant order; users[r] counts the active tenants demanding r."""
+    left this round, in tenant order; users[r] counts the active tenants demanding r.
+
+    mu_r stops at 0: a tenant whose d_ir lies below the rounding of the sum it was part
+    of would leave mu_r below 0 (a negative x at line 13); at 0 the ratio of line 13 is
+    infinite, as in kernels/edrf_event.pyx: r no longer binds."""
     cdef Py_ssize_t c, j
     cdef int32_t i, r
     cdef int64_t k
@@ -114,7 +118,7 @@ cdef void subtract_leavers(const floating* data, const int64_t* indptr,
             for k in range(indptr[i], indptr[i + 1]):
                 r = indices[k]
                 if r_begin <= r < r_end:
-                    mu[r] = mu[r] - data[k] * scale[i]
+                    mu[r] = fmax(mu[r] - data[k] * scale[i], 0.0)
                     users[r] = users[r] - 1
 
 

@@ -195,7 +195,7 @@ def test_bad_instances_are_refused():
         props.instance([[0.1, 0.2], [0, 0]])
     with pytest.raises(ValueError, match="non-negative"):
         props.instance([[-0.1, 0.2]])
-    with pytest.raises(ValueError, match="positive numbers"):
+    with pytest.raises(ValueError, match="positive finite numbers"):
         props.from_cluster([[1, 2]], [0, 3])
 
 

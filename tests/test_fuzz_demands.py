@@ -126,25 +126,11 @@ def run_dense(method, demands, **options):
     return _dense(drfbench.run(method, demands, **options))
 
 
-# kernels/dcdrf.pyx subtracts each leaving tenant's rho_i d_ir from mu_r (line 17): where a
-# tenant's demand is below the rounding of the others' sum there, mu_r of a resource still
-# demanded can come out negative, and so do the levels (test_dcdrf_cancellation).
-CANCELLING = ("dcdrf", "sdcdrf", "pedrf")
-
-
-def cancels(demands):
-    """Whether some tenant's nonzero demand is below 2**-52 of its largest (rounding)."""
-    peak = demands.max(axis=1, initial=0.0)[:, None]
-    return bool(((demands > 0) & (demands < peak * 2.0**-52)).any())
-
-
 def every_method(demands, weights):
     """{(method, threads): (A, level, rounds, timed_out)} for every demands method, and the
     literal transcription's EDRF (method "literal") on small inputs."""
     out = {}
     for method in METHODS:
-        if method in CANCELLING and cancels(demands):
-            continue
         for threads in ((1, 2) if method in THREADED else (None,)):
             out[method, threads] = allocate_dense(demands, method, weights=weights,
                                                   threads=threads)
@@ -267,6 +253,8 @@ def test_divisible_policies(demands, weights, policy):
     if outcome.refused:
         assert_named(outcome.error)
         return
+    if isinstance(demands, dict):                # columns given by name, in their order
+        demands = np.column_stack([np.asarray(c, dtype=np.float64) for c in demands.values()])
     D = demands.toarray() if sp.issparse(demands) else np.asarray(demands, dtype=np.float64)
     assert_feasible(outcome.value, D.reshape(outcome.value.shape))
 
@@ -406,20 +394,17 @@ def test_demands_below_the_smallest_normal_number(method, demands, dtype):
     assert "smallest normal" in str(outcome.error), outcome.error
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason="kernels/dcdrf.pyx: mu_r "
-                   "after line 17's subtractions can be negative (needs a kernel fix)")
-@pytest.mark.parametrize("method", CANCELLING)
+@pytest.mark.parametrize("method", ["dcdrf", "sdcdrf", "pedrf"])
 def test_dcdrf_cancellation(method):
     """Tenant 2's 1e-17 on resource 0 is below the rounding of 1 + 2e-17: once tenants 0
-    and 1 leave, mu_0 = -1e-17 and DC-DRF gave tenant 2 a level of -5e16 (now a
-    RuntimeError from allocate's check of the levels, a bug report)."""
+    and 1 leave, line 17's subtractions left mu_0 = -1e-17 and DC-DRF gave tenant 2 a
+    level of -5e16. mu_r now stops at 0: the exact answer."""
     D = np.array([[1.0, 0.0, 1.0], [1e-17, 0.0, 1.0], [1e-17, 1.0, 0.0]])
-    drfbench.allocate(D, method, threads=1)
+    A, level, _, _ = fuzz.call(allocate_dense, D, method, threads=1).value
+    np.testing.assert_allclose(level, [0.5, 0.5, 1.0], rtol=1e-12)
+    assert_feasible(A, D)
 
 
-@pytest.mark.xfail(strict=True, reason="drfbench._validation.demand_matrix converts a dense "
-                   "array to float32 before it becomes sparse: its values below float32's "
-                   "range become zeros and are dropped, unseen by the floor")
 def test_float32_drops_dense_demands_below_its_range():
     """A tenant whose every demand is below float32's range would get nothing, silently."""
     outcome = fuzz.call(allocate_dense, [[1e-300, 1e-300], [0.5, 0.5]], "edrf-event",

@@ -70,7 +70,6 @@ from .. import _inputs, _isa
 from .._io import replacing
 from .._machine import resolve_threads
 from .._validation import csr_from_arrays, demand_matrix
-from ..api import normal_demands
 
 __all__ = ["DEMAND_PROFILES", "Workload", "generate", "save", "load", "read_demands"]
 
@@ -349,7 +348,7 @@ def read_demands(path):
     else:
         raise ValueError(f"{where}: expected a .csv, .npz or .mtx file")
     try:
-        return normal_demands(demand_matrix(matrix))
+        return demand_matrix(matrix)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None
 

@@ -14,10 +14,9 @@ import time
 
 import numpy as np
 import scipy.optimize
-import scipy.sparse as sp
 
 from .. import _validation as check
-from ..api import WEIGHT_RANGE, normal_demands, unit_weights
+from ..api import unit_weights
 from .tasks import task_demands
 
 SATURATED = 1e-12      # a resource with residual at most this counts as saturated
@@ -30,14 +29,14 @@ def divisible_demands(demands):
     if hasattr(demands, "toarray"):
         demands = demands.toarray()
     D = task_demands(demands)
-    normal_demands(sp.csr_array(D))
+    check.normal_floor(D[D > 0], np.float64)
     return D
 
 
 def _weights(weights, n):
     """Validated weights (drfbench.allocate's bounds) scaled by a power of two, the largest
     in [1, 2): the policies depend on their ratios only."""
-    return unit_weights(check.tenant_weights(weights, n), WEIGHT_RANGE)[0]
+    return unit_weights(check.tenant_weights(weights, n))[0]
 
 
 def utilities(demands, allocation):
@@ -74,7 +73,16 @@ def progressive_filling(demands, rates):
 
 
 def _fill(D, rates):
-    """progressive_filling on validated demands: (allocation, steps taken)."""
+    """progressive_filling on validated demands: (allocation, steps taken). A user whose
+    every rate x demand underflows float64 would never fill a resource: refused."""
+    with np.errstate(under="ignore"):
+        flows = rates[:, None] * D >= np.finfo(np.float64).tiny
+    stuck = (rates > 0) & (D > 0).any(axis=1) & ~flows.any(axis=1)
+    if stuck.any():
+        i = int(np.argmax(stuck))
+        raise ValueError(f"user {i}'s demands times its rate (weight over its largest or "
+                         f"summed demand) underflow float64: give demands and weights of a "
+                         "smaller range")
     n, m = D.shape
     x = np.zeros(n)
     residual = np.ones(m)

@@ -133,13 +133,7 @@ def _check_policy(policy):
 
 
 def _check_time(value, name, allow_inf):
-    value = check.seconds(value, name)
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number of seconds (or a duration), got {value!r:.80}")
-    if math.isnan(value):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+    value = check.duration(value, name)
     if value < 0 or (not allow_inf and math.isinf(value)):
         raise ValueError(f"{name} must be {'' if allow_inf else 'finite and '}>= 0, got {value}")
     return float(value)
