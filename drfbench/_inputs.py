@@ -11,8 +11,11 @@ or a spreadsheet shows it; a table that came from a DataFrame names its row by p
     spec = document("tree.yaml", "tree")                # a dict (duplicate keys refused)
 """
 import csv
+import gzip
 import io
 import json
+import sys
+import zlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -39,13 +42,19 @@ def existing(path, what):
 
 def text(path, what):
     """The text of file `path` and how errors name it: UTF-8, a byte-order mark (as
-    spreadsheets write) dropped; a file that is not UTF-8 text (Latin-1, binary, NUL
-    bytes) is refused, naming the first bad byte."""
+    spreadsheets write) dropped; a name ending in .gz is gzip-compressed text; a file that
+    is not UTF-8 text (Latin-1, binary, NUL bytes) or not gzip where its name says so is
+    refused, naming the first bad byte."""
     path, where = existing(path, what)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise ValueError(f"{where} cannot be read ({exc.strerror})") from None
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:      # BadGzipFile is an OSError
+            raise ValueError(f"{where}: not a gzip-compressed file ({exc})") from None
     try:
         content = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -255,6 +264,19 @@ def document(path, what):
         raise ValueError(f"{where}: nested too deeply to read") from None
 
 
+# Python's message for an integer of more digits than it converts from text (4,300)
+INTEGER_DIGITS = "integer string conversion"
+
+
+def _huge_integer(exc, where):
+    """The ValueError for an integer the parser would not read (past 4,300 digits, far past
+    a float's range), naming the file; any other ValueError as it is (already named)."""
+    if INTEGER_DIGITS not in str(exc):
+        return exc
+    return ValueError(f"{where}: a number of more than {sys.get_int_max_str_digits():,} "
+                      "digits, past a float's range")
+
+
 def _parsed(content, where, is_yaml):
     """The JSON or YAML document in `content`, errors naming `where` and the line."""
     if not is_yaml:
@@ -263,10 +285,14 @@ def _parsed(content, where, is_yaml):
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where}, line {exc.lineno}, column {exc.colno}: not valid JSON "
                              f"({exc.msg})") from None
+        except ValueError as exc:
+            raise _huge_integer(exc, where) from None
     yaml, loader = _yaml_loader()
     try:
         return yaml.load(content, Loader=loader)
     except ValueError as exc:
+        if INTEGER_DIGITS in str(exc):
+            raise _huge_integer(exc, where) from None
         raise ValueError(f"{where}, {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

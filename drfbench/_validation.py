@@ -145,16 +145,40 @@ def tenant_weights(weights, n_tenants):
     return np.ascontiguousarray(w)
 
 
+def digits(n):
+    """The number of decimal digits of integer n, without printing it (Python refuses to
+    print an int of more than 4,300 digits)."""
+    n = abs(int(n))
+    d = int(n.bit_length() * math.log10(2)) + 1        # exact, or one too many
+    return d - 1 if d > 1 and n < 10 ** (d - 1) else d
+
+
+def shown(value):
+    """A value as an error message shows it: an integer of more than 20 digits by its
+    length (the message stays one line, and is printed at all past 4,300 digits)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return f"an integer of {digits(value)} digits" if digits(value) > 20 else str(int(value))
+    return repr(value)
+
+
+def too_large(value, name):
+    """The ValueError for a number too large for a float (an integer past 1.8e308, which
+    float() refuses with OverflowError), naming `name`."""
+    size = (f"{digits(value)} digits, past a float's range"
+            if isinstance(value, numbers.Integral) else "past a float's range")
+    return ValueError(f"{name} is too large ({size})")
+
+
 def positive_int(value, name, allow_none=True, upper=MAX_COUNT):
     """An int in [1, upper] (bools rejected), or None when allowed."""
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+        raise TypeError(f"{name} must be a positive integer, got {shown(value)}")
     if value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
+        raise ValueError(f"{name} must be a positive integer, got {shown(value)}")
     if value > upper:
-        raise ValueError(f"{name} must be at most {upper}, got {value}")
+        raise ValueError(f"{name} must be at most {upper}, got {shown(value)}")
     return int(value)
 
 
@@ -169,8 +193,11 @@ def choice(value, name, choices):
 def real(value, name, finite=False):
     """A float (bools rejected), not NaN; with finite=True, not infinite either."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
+        raise TypeError(f"{name} must be a real number, got {shown(value)}")
+    try:
+        value = float(value)
+    except OverflowError:
+        raise too_large(value, name) from None
     if math.isnan(value):
         raise ValueError(f"{name} must not be NaN")
     if finite and math.isinf(value):
@@ -217,6 +244,10 @@ def real_array(values, name, ndim):
         a = np.asarray(values)
     except Exception as exc:                 # ragged lists and the like
         raise TypeError(f"{name} must be a {ndim}-D array of real numbers: {exc}") from exc
+    if a.dtype.kind == "O" and a.size and all(
+            isinstance(x, numbers.Real) and not isinstance(x, (bool, np.timedelta64))
+            for x in a.flat):
+        a = _big_integers(a, name)           # NumPy keeps integers past int64 as objects
     if a.dtype.kind in "mMO":
         a = seconds(a, name)
     if a.dtype.kind not in "biuf":
@@ -224,6 +255,18 @@ def real_array(values, name, ndim):
     if a.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {a.shape}")
     return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _big_integers(a, name):
+    """An object array of numbers (Python integers past int64 among them) as float64, one
+    too large for a float a ValueError naming its index."""
+    out = np.empty(a.shape)
+    for index, x in np.ndenumerate(a):
+        try:
+            out[index] = float(x)
+        except OverflowError:
+            raise too_large(x, f"{name} at index {index}") from None
+    return out
 
 
 def finite_non_negative(a, name):

@@ -91,6 +91,15 @@ def call(function, *args, **kwargs):
                     f"or TypeError) on args={args!r:.400} kwargs={kwargs!r:.400}")
 
 
+def refused(function, *args, match, **kwargs):
+    """The ValueError/TypeError function(*args, **kwargs) raises in the worker, whose
+    message must contain `match`; fails the test if the call returns."""
+    outcome = call(function, *args, **kwargs)
+    assert outcome.refused, f"accepted: {outcome.value!r:.200}"
+    assert match in str(outcome.error), outcome.error
+    return outcome.error
+
+
 def _name(function):
     return getattr(function, "__qualname__", repr(function))
 

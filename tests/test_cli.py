@@ -223,7 +223,7 @@ def bad_files(tmp_path):
     (["hdrf", "tree.json", "m.csv"], ["tree.json", "leaf 'a'", "non-negative"]),
     (["packer", "infra.json", "apps.json"], ["infra.json", "line 2", "column 16"]),
     (["packer", "racks.json", "apps.json"], ["racks.json", "unknown key(s) ['racks']"]),
-    (["drfh-first-fit", "m.csv", "trace.csv"], ["tasks file trace.csv", "more cells"]),
+    (["drfh-first-fit", "m.csv", "trace.csv"], ["tasks file trace.csv", "line 2", "7 cells"]),
     (["drfq", "costs.csv"], ["costs file costs.csv", "line 3", "costs 0 on every resource"]),
     (["fq", "d.csv", "--interval", "0.3"], ["method 'fq' takes no option interval"]),
     (["nosuch", "d.csv"], ["unknown method 'nosuch'"]),

@@ -49,7 +49,7 @@ BAD = [
     ("drfbench", ["run", "dcdrf", "missing.csv"], "does not exist"),
     ("drfbench", ["run", "dcdrf", "tasks.csv", "--out", "r.csv"], "must hold finite numbers"),
     ("drfbench", ["run", "drfh-best-fit", "servers.csv", "tasks.csv", "--sample", "nan"],
-     "sample must be a number, got 'nan'"),
+     "sample must be a number of seconds (or a duration), got 'nan'"),
     ("drfbench", ["run", "drfh-best-fit", "servers.csv", "tasks.csv", "--weights", "1,nan"],
      "argument --weights: 'nan' is not a number"),
     ("drfbench", ["bench", "--repeats", "0"], "--repeats"),

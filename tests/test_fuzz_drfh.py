@@ -4,6 +4,7 @@ scheduler, LiteralScheduler, capped, slot_counts and the trace readers). Every e
 on generated input of the right shape and of the wrong shape, returns a result that passes
 the family's invariants or raises ValueError/TypeError; then the issue's worst cases
 (issue 29) as regression tests."""
+import datetime
 import math
 import tempfile
 from pathlib import Path
@@ -17,7 +18,9 @@ from drfbench import drfh, sim
 from drfbench.drfh import exact
 from drfbench.drfh import properties as props
 from drfbench.drfh import simulation
+from drfbench.drfh import trace as tr
 
+FUZZED = ("servers", "trace")   # the input kinds this module fuzzes (tests/test_families.py)
 NAN, INF = math.nan, math.inf
 # numbers near the bounds and past them, beside ordinary ones
 EXTREME = st.sampled_from([0.0, -0.0, 1e-4, 1e4, 1e-12, 1e-300, 5e-324, 1e6, 1e300, 1.7e308,
@@ -473,5 +476,142 @@ def test_work_bounds_documented():
     """The bounds the errors name are the ones the docstrings state."""
     assert simulation.MAX_SAMPLES == 10**6 and simulation.RESOLUTION == 2**21
     assert "10**6" in drfh.simulate.__doc__ and "2**21" in drfh.simulate.__doc__
+    # one bound on sampled values, the simulator's: drfh's own (10**8) was never the one
+    # that limited a run
+    assert simulation.MAX_SAMPLE_VALUES == sim.workload.MAX_SAMPLE_VALUES == 2**26
+    assert "MAX_SAMPLE_VALUES (2**26" in drfh.simulate.__doc__
     assert exact.MAX_RANGE == 1e4 and "(1e4)" in drfh.allocate.__doc__
     assert "2**-62" in drfh.allocate.__doc__
+
+
+def many_users(users, duration=10.0, extra=()):
+    """`users` users with one task of `duration` s each at time 0 (then `extra` rows: (user,
+    job, arrival, duration)) on one server of 100 cpu and mem."""
+    rows = [(u, u, 0.0, duration) for u in range(users)] + list(extra)
+    tasks = pd.DataFrame(rows, columns=["user", "job", "arrival", "duration"])
+    return pd.DataFrame({"cpu": [100.0], "mem": [100.0]}), tasks.assign(cpu=0.5, mem=0.5)
+
+
+def test_small_trace_runs_at_the_default_sample():
+    """100 users with one 10 s task each, sample=60: it runs (it was refused: the
+    simulator's sample budget was judged over 2**21 x 10 s, the furthest the run might
+    go, not over the 10 s it takes)."""
+    outcome = fuzz.call(simulate_arrays, *many_users(100), "drfh-best-fit", {})
+    assert outcome.value["end"] == 10.0
+    assert (outcome.value["tasks"]["end"] == 10.0).all()
+    # the bound that limits a run is drfh's, in the simulator's budget: 2**26 values of
+    # 100 users x 3 are 223,696 samples, 1.34e7 s at sample=60; a task ending past it is
+    # refused by drfh before the run (not by the simulator: "sample less often")
+    samples = simulation.MAX_SAMPLE_VALUES // 300
+    late = many_users(100, extra=[(0, 0, (samples - 1) * 60.0 - 5.0, 10.0)])
+    outcome = fuzz.call(simulate_arrays, *late, "drfh-best-fit", {})
+    assert isinstance(outcome.error, ValueError) and "223696 samples" in str(outcome.error)
+    assert "less often" not in str(outcome.error)
+    # ... and within it the same trace runs
+    early = many_users(100, extra=[(0, 0, (samples - 1) * 60.0 - 20.0, 10.0)])
+    outcome = fuzz.call(simulate_arrays, *early, "drfh-best-fit", {"sample": 6e4})
+    assert np.isfinite(outcome.value["tasks"]["end"]).all()
+
+
+def test_time_options_as_durations():
+    """horizon and sample as datetime.timedelta, pandas.Timedelta or numpy.timedelta64 are
+    seconds (they raised TypeError); a point in time is refused with a TypeError, NaT with
+    a ValueError."""
+    servers, tasks = fig1_trace(user=["a", "b"], job=[1, 2], arrival=[0.0, 3.0],
+                                duration=[10.0, 10.0], cpu=[1.0, 1.0], mem=[1.0, 1.0])
+    want = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit",
+                     {"horizon": 5.0, "sample": 2.0}).value
+    assert want["end"] == 5.0 and len(want["utilization"]) == 3
+    for horizon, sample in ((datetime.timedelta(seconds=5), datetime.timedelta(seconds=2)),
+                            (pd.Timedelta(seconds=5), pd.Timedelta(seconds=2)),
+                            (np.timedelta64(5, "s"), np.timedelta64(2000, "ms"))):
+        got = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit",
+                        {"horizon": horizon, "sample": sample}).value
+        assert got["end"] == want["end"]
+        np.testing.assert_array_equal(got["utilization"], want["utilization"])
+        np.testing.assert_array_equal(got["tasks"]["end"], want["tasks"]["end"])
+    for option, value, error in (("horizon", datetime.datetime(2024, 1, 1), TypeError),
+                                 ("sample", pd.Timestamp("2024-01-01"), TypeError),
+                                 ("sample", np.datetime64("2024-01-01"), TypeError),
+                                 ("horizon", np.timedelta64("NaT"), ValueError),
+                                 ("sample", datetime.timedelta(seconds=-1), ValueError)):
+        outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit", {option: value})
+        assert isinstance(outcome.error, error) and option in str(outcome.error), outcome.error
+
+
+def test_weights_naming_no_user_refused():
+    """A weights dict with a label that is no user of the trace is refused, naming it (it
+    was ignored: a misspelt label gave its user weight 1 unnoticed)."""
+    servers, tasks = fig1_trace(user=["a", "b"], job=[1, 2], arrival=[0.0, 0.0],
+                                duration=[10.0, 10.0], cpu=[1.0, 1.0], mem=[1.0, 1.0])
+    outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit",
+                        {"weights": {"a": 1.0, "b": 2.0, "c": 3.0}})
+    assert isinstance(outcome.error, ValueError) and "['c']" in str(outcome.error)
+    outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit",
+                        {"weights": {"a": 1.0, "b": 2.0}})
+    assert not outcome.refused
+
+
+def files(tmp, **texts):
+    """Write each text to tmp/<name>.csv; their paths."""
+    out = {}
+    for name, text in texts.items():
+        out[name] = Path(tmp) / f"{name}.csv"
+        out[name].write_text(text)
+    return out
+
+
+def read_and_run(servers, tasks, **options):
+    """read_inputs on the two files, then simulate on the files: plain arrays."""
+    frames = tr.read_inputs(servers, tasks)
+    return [list(f.columns) for f in frames], simulate_arrays(servers, tasks, "drfh-best-fit",
+                                                              options)
+
+
+def test_csv_files_read_by_the_shared_reader(tmp_path):
+    """The trace kind's files go through drfbench._inputs' reader: a header naming a column
+    twice and a short row are refused naming the file and the line (pandas made them
+    `cpu.1` and NaN); a column of numbers holds numbers, as pandas read it (user 7 is the
+    label 7, as in a DataFrame)."""
+    TASKS = "user,job,arrival,duration,cpu,mem\n7,1,0,10,1,1\n8,2,0,10,1,1\n"
+    texts = {"servers": "cpu,mem\n4,8\n2,2\n", "tasks": TASKS}
+    good = files(tmp_path, **texts)
+    outcome = fuzz.call(read_and_run, good["servers"], good["tasks"], weights={7: 1.0, 8: 2.0})
+    assert outcome.value[0] == [["cpu", "mem"], ["user", "job", "arrival", "duration", "cpu",
+                                                 "mem"]]
+    assert (outcome.value[1]["tasks"]["end"] == 10.0).all()
+    cases = {"servers": ("cpu,cpu\n4,8\n", "servers file", "line 1", "column 2"),
+             "tasks": (TASKS.replace("8,2,0,10,1,1", "8,2,0,10,1"), "tasks file", "line 3",
+                       "5 cells")}
+    for which, (text, *names) in cases.items():
+        (tmp_path / which).mkdir()
+        bad = files(tmp_path / which, **{**texts, which: text})
+        calls = [(read_and_run, bad["servers"], bad["tasks"])]
+        if which == "servers":
+            calls.append((drfh.read_servers, bad["servers"]))
+        for function, *args in calls:
+            outcome = fuzz.call(function, *args)
+            assert isinstance(outcome.error, ValueError), outcome
+            message = str(outcome.error)
+            assert "\n" not in message and all(n in message for n in names), message
+            assert str(bad[which]) in message
+
+
+def alibaba_rows(source):
+    return drfh.alibaba_tasks(source=source, users=2).to_numpy().tolist()
+
+
+def test_generator_sources_read_by_the_shared_reader(tmp_path):
+    """alibaba_tasks and google_servers read a plain CSV source with the shared reader
+    (a short row, a missing column: one-line errors naming the file; google's missing
+    column was a KeyError), the vendored gzip sample with pandas (_inputs reads no gzip)."""
+    short = files(tmp_path, a=ALIBABA_SAMPLE + "9,j_4,t1,5,100\n", g="cpu,memory\n1,1\n",
+                  j=ALIBABA_SAMPLE.replace("j_2", "job2"))
+    outcome = fuzz.call(alibaba_rows, short["a"])
+    assert "line 4" in str(outcome.error) and str(short["a"]) in str(outcome.error)
+    outcome = fuzz.call(alibaba_rows, short["j"])
+    assert "'job2'" in str(outcome.error) and "line 2" in str(outcome.error)
+    outcome = fuzz.call(drfh.google_servers, 3, source=short["g"])
+    assert isinstance(outcome.error, ValueError) and "['machines']" in str(outcome.error)
+    assert len(fuzz.call(drfh.google_servers, 3).value) == 3
+    assert len(fuzz.call(drfh.alibaba_tasks, fraction=0.001).value) > 0

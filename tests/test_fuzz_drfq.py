@@ -23,8 +23,9 @@ FUZZED = ("flows",)   # the input kinds this module fuzzes (tests/test_families.
 US = 1e-6
 LECTURE = [[1 * US, 6 * US], [7 * US, 1 * US]]
 SCHEDULERS = drfbench.methods(takes="flows")
+BIG = 10**400                # an integer too large for a float: OverflowError in float()
 WILD = st.sampled_from([0, -1, 1e-300, float("nan"), float("inf"), 1e308, True, "1", None,
-                        [1], 2**70, pd.Timestamp("2024-01-01")])
+                        [1], 2**70, BIG, pd.Timestamp("2024-01-01")])
 COSTS = st.sampled_from([0.0, 1e-300, 1 * US, 3 * US, 1e-3, model.MAX_SECONDS])
 TIMES = st.sampled_from([1e-300, 1e-5, 1e-3, 0.01, model.MAX_SECONDS, pd.Timedelta(milliseconds=2),
                          datetime.timedelta(microseconds=500), np.timedelta64(1, "ms")])
@@ -73,7 +74,8 @@ def costs(draw):
 
 OPTIONS = st.fixed_dictionaries({}, optional={
     "duration": maybe(TIMES), "rtt": maybe(TIMES), "interval": maybe(TIMES),
-    "weights": maybe(st.lists(st.sampled_from([1e-12, 1.0, 3.0, 1e6, 1e12]), min_size=1, max_size=3)),
+    "weights": maybe(st.lists(st.sampled_from([1e-12, 1.0, 3.0, 1e6, 1e12, BIG]), min_size=1,
+                              max_size=3)),
     "rates": maybe(st.one_of(st.sampled_from([1.0, 1e5, 1e9, 1e300]),
                              st.lists(st.sampled_from([None, 1e4, 1e6]), min_size=1, max_size=3))),
     "source": maybe(st.one_of(st.sampled_from(model.SOURCES),
@@ -87,7 +89,11 @@ OPTIONS = st.fixed_dictionaries({}, optional={
 
 
 @fuzz.cases(c=maybe(costs(), st.sampled_from([[1e-6, 2e-6], [[1e-6], [1e-6, 2e-6]], [["a", 1]],
-                                              [[np.nan, 1.0]], [], 5])),
+                                              [[np.nan, 1.0]], [], 5, [[BIG, 1e-6]], {},
+                                              pd.DataFrame(LECTURE, columns=[3, 7]),
+                                              pd.DataFrame(LECTURE, columns=["cpu", "nic"]),
+                                              {"cpu": [1e-6, 7e-6], "nic": [6e-6, 1e-6]},
+                                              {"cpu": 1e-6, "nic": 1e-6}, [[0.0, 0.0]]])),
             scheduler=maybe(st.sampled_from(SCHEDULERS), st.sampled_from(["wfq", "drf", 3])),
             options=OPTIONS)
 def test_simulate(c, scheduler, options):
@@ -159,8 +165,9 @@ def test_lecture(duration, rtt, interval, seed):
                    for r in outcome.value)
 
 
-@fuzz.cases(flows=maybe(st.sampled_from([(2,), (3,)]), st.sampled_from([(0,), (-1,), (2.5,), 2])),
-            resources=maybe(st.sampled_from([(1,), (2,)]), st.sampled_from([(0,), ("x",)])),
+@fuzz.cases(flows=maybe(st.sampled_from([(2,), (3,)]), st.sampled_from([(0,), (-1,), (2.5,), 2,
+                                                                         (BIG,), (2**40,)])),
+            resources=maybe(st.sampled_from([(1,), (2,)]), st.sampled_from([(0,), ("x",), (BIG,)])),
             packets=maybe(st.sampled_from([1, 5])), interval=maybe(st.sampled_from([1e-5, 1e-4])))
 def test_sweep(flows, resources, packets, interval):
     outcome = fuzz.call(drfq.sweep, flows=flows, resources=resources, packets=packets,
@@ -203,3 +210,71 @@ def test_resource_out_of_range_and_costs_out_of_bounds():
     assert "resource must be" in str(fuzz.call(run, LECTURE, "fq", dict(resource=2)).error)
     assert "resource must be" in str(fuzz.call(run, LECTURE, "fq", dict(resource=-1)).error)
     assert "at most 1e+09" in str(fuzz.call(run, [[1e300, 1]], "drfq", {}).error)
+
+
+def test_weights_within_the_documented_factor():
+    """simulate's docstring says weights lie within a factor MAX_WEIGHT_RATIO (1e9) of each
+    other (it said 1e6): 1e9 is accepted, past it refused."""
+    from drfbench._validation import MAX_WEIGHT_RATIO
+    assert "MAX_WEIGHT_RATIO (1e9)" in drfq.simulate.__doc__ and "1e6" not in drfq.simulate.__doc__
+    assert not fuzz.call(run, LECTURE, "drfq", dict(weights=[1, MAX_WEIGHT_RATIO])).refused
+    outcome = fuzz.call(run, LECTURE, "drfq", dict(weights=[1, MAX_WEIGHT_RATIO * 1.5]))
+    assert isinstance(outcome.error, ValueError) and "factor" in str(outcome.error)
+
+
+def test_costs_by_name_are_read_as_drfbench_allocate_reads_demands():
+    """Text labels (a DataFrame's, a dict's) are resources in column order, labels 0..m-1
+    positions; other labels that are not text are refused, as allocate refuses them (they
+    were read by position), and a dict that is not one cost per flow per column is refused
+    naming the dict (it got "got shape ()")."""
+    array = fuzz.call(run, LECTURE, "drfq", {}).value
+    for costs in [pd.DataFrame(LECTURE, columns=["cpu", "nic"]), pd.DataFrame(LECTURE),
+                  {"cpu": [LECTURE[0][0], LECTURE[1][0]], "nic": [LECTURE[0][1], LECTURE[1][1]]},
+                  pd.DataFrame({"cpu": pd.to_timedelta([1, 7], unit="us"),
+                                "nic": pd.to_timedelta([6, 1], unit="us")})]:
+        named = fuzz.call(run, costs, "drfq", {}).value
+        assert np.array_equal(named["served"], array["served"]), costs
+    swapped = fuzz.call(run, pd.DataFrame(LECTURE, columns=["nic", "cpu"]), "drfq", {}).value
+    assert np.array_equal(swapped["served"], array["served"])         # column order: pipeline
+    frame = pd.DataFrame(LECTURE, columns=[3, 7])
+    outcome = fuzz.call(run, frame, "drfq", {})
+    assert isinstance(outcome.error, TypeError) and "column labels" in str(outcome.error)
+    assert type(fuzz.call(drfbench.allocate, frame * 1e5).error) is type(outcome.error)
+    for costs, message in [({"cpu": 1e-6, "nic": 2e-6}, "one cost per flow (a list), got shape ()"),
+                           ({"cpu": [1e-6, 1e-6], "nic": [1e-6]}, "lengths [1, 2]"),
+                           ({}, "at least one resource"), ({0: [1e-6], 1: [1e-6]}, "column labels"),
+                           (pd.DataFrame(LECTURE, columns=["cpu", "cpu"]), "twice")]:
+        outcome = fuzz.call(run, costs, "drfq", {})
+        assert outcome.refused and message in str(outcome.error), (costs, outcome)
+
+
+def test_integers_too_large_for_a_float_are_refused_naming_the_argument():
+    for costs, options, message in [
+            ([[BIG, 1e-6]], {}, "costs at index (0, 0) is too large (401 digits"),
+            (LECTURE, dict(weights=[1, BIG]), "weights at index (1,) is too large"),
+            (LECTURE, dict(duration=BIG), "duration is too large"),
+            (LECTURE, dict(rtt=BIG, source="tcp"), "rtt is too large"),
+            (LECTURE, dict(rates=[None, BIG], source=["tcp", "constant"]),
+             "rates: flow 1's rate is too large"),
+            (LECTURE, dict(bins=10**5000), "an integer of 5001 digits")]:
+        outcome = fuzz.call(run, costs, "drfq", options)
+        assert isinstance(outcome.error, ValueError) and message in str(outcome.error), outcome
+    for keywords, message in [(dict(packets=BIG), "packets is too large"),
+                              (dict(interval=BIG), "interval is too large"),
+                              (dict(flows=(BIG,)), "an integer of 401 digits"),
+                              (dict(flows=(2**20,), resources=(2**10,)), "MAX_STATE")]:
+        outcome = fuzz.call(drfq.sweep, **{**dict(flows=(2,), resources=(2,), packets=1,
+                                                 schedulers=("drfq",)), **keywords})
+        assert isinstance(outcome.error, ValueError) and message in str(outcome.error), outcome
+    outcome = fuzz.call(drfq.lecture_series, duration=1e-3, bin_width=0)
+    assert isinstance(outcome.error, ValueError) and "bin_width" in str(outcome.error)
+
+
+def test_a_flow_costing_nothing_anywhere_is_refused():
+    """model.MAX_SECONDS' comment: a cost may be 0 on some resources, not on all."""
+    assert not fuzz.call(run, [[0.0, 1e-6], [1e-6, 0.0]], "drfq", {}).refused
+    for costs, message in [([[1e-6, 1e-6], [0.0, 0.0]], "flow 1 is zero on every resource"),
+                           ([[[1e-6, 0.0], [0.0, 0.0]]], "flow 0's cost vector 1 of its cycle")]:
+        outcome = fuzz.call(run, costs, "drfq", {})
+        assert isinstance(outcome.error, ValueError) and message in str(outcome.error)
+    assert "line 3 costs 0 on every resource" in str(fuzz.call(read, "cpu,nic\n1,1\n0,0\n").error)

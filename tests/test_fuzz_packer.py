@@ -21,8 +21,10 @@ from test_packer import usage
 FUZZED = ("applications",)   # the input kinds this module fuzzes (tests/test_families.py)
 
 POLICIES = drfbench.methods(takes="applications")
+BIG = 10**400                # an integer too large for a float: OverflowError in float()
 WILD = st.sampled_from([0, -1, 1e-300, float("nan"), float("inf"), -float("inf"), 1e308,
-                        MAX_AMOUNT * 10, True, "1", None, [1], 2**70, pd.Timedelta(seconds=1)])
+                        MAX_AMOUNT * 10, True, "1", None, [1], 2**70, BIG,
+                        pd.Timedelta(seconds=1)])
 AMOUNTS = st.sampled_from([0.0, MIN_CAPACITY, 0.25, 1.0, 4.0, 16.0, MAX_AMOUNT])
 CAPACITIES = st.sampled_from([MIN_CAPACITY, 0.5, 1.0, 16.0, 100.0, MAX_AMOUNT])
 KEYWORDS = ("servers", "per_rack", "racks_per_agg", "cores", "memory", "disks", "disk_rate",
@@ -113,7 +115,8 @@ INFRA = st.fixed_dictionaries({
 
 @fuzz.cases(keywords=st.dictionaries(st.sampled_from(KEYWORDS), maybe(
     st.one_of(st.integers(1, 8), CAPACITIES), st.sampled_from([0, -1, 2**62, MAX_CELLS + 1, 1e13,
-                                                               float("nan"), True, "4", None]))))
+                                                               BIG, float("nan"), True, "4",
+                                                               None]))))
 def test_infrastructure(keywords):
     outcome = fuzz.call(infrastructure, **keywords)
     if outcome.refused:
@@ -133,6 +136,7 @@ def test_application(spec):
     assert np.isfinite(a.demand).all() and 0 <= a.demand.min() and a.demand.max() <= MAX_AMOUNT
     assert a.bandwidth.shape == (len(a.edges), a.duration) and np.isfinite(a.bandwidth).all()
     assert (a.edges[:, 0] != a.edges[:, 1]).all() and 0 < a.weight <= 1
+    assert 0 <= a.arrival < MAX_CELLS
 
 
 @fuzz.cases(infra=INFRA, specs=st.lists(applications(wild=False), min_size=1, max_size=4),
@@ -178,7 +182,8 @@ def edge_ends():
             edges=st.lists(st.tuples(edge_ends(), edge_ends()), max_size=3),
             duration=maybe(st.integers(1, 3)), demand=maybe(st.one_of(
                 st.sampled_from([1, [1, 2, 3], {"cpu": 2}, {"cpu": [1, 2, 3]}, {"gpu": 1},
-                                 {"mem": "8"}, {"cpu": 1e300}])), st.sampled_from([5, "cpu", [], None])),
+                                 {"mem": "8"}, {"cpu": 1e300}, {"cpu": BIG}, {"cpu": [1, BIG, 1]}])),
+                st.sampled_from([5, "cpu", [], None])),
             extra=st.dictionaries(st.sampled_from(["weight", "arrival", "name", "tasks"]), WILD,
                                   max_size=1))
 def test_load_applications_matches_edges_by_name(nodes, edges, duration, demand, extra):
@@ -279,7 +284,7 @@ def infrastructure_file(keywords):
 
 
 @fuzz.cases(keywords=st.dictionaries(st.sampled_from(KEYWORDS + ("racks",)), st.sampled_from(
-    [1, 4, 0.5, 0, -1, 1e13, 1e400, True, "4", None, [1], 2**70])))
+    [1, 4, 0.5, 0, -1, 1e13, 1e400, BIG, True, "4", None, [1], 2**70])))
 def test_load_infrastructure(keywords):
     outcome = fuzz.call(infrastructure_file, keywords)
     if outcome.refused:
@@ -329,3 +334,81 @@ def test_bounds_of_instants_amounts_and_the_cluster():
     outcome = fuzz.call(run, dict(servers=4, per_rack=2), [late], "packer", {})
     assert isinstance(outcome.error, ValueError) and "MAX_CELLS" in str(outcome.error)
     assert "rate" in str(fuzz.call(packer.workload, 3, 0, rate=1e-300).error)
+
+
+def read_file(name, text):
+    """packer's reader of `name` ("applications.json", "infrastructure.yaml", ...) on a file
+    holding `text`; the infrastructure's capacities or the applications' weights."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        if name.startswith("infrastructure"):
+            return packer.load_infrastructure(path).capacity
+        return [a.weight for a in packer.load_applications(path)]
+
+
+def test_integers_too_large_for_a_float_name_the_file_and_field():
+    """10**400 in any numeric field of the files, or given to the Python API, is a
+    ValueError naming the field ("too large (401 digits)"), never an OverflowError."""
+    app = {"name": "etl", "duration": 2, "nodes": [{"name": "map", "demand": {"cpu": 1}},
+                                                  {"name": "out"}],
+           "edges": [{"from": "map", "to": "out", "bandwidth": 0.1}]}
+
+    def node(**keys):
+        return {**app, "nodes": [{"name": "map", **keys}, {"name": "out"}]}
+
+    edge = {**app, "edges": [{"from": "map", "to": "out", "bandwidth": [0.1, BIG]}]}
+    for spec, field in [(node(demand={"cpu": BIG}), "node 'map', demand cpu is too large"),
+                        (node(demand={"io_read": [1, BIG]}), "demand io_read at instant 1 is too large"),
+                        (edge, "edge 'map' -> 'out', bandwidth at instant 1 is too large"),
+                        ({**app, "weight": BIG}, "weight is too large"),
+                        ({**app, "arrival": BIG}, "arrival"), ({**app, "duration": BIG}, "duration"),
+                        (node(service=BIG), "service")]:
+        for name, text in [("applications.json", json.dumps([spec])),
+                           ("applications.yaml", json.dumps({"applications": [spec]}))]:
+            outcome = fuzz.call(read_file, name, text)
+            assert isinstance(outcome.error, ValueError), (field, outcome)
+            message = str(outcome.error)
+            assert "applications file" in message and name in message and field in message
+            assert "application 'etl'" in message and len(message) < 300, message
+    for key in KEYWORDS:
+        for name in ("infrastructure.json", "infrastructure.yaml"):
+            outcome = fuzz.call(read_file, name, json.dumps({key: BIG}))
+            message = str(outcome.error)
+            assert isinstance(outcome.error, ValueError) and name in message, (key, outcome)
+            assert key in message and "401 digits" in message and len(message) < 200, message
+    # the Python API: the same refusals, naming the argument
+    for keywords, field in [({"cores": BIG}, "cores is too large (401 digits"),
+                            ({"servers": BIG}, "servers must be an integer"),
+                            ({"disks": 2, "disk_rate": BIG}, "disk_rate is too large")]:
+        outcome = fuzz.call(run, keywords, [dict(name="a", nodes=["x"], duration=1)], "packer", {})
+        assert isinstance(outcome.error, ValueError) and field in str(outcome.error), outcome
+    spec = dict(name="a", nodes=["x", "y"], edges=[("x", "y")], duration=2)
+    for field, value, message in [
+            ("weight", BIG, "weight is too large (401 digits"),
+            ("demand", [[[1, 0, 0, 0], [0, 0, BIG, 0]], [[0] * 4] * 2], "demand at index (0, 1, 2)"),
+            ("bandwidth", [[BIG, 1]], "bandwidth at index (0, 0) is too large"),
+            ("arrival", 10**5000, "an integer of 5001 digits")]:
+        outcome = fuzz.call(run, {}, [{**spec, field: value}], "packer", {})
+        assert isinstance(outcome.error, ValueError) and message in str(outcome.error), outcome
+    outcome = fuzz.call(run, dict(servers=2), [{**spec, "demand": np.full((2, 2, 4), 2**70)}],
+                        "packer", {})                       # fits a float, not the bound
+    assert isinstance(outcome.error, ValueError) and "at most 1e+12" in str(outcome.error)
+    for call, message in [((packer.work_conserving, BIG, [1], [1], [1]), "capacity is too large"),
+                          ((packer.work_conserving, 4, [1, 1], [1, BIG], [1, 1]),
+                           "demand at index (1,) is too large"),
+                          ((packer.workload, 3, 0), None)]:
+        outcome = fuzz.call(*call, **({"rate": BIG} if message is None else {}))
+        assert isinstance(outcome.error, ValueError), outcome
+        assert (message or "rate is too large") in str(outcome.error)
+
+
+def test_an_arrival_is_an_instant_of_the_cell_budget():
+    """Arrivals index the residual capacity's MAX_CELLS instants: MAX_CELLS - 1 is the
+    last an application can arrive at (and run on one server), MAX_CELLS is refused."""
+    app = dict(name="a", nodes=["x"], duration=1)
+    assert fuzz.call(packer.application, **app, arrival=MAX_CELLS - 1).value.arrival == MAX_CELLS - 1
+    outcome = fuzz.call(packer.application, **app, arrival=MAX_CELLS)
+    assert isinstance(outcome.error, ValueError)
+    assert f"arrival (an instant) must be an integer in [0, {MAX_CELLS - 1}]" in str(outcome.error)

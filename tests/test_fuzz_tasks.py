@@ -216,29 +216,22 @@ def test_drf_vs_slots(cluster, demand, slot_counts, horizon, sample):
 # ---------------------------------------------------------------------------------------
 
 
-def refused(function, *args, match, **kwargs):
-    outcome = fuzz.call(function, *args, **kwargs)
-    assert outcome.refused, f"accepted: {outcome.value!r:.200}"
-    assert match in str(outcome.error), outcome.error
-    return outcome.error
-
-
 def test_task_counts_must_fit_their_integer_type():
-    refused(drf.schedule, [[1, 1]], [4, 4], tasks=[1e30], match="at most 4611686018427387904")
-    refused(drf.schedule, [[1, 1]], [4, 4], tasks=[2**63], match="user 0: tasks must be")
+    fuzz.refused(drf.schedule, [[1, 1]], [4, 4], tasks=[1e30], match="at most 4611686018427387904")
+    fuzz.refused(drf.schedule, [[1, 1]], [4, 4], tasks=[2**63], match="user 0: tasks must be")
     assert fuzz.call(drf.schedule, [[1, 1]], [4, 4], tasks=[2**62]).value.tasks.tolist() == [4]
 
 
 def test_tiny_tasks_on_huge_machines_are_a_work_budget_not_a_hang():
-    refused(drf.schedule, [[1e-300, 0]], [4, 4], match="beyond the work budget")
-    refused(drf.schedule, [[1, 1]], [1e300, 1e300], match="beyond the work budget")
-    refused(drf.schedule, [[1, 1]], [4, 4], "hadoop-slots", slots=2**62,
+    fuzz.refused(drf.schedule, [[1e-300, 0]], [4, 4], match="beyond the work budget")
+    fuzz.refused(drf.schedule, [[1, 1]], [1e300, 1e300], match="beyond the work budget")
+    fuzz.refused(drf.schedule, [[1, 1]], [4, 4], "hadoop-slots", slots=2**62,
             match="beyond the work budget")
-    refused(drf.schedule, [[0, 0]], [4, 4], tasks=[2**62], match="beyond the work budget")
+    fuzz.refused(drf.schedule, [[0, 0]], [4, 4], tasks=[2**62], match="beyond the work budget")
 
 
 def test_subnormal_weights_are_refused():
-    refused(drf.schedule, [[1, 1], [1, 1]], [10, 10], weights=[1e-320, 1e-320], match="weights")
+    fuzz.refused(drf.schedule, [[1, 1], [1, 1]], [10, 10], weights=[1e-320, 1e-320], match="weights")
 
 
 def test_named_machines_are_matched_by_name():
@@ -246,11 +239,11 @@ def test_named_machines_are_matched_by_name():
     machines = pd.DataFrame({"mem": [18.0], "cpu": [9.0]})
     res = fuzz.call(drf.schedule, demands, machines).value
     assert res.tasks.tolist() == [3, 2]                     # the lecture's <9 CPU, 18 GB>
-    refused(drf.schedule, [[1, 4], [3, 1]], machines, match="but the demands do not")
-    refused(drf.schedule, demands, pd.DataFrame({"mem": [18.0], "gpu": [9.0]}),
+    fuzz.refused(drf.schedule, [[1, 4], [3, 1]], machines, match="but the demands do not")
+    fuzz.refused(drf.schedule, demands, pd.DataFrame({"mem": [18.0], "gpu": [9.0]}),
             match="must name the same ones")
-    refused(drf.schedule, [[1, 2], [3]], [9, 18], match="task demands")
-    refused(drf.schedule, [[1, 4]], pd.DataFrame([[9, 18]], columns=[1, 0]), match="column labels")
+    fuzz.refused(drf.schedule, [[1, 2], [3]], [9, 18], match="task demands")
+    fuzz.refused(drf.schedule, [[1, 4]], pd.DataFrame([[9, 18]], columns=[1, 0]), match="column labels")
 
 
 def simulate_drf(machines, workload, **options):
@@ -266,23 +259,23 @@ def simulate_drf(machines, workload, **options):
 def test_time_units_in_the_simulator():
     trace = sim.Trace([0], [0], [pd.Timedelta(seconds=2)], [pd.Timedelta(seconds=10)], [[1.0]])
     assert trace.arrival.tolist() == [2.0] and trace.duration.tolist() == [10.0]
-    refused(sim.Trace, [0], [0], [pd.Timestamp("2020-01-01")], [1.0], [[1.0]],
+    fuzz.refused(sim.Trace, [0], [0], [pd.Timestamp("2020-01-01")], [1.0], [[1.0]],
             match="points in time")
     res = fuzz.call(simulate_drf, [[1.0]], trace, horizon=datetime.timedelta(seconds=5),
                     sample=np.timedelta64(2, "s")).value
     assert res.end == 5.0 and res.samples["time"].tolist() == [0.0, 2.0, 4.0]
-    refused(simulate_drf, [[1.0]], trace, horizon=np.datetime64("2020-01-01"),
+    fuzz.refused(simulate_drf, [[1.0]], trace, horizon=np.datetime64("2020-01-01"),
             match="points in time")
 
 
 def test_the_simulators_work_budgets():
     trace = sim.Trace([0], [0], [0.0], [1e300], [[1.0]])
-    refused(simulate_drf, [[1.0]], trace, sample=1.0, match="sample less often")
+    fuzz.refused(simulate_drf, [[1.0]], trace, sample=1.0, match="sample less often")
     backlog = sim.Backlog([[1.0]], [1], [1.0])
-    refused(simulate_drf, [[1.0]], backlog, horizon=1e5, sample=1e-3, match="sample less often")
-    refused(simulate_drf, [[1.0]], sim.Backlog([[1.0]], [1], [1e-300]), horizon=1.0,
+    fuzz.refused(simulate_drf, [[1.0]], backlog, horizon=1e5, sample=1e-3, match="sample less often")
+    fuzz.refused(simulate_drf, [[1.0]], sim.Backlog([[1.0]], [1], [1e-300]), horizon=1.0,
             match="runs more than 1,048,576 tasks of 1e-300 s one after another")
-    refused(simulate_drf, [[1e6]], sim.Backlog([[1.0]], [1], [1.0]), horizon=10.0,
+    fuzz.refused(simulate_drf, [[1e6]], sim.Backlog([[1.0]], [1], [1.0]), horizon=10.0,
             match="the backlog launched 1,048,576 tasks before the horizon")
-    refused(sim.Backlog, [[1.0]], [1], [1.0], jitter=1e300, match="jitter must lie in")
-    refused(sim.Backlog, [[1.0]], [2**63], [1.0], match="tasks_per_job must be")
+    fuzz.refused(sim.Backlog, [[1.0]], [1], [1.0], jitter=1e300, match="jitter must lie in")
+    fuzz.refused(sim.Backlog, [[1.0]], [2**63], [1.0], match="tasks_per_job must be")

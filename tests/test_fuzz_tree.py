@@ -166,34 +166,27 @@ def deep(levels):
     return {"resources": ["cpu"], **node}
 
 
-def refused(function, *args, match, **kwargs):
-    outcome = fuzz.call(function, *args, **kwargs)
-    assert outcome.refused, f"accepted: {outcome.value!r:.200}"
-    assert match in str(outcome.error), outcome.error
-    return outcome.error
-
-
 def test_task_counts_must_fit_their_integer_type():
-    refused(hdrf.tree, leaves(tasks=1e30), match="leaf 'b': tasks must be a whole number >= 0, "
+    fuzz.refused(hdrf.tree, leaves(tasks=1e30), match="leaf 'b': tasks must be a whole number >= 0, "
                                                  "at most 4611686018427387904")
-    refused(hdrf.schedule, leaves(), [4, 4], tasks=[1, 2**63], match="leaf 'b': tasks must be")
-    refused(hdrf.tree, leaves(tasks=10**400), match="node 'b': tasks is too large (401 digits)")
+    fuzz.refused(hdrf.schedule, leaves(), [4, 4], tasks=[1, 2**63], match="leaf 'b': tasks must be")
+    fuzz.refused(hdrf.tree, leaves(tasks=10**400), match="node 'b': tasks is too large (401 digits")
     assert fuzz.call(hdrf.schedule, leaves(tasks=2**62), [4, 4]).value.tasks == {"a": 2, "b": 1}
 
 
 def test_a_leaf_demanding_nothing_needs_a_task_count():
     spec = leaves(demand=[0, 0], tasks=1)
-    refused(hdrf.schedule, spec, [4, 4], tasks=[1, math.inf], match="leaf 'b': tasks demanding "
+    fuzz.refused(hdrf.schedule, spec, [4, 4], tasks=[1, math.inf], match="leaf 'b': tasks demanding "
                                                                     "nothing")
     assert fuzz.call(hdrf.schedule, spec, [4, 4], tasks=[1, 3]).value.tasks == {"a": 1, "b": 3}
-    refused(hdrf.schedule, spec, [4, 4], tasks=[1, 2**62], match="beyond the work budget")
-    refused(hdrf.schedule, leaves(demand=[1e-300, 0]), [4, 4], match="beyond the work budget")
-    refused(hdrf.allocate, leaves(), [4, 4], resolution=2**62, match="resolution must be at most")
+    fuzz.refused(hdrf.schedule, spec, [4, 4], tasks=[1, 2**62], match="beyond the work budget")
+    fuzz.refused(hdrf.schedule, leaves(demand=[1e-300, 0]), [4, 4], match="beyond the work budget")
+    fuzz.refused(hdrf.allocate, leaves(), [4, 4], resolution=2**62, match="resolution must be at most")
 
 
 def test_trees_deeper_than_the_bound_are_refused_naming_the_depth(tmp_path):
     assert fuzz.call(hdrf.tree, deep(MAX_DEPTH)).value.depth.max() == MAX_DEPTH
-    refused(hdrf.tree, deep(MAX_DEPTH + 1), match=f"deeper than {MAX_DEPTH} levels")
+    fuzz.refused(hdrf.tree, deep(MAX_DEPTH + 1), match=f"deeper than {MAX_DEPTH} levels")
     for levels, match in ((MAX_DEPTH + 1, f"deeper than {MAX_DEPTH} levels"),
                           (2000, "nested too deeply")):
         text = '{"resources": ["cpu"], ' + '"children": {"n": {' * levels + '"demand": [1]' + \
@@ -201,19 +194,19 @@ def test_trees_deeper_than_the_bound_are_refused_naming_the_depth(tmp_path):
         for form in ("json", "yaml"):
             path = tmp_path / f"t{levels}.{form}"
             path.write_text(text)
-            assert str(path) in str(refused(hdrf.tree, str(path), match=match))
+            assert str(path) in str(fuzz.refused(hdrf.tree, str(path), match=match))
 
 
 def test_weights_keep_every_share_finite():
-    refused(hdrf.tree, leaves(weight=1e-320), match="node 'b': weight must lie in")
+    fuzz.refused(hdrf.tree, leaves(weight=1e-320), match="node 'b': weight must lie in")
     heavy = 10 * MAX_WEIGHT_RATIO
-    refused(hdrf.tree, leaves(weight=heavy), match=f"node 'b': weight {heavy:g} is more than "
+    fuzz.refused(hdrf.tree, leaves(weight=heavy), match=f"node 'b': weight {heavy:g} is more than "
                                                    f"{MAX_WEIGHT_RATIO:g} times its sibling 'a''s")
     chain = {"demand": [1]}
     for k in range(60):                     # guarantees below 1e-6 ** 60: below the floor
         chain = {"children": {"light": {"weight": 1, **chain}, "heavy": {"weight": 1e6,
                                                                          "demand": [1]}}}
-    refused(hdrf.tree, {"resources": ["cpu"], **chain}, match="is below 1e-300")
+    fuzz.refused(hdrf.tree, {"resources": ["cpu"], **chain}, match="is below 1e-300")
 
 
 def test_machines_are_matched_by_the_trees_resource_names():
@@ -226,10 +219,10 @@ def test_machines_are_matched_by_the_trees_resource_names():
     named = fuzz.call(props.tree_pareto_efficiency, "flatten",
                       [(spec, pd.DataFrame({"mem": [18.0], "cpu": [9.0]}))]).value
     assert named.checked == 1 and named.holds
-    refused(hdrf.schedule, spec, pd.DataFrame({"gpu": [1.0], "cpu": [9.0]}),
+    fuzz.refused(hdrf.schedule, spec, pd.DataFrame({"gpu": [1.0], "cpu": [9.0]}),
             match="must name the same ones")
-    refused(hdrf.schedule, spec, pd.DataFrame([[9, 18]], columns=[1, 0]), match="column labels")
+    fuzz.refused(hdrf.schedule, spec, pd.DataFrame([[9, 18]], columns=[1, 0]), match="column labels")
 
 
 def test_ragged_machines_are_refused_naming_them():
-    refused(hdrf.schedule, leaves(), [[1, 2], [3]], match="machines")
+    fuzz.refused(hdrf.schedule, leaves(), [[1, 2], [3]], match="machines")

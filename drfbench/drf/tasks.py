@@ -9,8 +9,9 @@ cluster simulator drfbench.sim.
 Demands and machines given by name (DataFrames with text column labels, dicts of columns)
 are matched by name; machines by name beside demands by position are refused as ambiguous.
 Bounds: tasks[i] a whole number in [0, 2**62] or inf; weights as drfbench.allocate's
-(positive, within a factor 1e6 of each other); at most drfbench.sim.MAX_RUNNING (10**7)
-tasks able to run at once on the machines (the schedulers' work budget).
+(positive, each in [1e-300, 1e300], within a factor _validation.MAX_WEIGHT_RATIO (1e9) of
+each other); at most drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once on the
+machines (the schedulers' work budget).
 """
 from dataclasses import dataclass
 

@@ -39,7 +39,7 @@ from .schedulers import DEFAULT_SLOTS, SLOT_MODELS
 from .sensitivity import study
 from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_phases,
                          dynamic_workload, mean_utilization, simulate)
-from .trace import alibaba_tasks, google_servers, read_servers
+from .trace import alibaba_tasks, google_servers, read_frame, read_servers, tasks_frame
 
 POLICIES = list(api.methods(takes=api.SERVERS))
 SCHEDULERS = list(api.methods(takes=api.TRACE))
@@ -98,9 +98,9 @@ def slots_table(text):
     per resource), read when the arguments are parsed."""
     input_file(text)
     try:
-        table = pd.read_csv(text)
-    except (ValueError, OSError) as exc:
-        raise argparse.ArgumentTypeError(f"{text}: {exc}") from None
+        table = read_frame(text, "slots-search")[0]
+    except ValueError as exc:                   # names the file, the line
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if "slots" not in table.columns or len(table) == 0:
         raise argparse.ArgumentTypeError(f"{text} is not a slots-search table (rows with a "
                                          "'slots' column and one per resource)")
@@ -111,9 +111,9 @@ def shared_table(text):
     """--shared: a run's per-user table (`user`, `ratio`), read when the arguments are parsed."""
     input_file(text)
     try:
-        table = pd.read_csv(text)
-    except (ValueError, OSError) as exc:
-        raise argparse.ArgumentTypeError(f"{text}: {exc}") from None
+        table = read_frame(text, "per-user")[0]
+    except ValueError as exc:                   # names the file, the line
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if not {"user", "ratio"} <= set(table.columns):
         raise argparse.ArgumentTypeError(f"{text} is not a run's per-user table (run --users: "
                                          "columns 'user' and 'ratio')")
@@ -221,7 +221,7 @@ def step(args):
         base = {"scheduler": args.scheduler, "slots": res.slots, "slot_model": res.slot_model,
                 **keys, **stamp}
         jobs = res.jobs.assign(tasks=np.bincount(
-            pd.factorize(pd.read_csv(args.tasks)["job"], sort=True)[0]))
+            pd.factorize(tasks_frame(args.tasks)["job"], sort=True)[0]))
         tidy.write([{**row, **base} for row in jobs.to_dict("records")], args.jobs)
         tidy.write([{**row, **base, "unschedulable": len(res.unschedulable)}
                     for row in res.completion.to_dict("records")], args.users)

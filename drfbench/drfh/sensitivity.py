@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .simulation import best_slots, mean_utilization, simulate
+from .trace import tasks_frame
 
 # Fig. 6b's job size classes: a job of n tasks is in the class whose [lo, hi) holds n
 SIZE_CLASSES = {"1": (1, 2), "2-10": (2, 11), "11-50": (11, 51), "51-100": (51, 101),
@@ -52,8 +53,9 @@ def completion_gains(best, other):
 
 def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
     """The rows of the module docstring for `tasks` on `servers` (paths or DataFrames in
-    the generic trace format), Slots under `slot_model` at every k of `grid`."""
-    frame = tasks if isinstance(tasks, pd.DataFrame) else pd.read_csv(tasks)
+    the generic trace format; a path is read once, `trace.tasks_frame`), Slots under
+    `slot_model` at every k of `grid`; horizon and sample as `simulate` takes them."""
+    frame = tasks_frame(tasks)
     rows, search, slotted = [], [], {}
     for k in grid:
         res = simulate(servers, frame, "drfh-slots", slots=k, slot_model=slot_model,

@@ -16,16 +16,18 @@ from .. import api, sim
 from .. import rows as tidy
 from .literal import LiteralScheduler
 from .schedulers import DEFAULT_SLOTS, SLOT_MODELS, capped, scheduler as make
-from .trace import read_servers, read_tasks
+from .trace import read_servers, read_trace, tasks_frame
 
 # The work bounds of a run (docs/accepts.md). Samples: at most MAX_SAMPLES, and at most
-# MAX_SAMPLE_VALUES values (samples x users x resources) held. Time: the simulator finishes
-# a task when its remaining work is at most 1e-9 of its duration (sim's DONE_TOLERANCE),
-# but at time T its clock resolves only T's float spacing (2**-52 T): past about 4.5e6 x
-# a task's duration the task may never finish, so a run goes no further than RESOLUTION
-# times the shortest duration.
+# MAX_SAMPLE_VALUES values held, users x (resources + 1) per sample (shares and speeds):
+# the simulator's own budget (drfbench.sim.workload), the one bound on sampled values, so
+# that a run within drfh's bounds is never refused by the simulator's. Time: the simulator
+# finishes a task when its remaining work is at most 1e-9 of its duration (sim's
+# DONE_TOLERANCE), but at time T its clock resolves only T's float spacing (2**-52 T): past
+# about 4.5e6 x a task's duration the task may never finish, so a run goes no further than
+# RESOLUTION times the shortest duration.
 MAX_SAMPLES = 10**6
-MAX_SAMPLE_VALUES = 10**8
+MAX_SAMPLE_VALUES = sim.workload.MAX_SAMPLE_VALUES       # 2**26
 RESOLUTION = 2**21
 
 
@@ -80,9 +82,10 @@ class DRFHSimulation:
 
 
 def _frames(servers, tasks):
+    """(resources, capacities, tasks as a DataFrame, their Trace): each input read once."""
     resources, C = read_servers(servers)
-    trace = read_tasks(tasks, resources)
-    return resources, C, trace
+    frame, trace = read_trace(tasks, resources)
+    return resources, C, frame, trace
 
 
 def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
@@ -93,46 +96,61 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     options:
 
     sample   seconds between samples of utilization and shares (default 60), > 0, finite
-             (None: no samples)
-    horizon  seconds simulated at most (default: until the last task ends), >= 0
+             (None: no samples); a number or a duration (timedelta, pandas.Timedelta,
+             numpy.timedelta64: converted), not a point in time (TypeError)
+    horizon  seconds simulated at most (default: until the last task ends), >= 0; a
+             number or a duration, as `sample`
     slots    k per maximum server (drfh-slots only; default 14, Table II's best)
     slot_model  how a task runs in its slot (drfh-slots only): "timeshare" (default), with
              what it demands, an oversubscribed server time-shared at no cost; "capped",
              with at most the slot's resources, proportionally longer if it needs more
              (schedulers.capped)
     weights  per user, in order of first appearance in the tasks, or a dict label -> weight
+             with an entry for every user and none for a label that is not a user
     index    use the server index (default; False: the literal scan, same decisions)
     threads  of the literal best-fit scan; isa: the kernels' variant
     literal  run the NumPy transcription instead of the kernel (tests; slow)
 
     Work bounds: a run takes at most MAX_SAMPLES (10**6) samples holding at most
-    MAX_SAMPLE_VALUES (10**8) values (samples x users x resources), and goes no further
-    than RESOLUTION (2**21) times the shortest task duration (beyond, the simulator's clock
-    cannot resolve that task's end). A run that needs more before its horizon (or, without
-    one, before its last task ends) is refused with a ValueError, before it starts where
-    the trace alone shows it (a task arriving or ending past the bound).
+    MAX_SAMPLE_VALUES (2**26, the simulator's budget) values (samples x users x
+    (resources + 1)), and goes no further than RESOLUTION (2**21) times the shortest task
+    duration (beyond, the simulator's clock cannot resolve that task's end). The bounds are
+    judged over the time the run takes: a trace that drains early runs whatever the bounds
+    would allow later. A run that needs more before its horizon (or, without one, before
+    its last task ends) is refused with a ValueError, before it starts where the trace
+    alone shows it (a task arriving or ending past the bound), else when it gets there.
     """
     return api.run(scheduler, servers, tasks, takes=api.TRACE, **options)
 
 
 def _reach(trace, horizon, sample):
-    """(reach, bound): how far in time the run may go, the horizon within the work bounds
-    (module constants), and the bound that sets it, as the error names it; a ValueError
-    if the trace alone needs more."""
-    horizon = check.real(horizon, "horizon")
+    """(reach, bound, sample): how far in time the run may go (the horizon within the work
+    bounds, module constants), the work bound that sets it as the error names it (None:
+    the horizon sets it), and the sample interval in seconds (None: no samples). horizon
+    and sample are numbers or durations (check.duration: seconds). A ValueError if the
+    trace alone needs more. The run goes to `reach` only while its tasks keep it going:
+    the samples up to `reach` are within the simulator's budget, so the simulator never
+    refuses a run that drfh accepts, and a trace that drains early is not judged by how
+    far it might have gone."""
+    horizon = check.duration(horizon, "horizon")
     if horizon < 0:
         raise ValueError(f"horizon must be >= 0 (seconds), got {horizon}")
-    reach, bound = horizon, "the horizon"
+    reach, bound = horizon, None
     if sample is not None:
-        sample = check.real(sample, "sample", finite=True)
-        if sample <= 0:
-            raise ValueError(f"sample must be > 0 (seconds), got {sample}")
-        samples = min(MAX_SAMPLES, MAX_SAMPLE_VALUES // max(1, trace.users * trace.resources))
+        sample = check.duration(sample, "sample")
+        if not 0 < sample < math.inf:
+            raise ValueError(f"sample must be > 0 and finite (seconds), got {sample}")
+        width = max(1, trace.users * (trace.resources + 1))     # values per sample
+        samples = min(MAX_SAMPLES, MAX_SAMPLE_VALUES // width)
+        if samples < 1:
+            raise ValueError(f"sample: one sample of {trace.users} users x "
+                             f"{trace.resources + 1} values exceeds the simulator's budget "
+                             f"({MAX_SAMPLE_VALUES:,} values): give sample=None")
         if (samples - 1) * sample < reach:
             reach = (samples - 1) * sample
-            bound = (f"more than {samples} samples of sample={sample:g} s (at most {MAX_SAMPLES} "
-                     f"samples, {MAX_SAMPLE_VALUES:g} values of users x resources): give a "
-                     "larger sample or a horizon")
+            bound = (f"more than {samples} samples of sample={sample:g} s (at most "
+                     f"{MAX_SAMPLES} samples, {MAX_SAMPLE_VALUES:,} values in all, {width} "
+                     "per sample: users x (resources + 1)): give a larger sample or a horizon")
     if len(trace) and RESOLUTION * trace.duration.min() < reach:
         reach = RESOLUTION * trace.duration.min()
         bound = (f"{RESOLUTION} times the shortest task duration ({trace.duration.min():g} s), "
@@ -140,7 +158,7 @@ def _reach(trace, horizon, sample):
                  "horizon, or tasks whose durations are not so short beside the run")
     if len(trace) and reach < horizon and (trace.arrival + trace.duration).max() > reach:
         raise ValueError(f"tasks: a task ends past {reach:g} s, {bound}")
-    return reach, bound
+    return reach, bound, sample
 
 
 def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=DEFAULT_SLOTS,
@@ -149,7 +167,7 @@ def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=
     """The registry's implementation of the trace schedulers (see `simulate`)."""
     scheduler = spec.name
     check.choice(slot_model, "slot_model", SLOT_MODELS)
-    resources, C, trace = _frames(servers, tasks)
+    resources, C, frame, trace = _frames(servers, tasks)
     if scheduler == "drfh-slots" and slot_model == "capped":
         trace = capped(trace, C, slots)
     names = list(trace.names)
@@ -157,21 +175,25 @@ def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=
         absent = [u for u in names if u not in weights]
         if absent:
             raise ValueError(f"weights lack user(s) {absent[:5]}")
+        users = set(names)
+        unknown = [u for u in weights if u not in users]
+        if unknown:
+            raise ValueError(f"weights name label(s) {unknown[:5]} that are not users of the "
+                             f"tasks (users: {names[:5]}{' ...' if len(names) > 5 else ''})")
         weights = [weights[u] for u in names]
     if literal:
         policy = LiteralScheduler(C, trace, scheduler, slots=slots, weights=weights)
     else:
         policy = make(C, trace, scheduler, slots=slots, weights=weights, index=index,
                       threads=threads, isa=isa)
-    reach, bound = _reach(trace, horizon, sample)
+    reach, bound, sample = _reach(trace, horizon, sample)
     run = sim.simulate(C, trace, policy, horizon=reach, sample=sample, isa=isa)
-    if reach < horizon and np.isnan(np.delete(run.tasks["end"], run.unschedulable)).any():
+    if bound is not None and np.isnan(np.delete(run.tasks["end"], run.unschedulable)).any():
         raise ValueError(f"the run goes past {reach:g} s, {bound}")
     time = pd.Index(run.samples["time"], name="time")
     utilization = pd.DataFrame(run.samples["utilization"], index=time, columns=list(resources))
     shares = pd.DataFrame(run.samples["share"].max(axis=2) if run.samples["share"].size
                           else np.zeros((len(time), len(names))), index=time, columns=names)
-    frame = tasks if isinstance(tasks, pd.DataFrame) else pd.read_csv(tasks)
     jobs = pd.DataFrame({"job": np.unique(frame["job"].to_numpy())[run.jobs["job"]],
                          "user": np.array(names, dtype=object)[run.jobs["user"]],
                          "submit": run.jobs["submit"], "finish": run.jobs["finish"]})
@@ -245,7 +267,9 @@ def dynamic_phases(res):
 
 
 def mean_utilization(res, horizon=math.inf):
-    """Mean utilization per resource over the samples in [0, horizon] (a Series)."""
+    """Mean utilization per resource over the samples in [0, horizon] (a Series);
+    horizon in seconds, a number or a duration (check.duration)."""
+    horizon = check.duration(horizon, "horizon")
     u = res.utilization
     return u[u.index <= horizon].mean() if math.isfinite(horizon) else u.mean()
 
@@ -263,7 +287,7 @@ def dedicated_clouds(tasks, n_servers, seed=0):
     appearance), a dedicated cloud of round(n_servers / users) servers (at least 1) drawn
     from Table I's distribution (seed + its position): (user, servers DataFrame, its tasks)."""
     from .trace import google_servers
-    frame = tasks if isinstance(tasks, pd.DataFrame) else pd.read_csv(tasks)
+    frame = tasks_frame(tasks)
     users = list(pd.unique(frame["user"]))
     size = max(1, round(n_servers / len(users)))
     for i, u in enumerate(users):

@@ -12,10 +12,10 @@ arrivals sorted. Users and jobs may be labels or numbers; a job belongs to one u
     alibaba_tasks(...)     the Alibaba 2018 batch sample in the generic format
     google_servers(n, ...) n servers drawn from the Google 2011 configurations (Table I)
 
-Every reader error is a ValueError of one line naming the problem, the file, the column and
-the row (the file's line, the header being line 1; a DataFrame's row by position).
+Files are read by drfbench._inputs.read_csv (`read_frame`), the one CSV reader of every
+family. Every reader error is a ValueError of one line naming the problem, the file, the
+column and the row (the file's line, the header being line 1; a DataFrame's row by position).
 """
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +42,10 @@ MAX_SERVERS = 10**7
 MAX_USERS = 10**6
 MAX_SKEW = 100.0
 ALIBABA_COLUMNS = ("arrival", "job", "task", "duration", "plan_cpu", "plan_mem", "instances")
+GOOGLE_COLUMNS = ("machines", "cpu", "memory")
+# The task rows alibaba_tasks may expand its source to (instances in all): the vendored
+# sample has 67,634 rows, 3.06e6 instances
+MAX_TASKS = 2**26
 
 
 def _table(source, what):
@@ -51,16 +55,50 @@ def _table(source, what):
         return source, _inputs.Table(what, _columns(source, what))
     if not isinstance(source, (str, Path)):
         raise TypeError(f"{what} must be a path or a pandas DataFrame, got {type(source).__name__}")
-    path, where = _inputs.existing(source, what)
+    return read_frame(source, what)
+
+
+def read_frame(path, what, header=True):
+    """(frame, table): the CSV file `path` read by the shared reader
+    (drfbench._inputs.read_csv: UTF-8, a byte-order mark dropped; an empty file, a header
+    naming a column twice or not at all, a row with more or fewer cells than the header
+    refused, naming the file and the line), as a DataFrame and as the Table of its cells
+    as written (whose errors name the file, line and column). In the DataFrame a column
+    of numbers holds them (whole numbers int64, else float64), any other column text; an
+    empty cell is missing (NaN, or None among text). header=False: no header, columns
+    "1", "2", ...; a name ending in .gz is read as gzip-compressed text."""
+    table = _inputs.read_csv(path, what, header=header)
+    frame = pd.DataFrame({name: _typed(cells) for name, cells in table.data.items()})
+    return frame, table
+
+
+def _typed(cells):
+    """A column of cells (text) as its values: int64 where every cell is a whole number,
+    float64 where every cell is a number or empty (NaN), else text (an empty cell None)."""
+    cells = np.array(cells, dtype=object)
+    empty = cells == ""
+    if not empty.any():
+        try:
+            return cells.astype(np.int64)
+        except (ValueError, OverflowError):
+            pass
     try:
-        with warnings.catch_warnings():       # pandas drops the cells beyond the header's
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(path, index_col=False)
-    except pd.errors.ParserWarning:
-        raise ValueError(f"{where}: its rows have more cells than the header has columns") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{where}: not a CSV file ({str(exc).strip()})") from None
-    return frame, _inputs.Table(where, _columns(frame, where), tuple(range(2, len(frame) + 2)))
+        return np.where(empty, "nan", cells).astype(np.float64)
+    except (ValueError, OverflowError):
+        return np.where(empty, None, cells)
+
+
+def tasks_frame(tasks):
+    """The tasks as a DataFrame: a DataFrame as it is, a path read by `read_frame` (the
+    shared reader), refused without the columns user, job, arrival and duration; the rest
+    (cells, demand columns) is checked where the servers are known (`read_tasks`)."""
+    if isinstance(tasks, pd.DataFrame):
+        return tasks
+    frame, table = _table(tasks, "tasks")
+    missing = [c for c in TASK_COLUMNS if c not in table.data]
+    if missing:
+        raise ValueError(f"{table.where} lacks column(s) {missing}")
+    return frame
 
 
 def _columns(frame, where):
@@ -88,12 +126,20 @@ def read_tasks(tasks, resources):
     """A drfbench.sim.Trace of the tasks table, its demand columns in the order of
     `resources` (the servers'); users are named by their labels, in order of first
     appearance."""
-    return _trace(*_table(tasks, "tasks"), resources)
+    return read_trace(tasks, resources)[1]
+
+
+def read_trace(tasks, resources):
+    """(frame, trace): the tasks as a DataFrame (a path read once, `read_frame`) and the
+    drfbench.sim.Trace `read_tasks` makes of it."""
+    frame, table = _table(tasks, "tasks")
+    return frame, _trace(frame, table, resources)
 
 
 def read_inputs(servers_path, tasks_path):
-    """The trace kind's reader (`drfbench run`): the servers and tasks files, checked, as
-    drfbench.drfh.simulate takes them: (servers, tasks) DataFrames."""
+    """The trace kind's reader (`drfbench run`): the servers and tasks files, read by the
+    shared reader (`read_frame`) and checked, as drfbench.drfh.simulate takes them:
+    (servers, tasks) DataFrames."""
     servers, table = _table(servers_path, "servers")
     tasks, tasks_table = _table(tasks_path, "tasks")
     _trace(tasks, tasks_table, _inputs.machines(table)[0])
@@ -137,10 +183,20 @@ def google_servers(n, *, seed=0, source=GOOGLE):
     is 1)."""
     n = check.positive_int(n, "the number of servers", allow_none=False, upper=MAX_SERVERS)
     seed = _seed(seed)
-    table = pd.read_csv(source)
-    p = table["machines"].to_numpy(dtype=np.float64)
-    pick = np.random.default_rng(seed).choice(len(table), size=int(n), p=p / p.sum())
-    return table.loc[pick, ["cpu", "memory"]].reset_index(drop=True)
+    table = read_frame(source, "server configurations")[1]
+    missing = [c for c in GOOGLE_COLUMNS if c not in table.data]
+    if missing:
+        raise ValueError(f"{table.where} lacks column(s) {missing}")
+    values = table.numbers(GOOGLE_COLUMNS)
+    p, capacity = values[:, 0], values[:, 1:]
+    if not p.sum() > 0:
+        raise ValueError(f"{table.where}: every machines count is 0, nothing to draw from")
+    empty = np.flatnonzero((capacity.max(axis=1) == 0) & (p > 0))
+    if empty.size:
+        raise ValueError(f"{table.where}: {table.row(int(empty[0]))} has no capacity at all "
+                         "(cpu and memory 0)")
+    pick = np.random.default_rng(seed).choice(len(p), size=int(n), p=p / p.sum())
+    return pd.DataFrame(capacity[pick], columns=list(GOOGLE_COLUMNS[1:]))
 
 
 def _seed(seed):
@@ -163,7 +219,11 @@ def alibaba_tasks(*, source=ALIBABA, users=100, skew=1.0, fraction=1.0, seed=0, 
     (skew 0: uniform; 1: Zipf, a few heavy users as in the Google trace). fraction: keep
     that fraction of the jobs (drawn with the same generator), for smaller runs at the same
     load per server. Bounds: users 1 to MAX_USERS; seed an int >= 0; skew finite, >= 0 and
-    at most MAX_SKEW; cores and task_scale finite, > 0.
+    at most MAX_SKEW; cores and task_scale finite, > 0. `source`: a CSV without a header,
+    the columns ALIBABA_COLUMNS (gzip-compressed where its name ends in .gz, as the vendored
+    sample), read by the shared reader (`read_frame`);
+    arrival, duration, plan_cpu and plan_mem must be finite numbers >= 0, instances whole
+    numbers >= 0 (at most MAX_TASKS task rows in all), jobs named j_<number>.
     """
     users = check.positive_int(users, "users", allow_none=False, upper=MAX_USERS)
     seed = _seed(seed)
@@ -176,7 +236,7 @@ def alibaba_tasks(*, source=ALIBABA, users=100, skew=1.0, fraction=1.0, seed=0, 
     task_scale = check.real(task_scale, "task_scale")
     if not (np.isfinite(task_scale) and task_scale > 0):
         raise ValueError(f"task_scale must be a positive finite number, got {task_scale!r}")
-    raw = pd.read_csv(source, header=None, names=ALIBABA_COLUMNS)
+    raw = _alibaba(source)
     rng = np.random.default_rng(seed)
     jobs = pd.unique(raw["job"])
     weight = 1.0 / np.arange(1, users + 1) ** skew
@@ -191,3 +251,34 @@ def alibaba_tasks(*, source=ALIBABA, users=100, skew=1.0, fraction=1.0, seed=0, 
         "duration": np.maximum(rows["duration"].to_numpy(dtype=np.float64), 1.0),
         "cpu": rows["plan_cpu"].to_numpy(dtype=np.float64) / 100.0 / cores * task_scale,
         "memory": rows["plan_mem"].to_numpy(dtype=np.float64) / 100.0 * task_scale})
+
+
+def _alibaba(source):
+    """The raw Alibaba batch table of `source` (columns ALIBABA_COLUMNS), checked."""
+    table = read_frame(source, "alibaba", header=False)[1]
+    if len(table.columns) != len(ALIBABA_COLUMNS):
+        raise ValueError(f"{table.where} has {len(table.columns)} columns, not the "
+                         f"{len(ALIBABA_COLUMNS)} of the Alibaba batch table {ALIBABA_COLUMNS}")
+    table = _inputs.Table(table.where, dict(zip(ALIBABA_COLUMNS, table.data.values())),
+                          table.lines)
+    numbers = ["arrival", "duration", "plan_cpu", "plan_mem", "instances"]
+    values = dict(zip(numbers, table.numbers(numbers).T))
+    instances = values["instances"]
+    fractional = np.flatnonzero(instances != np.round(instances))
+    if fractional.size:
+        raise ValueError(f"{table.where}: column 'instances' must hold whole numbers, got "
+                         f"{table.data['instances'][fractional[0]]} at "
+                         f"{table.row(int(fractional[0]))}")
+    if instances.sum() > MAX_TASKS:
+        raise ValueError(f"{table.where}: the instances add up to {instances.sum():g} tasks, "
+                         f"more than {MAX_TASKS}")
+    job = np.array(table.data["job"], dtype=object)
+    bad = [i for i, j in enumerate(job) if not (isinstance(j, str) and j.startswith("j_")
+                                                 and j[2:].isdigit() and len(j) < 20)]
+    if bad:
+        raise ValueError(f"{table.where}: column 'job' must hold job names j_<number>, got "
+                         f"{job[bad[0]]!r} at {table.row(bad[0])}")
+    return pd.DataFrame({"arrival": values["arrival"], "job": job, "task": table.data["task"],
+                         "duration": values["duration"], "plan_cpu": values["plan_cpu"],
+                         "plan_mem": values["plan_mem"],
+                         "instances": instances.astype(np.int64)})

@@ -28,13 +28,15 @@ equal dominant shares, packets x flows x mean dominant cost / resources, and at 
 bottleneck intervals (so that bottleneck fairness re-decides, and TCP runs thousands of
 round trips).
 """
+import numbers
 import time
 
 import numpy as np
 
 from .. import api
 from .. import rows as tidy
-from .model import INTERVAL, OPEN_LOOP, RTT, SOURCES
+from .. import _validation as check
+from .model import INTERVAL, MAX_PACKETS, MAX_STATE, OPEN_LOOP, RTT, SOURCES, seconds
 from .simulate import simulate
 
 US = 1e-6
@@ -87,8 +89,8 @@ def lecture(duration=5.0, rtt=RTT, interval=INTERVAL, sources=RATELESS, seed=0):
 def lecture_series(duration=5.0, rtt=RTT, interval=INTERVAL, bin_width=0.01,
                    schedulers=("bottleneck", "drfq"), source="tcp", seed=0):
     """Rows (scheduler, time, flow, rate) of each flow's rate over time, in bins of
-    `bin_width` seconds, with the lecture's flows and TCP sources."""
-    bins = max(int(round(duration / bin_width)), 1)
+    `bin_width` seconds (model.seconds' bounds), with the lecture's flows and TCP sources."""
+    bins = max(int(round(seconds(duration, "duration") / seconds(bin_width, "bin_width"))), 1)
     out = []
     for scheduler in schedulers:
         r = simulate(LECTURE_COSTS, scheduler, duration=duration, source=source, rtt=rtt,
@@ -110,6 +112,26 @@ def flow_costs(distribution, flows, resources, rng):
     raise ValueError(f"unknown cost distribution {distribution!r}; known: {', '.join(DISTRIBUTIONS)}")
 
 
+def _counts(values, name):
+    """`values` as a list of positive integers (each at most MAX_STATE)."""
+    if isinstance(values, str) or not np.iterable(values):
+        raise TypeError(f"{name} must be a list of positive integers, got {values!r:.80}")
+    values = list(values)
+    for x in values:
+        if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+            raise TypeError(f"{name} must be positive integers, got {x!r:.80}")
+        if not 1 <= x <= MAX_STATE:
+            raise ValueError(f"{name} must be integers in [1, {MAX_STATE}], got {check.shown(x)}")
+    return [int(x) for x in values]
+
+
+def _packets(packets):
+    """Refuse a `packets` (per flow) that is not a number in (0, MAX_PACKETS]."""
+    x = check.real(packets, "packets")
+    if not 0 < x <= MAX_PACKETS:
+        raise ValueError(f"packets must be a number in (0, {MAX_PACKETS}], got {x}")
+
+
 def spread(x):
     """(max - min) / mean: 0 when all equal."""
     return float((x.max() - x.min()) / x.mean()) if x.mean() > 0 else 0.0
@@ -124,7 +146,15 @@ def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DI
           sources=RATELESS, schedulers=api.methods(takes=api.FLOWS), packets=200,
           packet_costs="fixed", rtt=RTT, interval=INTERVAL, seed=0):
     """One row per flows x resources x distribution x source x scheduler (see the module
-    docstring); every scheduler of a configuration runs on the same flows."""
+    docstring); every scheduler of a configuration runs on the same flows. flows,
+    resources: lists of positive integers, flows x resources at most MAX_STATE; packets: a
+    number in (0, MAX_PACKETS]; interval: seconds."""
+    flows, resources = _counts(flows, "flows"), _counts(resources, "resources")
+    if flows and resources and max(flows) * max(resources) > MAX_STATE:
+        raise ValueError(f"flows x resources must be at most {MAX_STATE} (model.MAX_STATE) "
+                         f"costs, got {max(flows)} x {max(resources)}")
+    _packets(packets)
+    interval = seconds(interval, "interval")
     out, stamp = [], tidy.stamp()
     for n in flows:
         for m in resources:

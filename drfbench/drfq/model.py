@@ -28,7 +28,6 @@ the order in which the simulator asks for it, and Python (integers masked to 64 
 C (uint64_t) compute the same bits. Stream 0 is a flow's arrival gaps, stream 1 + j its
 packets' factors on resource j.
 """
-import datetime
 import math
 import numbers
 from dataclasses import dataclass
@@ -56,10 +55,12 @@ INITIAL_WINDOW = 10     # packets: TCP's initial window (RFC 6928)
 BINS = 100              # bins of the per-flow rate-over-time series
 MAX_REDECISIONS = 1e8   # the bottleneck's re-decisions are kept: at most this many
 
-# Bounds that keep a run finite and its work bounded (docs/accepts.md). Times (costs,
-# duration, rtt, interval) are seconds in (0, MAX_SECONDS]; rates packets/s in
-# [1 / MAX_SECONDS, inf); weights in [1 / MAX_WEIGHT, MAX_WEIGHT] and within
-# _validation.MAX_WEIGHT_RATIO of each other (virtual times add cost / weight).
+# Bounds that keep a run finite and its work bounded (docs/accepts.md). Times are seconds:
+# duration, rtt and interval in (0, MAX_SECONDS]; a packet's cost on a resource in
+# [0, MAX_SECONDS], 0 on some resources but not on all (a flow whose packets take no time
+# anywhere would be served without end in no time: refused by `flows` and `read_inputs`);
+# rates packets/s in [1 / MAX_SECONDS, inf); weights in [1 / MAX_WEIGHT, MAX_WEIGHT] and
+# within _validation.MAX_WEIGHT_RATIO of each other (virtual times add cost / weight).
 MAX_SECONDS = 1e9
 MAX_WEIGHT = 1e12
 # The work budget (`budget`): the packets a run would simulate, estimated before it starts,
@@ -127,8 +128,35 @@ class Flows:
         return self.costs.mean(axis=1)
 
 
+def _by_name(costs):
+    """Costs given by name, as drfbench.allocate takes demands (_validation.by_name): a
+    DataFrame with text column labels, or a dict of columns (one cost per flow each), read
+    in column order, the pipeline's (there is no other table to match names against); a
+    DataFrame's labels 0..m-1 are positions, other labels that are not text are refused.
+    Anything else as it is."""
+    if isinstance(costs, dict):
+        if not costs:
+            raise ValueError("costs: a dict of columns needs at least one resource")
+        lengths = set()
+        for name, column in costs.items():
+            try:
+                shape = np.shape(column)
+            except ValueError:
+                shape = None
+            if shape is None or len(shape) != 1:
+                got = "a ragged list" if shape is None else f"shape {shape}"
+                raise ValueError(f"costs: a dict of columns gives each resource one cost per "
+                                 f"flow (a list), got {got} for {name!r}")
+            lengths.add(shape[0])
+        if len(lengths) > 1:
+            raise ValueError(f"costs: the columns of a dict must have one cost per flow each, "
+                             f"got lengths {sorted(lengths)}")
+    return check.by_name(costs, "costs")[1]
+
+
 def _cost_array(costs):
     """costs as an (n, K, m) float64 array; a ragged list gets an error naming the flow."""
+    costs = _by_name(costs)
     if isinstance(costs, (list, tuple)):
         shapes = []
         for i, row in enumerate(costs):
@@ -150,8 +178,12 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
     """Validated `Flows`.
 
     costs: (n, m) seconds per packet on each resource in pipeline order, or (n, K, m): a
-    cycle of K cost vectors per flow. weights: n positive numbers (default 1). rates: None,
-    one number, or n entries each None or packets/s: a flow with a rate is open loop.
+    cycle of K cost vectors per flow; (n, m) may be given by name, a DataFrame with text
+    column labels or a dict of columns (one cost per flow each), the resources in column
+    order (a DataFrame's labels 0..m-1 are positions; other labels that are not text are
+    refused, as drfbench.allocate refuses them). weights: n positive numbers (default 1).
+    rates: None, one number, or n entries each None or packets/s: a flow with a rate is
+    open loop.
     source: one of SOURCES or a list of n. One name applies to every flow: "backlogged"
     or "tcp" to the flows without a rate (flows with one are "constant"), "constant" or
     "poisson" to every flow (each then needs a rate). A list says each flow's source;
@@ -195,7 +227,7 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
     r = _rates(rates, n)
     kind = _sources(source, r, n)
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise ValueError(f"seed must be a non-negative integer, got {check.shown(seed)}")
     return Flows(np.ascontiguousarray(C), w, kind, r, PACKET_COSTS.index(packet_costs),
                  int(seed) & MASK)
 
@@ -236,6 +268,9 @@ def _rates(rates, n):
     given = [i for i, value in enumerate(entries) if value is not None]
     out = np.full(n, np.nan)
     if given:
+        for i in given:
+            if isinstance(entries[i], numbers.Integral) and not isinstance(entries[i], bool):
+                check.real(entries[i], f"rates: flow {i}'s rate")     # too large for a float?
         values = check.real_array([entries[i] for i in given], "rates", 1)
         bad = np.flatnonzero(~((values >= 1 / MAX_SECONDS) & (values < math.inf)))
         if bad.size:
@@ -302,9 +337,7 @@ class Settings:
 def seconds(value, name):
     """A time in (0, MAX_SECONDS] seconds as a float: a number, or a duration (timedelta,
     pandas.Timedelta, timedelta64) converted; a point in time is refused (TypeError)."""
-    if isinstance(value, (datetime.timedelta, datetime.date, np.timedelta64, np.datetime64)):
-        value = float(check.seconds(value, name))
-    x = check.real(value, name)
+    x = check.duration(value, name)
     if not 0 < x <= MAX_SECONDS:
         raise ValueError(f"{name} must be positive and at most {MAX_SECONDS:g} s, got {x}")
     return x
@@ -326,11 +359,11 @@ def settings(m, scheduler="drfq", *, duration=1.0, resource=0, interval=INTERVAL
         raise ValueError(f"interval {interval} s re-decides the bottleneck more than "
                          f"{MAX_REDECISIONS:.0e} times in {duration} s")
     if isinstance(resource, bool) or not isinstance(resource, numbers.Integral) or not 0 <= resource < m:
-        raise ValueError(f"resource must be an index of the pipeline's {m} resources, got {resource!r}")
+        raise ValueError(f"resource must be an index of the pipeline's {m} resources, got {check.shown(resource)}")
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral):
-        raise TypeError(f"bins must be a non-negative integer, got {bins!r}")
+        raise TypeError(f"bins must be a non-negative integer, got {check.shown(bins)}")
     if not 0 <= bins <= MAX_STATE:
-        raise ValueError(f"bins must be a non-negative integer, at most {MAX_STATE}, got {bins!r}")
+        raise ValueError(f"bins must be a non-negative integer, at most {MAX_STATE}, got {check.shown(bins)}")
     return Settings(scheduler, duration, int(resource), interval,
                     seconds(rtt, "rtt"),
                     check.positive_int(buffer, "buffer", allow_none=False, upper=MAX_STATE),

@@ -155,7 +155,8 @@ def simulate(costs, scheduler="drfq", **options):
     `scheduler` (drfbench.methods(takes="flows"): "drfq", "drfq-dovetail", "fq",
     "bottleneck", "fifo"); a Result. costs: (flows, resources) seconds per packet on each
     resource, in pipeline order, or (flows, K, resources): a cycle of K cost vectors per
-    flow. The options (defaults: drfbench.method_info(scheduler).defaults()):
+    flow; or by name, a DataFrame with text column labels or a dict of columns, in column
+    order (model.flows). The options (defaults: drfbench.method_info(scheduler).defaults()):
 
     duration    seconds simulated (default 1)
     weights     per flow, > 0 (default equal); rates: per flow packets/s or None (model.flows)
@@ -173,9 +174,9 @@ def simulate(costs, scheduler="drfq", **options):
 
     Bounds (model.flows, model.settings, model.budget): times in seconds (numbers or
     durations such as pandas.Timedelta) in (0, 1e9]; weights in [1e-12, 1e12], within a
-    factor 1e6 of each other; a run of at most about MAX_PACKETS (2**28) packets, estimated
-    from the duration, costs, rates and rtt, and a state of at most MAX_STATE (2**27)
-    numbers; beyond them a ValueError says which.
+    factor _validation.MAX_WEIGHT_RATIO (1e9) of each other; a run of at most about
+    MAX_PACKETS (2**28) packets, estimated from the duration, costs, rates and rtt, and a
+    state of at most MAX_STATE (2**27) numbers; beyond them a ValueError says which.
     A scheduler given an option it does not take refuses it (drfbench.run). The model and
     the schedulers' definitions: drfbench.drfq.literal.
     """

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _inputs
+from .. import _validation as check
 from .._validation import MAX_COUNT, MAX_WEIGHT, MAX_WEIGHT_RATIO, MIN_WEIGHT
 
 NODE_KEYS = frozenset({"weight", "children", "demand", "tasks"})
@@ -126,8 +127,7 @@ def _number(value, what, where):
     try:
         return float(value)
     except OverflowError:
-        raise ValueError(f"node {where!r}: {what} is too large ({len(str(value))} digits)") \
-            from None
+        raise check.too_large(value, f"node {where!r}: {what}") from None
 
 
 def _weight(spec, where):

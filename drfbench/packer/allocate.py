@@ -59,12 +59,14 @@ class Cluster:
         if not isinstance(infra, Infrastructure):
             raise TypeError(f"infrastructure must be a packer.Infrastructure, got {type(infra).__name__}")
         if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral):
-            raise TypeError(f"horizon must be a non-negative integer (instants), got {horizon!r}")
+            raise TypeError(f"horizon must be a non-negative integer (instants), got "
+                            f"{check.shown(horizon)}")
         if horizon < 0:
-            raise ValueError(f"horizon must be a non-negative integer (instants), got {horizon}")
+            raise ValueError(f"horizon must be a non-negative integer (instants), got "
+                             f"{check.shown(horizon)}")
         if infra.servers * horizon > MAX_CELLS:
-            raise ValueError(f"{infra.servers} servers x {horizon} instants (the applications' "
-                             f"last instant) exceed the budget of {MAX_CELLS} cells "
+            raise ValueError(f"{infra.servers} servers x {check.shown(horizon)} instants (the "
+                             f"applications' last instant) exceed the budget of {MAX_CELLS} cells "
                              "(packer.model.MAX_CELLS): fewer servers or a shorter horizon")
         self.infra = infra
         self.horizon = int(horizon)
@@ -80,7 +82,7 @@ def resource_weights(cluster, t):
     horizon. All ones on an idle datacenter."""
     horizon = cluster.server.shape[1]
     if isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 0 <= t < horizon:
-        raise ValueError(f"t must be an instant in [0, {horizon}), got {t!r}")
+        raise ValueError(f"t must be an instant in [0, {horizon}), got {check.shown(t)}")
     infra = cluster.infra
     util = np.empty(5)
     util[:4] = 1.0 - cluster.server[:, t, :].sum(axis=0) / infra.capacity.sum(axis=0)

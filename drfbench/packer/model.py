@@ -34,12 +34,12 @@ def amount(value, name, low=0.0):
     return x
 
 
-def count(value, name, low=1):
-    """An integer in [low, MAX_CELLS] (bools refused: TypeError)."""
+def count(value, name, low=1, high=MAX_CELLS):
+    """An integer in [low, high] (bools refused: TypeError)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if not low <= value <= MAX_CELLS:
-        raise ValueError(f"{name} must be an integer in [{low}, {MAX_CELLS}], got {value}")
+        raise TypeError(f"{name} must be an integer, got {check.shown(value)}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {check.shown(value)}")
     return int(value)
 
 
@@ -159,9 +159,11 @@ def application(name, nodes, edges=(), *, duration, weight=1.0, arrival=0, servi
     a service index (an integer up to MAX_CELLS); demand: (V, duration, 4) array, or None
     for all zeros; edges: (u, v) pairs, each end a node's name (text) or its index (an
     integer: a name is never read as an index, nor an index as a name); bandwidth: (E,
-    duration) array. Bounds: duration in [1, MAX_CELLS] instants, arrival in [0,
-    MAX_CELLS); demands and bandwidths in [0, MAX_AMOUNT] (1e12); weight in (0, 1]. Refuses,
-    naming the problem: a cyclic graph, an edge to an unknown node or a self-loop, values
+    duration) array. Bounds: duration in [1, MAX_CELLS] instants; arrival in [0,
+    MAX_CELLS), one of the MAX_CELLS instants a simulation's residual capacity can hold (it
+    runs in [arrival, arrival + duration): an arrival at MAX_CELLS could never fit);
+    demands and bandwidths in [0, MAX_AMOUNT] (1e12); weight in (0, 1]. Refuses, naming the
+    problem: a cyclic graph, an edge to an unknown node or a self-loop, values
     out of bounds or NaN, series shorter (or longer) than the duration; a TypeError for a
     name that is not text or a number that is not one.
     """
@@ -230,7 +232,8 @@ def application(name, nodes, edges=(), *, duration, weight=1.0, arrival=0, servi
     weight = check.real(weight, f"application {name!r}: weight")
     if not 0 < weight <= 1:
         raise ValueError(f"application {name!r}: weight must be in (0, 1], got {weight!r}")
-    arrival = count(arrival, f"application {name!r}: arrival (an instant)", low=0)
+    arrival = count(arrival, f"application {name!r}: arrival (an instant)", low=0,
+                    high=MAX_CELLS - 1)
     app = Application(str(name), nodes, svc, np.ascontiguousarray(D), E,
                       np.ascontiguousarray(B), float(weight), int(arrival))
     sort_nodes(app)                     # refuses a cycle

@@ -149,7 +149,7 @@ class Result:
         infra = self.infrastructure
         if (isinstance(server, bool) or not isinstance(server, numbers.Integral)
                 or not 0 <= server < infra.servers):
-            raise ValueError(f"server must be a server's index in [0, {infra.servers}), got {server!r}")
+            raise ValueError(f"server must be a server's index in [0, {infra.servers}), got {check.shown(server)}")
         low, high = (amount(b, "burst") for b in burst)
         if low > high:
             raise ValueError(f"burst must be (low, high) with low <= high, got {burst!r}")

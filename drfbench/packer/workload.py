@@ -51,7 +51,8 @@ import numpy as np
 from .. import _inputs
 from .._io import replacing
 from .. import _validation as check
-from .model import MAX_CELLS, RESOURCES, Application, Infrastructure, application, count as integer
+from .model import (MAX_CELLS, RESOURCES, Application, Infrastructure, application,
+                    count as integer)
 
 SLOTS = 4                       # slots per server (§III-A, following [8])
 BANDWIDTH_MEDIAN, BANDWIDTH_SIGMA, BANDWIDTH_CAP = 0.05, 1.0, 0.5   # Gbps
@@ -163,7 +164,7 @@ def workload(count, seed=0, *, rate=8.0, mapreduce=0.5, infrastructure=None, tem
     if not (np.isfinite(rate) and rate > 0) or not 0 <= mapreduce <= 1:
         raise ValueError(f"rate must be > 0 and mapreduce in [0, 1], got {rate!r}, {mapreduce!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise ValueError(f"seed must be a non-negative integer, got {check.shown(seed)}")
     if infrastructure is not None and not isinstance(infrastructure, Infrastructure):
         raise TypeError(f"infrastructure must be a packer.Infrastructure or None, got "
                         f"{type(infrastructure).__name__}")
@@ -205,7 +206,7 @@ def _from_dict(spec):
     T = spec["duration"]
     if isinstance(T, bool) or not isinstance(T, int) or not 1 <= T <= MAX_CELLS:
         raise ValueError(f"application {name!r}: duration must be an integer in [1, "
-                         f"{MAX_CELLS}], got {T!r}")
+                         f"{MAX_CELLS}], got {check.shown(T)}")
     for key in ("nodes", "edges"):
         if not isinstance(spec.get(key, []), list):
             raise ValueError(f"application {name!r}: {key!r} must be a list, got "
@@ -228,7 +229,7 @@ def _from_dict(spec):
                              f"resources are {list(RESOURCES)}")
         for r, values in demand.items():
             D[i, :, RESOURCES.index(r)] = _json_series(values, T, f"application {name!r}, node "
-                                                                  f"{node['name']!r}, {r}")
+                                                                  f"{node['name']!r}, demand {r}")
     edges, B = [], []
     for e in spec.get("edges", []):
         if (not isinstance(e, dict) or not {"from", "to"} <= set(e) <= {"from", "to", "bandwidth"}
@@ -237,23 +238,25 @@ def _from_dict(spec):
                              f"'to' (node names, text) and 'bandwidth', got {e!r:.120}")
         edges.append((e["from"], e["to"]))
         B.append(_json_series(e.get("bandwidth", 0.0), T,
-                              f"application {name!r}, edge {e['from']!r} -> {e['to']!r}"))
+                              f"application {name!r}, edge {e['from']!r} -> {e['to']!r}, "
+                              "bandwidth"))
     return application(name, names, edges, duration=T, weight=spec.get("weight", 1.0),
                        arrival=spec.get("arrival", 0), service=service, demand=D,
                        bandwidth=np.array(B).reshape(len(edges), T))
 
 
 def _json_series(values, T, what):
-    """A number (constant over the duration) or a list of T numbers."""
+    """A number (constant over the duration) or a list of T numbers; a number too large for
+    a float (an integer of hundreds of digits) is refused naming `what` and its instant."""
     if isinstance(values, (int, float)) and not isinstance(values, bool):
-        return np.full(T, float(values))
+        return np.full(T, check.real(values, what))
     if not isinstance(values, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                for x in values):
-        raise ValueError(f"{what}: a demand is a number or a list of numbers, got {values!r}")
+        raise ValueError(f"{what}: a demand is a number or a list of numbers, got {values!r:.200}")
     if len(values) != T:
         raise ValueError(f"{what}: the demand series has {len(values)} instants, the "
                          f"application's duration is {T}")
-    return np.array(values, dtype=float)
+    return np.array([check.real(x, f"{what} at instant {t}") for t, x in enumerate(values)])
 
 
 def load_applications(path):
