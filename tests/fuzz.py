@@ -17,8 +17,16 @@ The worker is a fresh interpreter (the "spawn" start method: a forked child of a
 that has run OpenMP kernels may deadlock in libgomp), kept across examples and replaced
 after a hang. `python -m pytest -m slow -k fuzz` runs the long form (SLOW_EXAMPLES per
 test; CI's second step).
+
+With FUZZ_TALLY=FILE set, the run ends by writing FILE: a JSON list of [test, what,
+count], what being "examples" (the examples hypothesis generated for the test) or an
+entry point given to `call` (the calls made to it): the generated cases per entry point.
 """
+import atexit
+import collections
+import functools
 import concurrent.futures as futures
+import json
 import multiprocessing
 import os
 from dataclasses import dataclass
@@ -28,9 +36,13 @@ import pytest
 
 HANG_SECONDS = 60
 EXAMPLES = 60           # per test in the default run
-SLOW_EXAMPLES = 600     # per test in the long form (marked slow)
+# per test in the long form (marked slow); FUZZ_EXAMPLES=N for a longer campaign
+SLOW_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", 600))
 
 _pool = None
+_tally = collections.Counter()      # (test, "examples" or entry point) -> count
+OUTSIDE = "regression tests"         # calls outside a fuzz.cases test
+_test = [OUTSIDE]                    # the fuzz.cases test now running, for the tally
 
 
 @dataclass
@@ -75,6 +87,7 @@ def call(function, *args, **kwargs):
     """function(*args, **kwargs) in the worker: an Outcome holding the value or the
     ValueError/TypeError it raised; any other exception fails the test, with the input,
     and so does a call that has not returned after HANG_SECONDS."""
+    _tally[_test[0], _name(function)] += 1
     job = _worker().submit(_outcome, function, args, kwargs)
     try:
         return job.result(timeout=HANG_SECONDS)
@@ -101,7 +114,18 @@ def refused(function, *args, match, **kwargs):
 
 
 def _name(function):
-    return getattr(function, "__qualname__", repr(function))
+    return f"{getattr(function, '__module__', '?')}.{getattr(function, '__qualname__', repr(function))}"
+
+
+def _write_tally():
+    path = os.environ.get("FUZZ_TALLY")
+    if path and _tally:
+        rows = [json.dumps([*key, n]) for key, n in sorted(_tally.items())]
+        with open(path, "w") as out:
+            out.write("[\n" + ",\n".join(rows) + "\n]\n")
+
+
+atexit.register(_write_tally)
 
 
 def cases(*args, **strategies):
@@ -110,11 +134,19 @@ def cases(*args, **strategies):
     (marked slow: CI's second step). Both derandomized (same examples every run) and
     without hypothesis's own deadline (`call`'s HANG_SECONDS is the limit)."""
     def decorate(test):
+        def counted(*a, **k):
+            _tally[_test[0], "examples"] += 1
+            return test(*a, **k)
+
         def run(examples):
-            hypothesis.settings(deadline=None, max_examples=examples, derandomize=True,
-                                database=None,
-                                suppress_health_check=list(hypothesis.HealthCheck))(
-                hypothesis.given(*args, **strategies)(test))()
+            _test[0] = f"{test.__module__}::{test.__name__}[{examples}]"
+            try:
+                hypothesis.settings(deadline=None, max_examples=examples, derandomize=True,
+                                    database=None,
+                                    suppress_health_check=list(hypothesis.HealthCheck))(
+                    hypothesis.given(*args, **strategies)(functools.wraps(test)(counted)))()
+            finally:
+                _test[0] = OUTSIDE
         run.__name__, run.__qualname__ = test.__name__, test.__qualname__
         run.__module__, run.__doc__ = test.__module__, test.__doc__
         return pytest.mark.parametrize("examples", FORMS)(run)
