@@ -264,8 +264,8 @@ def test_registry_and_bad_input():
         (dict(weights=[1, 0]), "weights"),
         (dict(weights=[1, np.nan]), "weights"),
         (dict(weights=[1, 2, 3]), "weights"),
-        (dict(tasks=[1, -1]), "tasks must be non-negative"),
-        (dict(tasks=[1, np.nan]), "tasks must be non-negative"),
+        (dict(tasks=[1, -1]), r"tasks must be 0 or in \[2\*\*-62, 2\*\*62\]"),
+        (dict(tasks=[1, np.nan]), r"tasks must be 0 or in \[2\*\*-62, 2\*\*62\]"),
         (dict(tasks=[1, 2, 3]), "one count per user"),
     ]
     for change, message in cases:

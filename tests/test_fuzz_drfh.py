@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import strategies as st
 
 import fuzz
@@ -120,6 +121,11 @@ def test_allocate(case):
     users neither finished nor blocked (every demand and capacity positive: all block
     together), the aggregate solver equal to the literal LP, and the family's property
     checks passed."""
+    check_allocate(case)
+
+
+def check_allocate(case):
+    """test_allocate's assertions on one case."""
     demands, servers, method, options = case
     outcome = fuzz.call(allocate_arrays, demands, servers, method, options)
     if outcome.refused:
@@ -148,6 +154,24 @@ def test_allocate(case):
     if (a > 0).any(axis=1).all():
         for name, holds, worst in fuzz.call(drfh_properties, a, C, w, x).value:
             assert holds, f"{name}: worst departure {worst}"
+
+
+# The long form's finds (FUZZ_EXAMPLES=4000): a cap of a subnormal number of tasks (5e-324)
+# fell below the levels' resolution: users got nothing, twice their cap, unequal levels.
+SUBNORMAL_CAPS = [([[1.0, 1.0], [1.0, 2.0]], [[1.0, 1.0], [2.0, 0.0]], [5e-324, INF]),
+                  ([[1.0, 1.0], [1.0, 2.0]], [[1.0, 1.0], [2.0, 0.125]], [5e-324, INF]),
+                  ([[1.0, 1.0]], [[1.0, 1.0], [1.0, 0.5]], [5e-324]),
+                  ([[1.0], [0.25]], [[0.5]], [1.0, 5e-324]),
+                  ([[1.0], [0.5]], [[1.0]], [1.0, 5e-324])]
+
+
+@pytest.mark.parametrize("demands, servers, tasks", SUBNORMAL_CAPS)
+def test_task_caps_below_the_levels_resolution(demands, servers, tasks):
+    """Caps in (0, 2**-62) are refused; at 2**-62 the same instances pass every check."""
+    fuzz.refused(drfh.allocate, np.array(demands), np.array(servers), "drfh", tasks=tasks,
+                 match="tasks must be 0 or in [2**-62, 2**62]")
+    smallest = [exact.MIN_TASKS if t == 5e-324 else t for t in tasks]
+    check_allocate((np.array(demands), np.array(servers), "drfh", {"tasks": smallest}))
 
 
 # -- trace --------------------------------------------------------------------------------
@@ -474,7 +498,7 @@ def test_extreme_values(capfd):
 
 def test_work_bounds_documented():
     """The bounds the errors name are the ones the docstrings state."""
-    assert simulation.MAX_SAMPLES == 10**6 and simulation.RESOLUTION == 2**21
+    assert simulation.MAX_SAMPLES == 10**6 and sim.RESOLUTION == 2**21
     assert "10**6" in drfh.simulate.__doc__ and "2**21" in drfh.simulate.__doc__
     # one bound on sampled values, the simulator's: drfh's own (10**8) was never the one
     # that limited a run

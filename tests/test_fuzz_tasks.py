@@ -225,9 +225,21 @@ def test_task_counts_must_fit_their_integer_type():
 def test_tiny_tasks_on_huge_machines_are_a_work_budget_not_a_hang():
     fuzz.refused(drf.schedule, [[1e-300, 0]], [4, 4], match="beyond the work budget")
     fuzz.refused(drf.schedule, [[1, 1]], [1e300, 1e300], match="beyond the work budget")
-    fuzz.refused(drf.schedule, [[1, 1]], [4, 4], "hadoop-slots", slots=2**62,
-            match="beyond the work budget")
+    fuzz.refused(drf.schedule, [[1, 1]], [[4, 4], [4, 4]], "hadoop-slots", slots=10**7,
+                 tasks=[10**8], match="beyond the work budget")
     fuzz.refused(drf.schedule, [[0, 0]], [4, 4], tasks=[2**62], match="beyond the work budget")
+
+
+def test_the_long_forms_finds_are_refused():
+    """Found by FUZZ_EXAMPLES=4000: 2**62 slots overflowed the kernel's int (with no task
+    queued, the work budget let it through); a task's dominant share of a subnormal
+    capacity was infinite (NaN shares); a task of 1e-300 s at 1 s never finished (the
+    clock cannot resolve it: the kernel's and the literal loop looped at one instant)."""
+    fuzz.refused(drf.schedule, [[1.0]], [[4.0]], "hadoop-slots", tasks=[0], slots=2**62,
+                 match="slots must be at most 10000000")
+    fuzz.refused(drf.schedule, [[1.0]], [[5e-324]], match="past a float's range")
+    fuzz.refused(run_trace, [[1.0], [1.0]], [0, 0], [0.0, 1.0], [1.0, 1e-300],
+                 [[0.25], [0.25]], None, 1e300, match="clock cannot resolve")   # both loops
 
 
 def test_subnormal_weights_are_refused():

@@ -83,14 +83,15 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
     demands by name when both name their resources (DataFrames, dicts of columns), by
     position when neither does (else refused); weights: per user (drfbench.allocate's
     bounds); tasks: tasks each user has to run, whole numbers in [0, 2**62] (None or inf:
-    an infinite queue); slots: an integer in [1, 2**62]. At most drfbench.sim.MAX_RUNNING
-    (10**7) tasks able to run at once on the machines (the work budget), else a
+    an infinite queue); slots: an integer in [1, drfbench.sim.MAX_RUNNING]. At most
+    drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once on the machines (the work
+    budget), and every task's dominant share of the machines' total finite, else a
     ValueError."""
     spec = api.method_info(policy, api.TASKS)
     if spec.takes_option("slots"):
         if slots is None:
             raise ValueError(f"policy {spec.name!r} needs slots, the number of slots per machine")
-        k = check.positive_int(slots, "slots")
+        k = check.positive_int(slots, "slots", upper=sim.MAX_RUNNING)   # the kernel's int
     elif slots is not None:
         raise ValueError(f"policy {spec.name!r} takes no slots (got {slots!r})")
     else:

@@ -68,6 +68,10 @@ LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance
 # smallest (1e-9) and its tolerances.
 MIN_SHARE = 2.0**-62
 MAX_RANGE = 1e4
+# Tasks are divisible: a user's cap is 0, inf (unbounded) or in [MIN_TASKS, 2**62]; a cap
+# of a subnormal number of tasks fell below the levels' resolution (the user got nothing
+# or twice its cap).
+MIN_TASKS = 2.0**-62
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,10 +150,11 @@ def checked(demands, servers, weights=None, tasks=None):
         x = check.real_array(tasks, "tasks", 1)
         if x.shape != (n,):
             raise ValueError(f"tasks must give one count per user ({n}), got shape {x.shape}")
-        bad = np.flatnonzero(np.isnan(x) | (x < 0) | (np.isfinite(x) & (x > check.MAX_COUNT)))
+        bad = np.flatnonzero(np.isnan(x) | (x < 0) | ((x > 0) & (x < MIN_TASKS)) |
+                             (np.isfinite(x) & (x > check.MAX_COUNT)))
         if bad.size:
-            raise ValueError(f"tasks must be non-negative and at most 2**62 (inf: unbounded), "
-                             f"got {x[bad[0]]} for user {bad[0]}")
+            raise ValueError(f"tasks must be 0 or in [2**-62, 2**62] (inf: unbounded), got "
+                             f"{x[bad[0]]} for user {bad[0]}")
     _check_range(a, C)
     return a, C, w, x
 
@@ -170,9 +175,10 @@ def _check_range(a, C):
         held = (values > 0) & (T > 0)        # a resource no server has: no fraction (no_fit)
         top = fractions.max(axis=1)
         low = np.where(held, fractions, np.inf).min(axis=1)
-        bad = np.flatnonzero((held.any(axis=1) &
-                              ((top < MIN_SHARE) | (top * MIN_SHARE > 1))) |
-                             (low * MAX_RANGE < top))
+        with np.errstate(over="ignore"):         # low * MAX_RANGE past a float: in range
+            bad = np.flatnonzero((held.any(axis=1) &
+                                  ((top < MIN_SHARE) | (top * MIN_SHARE > 1))) |
+                                 (low * MAX_RANGE < top))
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"{name} {i} {has} {low[i]:.3g} to {top[i]:.3g} of the resources' "
@@ -476,8 +482,8 @@ def allocate(demands, servers, method="drfh", **options):
         up to its task count). The options:
     weights: positive weight per user (Sec. V-A), default all ones, within a factor 1e9
         of each other (drfbench._validation.MAX_WEIGHT_RATIO).
-    tasks: tasks per user, >= 0 and at most 2**62 (inf, or None for all: unbounded); a
-        user leaves when all are placed.
+    tasks: tasks per user, 0 or in [MIN_TASKS, 2**62] = [2**-62, 2**62] (inf, or None
+        for all: unbounded); a user leaves when all are placed.
     solver: for "drfh" only, "aggregate" (exact, by configuration; default) or "lp" (the
         full per-server LP, the test oracle); an option a method does not take is refused.
     Users demanding nothing, or some resource no server has (no server fits even a part

@@ -22,13 +22,10 @@ from .trace import read_servers, read_trace, tasks_frame
 # MAX_SAMPLE_VALUES values held, users x (resources + 1) per sample (shares and speeds):
 # the simulator's own budget (drfbench.sim.workload), the one bound on sampled values, so
 # that a run within drfh's bounds is never refused by the simulator's. Time: the simulator
-# finishes a task when its remaining work is at most 1e-9 of its duration (sim's
-# DONE_TOLERANCE), but at time T its clock resolves only T's float spacing (2**-52 T): past
-# about 4.5e6 x a task's duration the task may never finish, so a run goes no further than
-# RESOLUTION times the shortest duration.
+# runs no further than sim.RESOLUTION (2**21) times the shortest duration, its clock's
+# resolution (drfbench.sim.engine).
 MAX_SAMPLES = 10**6
 MAX_SAMPLE_VALUES = sim.workload.MAX_SAMPLE_VALUES       # 2**26
-RESOLUTION = 2**21
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,8 +110,8 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
 
     Work bounds: a run takes at most MAX_SAMPLES (10**6) samples holding at most
     MAX_SAMPLE_VALUES (2**26, the simulator's budget) values (samples x users x
-    (resources + 1)), and goes no further than RESOLUTION (2**21) times the shortest task
-    duration (beyond, the simulator's clock cannot resolve that task's end). The bounds are
+    (resources + 1)), and goes no further than drfbench.sim.RESOLUTION (2**21) times the
+    shortest task duration (beyond, the simulator's clock cannot resolve that task's end). The bounds are
     judged over the time the run takes: a trace that drains early runs whatever the bounds
     would allow later. A run that needs more before its horizon (or, without one, before
     its last task ends) is refused with a ValueError, before it starts where the trace
@@ -151,11 +148,6 @@ def _reach(trace, horizon, sample):
             bound = (f"more than {samples} samples of sample={sample:g} s (at most "
                      f"{MAX_SAMPLES} samples, {MAX_SAMPLE_VALUES:,} values in all, {width} "
                      "per sample: users x (resources + 1)): give a larger sample or a horizon")
-    if len(trace) and RESOLUTION * trace.duration.min() < reach:
-        reach = RESOLUTION * trace.duration.min()
-        bound = (f"{RESOLUTION} times the shortest task duration ({trace.duration.min():g} s), "
-                 "past which the simulator's clock cannot resolve that task's end: give a "
-                 "horizon, or tasks whose durations are not so short beside the run")
     if len(trace) and reach < horizon and (trace.arrival + trace.duration).max() > reach:
         raise ValueError(f"tasks: a task ends past {reach:g} s, {bound}")
     return reach, bound, sample

@@ -235,10 +235,10 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
 def read_inputs(path):
     """The flows kind's reader (`drfbench run`): a costs CSV, one row per flow, one column
     per resource in pipeline order (the header names them), seconds per packet; as
-    drfbench.drfq.simulate takes it, an (n, m) array. A flow whose packets cost nothing
-    anywhere is refused, naming its line."""
+    drfbench.drfq.simulate takes it, an (n, m) array. A cost past MAX_SECONDS, or a flow
+    whose packets cost nothing anywhere, is refused, naming its line."""
     table = _inputs.read_csv(path, "costs")
-    costs = table.numbers(table.columns)
+    costs = table.numbers(table.columns, upper=MAX_SECONDS)
     zero = np.flatnonzero(costs.max(axis=1) == 0)
     if zero.size:
         raise ValueError(f"{table.where}: {table.row(int(zero[0]))} costs 0 on every resource "

@@ -37,6 +37,10 @@ from .. import _validation as check
 from . import workload as wl
 
 DONE_TOLERANCE = 1e-9  # a task is done when its remaining work is at most this x its duration
+# At time T the clock resolves only T's float spacing (2**-52 T): past about 4.5e6 times a
+# task's duration, T + its remaining work == T and the task never finishes (the run would
+# loop at one instant). A run goes no further than RESOLUTION times the shortest duration.
+RESOLUTION = 2**21
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,7 +144,10 @@ def _check_time(value, name, allow_inf):
 
 
 def validate(machines, workload, policy, horizon, sample):
-    """Checked (capacity (M, m) float64, horizon, sample) for simulate()."""
+    """Checked (capacity (M, m) float64, horizon, sample, limit) for simulate(): limit is
+    the time past which the clock cannot resolve the shortest task (RESOLUTION times its
+    duration), below the horizon (else None); a trace with a task ending past it is
+    refused here, and a run still going there by `resolved`."""
     if check.column_names(machines, "machines") is not None:
         raise ValueError("machines name their resources but the tasks' demands are by position: "
                          "give the machines as an array, columns in the demands' order")
@@ -166,7 +173,27 @@ def validate(machines, workload, policy, horizon, sample):
             raise ValueError("sample must be > 0 (or None for no samples)")
         if math.isfinite(horizon):
             sample_budget(sample, horizon, workload.users * (C.shape[1] + 1))
-    return C, horizon, sample
+    limit = None
+    if isinstance(workload, wl.Trace) and len(workload) and \
+            RESOLUTION * workload.duration.min() < horizon:
+        limit = RESOLUTION * workload.duration.min()
+        if (workload.arrival + workload.duration).max() > limit:
+            raise ValueError(f"a task ends past {limit:g} s, {_past(limit, workload)}")
+    return C, horizon, sample, limit
+
+
+def _past(limit, workload):
+    return (f"{RESOLUTION} times the shortest task duration ({workload.duration.min():g} s), "
+            "past which the simulator's clock cannot resolve that task's end: give a horizon, "
+            "or tasks whose durations are not so short beside the run")
+
+
+def resolved(run, limit, workload):
+    """`run`, which went to `limit` (validate's; None: the horizon) instead of the
+    horizon, if every schedulable task finished; else a ValueError."""
+    if limit is not None and np.isnan(np.delete(run.tasks["end"], run.unschedulable)).any():
+        raise ValueError(f"the run goes past {limit:g} s, {_past(limit, workload)}")
+    return run
 
 
 def sample_budget(sample, until, width):
@@ -289,10 +316,12 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
               ... up to the end
     Work budget: at most MAX_SAMPLE_VALUES (2**26) sampled values (instants x users x
     (resources + 1)) and MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a
-    horizon at most that many times its shortest duration), else a ValueError.
+    horizon at most that many times its shortest duration); a trace's run goes no further
+    than RESOLUTION (2**21) times its shortest duration (the clock's resolution); else a
+    ValueError, before the run where the input shows it.
     isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
     """
-    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
+    C, horizon, sample, limit = validate(machines, workload, policy, horizon, sample)
     n, m = workload.users, C.shape[1]
     EventLoop = _isa.kernels(isa).sim.EventLoop
     if isinstance(workload, wl.Trace):
@@ -324,16 +353,18 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
         return snapshot(ids, T["user"], loop.speed[T["machine"][ids]], T["demand"], n, total,
                         shapes)
     sampler = Sampler(sample, state, n * (m + 1)) if sample is not None else None
-    end = loop.run(policy, horizon, sampler.record if sampler else None)
+    end = loop.run(policy, horizon if limit is None else limit,
+                   sampler.record if sampler else None)
     samples = sampler.arrays(n, m) if sampler else Sampler(1.0, None).arrays(n, m)
     T, J = loop.tasks, loop.jobs
     pending = loop.pending
     if isinstance(workload, wl.Trace):                   # not yet arrived: pending too
         late = slice(loop.arrived_until, len(workload))
         pending = pending + np.bincount(workload.user[late][setup.fits[late]], minlength=n)
-    return result(end=end, events=loop.events, n=n, m=m, samples=samples,
-                  completions=loop.completions, job_ids=job_ids, job_user=J["user"],
-                  job_submit=J["submit"], job_finish=J["finish"], task_user=T["user"],
-                  task_job=T["job"], machine=T["machine"], arrival=T["arrival"],
-                  start=T["start"], end_times=T["end"], unschedulable=unschedulable,
-                  pending=pending, names=names)
+    run = result(end=end, events=loop.events, n=n, m=m, samples=samples,
+                 completions=loop.completions, job_ids=job_ids, job_user=J["user"],
+                 job_submit=J["submit"], job_finish=J["finish"], task_user=T["user"],
+                 task_job=T["job"], machine=T["machine"], arrival=T["arrival"],
+                 start=T["start"], end_times=T["end"], unschedulable=unschedulable,
+                 pending=pending, names=names)
+    return resolved(run, limit, workload)

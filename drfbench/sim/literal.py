@@ -21,13 +21,14 @@ from collections import deque
 import numpy as np
 
 from . import workload as wl
-from .engine import DONE_TOLERANCE, Sampler, result, snapshot, trace_setup, validate
+from .engine import DONE_TOLERANCE, Sampler, resolved, result, snapshot, trace_setup, validate
 
 
 def simulate(machines, workload, policy, *, horizon=math.inf, sample=None):
     """drfbench.sim.simulate, in Python."""
-    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
-    return _Loop(C, workload, policy).run(horizon, sample)
+    C, horizon, sample, limit = validate(machines, workload, policy, horizon, sample)
+    run = _Loop(C, workload, policy).run(horizon if limit is None else limit, sample)
+    return resolved(run, limit, workload)
 
 
 class _Tasks:

@@ -68,9 +68,14 @@ def running_bound(demands, capacity, queue, label=lambda i: f"user {i}", slots=0
                              f"tasks at once, beyond the work budget of {MAX_RUNNING:,}: give "
                              "fewer slots or task counts")
         return
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         dom = np.where(demands > 0, demands / total, 0.0).max(axis=1, initial=0.0)
         alone = np.minimum(q, np.floor((1 + FIT_SLACK) / dom))
+    if not np.isfinite(dom).all():
+        i = int(np.argmax(~np.isfinite(dom)))
+        raise ValueError(f"{label(i)}'s task over the machines' total capacity is past a "
+                         "float's range (dominant share infinite): give demands and "
+                         "capacities in units of a smaller range")
     positive = dom > 0
     bound = alone.sum()
     if positive.any():
