@@ -357,6 +357,27 @@ def column_names(value, name):
     return tuple(labels)
 
 
+def _check_columns(columns, name):
+    """Refuse a dict of columns that is empty, or whose columns are not lists of one
+    length (one entry per row)."""
+    if not columns:
+        raise ValueError(f"{name}: a dict of columns needs at least one resource")
+    lengths = set()
+    for label, column in columns.items():
+        try:
+            shape = np.shape(column)
+        except ValueError:
+            shape = None
+        if shape is None or len(shape) != 1:
+            got = "a ragged list" if shape is None else f"shape {shape}"
+            raise ValueError(f"{name}: a dict of columns gives each resource one value per "
+                             f"row (a list), got {got} for {label!r}")
+        lengths.add(shape[0])
+    if len(lengths) > 1:
+        raise ValueError(f"{name}: the columns of a dict must have one value per row each, "
+                         f"got lengths {sorted(lengths)}")
+
+
 def by_name(value, name, resources=None):
     """(names, values): a table given by name, in `resources`' order when given (the same
     names, any order), else as given; an unnamed table (array, list) as it is, with names
@@ -364,6 +385,8 @@ def by_name(value, name, resources=None):
     names = column_names(value, name)
     if names is None:
         return None, value
+    if isinstance(value, dict):
+        _check_columns(value, name)
     columns = dict(value) if isinstance(value, dict) else {c: value[c] for c in names}
     if resources is None:
         return names, np.column_stack([np.asarray(columns[c]) for c in names])

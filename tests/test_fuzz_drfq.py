@@ -240,7 +240,7 @@ def test_costs_by_name_are_read_as_drfbench_allocate_reads_demands():
     outcome = fuzz.call(run, frame, "drfq", {})
     assert isinstance(outcome.error, TypeError) and "column labels" in str(outcome.error)
     assert type(fuzz.call(drfbench.allocate, frame * 1e5).error) is type(outcome.error)
-    for costs, message in [({"cpu": 1e-6, "nic": 2e-6}, "one cost per flow (a list), got shape ()"),
+    for costs, message in [({"cpu": 1e-6, "nic": 2e-6}, "one value per row (a list), got shape ()"),
                            ({"cpu": [1e-6, 1e-6], "nic": [1e-6]}, "lengths [1, 2]"),
                            ({}, "at least one resource"), ({0: [1e-6], 1: [1e-6]}, "column labels"),
                            (pd.DataFrame(LECTURE, columns=["cpu", "cpu"]), "twice")]:

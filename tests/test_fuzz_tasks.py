@@ -8,6 +8,7 @@ import datetime
 import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
+import pytest
 
 import fuzz
 from drfbench import drf, sim
@@ -291,3 +292,17 @@ def test_the_simulators_work_budgets():
             match="the backlog launched 1,048,576 tasks before the horizon")
     fuzz.refused(sim.Backlog, [[1.0]], [1], [1.0], jitter=1e300, match="jitter must lie in")
     fuzz.refused(sim.Backlog, [[1.0]], [2**63], [1.0], match="tasks_per_job must be")
+
+
+def test_a_trace_that_drains_early_is_not_judged_by_its_horizon():
+    """Samples every second up to a horizon of 1e12 s were refused up front (10**12
+    samples), though the trace drains at 20 s; the budget is held as the run goes, and up
+    front only over what the trace surely takes (its last arrival)."""
+    trace = sim.Trace([0] * 3, [0, 1, 2], [0.0, 1.0, 2.0], [10.0] * 3, [[0.5]] * 3)
+    C = sim.machines([[1.0]])
+    for simulate in (sim.simulate, sim.literal.simulate):
+        run = simulate(C, trace, drf.scheduler([[0.5]], C, tasks=[0]), horizon=1e12, sample=1.0)
+        assert run.end == 20.0 and len(run.samples["time"]) == 21
+    late = sim.Trace([0], [0], [1e12], [10.0], [[0.5]])
+    with pytest.raises(ValueError, match="sample less often"):        # before the run
+        sim.simulate(C, late, drf.scheduler([[0.5]], C, tasks=[0]), sample=1.0)

@@ -28,7 +28,6 @@ equal dominant shares, packets x flows x mean dominant cost / resources, and at 
 bottleneck intervals (so that bottleneck fairness re-decides, and TCP runs thousands of
 round trips).
 """
-import numbers
 import time
 
 import numpy as np
@@ -116,13 +115,7 @@ def _counts(values, name):
     """`values` as a list of positive integers (each at most MAX_STATE)."""
     if isinstance(values, str) or not np.iterable(values):
         raise TypeError(f"{name} must be a list of positive integers, got {values!r:.80}")
-    values = list(values)
-    for x in values:
-        if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-            raise TypeError(f"{name} must be positive integers, got {x!r:.80}")
-        if not 1 <= x <= MAX_STATE:
-            raise ValueError(f"{name} must be integers in [1, {MAX_STATE}], got {check.shown(x)}")
-    return [int(x) for x in values]
+    return [check.positive_int(x, name, allow_none=False, upper=MAX_STATE) for x in values]
 
 
 def _packets(packets):

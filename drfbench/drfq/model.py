@@ -128,35 +128,9 @@ class Flows:
         return self.costs.mean(axis=1)
 
 
-def _by_name(costs):
-    """Costs given by name, as drfbench.allocate takes demands (_validation.by_name): a
-    DataFrame with text column labels, or a dict of columns (one cost per flow each), read
-    in column order, the pipeline's (there is no other table to match names against); a
-    DataFrame's labels 0..m-1 are positions, other labels that are not text are refused.
-    Anything else as it is."""
-    if isinstance(costs, dict):
-        if not costs:
-            raise ValueError("costs: a dict of columns needs at least one resource")
-        lengths = set()
-        for name, column in costs.items():
-            try:
-                shape = np.shape(column)
-            except ValueError:
-                shape = None
-            if shape is None or len(shape) != 1:
-                got = "a ragged list" if shape is None else f"shape {shape}"
-                raise ValueError(f"costs: a dict of columns gives each resource one cost per "
-                                 f"flow (a list), got {got} for {name!r}")
-            lengths.add(shape[0])
-        if len(lengths) > 1:
-            raise ValueError(f"costs: the columns of a dict must have one cost per flow each, "
-                             f"got lengths {sorted(lengths)}")
-    return check.by_name(costs, "costs")[1]
-
-
 def _cost_array(costs):
     """costs as an (n, K, m) float64 array; a ragged list gets an error naming the flow."""
-    costs = _by_name(costs)
+    costs = check.by_name(costs, "costs")[1]     # by name: in column order (allocate's rule)
     if isinstance(costs, (list, tuple)):
         shapes = []
         for i, row in enumerate(costs):

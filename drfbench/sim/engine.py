@@ -171,8 +171,12 @@ def validate(machines, workload, policy, horizon, sample):
         sample = _check_time(sample, "sample", allow_inf=False)
         if sample == 0:
             raise ValueError("sample must be > 0 (or None for no samples)")
-        if math.isfinite(horizon):
-            sample_budget(sample, horizon, workload.users * (C.shape[1] + 1))
+        # Up front, the time the run surely takes: a Backlog's horizon, a trace's last
+        # arrival (within the horizon); the Sampler holds the budget as the run goes on,
+        # so a trace that drains early is not judged by its horizon.
+        surely = horizon if isinstance(workload, wl.Backlog) else \
+            min(horizon, workload.arrival.max(initial=0.0))
+        sample_budget(sample, surely, workload.users * (C.shape[1] + 1))
     limit = None
     if isinstance(workload, wl.Trace) and len(workload) and \
             RESOLUTION * workload.duration.min() < horizon:
@@ -315,7 +319,7 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
     sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
               ... up to the end
     Work budget: at most MAX_SAMPLE_VALUES (2**26) sampled values (instants x users x
-    (resources + 1)) and MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a
+    (resources + 1); judged as the run goes, up front only over what it surely takes) and MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a
     horizon at most that many times its shortest duration); a trace's run goes no further
     than RESOLUTION (2**21) times its shortest duration (the clock's resolution); else a
     ValueError, before the run where the input shows it.
