@@ -75,6 +75,9 @@ def convert(format, inputs, out_servers, out_tasks, *, machines=(), jobs=(), ser
         raise ValueError(f"{format} needs its {spec.inputs} table(s)")
     if jobs and not spec.job_table:
         raise ValueError(f"{format} has no job table to give")
+    if spec.job_table and not jobs:
+        raise ValueError(f"{format} needs its job table ({spec.job_table}): its task "
+                         "table names no user")
     reader = Reader(progress)
     if spec.machines is None:
         if machines:

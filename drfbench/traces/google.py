@@ -132,9 +132,6 @@ def tasks_2019(reader, sink, paths, jobs=()):
     """Feed `sink` the task runs of the 2019 instance_events exports `paths` (in time
     order), users from the collection_events exports `jobs`; alloc-set instances
     (reservations that tasks run in, not tasks) are left out."""
-    if not jobs:
-        raise ValueError("google-2019 needs the collection_events table (--jobs): the "
-                         "instance events name no user")
     user = {}
     for row, record in reader.json_lines(jobs, "collection_events"):
         user.setdefault(field(row, record, "collection_id", str), field(row, record, "user", str))
