@@ -79,9 +79,10 @@ class Row:
             raise ValueError(f"{self.at(j)}: must not be empty")
         return self.cells[j]
 
-    def number(self, j, empty=False):
-        """Cell j as a finite float >= 0; None for an empty cell where `empty` allows it."""
-        cell = self.cells[j]
+    def number(self, j, empty=False, text=None):
+        """Cell j (or `text`, read from it) as a finite float >= 0; None for an empty cell
+        where `empty` allows it."""
+        cell = self.cells[j] if text is None else text
         if not cell and empty:
             return None
         try:
@@ -89,7 +90,8 @@ class Row:
         except ValueError:
             value = -1.0
         if not (0 <= value < float("inf")):
-            raise ValueError(f"{self.at(j)}: must be a finite number >= 0, got {cell!r}")
+            raise ValueError(f"{self.at(j)}: must be a finite number >= 0, got "
+                             f"{self.cells[j]!r}")
         return value
 
     def choice(self, j, choices):

@@ -53,13 +53,13 @@ def _instances(row, j):
     return int(n)
 
 
-def _run(row, sink, start, end):
-    """(start, end) of a task row's cells `start` and `end`, or None (counted) where the
-    trace records no start or no end (an empty cell or 0: it had not started or ended)."""
+def _run(row, sink, start, end, status):
+    """(start, end) of a task row's cells `start` and `end`, or None where the trace
+    records no start or no end (an empty cell or 0: it had not started or ended), counted
+    in `sink` with its status (cell `status`)."""
     times = row.number(start, empty=True), row.number(end, empty=True)
     if not times[0] or not times[1]:
-        sink.drop(f"no start or end time (status {row.cells[row.names.index('status')] or 'empty'})"
-                  if "status" in row.names else "no start or end time")
+        sink.drop(f"no start or end time (status {row.cells[status] or 'empty'})")
         return None
     return times
 
@@ -68,7 +68,7 @@ def tasks_2018(reader, sink, paths, jobs=()):
     """Feed `sink` the task instances of the 2018 batch_task tables `paths`."""
     for row in reader.csv(paths, "batch_task", BATCH_TASK):
         n, job = _instances(row, 1), row.text(2)
-        run = _run(row, sink, 5, 6)
+        run = _run(row, sink, 5, 6, 4)
         if run is None:
             continue
         cpu, memory = row.number(7, empty=True), row.number(8, empty=True)
@@ -96,7 +96,7 @@ def tasks_2020(reader, sink, paths, jobs=()):
         job_of.setdefault(row.text(0), (row.text(2), row.number(4, empty=True)))
     for row in reader.csv(paths, "pai_task_table", PAI_TASK):
         n, job = _instances(row, 2), row.text(0)
-        run = _run(row, sink, 4, 5)
+        run = _run(row, sink, 4, 5, 3)
         if run is None:
             continue
         if job not in job_of:

@@ -19,10 +19,7 @@ VMTABLE = ("vmid", "subscriptionid", "deploymentid", "vmcreated", "vmdeleted", "
 
 def _bucket(row, j):
     """A bucket cell as a number: "8" is 8, the open bucket ">24" its bound, 24."""
-    cell = row.cells[j]
-    if cell.startswith(">"):
-        row.cells[j] = cell[1:].strip()
-    return row.number(j)
+    return row.number(j, text=row.cells[j].removeprefix(">"))
 
 
 def tasks(reader, sink, paths, jobs=()):
