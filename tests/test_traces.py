@@ -8,14 +8,16 @@ import csv
 import gzip
 import io
 import json
+import subprocess
+import sys
 import tracemalloc
-
-import pytest
+from pathlib import Path
 
 from drfbench import traces
 from drfbench.cli import main
 from drfbench.traces import _core
 
+ROOT = Path(__file__).resolve().parents[1]
 S = 10**6       # microseconds in a second (the Google traces' unit)
 
 
@@ -410,3 +412,29 @@ def test_a_30_day_trace_of_second_tasks_runs_through_drfbench_run(tmp_path):
         rows = list(csv.DictReader(f))
     assert max(float(r["time"]) for r in rows) >= 30 * day - 3600     # sampled to day 30
     assert {r["user"] for r in rows if r["metric"] == "share"} == {"user0", "user1", "user2"}
+
+
+# --------------------------------------------------------------------------------------
+# The pipeline: a trace in the config, converted and run
+# --------------------------------------------------------------------------------------
+
+def test_the_pipeline_converts_a_configured_trace_and_runs_it(tmp_path):
+    batch = put(tmp_path / "batch_task.csv", lines(
+        ("M1", 2, "j_3", 1, "Terminated", 157297, 157300, 100, 0.39),
+        ("R2_1", 1, "j_4", 1, "Terminated", 157290, 157299, 50, 0.2)))
+    meta = put(tmp_path / "machine_meta.csv", lines(("m_1", 0, 1, "a", 96, 100, "USING")))
+    config = tmp_path / "mine.yaml"
+    config.write_text(json.dumps({"name": "mine", "traces": {"sample": 1, "runs": [
+        {"id": "ali", "format": "alibaba-2018", "inputs": [batch], "machines": [meta]}]}}))
+    target = "results/mine/traces/ali/rows.csv"
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile",
+                           str(ROOT / "Snakefile"), "--cores", "1", "--directory", str(tmp_path),
+                           target, "--configfile", str(config)], capture_output=True, text=True)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert table(tmp_path / "results/mine/traces/ali/tasks.csv")[1:] == [
+        ["j_4", "j_4", "0", "9", "0.5", "0.2"], ["j_3", "j_3", "7", "3", "1", "0.39"],
+        ["j_3", "j_3", "7", "3", "1", "0.39"]]
+    with open(tmp_path / target, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["scheduler"] for r in rows} == {"drfh-best-fit"}
+    assert {r["user"] for r in rows if r["metric"] == "share"} == {"j_3", "j_4"}
