@@ -34,7 +34,8 @@ import time
 from . import api
 from . import rows as tidy
 from ._command import Parser as _Parser
-from ._command import COUNT, boundary, input_file, output
+from ._command import boundary, output
+from ._command import COUNT, input_file
 from ._io import replacing
 
 BENCH = "dcdrf.bench:main"     # by name, as the registry names implementations
