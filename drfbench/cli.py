@@ -35,7 +35,6 @@ from . import api
 from . import rows as tidy
 from ._command import Parser as _Parser
 from ._command import boundary, output
-from ._command import COUNT, input_file
 from ._io import replacing
 
 BENCH = "dcdrf.bench:main"     # by name, as the registry names implementations
@@ -155,6 +154,7 @@ def _claims(args):
 
 def _convert_parser(sub):
     from . import traces
+    from ._command import COUNT, input_file
     v = sub.add_parser("convert", help="a public trace (Google, Alibaba, Azure) to a servers "
                        "and a tasks file (docs/traces.md)",
                        description="drfbench convert FORMAT INPUT... --out-servers S "
