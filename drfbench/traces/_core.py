@@ -236,7 +236,7 @@ class Sink:
         """A task of `user` and `job` (labels as the trace writes them) arriving at
         `arrival` and running from `start` to `end` (seconds), demanding `demands` (one per
         resource; None where the trace gives none: the task is dropped)."""
-        if any(d is None for d in demands):
+        if None in demands:
             self.dropped["no resource request"] += 1
             return
         if end < start:
