@@ -160,7 +160,8 @@ def _convert_parser(sub):
                        description="drfbench convert FORMAT INPUT... --out-servers S "
                        "--out-tasks T [--machines FILE...] [--jobs FILE...] [--server "
                        "cpu=64,memory=512 --count N]")
-    v.add_argument("format", choices=list(traces.FORMATS))
+    v.add_argument("format", choices=list(traces.FORMATS), metavar="FORMAT",
+                   help=f"the trace's public format: {', '.join(traces.FORMATS)}")
     v.add_argument("inputs", nargs="+", type=input_file, metavar="INPUT",
                    help="the format's task table(s), its parts in order (.gz read as gzip)")
     v.add_argument("--machines", nargs="+", type=input_file, default=[], metavar="FILE",
@@ -171,8 +172,10 @@ def _convert_parser(sub):
     v.add_argument("--server", type=_server, metavar="RESOURCE=CAPACITY,...",
                    help="the servers' size, for a format without a machines table (azure-vm)")
     v.add_argument("--count", type=COUNT, help="how many servers of that size")
-    v.add_argument("--out-servers", type=output, required=True)
-    v.add_argument("--out-tasks", type=output, required=True)
+    v.add_argument("--out-servers", type=output, required=True, metavar="S",
+                   help="the servers file to write (CSV: a capacity column per resource, count)")
+    v.add_argument("--out-tasks", type=output, required=True, metavar="T",
+                   help="the tasks file to write (CSV: user, job, arrival, duration, demands)")
     v.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     v.set_defaults(command=_convert)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from drfbench import traces
 from drfbench.cli import main
 from drfbench.traces import _core
+from drfbench.traces.alibaba import OPENB_POD
 
 ROOT = Path(__file__).resolve().parents[1]
 S = 10**6       # microseconds in a second (the Google traces' unit)
@@ -364,6 +365,10 @@ def test_a_missing_header_column_is_named(tmp_path, capsys):
     nodes = put(tmp_path / "nodes.csv", "sn,cpu_milli,memory_mib,gpu\nn,1000,1024,0\n")
     err = refused(tmp_path, capsys, "alibaba-gpu-2023", pods, "--machines", nodes)
     assert f"openb_pod_list file {pods}, line 1: the header lacks column(s) ['memory_mib'," in err
+    nodes = put(tmp_path / "nodes.csv", "sn,cpu_milli,memory_mib,gpu\nn,1000,1024,0\nm,1000\n")
+    pods = put(tmp_path / "pods.csv", ",".join(OPENB_POD) + "\n")
+    err = refused(tmp_path, capsys, "alibaba-gpu-2023", pods, "--machines", nodes)
+    assert f"openb_node_list file {nodes}, line 3: 2 cells, the header has 4" in err
 
 
 def test_the_tables_a_format_needs(tmp_path, capsys):

@@ -1,6 +1,6 @@
 """The streaming core every public-format converter shares: files read row by row (gzip
-too), cells checked where they are read, run records joined from events, tasks sorted by
-arrival in bounded memory, and the servers and tasks files written atomically.
+too), cells checked where they are read, tasks sorted by arrival in bounded memory, and
+the servers and tasks files written atomically.
 
     reader = Reader(progress)                     # progress lines on stderr every N bytes
     for row in reader.csv(paths, "task_events", COLUMNS):   # Row: where, line, cells
@@ -143,7 +143,7 @@ class Reader:
         for path in paths:
             reader = csv.reader((line for _, _, line in self._lines(path, what)),
                                 skipinitialspace=True)
-            index = None if header else range(len(names))
+            index, width = (None, None) if header else (range(len(names)), len(names))
             where = f"{what} file {path}"
             try:
                 for cells in reader:
@@ -152,17 +152,15 @@ class Reader:
                     if not any(cells):
                         continue
                     if index is None:
-                        index = _named(cells, names, where, line)
+                        index, width = _named(cells, names, where, line), len(cells)
                         continue
-                    if header:
-                        if len(cells) <= max(index):
-                            raise ValueError(f"{where}, line {line}: {len(cells)} cells, the "
-                                             f"header names more columns")
-                        cells = [cells[j] for j in index]
-                    elif len(cells) != len(names):
+                    if len(cells) != width:
                         raise ValueError(f"{where}, line {line}: {len(cells)} cells, the "
-                                         f"{what} table has {len(names)} columns "
-                                         f"({', '.join(names)})")
+                                         + (f"header has {width}" if header else
+                                            f"{what} table has {width} columns "
+                                            f"({', '.join(names)})"))
+                    if header:
+                        cells = [cells[j] for j in index]
                     elif cells == list(names):
                         continue
                     yield Row(where, line, cells, names)
