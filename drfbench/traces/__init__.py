@@ -17,6 +17,7 @@ a resource request) is counted and reported, never silently: `convert` returns t
 counts and prints them on `progress`.
 """
 import math
+import os
 from dataclasses import dataclass
 
 from . import alibaba, azure, google
@@ -63,7 +64,7 @@ def convert(format, inputs, out_servers, out_tasks, *, machines=(), jobs=(), ser
     """Convert the trace `format` (a key of FORMATS): its task tables `inputs` (paths, in
     order), its machines tables `machines` and its job tables `jobs` (where the format
     has them), into the servers file `out_servers` and the tasks file `out_tasks`, both
-    written atomically, or neither. A format without a machines table (azure-vm) takes
+    written atomically, or neither (a path, or a list of them, for each table). A format without a machines table (azure-vm) takes
     `server` (resource -> capacity, its resources) and `count` (1 to MAX_SERVERS)
     instead. progress: a Progress (lines on stderr), None for none. chunk: tasks sorted in
     memory at once (more are spilled to sorted runs beside `out_tasks`). Returns the
@@ -71,6 +72,9 @@ def convert(format, inputs, out_servers, out_tasks, *, machines=(), jobs=(), ser
     if format not in FORMATS:
         raise ValueError(f"unknown trace format {format!r}; the formats: {', '.join(FORMATS)}")
     spec = FORMATS[format]
+    inputs, machines, jobs = _paths(inputs), _paths(machines), _paths(jobs)
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be a whole number >= 1, got {chunk!r}")
     if not inputs:
         raise ValueError(f"{format} needs its {spec.inputs} table(s)")
     if jobs and not spec.job_table:
@@ -94,6 +98,11 @@ def convert(format, inputs, out_servers, out_tasks, *, machines=(), jobs=(), ser
         sink = Sink(spec.resources, spec.resolution, folder, chunk)
         spec.tasks(reader, sink, inputs, jobs)
         return write(sink, servers, out_servers, out_tasks, tmp, progress)
+
+
+def _paths(paths):
+    """A path, or a list of them, as a list."""
+    return [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
 
 
 def _size(format, spec, server):
