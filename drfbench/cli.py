@@ -6,6 +6,8 @@
     drfbench bench ...                               the DC-DRF benchmark (drfbench.dcdrf.bench)
     drfbench claims [--table T] [--results DIR] [--out FILE] [--check]
                                                      REPRODUCTION.md from the claims table
+    drfbench convert FORMAT INPUT... --out-servers S --out-tasks T [--machines FILE...]
+                                                     a public trace to the trace kind's files
 
 `run` reads the inputs with the reader of the method's input kind (one file per input, in
 the kind's order), takes exactly the options the method takes (`--max-rounds 10`; values
@@ -88,6 +90,7 @@ def _parser():
                    help="write nothing: exit status 1 when --out differs from the rendering "
                         "or a verdict disagrees with its rule")
     c.set_defaults(command=_claims)
+    _convert_parser(sub)
     return p
 
 
@@ -143,6 +146,59 @@ def _claims(args):
     print(f"drfbench claims: {len(outcomes)} claims from {args.results}, "
           f"{len(problems)} disagreement(s)", file=sys.stderr)
     return 1 if args.check and problems else 0
+
+
+# --------------------------------------------------------------------------------------
+# drfbench convert
+# --------------------------------------------------------------------------------------
+
+def _convert_parser(sub):
+    from . import traces
+    from ._command import COUNT, input_file
+    v = sub.add_parser("convert", help="a public trace (Google, Alibaba, Azure) to a servers "
+                       "and a tasks file (docs/traces.md)",
+                       description="drfbench convert FORMAT INPUT... --out-servers S "
+                       "--out-tasks T [--machines FILE...] [--jobs FILE...] [--server "
+                       "cpu=64,memory=512 --count N]")
+    v.add_argument("format", choices=list(traces.FORMATS), metavar="FORMAT",
+                   help=f"the trace's public format: {', '.join(traces.FORMATS)}")
+    v.add_argument("inputs", nargs="+", type=input_file, metavar="INPUT",
+                   help="the format's task table(s), its parts in order (.gz read as gzip)")
+    v.add_argument("--machines", nargs="+", type=input_file, default=[], metavar="FILE",
+                   help="the format's machines table(s)")
+    v.add_argument("--jobs", nargs="+", type=input_file, default=[], metavar="FILE",
+                   help="the format's job table(s) (google-2019: collection_events; "
+                        "alibaba-gpu-2020: pai_job_table)")
+    v.add_argument("--server", type=_server, metavar="RESOURCE=CAPACITY,...",
+                   help="the servers' size, for a format without a machines table (azure-vm)")
+    v.add_argument("--count", type=COUNT, help="how many servers of that size")
+    v.add_argument("--out-servers", type=output, required=True, metavar="S",
+                   help="the servers file to write (CSV: a capacity column per resource, count)")
+    v.add_argument("--out-tasks", type=output, required=True, metavar="T",
+                   help="the tasks file to write (CSV: user, job, arrival, duration, demands)")
+    v.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    v.set_defaults(command=_convert)
+
+
+def _server(text):
+    """RESOURCE=CAPACITY,... as a dict, each capacity a number."""
+    size = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        try:
+            size[name.strip()] = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be RESOURCE=CAPACITY,..., got {text!r}") from None
+    return size
+
+
+def _convert(args):
+    from . import traces
+    traces.convert(args.format, args.inputs, args.out_servers, args.out_tasks,
+                   machines=args.machines, jobs=args.jobs, server=args.server,
+                   count=args.count,
+                   progress=None if args.quiet else traces.Progress(f"drfbench convert {args.format}"))
+    return 0
 
 
 # --------------------------------------------------------------------------------------
