@@ -12,6 +12,8 @@ machines, policy)` on the validated Tree (what `drfbench run POLICY TREE MACHINE
 after reading the files), from an idle cluster until the policy launches nothing more;
 the tree's own validation (`hdrf.tree`) is timed apart, once. Prints one JSON line per
 (shape, leaves, policy): the median of `--repeats` runs, the runs, the decisions taken.
+A run past `--budget` seconds is not repeated, and the policy is not run on larger trees
+of that shape (a line says so): the quadratic kernel took minutes at 10K leaves.
 """
 import argparse
 import gc
@@ -52,6 +54,10 @@ def spec(leaves, levels, tasks, seed):
     return {"resources": ["cpu", "mem", "gpu"], "children": children}
 
 
+def shape(levels):
+    return "flat" if levels == 1 else "two-level"
+
+
 def timed(call):
     """call()'s value and its seconds, the garbage collector off."""
     gc.collect()
@@ -74,19 +80,28 @@ def main():
     p.add_argument("--per-machine", type=int, default=10, help="leaves per machine")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--budget", type=float, default=60.0, help="seconds (see above)")
     args = p.parse_args()
-    for L in args.leaves:
+    over = set()
+    for L in sorted(args.leaves):
         for levels in args.levels:
             t, build = timed(lambda: hdrf.tree(spec(L, levels, args.tasks, args.seed)))
             machines = np.tile(MACHINE, (max(1, L // args.per_machine), 1))
             for policy in args.policies:
                 load = os.getloadavg()[0]
-                runs = [timed(lambda: hdrf.schedule(t, machines, policy))
-                        for _ in range(args.repeats)]
+                if (levels, policy) in over:
+                    print(json.dumps({"shape": shape(levels), "leaves": L, "policy": policy,
+                                      "skipped": f"a smaller tree took over {args.budget} s"}))
+                    continue
+                runs = []
+                while len(runs) < args.repeats and (levels, policy) not in over:
+                    runs.append(timed(lambda: hdrf.schedule(t, machines, policy)))
+                    if runs[-1][1] > args.budget:
+                        over.add((levels, policy))
                 print(json.dumps({
                     "date": date.today().isoformat(), "cpu": cpu_info()[0],
                     "variant": _isa.resolve(), "load": round(load, 2),
-                    "shape": "flat" if levels == 1 else "two-level", "leaves": L,
+                    "shape": shape(levels), "leaves": L,
                     "machines": len(machines), "policy": policy,
                     "median_s": round(statistics.median(s for _, s in runs), 4),
                     "runs_s": [round(s, 4) for _, s in runs],
