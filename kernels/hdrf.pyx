@@ -54,6 +54,23 @@ baseline). For H-DRF a change of Y changes every leaf's share: every kept set is
 recomputed in full when next used. A decision with no leaf open (no shape in the set
 that a leaf with tasks has) launches nothing under any policy, and needs no shares.
 
+Choosing a child, in O(log) of the children. A wide node's (TOURNAMENT leaf children or
+more) leaf children are grouped by shape; per group a tournament (each slot the winner of the two below: the lower key, ties
+the lower id, a scan's first) over its leaves with tasks (variant 0) and, for the
+capacity modes, over those within their own guarantee and not excluded (variant 1); per
+node, tournaments of its groups' winners (tops): TOP_OPEN (variant 0, a group only while
+its shape is in the open-set), TOP_DEMANDING (variant 0, every group), TOP_WITHIN
+(variant 1, open). A leaf's change replays its slots; a shape entering or leaving the
+open-set, its groups' (one per wide node with leaves of that shape), not its leaves'. At a
+node, Alloc takes its top's winner against the children it scans (a wide node's inner
+children, whose rows are per open-set; every child of another node), and its flags are
+its tops' and those children's. (Tournaments at every node cost more at a full cluster,
+where shapes enter and leave the open-set at every decision, than the few children's
+scan.) The root's key and
+U decide nothing (Alloc compares children; the guarantees stop below the root): they
+are summed only for `keys` and `node_usage`. A node below it still sums its children's
+U in their order (the transcription's sum; for H-DRF rescaled by f), O(children x m).
+
 Memory: a leaf's row (key, then U) is indexed by its node id, so that a node's children's
 rows are contiguous; a set's rows are indexed by inner node (in id order, so the same
 holds for inner children). Dirty nodes are visited in address order, the next one's rows
@@ -95,6 +112,8 @@ cdef double PRUNE = 1e-9             # segment tree pruning margin, x the larges
 cdef Py_ssize_t RELEASES = 64        # the last releases' machines, kept for the fit tests
 SET_MEMORY = 64 * 2**20              # sets=0: as many kept sets as this many bytes hold,
 MAX_SETS = 1024                      # at most this many
+TOURNAMENT = 64                      # a row with this many leaf children or more picks
+                                     # among them by tournament, not by a scan
 
 cdef enum:
     OPEN = 1                         # a node's flags: not blocked,
@@ -159,8 +178,9 @@ cdef class TreeScheduler:
     cdef int64_t[::1] row_first, n_children, kid_row, kid_inner, up_row, leaf_up
     cdef double[::1] weight, guarantee
     cdef double[:, ::1] demand, shapes
-    cdef int64_t[::1] shape
-    # a row's leaf children in groups of one shape, each group a tournament per variant
+    cdef int64_t[::1] shape, shape_ptr, shape_leaves     # leaves by shape (CSR)
+    # a wide row's (TOURNAMENT leaf children or more) leaf children in groups of one
+    # shape (-1: a leaf of another row), each group a tournament per variant
     # (0: the leaves with tasks; 1, capacity: those not excluded and within their own
     # guarantees), whose winners play a tournament per row, per top (TOP_*); a
     # tournament of width w is 2w slots, entries at w.., its winner (a leaf node, -1:
@@ -168,6 +188,8 @@ cdef class TreeScheduler:
     cdef int64_t[::1] group_of, group_pos               # per leaf
     cdef int64_t[::1] group_row, group_shape, group_at, group_width, group_slot
     cdef int64_t[::1] top_at, top_width                 # per inner row
+    cdef int64_t[::1] scan_ptr, scan_node      # per row, the children it scans (CSR): all
+                                               # of them, or a wide row's inner children
     cdef int64_t[::1] shape_gptr, shape_groups          # groups by shape (CSR)
     cdef int64_t[:, ::1] games, tops
     cdef Py_ssize_t V, T
@@ -215,7 +237,7 @@ cdef class TreeScheduler:
     cdef int64_t[::1] set_used, set_next, buckets      # LRU clock; hash chains
     cdef uint64_t[::1] delta                   # shapes in the new set xor its source's
     cdef Py_ssize_t n_sets, cur
-    cdef long long n_delta                     # groups of the shapes in delta (rows pushed)
+    cdef long long n_delta                     # leaves with tasks of the shapes in delta
     cdef double* crec                          # the current set's rows and flags
     cdef uint8_t* cflags
     cdef double** child_rec                    # _inner's: its children's rows, flags,
@@ -276,6 +298,9 @@ cdef class TreeScheduler:
         self.demand = np.array(demand)
         self.shapes = np.array(shapes)
         self.shape = np.array(shape)
+        self.shape_leaves = np.argsort(shape, kind="stable")
+        self.shape_ptr = np.searchsorted(np.asarray(shape)[self.shape_leaves],
+                                         np.arange(self.S + 1))
         self._groups()
         self.cap = np.array(capacity)
         self.used = np.zeros((self.M, self.m))
@@ -368,22 +393,25 @@ cdef class TreeScheduler:
         PyMem_Free(self.child_factor)
 
     def _groups(self):
-        """Each row's leaf children grouped by shape (by row, shape, node id), and the
-        tournaments' slots, every entry -1 (played in _units)."""
-        rows, shape = np.asarray(self.leaf_up), np.asarray(self.shape)
-        order = np.lexsort((np.asarray(self.leaf_node), shape, rows))
-        rows, shape = rows[order], shape[order]
-        new = np.ones(self.L, dtype=bool)
+        """The wide rows' leaf children grouped by shape (by row, shape, node id), the
+        tournaments' slots, every entry -1 (played in _units), and the rows' scan lists."""
+        up = np.asarray(self.leaf_up)
+        wide = np.bincount(up, minlength=self.I) >= TOURNAMENT
+        mine = np.flatnonzero(wide[up])                     # the leaves in groups
+        rows, shape = up[mine], np.asarray(self.shape)[mine]
+        order = np.lexsort((np.asarray(self.leaf_node)[mine], shape, rows))
+        rows, shape, mine = rows[order], shape[order], mine[order]
+        new = np.ones(len(mine), dtype=bool)
         new[1:] = np.diff(rows) != 0
         new[1:] |= np.diff(shape) != 0
         starts = np.flatnonzero(new)
         group = np.cumsum(new) - 1
-        self.group_of = np.empty(self.L, dtype=np.int64)
-        self.group_pos = np.empty(self.L, dtype=np.int64)
-        np.asarray(self.group_of)[order] = group
-        np.asarray(self.group_pos)[order] = np.arange(self.L) - starts[group]
+        self.group_of = np.full(self.L, -1, dtype=np.int64)
+        self.group_pos = np.zeros(self.L, dtype=np.int64)
+        np.asarray(self.group_of)[mine] = group
+        np.asarray(self.group_pos)[mine] = np.arange(len(mine)) - starts[group]
         self.group_row, self.group_shape = rows[starts], shape[starts]
-        width = self._widths(np.diff(np.append(starts, self.L)))
+        width = self._widths(np.diff(np.append(starts, len(mine))))
         self.group_width = width
         self.group_at = np.cumsum(2 * width) - 2 * width
         first = np.searchsorted(rows[starts], np.arange(self.I))
@@ -401,6 +429,10 @@ cdef class TreeScheduler:
         self.excluded = np.zeros(self.L, dtype=np.uint8)
         self.excl = np.zeros(self.L, dtype=np.int64)
         self.n_excl = 0
+        rows = np.asarray(self.inner_row)[np.asarray(self.parent)[1:]]
+        scanned = np.flatnonzero(~(wide[rows] & (np.asarray(self.node_leaf)[1:] >= 0)))
+        self.scan_node = scanned + 1                        # in id order: by row
+        self.scan_ptr = np.searchsorted(rows[scanned], np.arange(self.I + 1))
 
     @staticmethod
     def _widths(sizes):
@@ -620,6 +652,8 @@ cdef class TreeScheduler:
     cdef void _enter(self, Py_ssize_t i) noexcept nogil:
         """Leaf i's row, tasks or exclusion changed: its entries, then its group's."""
         cdef Py_ssize_t g = self.group_of[i], v
+        if g < 0:
+            return
         for v in range(self.V):
             self._play(&self.games[v, self.group_at[g]], self.group_width[g],
                        self.group_pos[i], self._entry(i, v))
@@ -633,14 +667,15 @@ cdef class TreeScheduler:
                        self._winner(g, t))
 
     cdef void _play_all(self) noexcept nogil:
-        """Every tournament from scratch (every leaf's key changed): O(L)."""
+        """Every tournament from scratch (every leaf's key changed)."""
         cdef Py_ssize_t i, g, j, v, t, x, G = self.group_row.shape[0]
         cdef int64_t* game
         for v in range(self.V):
             for i in range(self.L):
                 g = self.group_of[i]
-                self.games[v, self.group_at[g] + self.group_width[g] + self.group_pos[i]] = \
-                    self._entry(i, v)
+                if g >= 0:
+                    self.games[v, self.group_at[g] + self.group_width[g] +
+                               self.group_pos[i]] = self._entry(i, v)
             for g in range(G):
                 game = &self.games[v, self.group_at[g]]
                 for x in range(self.group_width[g] - 1, 0, -1):
@@ -696,17 +731,18 @@ cdef class TreeScheduler:
 
     cdef void _inner(self, Py_ssize_t j) noexcept nogil:
         """UpdateS at inner node j (a row), from its children (slides, "Algorithm"): its
-        flags from its leaf children's tops and its inner children's flags; its key and U
+        flags from its tops and its other children's flags; its key and U
         (_sum) but at the root, whose are never consulted (Alloc compares children, the
         guarantees stop below the root), and so summed only when asked for."""
-        cdef Py_ssize_t r
-        cdef uint8_t flags = 0
+        cdef Py_ssize_t a
+        cdef uint8_t flags = 0, child
         if self.tops[TOP_OPEN, self.top_at[j] + 1] >= 0:
             flags |= OPEN
         if self.tops[TOP_DEMANDING, self.top_at[j] + 1] >= 0:
             flags |= DEMANDING
-        for r in range(self.kid_row[j], self.kid_row[j] + self.kid_inner[j]):
-            flags |= self.cflags[r]
+        for a in range(self.scan_ptr[j], self.scan_ptr[j + 1]):
+            self._child(self.scan_node[a], &child)
+            flags |= child
         self.cflags[j] = flags
         if j > 0:
             self._sum(j)
@@ -847,7 +883,7 @@ cdef class TreeScheduler:
             self.delta[w] = word
             while word:
                 s = 64 * w + __builtin_ctzll(word)
-                self.n_delta += self.shape_gptr[s + 1] - self.shape_gptr[s]
+                self.n_delta += self.wanted[s]
                 word &= word - 1
         v = self._victim()
         if v != src:
@@ -887,8 +923,9 @@ cdef class TreeScheduler:
                 word = self.delta[w]
                 while word:
                     s = 64 * w + __builtin_ctzll(word)
-                    for a in range(self.shape_gptr[s], self.shape_gptr[s + 1]):
-                        self._push(self.group_row[self.shape_groups[a]])
+                    for a in range(self.shape_ptr[s], self.shape_ptr[s + 1]):
+                        if self.queue[self.shape_leaves[a]] != 0:
+                            self._push(self.leaf_up[self.shape_leaves[a]])
                     word &= word - 1
             j = self._highest(self.I - 1)       # bottom-up: a parent's row is below
             while j >= 0:                       # its children's
@@ -908,15 +945,17 @@ cdef class TreeScheduler:
 
     cdef int64_t _lowest_child(self, Py_ssize_t n, bint naive) noexcept nogil:
         """The eligible child of n (open; naive: demanding) with the lowest key (ties: the
-        first), or -1: its leaf children's top's winner against its inner children."""
-        cdef Py_ssize_t j = self.inner_row[n], r
+        first), or -1: its top's winner against the children it scans."""
+        cdef Py_ssize_t j = self.inner_row[n], a
         cdef int64_t best = self.tops[TOP_DEMANDING if naive else TOP_OPEN, self.top_at[j] + 1]
-        cdef uint8_t want = DEMANDING if naive else OPEN
+        cdef int64_t c
+        cdef uint8_t want = DEMANDING if naive else OPEN, flags
         cdef double best_key = self._key_of(best), key
-        for r in range(self.kid_row[j], self.kid_row[j] + self.kid_inner[j]):
-            key = self.crec[r * (self.m + 1)]
-            if self.cflags[r] & want and self._ahead(self.inner_node[r], key, best, best_key):
-                best = self.inner_node[r]
+        for a in range(self.scan_ptr[j], self.scan_ptr[j + 1]):
+            c = self.scan_node[a]
+            key = self._child(c, &flags)[0]
+            if flags & want and self._ahead(c, key, best, best_key):
+                best = c
                 best_key = key
         return best
 
@@ -962,35 +1001,38 @@ cdef class TreeScheduler:
 
     cdef Py_ssize_t _search(self, Py_ssize_t n, Py_ssize_t top) noexcept nogil:
         """Capacity: depth-first below n, open children in key order (ties: the first),
-        the first leaf whose next task stays within the guarantees, or -1. The inner
-        children are sorted in scratch[top:]; the leaf children come from the row's
-        TOP_WITHIN tournament (only those within their own guarantees), one whose path is
-        not excluded until the search returns."""
-        cdef Py_ssize_t count = 0, a = 0, b, j = self.inner_row[n], r, mark = self.n_excl
+        the first leaf whose next task stays within the guarantees, or -1. The children
+        it scans are sorted in scratch[top:]; a wide row's leaf children come from its
+        TOP_WITHIN tournament (only those within their own guarantees), in key order, one
+        whose path is not within theirs excluded until the search returns."""
+        cdef Py_ssize_t count = 0, a = 0, b, j, mark = self.n_excl
         cdef Py_ssize_t found = -1
         cdef int64_t c, w
         cdef double key
-        cdef bint leaves = self._path_within(n, -1)
+        cdef uint8_t flags
+        cdef bint leaves
         if self.node_leaf[n] >= 0:
             return self.node_leaf[n] if self._within_guarantees(self.node_leaf[n]) else -1
-        for r in range(self.kid_row[j], self.kid_row[j] + self.kid_inner[j]):
-            if self.cflags[r] & OPEN:
-                key = self.crec[r * (self.m + 1)]
+        j = self.inner_row[n]
+        leaves = self._path_within(n, -1)
+        for a in range(self.scan_ptr[j], self.scan_ptr[j + 1]):
+            c = self.scan_node[a]
+            key = self._child(c, &flags)[0]
+            if flags & OPEN:
                 b = top + count               # insertion: stable, by key
-                while b > top and self.crec[self.inner_row[self.scratch[b - 1]] *
-                                            (self.m + 1)] > key:
+                while b > top and self._child(self.scratch[b - 1], &flags)[0] > key:
                     self.scratch[b] = self.scratch[b - 1]
                     b -= 1
-                self.scratch[b] = self.inner_node[r]
+                self.scratch[b] = c
                 count += 1
+        a = 0
         while True:
             w = self.tops[TOP_WITHIN, self.top_at[j] + 1] if leaves else -1
             c = self.scratch[top + a] if a < count else -1
             if c < 0 and w < 0:
                 found = -1
                 break
-            if c >= 0 and not self._ahead(w, self._key_of(w), c,
-                                          self.crec[self.inner_row[c] * (self.m + 1)]):
+            if c >= 0 and not self._ahead(w, self._key_of(w), c, self._child(c, &flags)[0]):
                 found = self._search(c, top + count)
                 if found >= 0:
                     break

@@ -301,7 +301,7 @@ def test_a_long_churn_decides_as_the_transcription(seed):
 
 
 def wide_tree(rng, leaves, inner, machines, room):
-    """`leaves` leaves under the root beside `inner` inner nodes (weight 20) of `leaves`
+    """`leaves` leaves under the root beside `inner` inner nodes (weight 100) of `leaves`
     // 2 leaves each: every leaf of weight 1-2 with one of three shapes (ties), 1-3 tasks
     or, one in five, unbounded; `machines` machines of `room` of each of two resources."""
     pool = [[1, 2], [2, 1], [1, 1]]
@@ -312,9 +312,8 @@ def wide_tree(rng, leaves, inner, machines, room):
             node["tasks"] = int(rng.integers(1, 4))
         return node
     children = {f"l{j}": leaf() for j in range(leaves)}
-    children.update({f"n{k}": {"weight": 20, "children": {f"l{j}": leaf()
-                                                          for j in range(leaves // 2)}}
-                     for k in range(inner)})
+    children.update({f"n{k}": {"weight": 100, "children": {
+        f"l{j}": leaf() for j in range(leaves // 2)}} for k in range(inner)})
     return hdrf.tree({"resources": ["cpu", "mem"], "children": children}), \
         np.full((machines, 2), float(room))
 
@@ -332,10 +331,10 @@ def test_a_flat_tree_of_many_leaves_decides_as_the_transcription(policy):
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_leaves_beside_inner_nodes_decide_as_the_transcription(policy):
-    """60 leaves under the root beside two inner nodes of 30, on a cluster where the
+    """130 leaves under the root beside two inner nodes of 65, on a cluster where the
     capacity policies launch within the guarantees and beyond them."""
     rng = np.random.default_rng(35)
-    t, C = wide_tree(rng, 60, 2, 12, 30)
+    t, C = wide_tree(rng, 130, 2, 12, 30)
     churn([hdrf.scheduler(t, C, policy), reference_of(t, C, policy),
            hdrf.scheduler(t, C, policy, incremental=False)], rng, 12, every=3)
 
