@@ -364,6 +364,31 @@ def test_a_leaf_within_its_guarantee_under_a_full_parent_is_passed_over(policy):
               np.random.default_rng(seed), 30)
 
 
+@pytest.mark.parametrize("policy", ["capacity", "capacity-pareto"])
+def test_a_wide_nodes_leaf_within_its_guarantee_is_passed_over_if_its_parent_is_full(policy):
+    """n (64 leaves: a tournament picks among them) holds 128 of its 128 CPU guarantee
+    (capacity-pareto's fallback took it to 130); b, within its own guarantee of 2, has a
+    task of 1 CPU again: the search passes it over, and the fallback takes c, of the same
+    key 0 and the lower id. (Capacity, with no fallback, left n at 124 then: b.)"""
+    leaves = {"c": {"demand": [0, 5], "tasks": 0}, "b": {"demand": [1, 0], "tasks": 2}}
+    leaves.update({f"o{j}": {"demand": [2, 0], "tasks": 2} for j in range(2)})
+    leaves.update({f"f{j}": {"demand": [2, 0], "tasks": 1} for j in range(60)})
+    t = hdrf.tree({"resources": ["cpu", "mem"], "children": {
+        "x": {"demand": [1, 1], "tasks": 100}, "n": {"children": leaves}}})
+    C = [[256.0, 256.0]]
+    b, c = t.leaf_paths.index("n/b"), t.leaf_paths.index("n/c")
+    runs = []
+    for s in (hdrf.scheduler(t, C, policy), reference_of(t, C, policy)):
+        first = list(zip(*s.schedule()))
+        for leaf, machine in [(leaf, k) for leaf, k in first if leaf == b]:
+            s.release(leaf, machine)
+        s.add_tasks(c, 1)
+        s.add_tasks(b, 1)
+        runs.append((first, list(zip(*s.schedule(1)))))
+    assert runs[0] == runs[1]
+    assert runs[0][1] == [(c if policy == "capacity-pareto" else b, 0)]
+
+
 # ---------------------------------------------------------------------------------------
 # H-DRF on a flat tree is online DRF
 # ---------------------------------------------------------------------------------------
