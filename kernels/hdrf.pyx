@@ -54,22 +54,22 @@ baseline). For H-DRF a change of Y changes every leaf's share: every kept set is
 recomputed in full when next used. A decision with no leaf open (no shape in the set
 that a leaf with tasks has) launches nothing under any policy, and needs no shares.
 
-Choosing a child, in O(log) of the children. A wide node's (TOURNAMENT leaf children or
-more) leaf children are grouped by shape; per group a tournament (each slot the winner of the two below: the lower key, ties
-the lower id, a scan's first) over its leaves with tasks (variant 0) and, for the
-capacity modes, over those within their own guarantee and not excluded (variant 1); per
-node, tournaments of its groups' winners (tops): TOP_OPEN (variant 0, a group only while
-its shape is in the open-set), TOP_DEMANDING (variant 0, every group), TOP_WITHIN
-(variant 1, open). A leaf's change replays its slots; a shape entering or leaving the
-open-set, its groups' (one per wide node with leaves of that shape), not its leaves'. At a
-node, Alloc takes its top's winner against the children it scans (a wide node's inner
-children, whose rows are per open-set; every child of another node), and its flags are
-its tops' and those children's. (Tournaments at every node cost more at a full cluster,
-where shapes enter and leave the open-set at every decision, than the few children's
-scan.) The root's key and
-U decide nothing (Alloc compares children; the guarantees stop below the root): they
-are summed only for `keys` and `node_usage`. A node below it still sums its children's
-U in their order (the transcription's sum; for H-DRF rescaled by f), O(children x m).
+Choosing a child, in O(log) of the children. A wide node's leaf children (TOURNAMENT or
+more) are grouped by shape; per group a tournament (each slot the winner of the two
+below: the lower key, ties the lower id, a scan's first) over its leaves with tasks
+(variant 0) and, for the capacity modes, over those within their own guarantee and not
+excluded (variant 1); per node, tournaments of its groups' winners (tops): TOP_OPEN
+(variant 0, a group only while its shape is in the open-set), TOP_DEMANDING (variant 0,
+every group), TOP_WITHIN (variant 1, open). A leaf's change replays its slots; a shape
+entering or leaving the open-set, its groups' (one per wide node with leaves of that
+shape), not its leaves'. At a node, Alloc takes its top's winner against the children it
+scans (a wide node's inner children, whose rows are per open-set; every child of another
+node), and its flags are its tops' and those children's. (Tournaments at every node cost
+more at a full cluster, where shapes enter and leave the open-set at every decision, than
+a scan of a few children.) The root's key and U decide nothing (Alloc compares children;
+the guarantees stop below the root): they are summed only for `keys` and `node_usage`. A
+node below it still sums its children's U in their order (the transcription's sum; for
+H-DRF rescaled by f), O(children x m).
 
 Memory: a leaf's row (key, then U) is indexed by its node id, so that a node's children's
 rows are contiguous; a set's rows are indexed by inner node (in id order, so the same
