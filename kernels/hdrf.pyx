@@ -54,6 +54,23 @@ baseline). For H-DRF a change of Y changes every leaf's share: every kept set is
 recomputed in full when next used. A decision with no leaf open (no shape in the set
 that a leaf with tasks has) launches nothing under any policy, and needs no shares.
 
+Choosing a child, in O(log) of the children. A wide node's leaf children (TOURNAMENT or
+more) are grouped by shape; per group a tournament (each slot the winner of the two
+below: the lower key, ties the lower id, a scan's first) over its leaves with tasks
+(variant 0) and, for the capacity modes, over those within their own guarantee and not
+excluded (variant 1); per node, tournaments of its groups' winners (tops): TOP_OPEN
+(variant 0, a group only while its shape is in the open-set), TOP_DEMANDING (variant 0,
+every group), TOP_WITHIN (variant 1, open). A leaf's change replays its slots; a shape
+entering or leaving the open-set, its groups' (one per wide node with leaves of that
+shape), not its leaves'. At a node, Alloc takes its top's winner against the children it
+scans (a wide node's inner children, whose rows are per open-set; every child of another
+node), and its flags are its tops' and those children's. (Tournaments at every node cost
+more at a full cluster, where shapes enter and leave the open-set at every decision, than
+a scan of a few children.) The root's key and U decide nothing (Alloc compares children;
+the guarantees stop below the root): they are summed only for `keys` and `node_usage`. A
+node below it still sums its children's U in their order (the transcription's sum; for
+H-DRF rescaled by f), O(children x m).
+
 Memory: a leaf's row (key, then U) is indexed by its node id, so that a node's children's
 rows are contiguous; a set's rows are indexed by inner node (in id order, so the same
 holds for inner children). Dirty nodes are visited in address order, the next one's rows
@@ -95,11 +112,18 @@ cdef double PRUNE = 1e-9             # segment tree pruning margin, x the larges
 cdef Py_ssize_t RELEASES = 64        # the last releases' machines, kept for the fit tests
 SET_MEMORY = 64 * 2**20              # sets=0: as many kept sets as this many bytes hold,
 MAX_SETS = 1024                      # at most this many
+TOURNAMENT = 64                      # a row with this many leaf children or more picks
+                                     # among them by tournament, not by a scan
 
 cdef enum:
     OPEN = 1                         # a node's flags: not blocked,
     DEMANDING = 2                    # has tasks
     INNER = -2                       # wants[n] of an inner node
+
+cdef enum:
+    TOP_OPEN = 0                     # the rows' tournaments of groups: open leaves,
+    TOP_DEMANDING = 1                # leaves with tasks,
+    TOP_WITHIN = 2                   # open leaves within their own guarantees (capacity)
 
 cdef enum:
     HDRF = 0
@@ -155,6 +179,23 @@ cdef class TreeScheduler:
     cdef double[::1] weight, guarantee
     cdef double[:, ::1] demand, shapes
     cdef int64_t[::1] shape, shape_ptr, shape_leaves     # leaves by shape (CSR)
+    # a wide row's (TOURNAMENT leaf children or more) leaf children in groups of one
+    # shape (-1: a leaf of another row), each group a tournament per variant
+    # (0: the leaves with tasks; 1, capacity: those not excluded and within their own
+    # guarantees), whose winners play a tournament per row, per top (TOP_*); a
+    # tournament of width w is 2w slots, entries at w.., its winner (a leaf node, -1:
+    # none) at 1
+    cdef int64_t[::1] group_of, group_pos               # per leaf
+    cdef int64_t[::1] group_row, group_shape, group_at, group_width, group_slot
+    cdef int64_t[::1] top_at, top_width                 # per inner row
+    cdef int64_t[::1] scan_ptr, scan_node      # per row, the children it scans (CSR): all
+                                               # of them, or a wide row's inner children
+    cdef int64_t[::1] shape_gptr, shape_groups          # groups by shape (CSR)
+    cdef int64_t[:, ::1] games, tops
+    cdef Py_ssize_t V, T
+    cdef uint8_t[::1] excluded                 # capacity's search: leaves out of reach
+    cdef int64_t[::1] excl
+    cdef Py_ssize_t n_excl
     # machines: usage, and a segment tree of room (cap * (1 + FIT_SLACK) - used) maxima
     cdef double[:, ::1] cap, used, room
     cdef int64_t[::1] tasks_on
@@ -260,6 +301,7 @@ cdef class TreeScheduler:
         self.shape_leaves = np.argsort(shape, kind="stable")
         self.shape_ptr = np.searchsorted(np.asarray(shape)[self.shape_leaves],
                                          np.arange(self.S + 1))
+        self._groups()
         self.cap = np.array(capacity)
         self.used = np.zeros((self.M, self.m))
         self.tasks_on = np.zeros(self.M, dtype=np.int64)
@@ -336,7 +378,7 @@ cdef class TreeScheduler:
         if self.child_rec == NULL or self.child_flags == NULL or self.child_factor == NULL:
             raise MemoryError()
         self._resources_left()
-        for i in range(self.S):
+        for i in range(self.S):                # (the tournaments are played in _units)
             self._place_witness(i, self._last_fit(i))
             self._update_set(i)
         self.units_stale = True
@@ -349,6 +391,53 @@ cdef class TreeScheduler:
         PyMem_Free(self.child_rec)
         PyMem_Free(self.child_flags)
         PyMem_Free(self.child_factor)
+
+    def _groups(self):
+        """The wide rows' leaf children grouped by shape (by row, shape, node id), the
+        tournaments' slots, every entry -1 (played in _units), and the rows' scan lists."""
+        up = np.asarray(self.leaf_up)
+        wide = np.bincount(up, minlength=self.I) >= TOURNAMENT
+        mine = np.flatnonzero(wide[up])                     # the leaves in groups
+        rows, shape = up[mine], np.asarray(self.shape)[mine]
+        order = np.lexsort((np.asarray(self.leaf_node)[mine], shape, rows))
+        rows, shape, mine = rows[order], shape[order], mine[order]
+        new = np.ones(len(mine), dtype=bool)
+        new[1:] = np.diff(rows) != 0
+        new[1:] |= np.diff(shape) != 0
+        starts = np.flatnonzero(new)
+        group = np.cumsum(new) - 1
+        self.group_of = np.full(self.L, -1, dtype=np.int64)
+        self.group_pos = np.zeros(self.L, dtype=np.int64)
+        np.asarray(self.group_of)[mine] = group
+        np.asarray(self.group_pos)[mine] = np.arange(len(mine)) - starts[group]
+        self.group_row, self.group_shape = rows[starts], shape[starts]
+        width = self._widths(np.diff(np.append(starts, len(mine))))
+        self.group_width = width
+        self.group_at = np.cumsum(2 * width) - 2 * width
+        first = np.searchsorted(rows[starts], np.arange(self.I))
+        self.group_slot = np.arange(len(starts)) - first[rows[starts]]
+        width = self._widths(np.bincount(rows[starts], minlength=self.I))
+        self.top_width = width
+        self.top_at = np.cumsum(2 * width) - 2 * width
+        self.shape_groups = np.argsort(shape[starts], kind="stable")
+        self.shape_gptr = np.searchsorted(shape[starts][self.shape_groups],
+                                          np.arange(self.S + 1))
+        capacity = self.mode == CAPACITY or self.mode == CAPACITY_PARETO
+        self.V, self.T = (2, 3) if capacity else (1, 2)
+        self.games = np.full((self.V, int(2 * np.sum(self.group_width))), -1, dtype=np.int64)
+        self.tops = np.full((self.T, int(2 * np.sum(width))), -1, dtype=np.int64)
+        self.excluded = np.zeros(self.L, dtype=np.uint8)
+        self.excl = np.zeros(self.L, dtype=np.int64)
+        self.n_excl = 0
+        rows = np.asarray(self.inner_row)[np.asarray(self.parent)[1:]]
+        scanned = np.flatnonzero(~(wide[rows] & (np.asarray(self.node_leaf)[1:] >= 0)))
+        self.scan_node = scanned + 1                        # in id order: by row
+        self.scan_ptr = np.searchsorted(rows[scanned], np.arange(self.I + 1))
+
+    @staticmethod
+    def _widths(sizes):
+        """The tournaments' widths: the powers of two at least `sizes` (and 1)."""
+        return 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
 
     # -- machines: fit, the segment tree --------------------------------------------------
 
@@ -482,11 +571,14 @@ cdef class TreeScheduler:
         shapes, tasks arriving and running out would make it change as often.)"""
         cdef uint8_t inside = self.witness[s] >= 0
         cdef uint8_t live = inside and self.wanted[s] > 0
+        cdef Py_ssize_t a
         if inside != self.in_set[s]:
             self.in_set[s] = inside
             self.bits[s >> 6] ^= (<uint64_t>1) << (s & 63)
             self.hash ^= self.code[s]
             self.moved = True
+            for a in range(self.shape_gptr[s], self.shape_gptr[s + 1]):
+                self._advance(self.shape_groups[a])
         if live != self.live[s]:
             self.live[s] = live
             self.n_live += 1 if live else -1
@@ -502,8 +594,10 @@ cdef class TreeScheduler:
         self.recomputed += 1
 
     cdef void _changed(self, Py_ssize_t i) noexcept nogil:
-        """Leaf i's running tasks, or whether it has tasks, changed: its row, and the log."""
+        """Leaf i's running tasks, or whether it has tasks, changed: its row, its entries,
+        and the log."""
         self._leaf(i)
+        self._enter(i)
         self.log[self.changes % self.R] = self.leaf_up[i]
         self.changes += 1
 
@@ -514,6 +608,87 @@ cdef class TreeScheduler:
             self.wants[self.leaf_node[i]] = self.shape[i] if now else -1
             self.wanted[self.shape[i]] += 1 if now else -1
             self._update_set(self.shape[i])
+
+    # -- the leaves' tournaments -------------------------------------------------------------
+
+    cdef inline bint _ahead(self, int64_t a, double key_a, int64_t b,
+                            double key_b) noexcept nogil:
+        """Node a (key key_a) is chosen before node b: a lower key, ties the lower id (a
+        scan's first); -1 never is."""
+        return a >= 0 and (b < 0 or key_a < key_b or (key_a == key_b and a < b))
+
+    cdef inline double _key_of(self, int64_t n) noexcept nogil:
+        return self.leaf_rec[n, 0] if n >= 0 else 0.0
+
+    cdef void _match(self, int64_t* game, Py_ssize_t x) noexcept nogil:
+        """Slot x of a tournament: the winner of its two slots below."""
+        cdef int64_t a = game[2 * x], b = game[2 * x + 1]
+        game[x] = a if self._ahead(a, self._key_of(a), b, self._key_of(b)) else b
+
+    cdef void _play(self, int64_t* game, Py_ssize_t width, Py_ssize_t x,
+                    int64_t entry) noexcept nogil:
+        """Entry x of a tournament of `width` is now `entry`: the matches above it again."""
+        x += width
+        game[x] = entry
+        x >>= 1
+        while x >= 1:
+            self._match(game, x)
+            x >>= 1
+
+    cdef int64_t _entry(self, Py_ssize_t i, Py_ssize_t v) noexcept nogil:
+        """Leaf i's entry in variant v of its group: its node if it has tasks (v = 1: and
+        is not excluded, and its next task stays within its own guarantee), else -1."""
+        if self.queue[i] == 0 or (v == 1 and (self.excluded[i] or not self._local_ok(i))):
+            return -1
+        return self.leaf_node[i]
+
+    cdef int64_t _winner(self, Py_ssize_t g, Py_ssize_t t) noexcept nogil:
+        """Group g's entry in its row's top t: its winner of variant 1 (TOP_WITHIN) or 0,
+        if its shape is in the open-set (but for TOP_DEMANDING)."""
+        if t != TOP_DEMANDING and not self.in_set[self.group_shape[g]]:
+            return -1
+        return self.games[1 if t == TOP_WITHIN else 0, self.group_at[g] + 1]
+
+    cdef void _enter(self, Py_ssize_t i) noexcept nogil:
+        """Leaf i's row, tasks or exclusion changed: its entries, then its group's."""
+        cdef Py_ssize_t g = self.group_of[i], v
+        if g < 0:
+            return
+        for v in range(self.V):
+            self._play(&self.games[v, self.group_at[g]], self.group_width[g],
+                       self.group_pos[i], self._entry(i, v))
+        self._advance(g)
+
+    cdef void _advance(self, Py_ssize_t g) noexcept nogil:
+        """Group g's winners into its row's tops."""
+        cdef Py_ssize_t t, j = self.group_row[g]
+        for t in range(self.T):
+            self._play(&self.tops[t, self.top_at[j]], self.top_width[j], self.group_slot[g],
+                       self._winner(g, t))
+
+    cdef void _play_all(self) noexcept nogil:
+        """Every tournament from scratch (every leaf's key changed)."""
+        cdef Py_ssize_t i, g, j, v, t, x, G = self.group_row.shape[0]
+        cdef int64_t* game
+        for v in range(self.V):
+            for i in range(self.L):
+                g = self.group_of[i]
+                if g >= 0:
+                    self.games[v, self.group_at[g] + self.group_width[g] +
+                               self.group_pos[i]] = self._entry(i, v)
+            for g in range(G):
+                game = &self.games[v, self.group_at[g]]
+                for x in range(self.group_width[g] - 1, 0, -1):
+                    self._match(game, x)
+        for t in range(self.T):
+            for g in range(G):
+                j = self.group_row[g]
+                self.tops[t, self.top_at[j] + self.top_width[j] + self.group_slot[g]] = \
+                    self._winner(g, t)
+            for j in range(self.I):
+                game = &self.tops[t, self.top_at[j]]
+                for x in range(self.top_width[j] - 1, 0, -1):
+                    self._match(game, x)
 
     # -- shares ---------------------------------------------------------------------------
 
@@ -541,6 +716,7 @@ cdef class TreeScheduler:
                     dom = self.demand[i, r] / self.total[r]
             self.unit[i] = dom / self.weight[self.leaf_node[i]]
             self._leaf(i)
+        self._play_all()
 
     cdef inline double* _child(self, int64_t c, uint8_t* flags) noexcept nogil:
         """Node c's row in the current set (key, then U) and its flags (OUT)."""
@@ -554,19 +730,37 @@ cdef class TreeScheduler:
         return self.crec + j * (self.m + 1)
 
     cdef void _inner(self, Py_ssize_t j) noexcept nogil:
-        """UpdateS at inner node j (a row), from its children (slides, "Algorithm")."""
+        """UpdateS at inner node j (a row), from its children (slides, "Algorithm"): its
+        flags from its tops and its other children's flags; its key and U
+        (_sum) but at the root, whose are never consulted (Alloc compares children, the
+        guarantees stop below the root), and so summed only when asked for."""
+        cdef Py_ssize_t a
+        cdef uint8_t flags = 0, child
+        if self.tops[TOP_OPEN, self.top_at[j] + 1] >= 0:
+            flags |= OPEN
+        if self.tops[TOP_DEMANDING, self.top_at[j] + 1] >= 0:
+            flags |= DEMANDING
+        for a in range(self.scan_ptr[j], self.scan_ptr[j + 1]):
+            self._child(self.scan_node[a], &child)
+            flags |= child
+        self.cflags[j] = flags
+        if j > 0:
+            self._sum(j)
+        self.recomputed += 1
+
+    cdef void _sum(self, Py_ssize_t j) noexcept nogil:
+        """Inner row j's U and key from its children's, in their order (H-DRF: the open
+        ones rescaled to f, the lowest key among them), as the transcription."""
         cdef Py_ssize_t r, a, count = self.n_children[j]
         cdef int64_t n = self.inner_node[j], first = self.row_first[j]
         cdef double f = INFINITY, total, s = 0.0
         cdef double* row = self.crec + j * (self.m + 1)
         cdef double* child
-        cdef uint8_t flags = 0
         for a in range(count):         # f: the lowest key among the open children
             child = self._child(first + a, &self.child_flags[a])
             self.child_rec[a] = child
             if self.child_flags[a] & OPEN and child[0] < f:
                 f = child[0]
-            flags |= self.child_flags[a]
         for a in range(count):
             child = self.child_rec[a]
             self.child_factor[a] = 1.0
@@ -581,8 +775,6 @@ cdef class TreeScheduler:
             if self.in_y[r] and row[1 + r] / self.total[r] > s:
                 s = row[1 + r] / self.total[r]
         row[0] = s / self.weight[n]
-        self.cflags[j] = flags
-        self.recomputed += 1
 
     cdef void _prefetch(self, Py_ssize_t j) noexcept nogil:
         """Request inner row j's own row and its children's (flags, leaf rows, inner
@@ -591,7 +783,7 @@ cdef class TreeScheduler:
         cdef Py_ssize_t width = (self.m + 1) * sizeof(double)
         prefetch(self.crec + j * (self.m + 1))
         prefetch(&self.wants[first])
-        if self.kid_inner[j] < self.n_children[j]:
+        if j > 0 and self.kid_inner[j] < self.n_children[j]:     # (the root sums nothing)
             self._prefetch_span(<char*>&self.leaf_rec[first, 0], self.n_children[j] * width)
         if kid >= 0:
             self._prefetch_span(<char*>(self.crec + kid * (self.m + 1)), self.kid_inner[j] * width)
@@ -753,17 +945,18 @@ cdef class TreeScheduler:
 
     cdef int64_t _lowest_child(self, Py_ssize_t n, bint naive) noexcept nogil:
         """The eligible child of n (open; naive: demanding) with the lowest key (ties: the
-        first), or -1."""
-        cdef int64_t c = self.first_child[n], best = -1
+        first), or -1: its top's winner against the children it scans."""
+        cdef Py_ssize_t j = self.inner_row[n], a
+        cdef int64_t best = self.tops[TOP_DEMANDING if naive else TOP_OPEN, self.top_at[j] + 1]
+        cdef int64_t c
         cdef uint8_t want = DEMANDING if naive else OPEN, flags
-        cdef double* child
-        cdef double best_key = 0.0
-        while c >= 0:
-            child = self._child(c, &flags)
-            if flags & want and (best < 0 or child[0] < best_key):
+        cdef double best_key = self._key_of(best), key
+        for a in range(self.scan_ptr[j], self.scan_ptr[j + 1]):
+            c = self.scan_node[a]
+            key = self._child(c, &flags)[0]
+            if flags & want and self._ahead(c, key, best, best_key):
                 best = c
-                best_key = child[0]
-            c = self.next_sibling[c]
+                best_key = key
         return best
 
     cdef Py_ssize_t _descend(self, bint naive) noexcept nogil:
@@ -775,36 +968,55 @@ cdef class TreeScheduler:
             n = self._lowest_child(n, naive)
         return self.node_leaf[n]
 
-    cdef bint _within_guarantees(self, Py_ssize_t i) noexcept nogil:
-        """One more task of leaf i keeps every node on its path within its guaranteed
-        fraction of each resource (the capacity scheduler's limit)."""
-        cdef int64_t a = self.parent[self.leaf_node[i]]
+    cdef bint _local_ok(self, Py_ssize_t i) noexcept nogil:
+        """One more task of leaf i keeps the leaf within its guaranteed fraction of each
+        resource."""
+        cdef Py_ssize_t r
+        cdef int64_t n = self.leaf_node[i]
+        for r in range(self.m):
+            if self.leaf_rec[n, 1 + r] + self.demand[i, r] > \
+                    self.guarantee[n] * self.total[r] * (1.0 + FIT_SLACK):
+                return False
+        return True
+
+    cdef bint _path_within(self, int64_t a, Py_ssize_t i) noexcept nogil:
+        """One more task of leaf i (-1: none) keeps inner node a and its ancestors below
+        the root within their guaranteed fractions. None: no leaf below a can launch
+        within the guarantees (demands are >= 0)."""
         cdef Py_ssize_t r
         cdef double* U
-        for r in range(self.m):       # the leaf itself
-            if self.leaf_rec[self.leaf_node[i], 1 + r] + self.demand[i, r] > \
-                    self.guarantee[self.leaf_node[i]] * self.total[r] * (1.0 + FIT_SLACK):
-                return False
         while a > 0:
             U = self.crec + self.inner_row[a] * (self.m + 1) + 1
             for r in range(self.m):
-                if U[r] + self.demand[i, r] > self.guarantee[a] * self.total[r] * (1.0 + FIT_SLACK):
+                if U[r] + (self.demand[i, r] if i >= 0 else 0.0) > \
+                        self.guarantee[a] * self.total[r] * (1.0 + FIT_SLACK):
                     return False
             a = self.parent[a]
         return True
 
+    cdef bint _within_guarantees(self, Py_ssize_t i) noexcept nogil:
+        """One more task of leaf i keeps every node on its path within its guaranteed
+        fraction of each resource (the capacity scheduler's limit)."""
+        return self._local_ok(i) and self._path_within(self.parent[self.leaf_node[i]], i)
+
     cdef Py_ssize_t _search(self, Py_ssize_t n, Py_ssize_t top) noexcept nogil:
         """Capacity: depth-first below n, open children in key order (ties: the first),
         the first leaf whose next task stays within the guarantees, or -1. The children
-        are sorted in scratch[top:]."""
-        cdef Py_ssize_t count = 0, a, b, found
-        cdef int64_t c
+        it scans are sorted in scratch[top:]; a wide row's leaf children come from its
+        TOP_WITHIN tournament (only those within their own guarantees), in key order, one
+        whose path is not within theirs excluded until the search returns."""
+        cdef Py_ssize_t count = 0, a = 0, b, j, mark = self.n_excl
+        cdef Py_ssize_t found = -1
+        cdef int64_t c, w
         cdef double key
         cdef uint8_t flags
+        cdef bint leaves
         if self.node_leaf[n] >= 0:
             return self.node_leaf[n] if self._within_guarantees(self.node_leaf[n]) else -1
-        c = self.first_child[n]
-        while c >= 0:
+        j = self.inner_row[n]
+        leaves = self._path_within(n, -1)
+        for a in range(self.scan_ptr[j], self.scan_ptr[j + 1]):
+            c = self.scan_node[a]
             key = self._child(c, &flags)[0]
             if flags & OPEN:
                 b = top + count               # insertion: stable, by key
@@ -813,12 +1025,31 @@ cdef class TreeScheduler:
                     b -= 1
                 self.scratch[b] = c
                 count += 1
-            c = self.next_sibling[c]
-        for a in range(top, top + count):
-            found = self._search(self.scratch[a], top + count)
-            if found >= 0:
-                return found
-        return -1
+        a = 0
+        while True:
+            w = self.tops[TOP_WITHIN, self.top_at[j] + 1] if leaves else -1
+            c = self.scratch[top + a] if a < count else -1
+            if c < 0 and w < 0:
+                found = -1
+                break
+            if c >= 0 and not self._ahead(w, self._key_of(w), c, self._child(c, &flags)[0]):
+                found = self._search(c, top + count)
+                if found >= 0:
+                    break
+                a += 1
+            else:
+                found = self.node_leaf[w]
+                if self._path_within(n, found):
+                    break
+                self.excluded[found] = 1
+                self.excl[self.n_excl] = found
+                self.n_excl += 1
+                self._enter(found)
+        while self.n_excl > mark:
+            self.n_excl -= 1
+            self.excluded[self.excl[self.n_excl]] = 0
+            self._enter(self.excl[self.n_excl])
+        return found
 
     cdef Py_ssize_t _choose(self) noexcept nogil:
         """The leaf whose task launches next, or -1 (nothing launches)."""
@@ -974,6 +1205,7 @@ cdef class TreeScheduler:
         """Each node's key, its dominant share over its weight, now (a copy; H-DRF: of
         its rescaled usage, over Y)."""
         self._settle()
+        self._sum(0)
         return self._nodes(np.asarray(self.leaf_rec)[self.leaf_node, 0],
                            np.asarray(self.set_rec[self.cur])[:, 0])
 
@@ -981,6 +1213,7 @@ cdef class TreeScheduler:
     def node_usage(self):
         """Each node's usage vector U, (N, m), now (a copy; H-DRF: rescaled)."""
         self._settle()
+        self._sum(0)
         return self._nodes(np.asarray(self.leaf_rec)[self.leaf_node, 1:],
                            np.asarray(self.set_rec[self.cur])[:, 1:])
 

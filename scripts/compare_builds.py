@@ -36,12 +36,12 @@ from drfbench._variants import flags_string
 KERNELS = ("edrf_event", "dcdrf")
 
 
-def load_build(directory, isa, prefix):
-    """The kernel modules (KERNELS) of variant `isa` from the build in `directory`,
+def load_build(directory, isa, prefix, kernels=KERNELS):
+    """The kernel modules (`kernels`) of variant `isa` from the build in `directory`,
     loaded by file path as `<prefix>_<isa>.<kernel>`."""
     package_dir = Path(directory) / _isa.VARIANTS[isa].package.rpartition(".")[2]
     modules = {}
-    for kernel in KERNELS:
+    for kernel in kernels:
         paths = [package_dir / f"{kernel}{suffix}"
                  for suffix in importlib.machinery.EXTENSION_SUFFIXES]
         path = next((p for p in paths if p.exists()), None)
