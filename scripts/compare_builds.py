@@ -5,6 +5,7 @@
                                      [--kernels edrf-event,dcdrf:0,dcdrf:1e-3]
                                      [--repeats K] [--event-scale N R] [--dcdrf-scale N R]
                                      [--reuse-output] [--quick] [--csv FILE]
+                                     [--clock kernel|thread-cpu]
 
 OLD (and NEW) is a directory holding a build's `drfbench` package, i.e. its compiled
 `_kernels*` packages (for instance /work/before/drfbench); NEW defaults to the drfbench
@@ -20,7 +21,10 @@ of the kernel's own elapsed time, the ratio new / old of the medians, and whethe
 builds' last results are the same bits; then, per kernel, dtype and thread count, whether
 every variant of each build returned the same bits (avx2 and avx512 contract a*b+c into
 FMA, scalar and generic do not, so they may differ in the last bits). --csv writes one
-tidy row per timed call, each configuration's as it finishes. Default configurations: edrf-event at paper scale (G0, 1M x 100K) and dcdrf at
+tidy row per timed call, each configuration's as it finishes. --clock thread-cpu times the
+calling thread's CPU time instead of the kernel's own (wall) timer: on a shared machine
+it leaves out the time other processes took the core, and means something on one thread
+only. Default configurations: edrf-event at paper scale (G0, 1M x 100K) and dcdrf at
 epsilon 0 and 1e-3 at 100K x 10K, float32, 2 threads, the default variant; --quick runs
 all at 10K x 1K. Only ratios within one run mean anything on a shared machine.
 """
@@ -41,7 +45,7 @@ from drfbench._variants import flags_string
 
 KERNELS = ("edrf_event", "dcdrf")
 COLUMNS = ("build", "kernel", "epsilon", "isa", "flags", "dtype", "tenants", "resources",
-           "nnz", "threads", "repeat", "seconds", "same_bits")
+           "nnz", "threads", "repeat", "clock", "seconds", "same_bits")
 
 
 def load_build(directory, isa, prefix):
@@ -75,18 +79,19 @@ def validated(n, m, dtype):
     return matrix, weights
 
 
-def call(modules, kernel, m, weights, epsilon, threads, output):
+def call(modules, kernel, m, weights, epsilon, threads, output, clock="kernel"):
     """One kernel call with drfbench.api's arguments (_run_edrf_event, _run_dcdrf).
-    Returns (elapsed, allocation, level)."""
+    Returns (seconds by `clock`, allocation, level)."""
     allocation = output if output is not None else api.output_array(m.nnz, m.dtype)
     level = np.zeros(m.shape[0], dtype=np.float64)
     function = getattr(modules[kernel], kernel)
+    cpu = time.thread_time()
     _, _, elapsed = function(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
                              np.inf, api.NO_ROUND_LIMIT, threads, allocation, level)
-    return elapsed, allocation, level
+    return (elapsed if clock == "kernel" else time.thread_time() - cpu), allocation, level
 
 
-def compare(builds, config, m, weights, threads, repeats, reuse_output):
+def compare(builds, config, m, weights, threads, repeats, reuse_output, clock):
     """Old and new alternately on the same inputs: one printed line; returns the tidy
     rows of the timed calls and each build's last result."""
     label, kernel, epsilon, isa = config
@@ -95,11 +100,11 @@ def compare(builds, config, m, weights, threads, repeats, reuse_output):
     times = {side: [] for side in builds}
     last = {}
     for side in builds:                                    # untimed: first touches
-        call(builds[side][isa], kernel, m, weights, epsilon, threads, outputs[side])
+        call(builds[side][isa], kernel, m, weights, epsilon, threads, outputs[side], clock)
     for r in range(repeats):
         for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
             elapsed, allocation, level = call(builds[side][isa], kernel, m, weights,
-                                              epsilon, threads, outputs[side])
+                                              epsilon, threads, outputs[side], clock)
             times[side].append(elapsed)
             last[side] = (allocation.copy() if reuse_output else allocation, level)
     old, new = (float(np.median(times[side])) for side in ("old", "new"))
@@ -111,7 +116,8 @@ def compare(builds, config, m, weights, threads, repeats, reuse_output):
           flush=True)
     rows = [dict(build=side, kernel=kernel.replace("_", "-"), epsilon=epsilon, isa=isa,
                  flags=flags_string(isa), dtype=str(m.dtype), tenants=m.shape[0],
-                 resources=m.shape[1], nnz=m.nnz, threads=threads, repeat=r, seconds=t,
+                 resources=m.shape[1], nnz=m.nnz, threads=threads, repeat=r, clock=clock,
+                 seconds=t,
                  same_bits=same)
             for side in ("old", "new") for r, t in enumerate(times[side])]
     return rows, last
@@ -158,6 +164,8 @@ def main(argv=None):
                         "call, as drfbench.allocate makes)")
     p.add_argument("--quick", action="store_true", help="everything at 10K x 1K")
     p.add_argument("--csv", default=None, help="write one tidy row per timed call here")
+    p.add_argument("--clock", choices=("kernel", "thread-cpu"), default="kernel",
+                   help="the kernel's own timer (default), or the calling thread's CPU time")
     args = p.parse_args(argv)
     small = (10_000, 1_000)
     event_scale = tuple(args.event_scale or (small if args.quick else (1_000_000, 100_000)))
@@ -171,7 +179,7 @@ def main(argv=None):
               for side, directory in (("old", args.old), ("new", new_dir))}
     print(f"old: {Path(args.old).resolve()}\nnew: {Path(new_dir).resolve()}\n"
           + "".join(f"variant {isa}: {flags_string(isa)}\n" for isa in isas)
-          + f"medians of {repeats} alternating calls, "
+          + f"{args.clock} clock, medians of {repeats} alternating calls, "
           f"{'reused' if args.reuse_output else 'fresh'} output buffers", flush=True)
     out = open(args.csv, "w", newline="") if args.csv else None
     writer = csv.DictWriter(out, fieldnames=COLUMNS) if out else None
@@ -190,7 +198,7 @@ def main(argv=None):
                 for isa in isas:
                     new_rows, last = compare(builds, (label, kernel, epsilon, isa),
                                              *inputs[scales[kernel]], threads, repeats,
-                                             args.reuse_output)
+                                             args.reuse_output, args.clock)
                     results += last.values()
                     if writer:
                         writer.writerows(new_rows)
