@@ -1,25 +1,35 @@
 """Time two builds of the kernels side by side, in one process.
 
-    python scripts/compare_builds.py OLD [--new NEW] [--isa NAME] [--repeats K]
-                                     [--threads T] [--event-scale N R]
-                                     [--dcdrf-scale N R] [--reuse-output] [--quick]
+    python scripts/compare_builds.py OLD [--new NEW] [--isa NAME[,NAME...]]
+                                     [--dtypes float32[,float64]] [--threads T[,T...]]
+                                     [--kernels edrf-event,dcdrf:0,dcdrf:1e-3]
+                                     [--repeats K] [--event-scale N R] [--dcdrf-scale N R]
+                                     [--reuse-output] [--quick] [--csv FILE]
+                                     [--clock kernel|thread-cpu]
 
 OLD (and NEW) is a directory holding a build's `drfbench` package, i.e. its compiled
 `_kernels*` packages (for instance /work/before/drfbench); NEW defaults to the drfbench
 this Python imports. A build's extension modules are loaded by file path under module
 names of their own (`old_avx512.edrf_event`: an extension's init function is found from
-the last component of the name), so both builds live in this process and see the same
-inputs, validated once as drfbench.allocate validates them. Each kernel is then called
-directly with the arguments drfbench.api passes it, old and new alternately (which one
-goes first alternates too), after one untimed call each.
+the last component of the name), so both builds, and every variant of each, live in this
+process and see the same inputs, validated once as drfbench.allocate validates them. Each
+kernel is then called directly with the arguments drfbench.api passes it, old and new
+alternately (which one goes first alternates too), after one untimed call each.
 
-Printed per configuration: the medians (and minima) of the kernel's own elapsed time,
-the ratio new / old of the medians, and whether the two builds' last results are the
-same bits. Configurations: edrf-event at paper scale (G0, 1M x 100K, float32) and dcdrf
-at epsilon 0 and 1e-3 at 100K x 10K, on 2 threads; --quick runs all at 10K x 1K. Only
-ratios within one run mean anything on a shared machine.
+Printed per configuration (kernel x variant x dtype x threads): the medians (and minima)
+of the kernel's own elapsed time, the ratio new / old of the medians, and whether the two
+builds' last results are the same bits; then, per kernel, dtype and thread count, whether
+every variant of each build returned the same bits (avx2 and avx512 contract a*b+c into
+FMA, scalar and generic do not, so they may differ in the last bits). --csv writes one
+tidy row per timed call, each configuration's as it finishes. --clock thread-cpu times the
+calling thread's CPU time instead of the kernel's own (wall) timer: on a shared machine
+it leaves out the time other processes took the core, and means something on one thread
+only. Default configurations: edrf-event at paper scale (G0, 1M x 100K) and dcdrf at
+epsilon 0 and 1e-3 at 100K x 10K, float32, 2 threads, the default variant; --quick runs
+all at 10K x 1K. Only ratios within one run mean anything on a shared machine.
 """
 import argparse
+import csv
 import importlib.machinery
 import importlib.util
 import sys
@@ -34,6 +44,8 @@ from drfbench.dcdrf import workloads
 from drfbench._variants import flags_string
 
 KERNELS = ("edrf_event", "dcdrf")
+COLUMNS = ("build", "kernel", "epsilon", "isa", "flags", "dtype", "tenants", "resources",
+           "nnz", "threads", "repeat", "clock", "seconds", "same_bits")
 
 
 def load_build(directory, isa, prefix, kernels=KERNELS):
@@ -56,48 +68,73 @@ def load_build(directory, isa, prefix, kernels=KERNELS):
     return modules
 
 
-def validated(n, m):
-    """G0 demands (float32) and unit weights, validated as drfbench.allocate does."""
+def validated(n, m, dtype):
+    """G0 demands of `dtype` and unit weights, validated as drfbench.allocate does."""
     t = time.perf_counter()
-    demands = workloads.generate("G0", n, m, seed=0).demands
+    demands = workloads.generate("G0", n, m, seed=0).demands.astype(dtype)
     matrix = check.demand_matrix(demands, None)
     weights = check.tenant_weights(None, matrix.shape[0])
     print(f"G0 {n} x {m}, nnz {matrix.nnz}, {matrix.dtype}, "
-          f"generated and validated in {time.perf_counter() - t:.1f} s")
+          f"generated and validated in {time.perf_counter() - t:.1f} s", flush=True)
     return matrix, weights
 
 
-def call(modules, kernel, m, weights, epsilon, threads, output):
+def call(modules, kernel, m, weights, epsilon, threads, output, clock="kernel"):
     """One kernel call with drfbench.api's arguments (_run_edrf_event, _run_dcdrf).
-    Returns (elapsed, allocation, level)."""
+    Returns (seconds by `clock`, allocation, level)."""
     allocation = output if output is not None else api.output_array(m.nnz, m.dtype)
     level = np.zeros(m.shape[0], dtype=np.float64)
     function = getattr(modules[kernel], kernel)
+    cpu = time.thread_time()
     _, _, elapsed = function(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
                              np.inf, api.NO_ROUND_LIMIT, threads, allocation, level)
-    return elapsed, allocation, level
+    return (elapsed if clock == "kernel" else time.thread_time() - cpu), allocation, level
 
 
-def compare(builds, label, kernel, m, weights, epsilon, threads, repeats, reuse_output):
-    """Old and new alternately on the same inputs; one printed line."""
+def compare(builds, config, m, weights, threads, repeats, reuse_output, clock):
+    """Old and new alternately on the same inputs: one printed line; returns the tidy
+    rows of the timed calls and each build's last result."""
+    label, kernel, epsilon, isa = config
     outputs = {side: (api.output_array(m.nnz, m.dtype) if reuse_output else None)
                for side in builds}
     times = {side: [] for side in builds}
     last = {}
     for side in builds:                                    # untimed: first touches
-        call(builds[side], kernel, m, weights, epsilon, threads, outputs[side])
+        call(builds[side][isa], kernel, m, weights, epsilon, threads, outputs[side], clock)
     for r in range(repeats):
         for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
-            elapsed, allocation, level = call(builds[side], kernel, m, weights, epsilon,
-                                              threads, outputs[side])
+            elapsed, allocation, level = call(builds[side][isa], kernel, m, weights,
+                                              epsilon, threads, outputs[side], clock)
             times[side].append(elapsed)
-            last[side] = (allocation, level)
+            last[side] = (allocation.copy() if reuse_output else allocation, level)
     old, new = (float(np.median(times[side])) for side in ("old", "new"))
     same = all(np.array_equal(a, b) for a, b in zip(last["old"], last["new"]))
     scale = f"{m.shape[0]} x {m.shape[1]}"
-    print(f"{label:<15s} {scale:>17s} {threads:>7d} {old * 1e3:>9.2f} {new * 1e3:>9.2f} "
-          f"{min(times['old']) * 1e3:>9.2f} {min(times['new']) * 1e3:>9.2f} "
-          f"{new / old:>8.3f}  {'yes' if same else 'NO'}")
+    print(f"{label:<15s} {isa:<8s} {str(m.dtype):<8s} {scale:>17s} {threads:>7d} "
+          f"{old * 1e3:>9.2f} {new * 1e3:>9.2f} {min(times['old']) * 1e3:>9.2f} "
+          f"{min(times['new']) * 1e3:>9.2f} {new / old:>8.3f}  {'yes' if same else 'NO'}",
+          flush=True)
+    rows = [dict(build=side, kernel=kernel.replace("_", "-"), epsilon=epsilon, isa=isa,
+                 flags=flags_string(isa), dtype=str(m.dtype), tenants=m.shape[0],
+                 resources=m.shape[1], nnz=m.nnz, threads=threads, repeat=r, clock=clock,
+                 seconds=t,
+                 same_bits=same)
+            for side in ("old", "new") for r, t in enumerate(times[side])]
+    return rows, last
+
+
+def kernel_spec(text):
+    """`edrf-event` or `dcdrf:EPSILON` -> (label, kernel, epsilon)."""
+    name, _, eps = text.partition(":")
+    if name == "edrf-event" and not eps:
+        return "edrf-event", "edrf_event", 0.0
+    if name == "dcdrf" and eps:
+        return f"dcdrf eps={eps}", "dcdrf", float(eps)
+    raise argparse.ArgumentTypeError(f"expected edrf-event or dcdrf:EPSILON, got {text!r}")
+
+
+def listed(convert):
+    return lambda text: [convert(x) for x in text.split(",") if x]
 
 
 def main(argv=None):
@@ -107,11 +144,17 @@ def main(argv=None):
     p.add_argument("--new", default=None,
                    help="directory holding the newer build's drfbench package "
                         "(default: the drfbench this Python imports)")
-    p.add_argument("--isa", default=None,
-                   help="kernel variant (default: $DRFBENCH_ISA, else the widest runnable)")
+    p.add_argument("--isa", type=listed(str), default=None,
+                   help="kernel variants, comma-separated, or all (default: $DRFBENCH_ISA, "
+                        "else the widest runnable)")
+    p.add_argument("--dtypes", type=listed(np.dtype), default=[np.dtype("float32")])
+    p.add_argument("--kernels", type=listed(kernel_spec),
+                   default=[kernel_spec(k) for k in ("edrf-event", "dcdrf:0", "dcdrf:1e-3")],
+                   help="comma-separated: edrf-event, dcdrf:EPSILON (default: "
+                        "edrf-event,dcdrf:0,dcdrf:1e-3)")
     p.add_argument("--repeats", type=int, default=None, help="timed calls per build "
                    "and configuration (default 5, 3 with --quick)")
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=listed(int), default=[2])
     p.add_argument("--event-scale", type=int, nargs=2, metavar=("N", "R"),
                    default=None, help="edrf-event's tenants and resources (1000000 100000)")
     p.add_argument("--dcdrf-scale", type=int, nargs=2, metavar=("N", "R"),
@@ -120,27 +163,53 @@ def main(argv=None):
                    help="one output buffer per build, reused (default: a fresh one per "
                         "call, as drfbench.allocate makes)")
     p.add_argument("--quick", action="store_true", help="everything at 10K x 1K")
+    p.add_argument("--csv", default=None, help="write one tidy row per timed call here")
+    p.add_argument("--clock", choices=("kernel", "thread-cpu"), default="kernel",
+                   help="the kernel's own timer (default), or the calling thread's CPU time")
     args = p.parse_args(argv)
     small = (10_000, 1_000)
     event_scale = tuple(args.event_scale or (small if args.quick else (1_000_000, 100_000)))
     dcdrf_scale = tuple(args.dcdrf_scale or (small if args.quick else (100_000, 10_000)))
     repeats = args.repeats or (3 if args.quick else 5)
 
-    isa = _isa.resolve(args.isa)
+    isas = (_isa.runnable() if args.isa == ["all"]
+            else [_isa.resolve(name) for name in (args.isa or [None])])
     new_dir = args.new or Path(drfbench.__file__).parent
-    builds = {"old": load_build(args.old, isa, "old"), "new": load_build(new_dir, isa, "new")}
+    builds = {side: {isa: load_build(directory, isa, side) for isa in isas}
+              for side, directory in (("old", args.old), ("new", new_dir))}
     print(f"old: {Path(args.old).resolve()}\nnew: {Path(new_dir).resolve()}\n"
-          f"variant {isa} ({flags_string(isa)}), {args.threads} thread(s), "
-          f"medians of {repeats} alternating calls, "
-          f"{'reused' if args.reuse_output else 'fresh'} output buffers")
-    inputs = {scale: validated(*scale) for scale in dict.fromkeys((event_scale, dcdrf_scale))}
-    print(f"{'kernel':<15s} {'tenants x res.':>17s} {'threads':>7s} {'old ms':>9s} "
-          f"{'new ms':>9s} {'old min':>9s} {'new min':>9s} {'new/old':>8s}  same bits")
-    for label, kernel, scale, epsilon in (("edrf-event", "edrf_event", event_scale, 0.0),
-                                          ("dcdrf eps=0", "dcdrf", dcdrf_scale, 0.0),
-                                          ("dcdrf eps=1e-3", "dcdrf", dcdrf_scale, 1e-3)):
-        compare(builds, label, kernel, *inputs[scale], epsilon, args.threads, repeats,
-                args.reuse_output)
+          + "".join(f"variant {isa}: {flags_string(isa)}\n" for isa in isas)
+          + f"{args.clock} clock, medians of {repeats} alternating calls, "
+          f"{'reused' if args.reuse_output else 'fresh'} output buffers", flush=True)
+    out = open(args.csv, "w", newline="") if args.csv else None
+    writer = csv.DictWriter(out, fieldnames=COLUMNS) if out else None
+    if writer:
+        writer.writeheader()
+    for dtype in args.dtypes:
+        scales = {kernel: event_scale if kernel == "edrf_event" else dcdrf_scale
+                  for _, kernel, _ in args.kernels}
+        inputs = {scale: validated(*scale, dtype) for scale in dict.fromkeys(scales.values())}
+        print(f"{'kernel':<15s} {'variant':<8s} {'dtype':<8s} {'tenants x res.':>17s} "
+              f"{'threads':>7s} {'old ms':>9s} {'new ms':>9s} {'old min':>9s} "
+              f"{'new min':>9s} {'new/old':>8s}  same bits")
+        for label, kernel, epsilon in args.kernels:
+            for threads in args.threads:
+                results = []
+                for isa in isas:
+                    new_rows, last = compare(builds, (label, kernel, epsilon, isa),
+                                             *inputs[scales[kernel]], threads, repeats,
+                                             args.reuse_output, args.clock)
+                    results += last.values()
+                    if writer:
+                        writer.writerows(new_rows)
+                        out.flush()
+                if len(isas) > 1:
+                    same = all(np.array_equal(a, b) for result in results[1:]
+                               for a, b in zip(results[0], result))
+                    print(f"{label}, {dtype}, {threads} thread(s): every variant of both "
+                          f"builds the same bits: {'yes' if same else 'NO'}", flush=True)
+    if out:
+        out.close()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from hypothesis.extra.numpy import arrays
 
 import drfbench
 from drfbench.dcdrf import literal
-from drfbench import api
+from drfbench import _isa, api
 from cases import assert_same, random_instance, seeds
 
 FAST_METHODS = ("dcdrf", "sdcdrf", "pedrf", "pedrf1")
@@ -132,14 +132,20 @@ def test_epsilon_cuts_rounds(medium):
     assert rounds[0] > rounds[1] > rounds[2]
 
 
-def test_threads_give_identical_results(medium):
-    """Fixed tiles and fixed summation order: the same bits for 1 and 2 threads."""
+@pytest.mark.parametrize("isa", _isa.runnable())
+@pytest.mark.parametrize("threads", (2, 3, 7))
+def test_threads_give_identical_results(medium, threads, isa):
+    """Fixed tiles and fixed summation order: the same bits for 1 and more threads, in
+    every variant built (line 17 splits the 400 resources into one range per thread,
+    which 3 and 7 split unevenly, each thread entering a leaver's row where its range
+    begins)."""
     for eps in (0.0, 1e-3):
-        one = drfbench.allocate(medium, "dcdrf", epsilon=eps, threads=1)
-        two = drfbench.allocate(medium, "dcdrf", epsilon=eps, threads=2)
-        np.testing.assert_array_equal(one.allocation.data, two.allocation.data)
-        np.testing.assert_array_equal(one.level, two.level)
-        assert one.rounds == two.rounds
+        one = drfbench.allocate(medium, "dcdrf", epsilon=eps, threads=1, isa=isa)
+        many = drfbench.allocate(medium, "dcdrf", epsilon=eps, threads=threads, isa=isa)
+        assert one.isa == many.isa == isa
+        np.testing.assert_array_equal(one.allocation.data, many.allocation.data)
+        np.testing.assert_array_equal(one.level, many.level)
+        assert one.rounds == many.rounds
 
 
 @pytest.mark.parametrize("method", ("edrf", "dcdrf"))
