@@ -22,8 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import MAX_MACHINE_CELLS, MAX_MACHINES, MAX_NODES
+
 COUNT = "count"              # the machine tables' optional column: that many identical rows
-MAX_MACHINES = 2**24         # machines a table may expand to (one row of capacities each)
+# A first column headed by one of these holds the rows' names (labels, kept as text), not
+# numbers: "tenant,cpu,mem" for demands, "machine,cpu,mem" for machines (docs/accepts.md)
+NAME_COLUMNS = ("name", "tenant", "user", "machine", "server", "flow")
 
 
 def existing(path, what):
@@ -69,11 +73,14 @@ class Table:
     """A table: what errors call it (`where`, e.g. "machines file m.csv"), its columns
     (`data`: name -> the column's cells, text or numbers), the file line of each row
     (`lines`; None for a DataFrame's rows, named by position) and whether a header named
-    the columns (`named`; else they are "1", "2", ...)."""
+    the columns (`named`; else they are "1", "2", ...); the rows' names as written
+    (`labels`, from a name column, `label` its header; None without one)."""
     where: str
     data: dict
     lines: tuple | None = None
     named: bool = True
+    labels: tuple | None = None
+    label: str | None = None
 
     @property
     def columns(self):
@@ -111,8 +118,32 @@ class Table:
                 bound = "" if upper is None else f" and <= {upper:g}"
                 raise ValueError(f"{self.where}: column {self.column(name)} must hold finite "
                                  f"numbers >= 0{bound}, got {_shown(cells[i])} at {self.row(i)}")
+            under = _underflow(cells, values)
+            if under is not None:
+                raise ValueError(f"{self.where}: column {self.column(name)} holds "
+                                 f"{_shown(cells[under])} at {self.row(under)}, below "
+                                 f"{TINY:.3g}, the smallest normal float64: give 0 or more")
             out[:, j] = values
         return out
+
+
+TINY = np.finfo(np.float64).tiny
+_ZEROS = ("0", "0.0", "0.", ".0", "-0", "+0", "-0.0")     # the usual zeros, passed at once
+
+
+def _underflow(cells, values):
+    """The first row whose number lies below float64's normal range: a subnormal (4e-320),
+    or a cell written non-zero that reads as 0 (1e-400); None if there is none."""
+    small = np.flatnonzero((values < TINY) & (values >= 0))
+    if small.size and values[small].max() > 0:
+        return int(small[np.argmax(values[small] > 0)])
+    written = np.asarray(cells, dtype=object)[small]
+    if written.size and isinstance(cells[0], str):
+        unusual = ~np.isin(written, _ZEROS)
+        for i, cell in zip(small[unusual].tolist(), written[unusual].tolist()):
+            if any(c in "123456789" for c in cell.lower().partition("e")[0]):
+                return i
+    return None
 
 
 def _shown(cell):
@@ -131,12 +162,13 @@ def _is_number(text):
     return not np.isnan(_float(text))
 
 
-def read_csv(path, what, header=True):
+def read_csv(path, what, header=True, name_column=True):
     """The CSV file `path` as a Table of strings. header: True, the first row names the
     columns (non-empty, distinct names); False, none (columns "1", "2", ...); None, a first
-    row that is all numbers is data, anything else a header. Blank lines are skipped; a
-    row with more or fewer cells than the others, an empty file or one without data rows is
-    refused."""
+    row holding no number is a header, else data. Blank lines are skipped; a row with more
+    or fewer cells than the others, an empty file or one without data rows is refused.
+    name_column: a first column headed by one of NAME_COLUMNS holds the rows' names
+    (`labelled`)."""
     content, where = text(path, what)
     rows, lines = [], []
     reader = csv.reader(io.StringIO(content, newline=""), skipinitialspace=True)
@@ -150,7 +182,7 @@ def read_csv(path, what, header=True):
     if not rows:
         raise ValueError(f"{where} is empty")
     if header is None:
-        header = not all(map(_is_number, rows[0]))
+        header = not any(map(_is_number, rows[0]))
     if header:
         names = rows[0]
         for j, name in enumerate(names):
@@ -166,8 +198,29 @@ def read_csv(path, what, header=True):
         if len(cells) != len(names):
             raise ValueError(f"{where}, line {line}: {len(cells)} cells, the "
                              f"{'header' if header else 'first row'} has {len(names)}")
-    return Table(where, {name: [cells[j] for cells in rows] for j, name in enumerate(names)},
-                 tuple(lines), named=bool(header))
+    table = Table(where, {name: [cells[j] for cells in rows] for j, name in enumerate(names)},
+                  tuple(lines), named=bool(header))
+    return labelled(table) if name_column else table
+
+
+def labelled(table):
+    """The table with its name column (a first column headed by one of NAME_COLUMNS) taken
+    out as the rows' `labels`, text as written (`007` and `7` are two names), every row
+    named, no name twice; a table without one as it is."""
+    first = next(iter(table.data), None)
+    if not table.named or first not in NAME_COLUMNS or len(table.data) < 2:
+        return table
+    labels, seen = tuple(table.data[first]), {}
+    for i, label in enumerate(labels):
+        if not isinstance(label, str) or not label:
+            raise ValueError(f"{table.where}: column {first!r} names the rows, got "
+                             f"{_shown(label)} at {table.row(i)}")
+        if label in seen:
+            raise ValueError(f"{table.where}: {first} {label!r} is named twice, at "
+                             f"{table.row(seen[label])} and {table.row(i)}")
+        seen[label] = i
+    rest = {name: cells for name, cells in table.data.items() if name != first}
+    return Table(table.where, rest, table.lines, table.named, labels, first)
 
 
 def same_resources(table, resources, theirs, of):
@@ -182,7 +235,8 @@ def machines(table, resources=None, of=None):
     """(resources, capacities): a table of machines (or servers), one capacity column per
     resource and optionally `count` (that many identical machines; default 1 each), as the
     resource names and an (M, m) float64 array, one row per machine (at most MAX_MACHINES
-    in all). With `resources`
+    in all, and MAX_MACHINE_CELLS capacities: machines x resources); a name column (see
+    `labelled`) names the machines. With `resources`
     (those of `of`, e.g. "the demands have"), the columns must name the same ones, in any
     order, and come out in that order. Every machine must have some capacity."""
     theirs = tuple(c for c in table.columns if c != COUNT)
@@ -208,6 +262,10 @@ def machines(table, resources=None, of=None):
         if count.sum() > MAX_MACHINES:
             raise ValueError(f"{table.where}: the counts add up to {count.sum()} machines, "
                              f"more than {MAX_MACHINES}")
+    if count.sum() * len(resources) > MAX_MACHINE_CELLS:
+        raise ValueError(f"{table.where}: {count.sum()} machines x {len(resources)} resources "
+                         f"is {count.sum() * len(resources):,} capacities, more than "
+                         f"{MAX_MACHINE_CELLS:,} (MAX_MACHINE_CELLS)")
     empty = np.flatnonzero((C.max(axis=1) == 0) & (count > 0))
     if empty.size:
         raise ValueError(f"{table.where}: {table.row(int(empty[0]))} has no capacity at all "
@@ -238,19 +296,120 @@ def _unique(pairs, where):
     return seen
 
 
+def _refused(node, problem):
+    """The ValueError for a YAML node the loader refuses, naming its line and column."""
+    mark = node.start_mark
+    return ValueError(f"line {mark.line + 1}, column {mark.column + 1}: {problem}")
+
+
+# YAML 1.2's core schema (yaml.org/spec/1.2.2, section 10.3.2): the plain scalars read as
+# null, booleans, integers (decimal, 0o octal, 0x hex) and floats; anything else is text.
+# PyYAML's YAML 1.1 rules also read yes/no/on/off as booleans, 010 as octal, 1:30 as
+# sexagesimal 90 and 2024-01-01 as a date, and 1e3 as text; not here.
+_CORE_SCHEMA = (
+    ("null", r"~|null|Null|NULL|", "~nN"),
+    ("bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+    ("float", r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
+              r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", "-+0123456789."),
+    ("merge", r"<<", "<"),
+)
+_TAG = "tag:yaml.org,2002:"
+
+
 @cache
 def _yaml_loader():
-    """PyYAML's safe loader, refusing a mapping that repeats a key (PyYAML keeps the last);
-    PyYAML is imported only when a YAML file is read."""
+    """PyYAML's safe loader with YAML 1.2's core schema (`_CORE_SCHEMA`); a mapping's keys
+    are names, read as text whatever they look like (`on:`, `1:` and `~:` are the names
+    "on", "1" and "~"), a list or mapping as a key refused; a mapping repeating a key
+    refused (PyYAML keeps the last), the keys a merge (`<<: *base`) brings in overridable;
+    a document expanding (its aliases repeated) past MAX_NODES nodes refused before it is
+    built. PyYAML is imported only when a YAML file is read."""
+    import re
+
     import yaml
 
-    class UniqueKeyLoader(yaml.SafeLoader):
-        def construct_mapping(self, node, deep=False):
-            keys = [self.construct_object(k, deep=deep) for k, _ in node.value]
-            _unique([(k, None) for k in keys], f"line {node.start_mark.line + 1}")
-            return super().construct_mapping(node, deep=deep)
+    class Loader(yaml.SafeLoader):
+        yaml_implicit_resolvers = {}
 
-    return yaml, UniqueKeyLoader
+        def construct_document(self, node):
+            if _expanded(node, {}) > MAX_NODES:
+                raise ValueError(f"the document expands to more than {MAX_NODES:,} nodes "
+                                 "(its aliases repeated), past drfbench's bound MAX_NODES")
+            return super().construct_document(node)
+
+        def construct_mapping(self, node, deep=False):
+            names = {}
+            for key, _ in node.value:
+                if key.tag == _TAG + "merge":
+                    continue
+                if not isinstance(key, yaml.ScalarNode):
+                    raise _refused(key, "a key must be a name, not a list or a mapping")
+                if key.value in names:
+                    raise _refused(key, f"duplicate key {key.value!r} (also on line "
+                                        f"{names[key.value] + 1})")
+                names[key.value] = key.start_mark.line
+            self.flatten_mapping(node)
+            out = {}
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode):
+                    raise _refused(key, "a key must be a name, not a list or a mapping")
+                out[key.value] = self.construct_object(value, deep=deep)
+            return out
+
+    for name, pattern, first in _CORE_SCHEMA:
+        Loader.add_implicit_resolver(_TAG + name, re.compile(f"^(?:{pattern})$"), list(first))
+    Loader.yaml_implicit_resolvers.setdefault("", []).insert(
+        0, (_TAG + "null", re.compile("^$")))           # an empty value is null
+    Loader.add_constructor(_TAG + "int", _yaml_int)
+    Loader.add_constructor(_TAG + "float", _yaml_float)
+    Loader.add_constructor(_TAG + "bool", _yaml_bool)
+    return yaml, Loader
+
+
+def _yaml_int(loader, node):
+    text = loader.construct_scalar(node)
+    try:
+        return int(text, 0) if text[:2] in ("0o", "0x") else int(text, 10)
+    except ValueError as exc:
+        if INTEGER_DIGITS in str(exc):
+            raise
+        raise _refused(node, f"{text!r} is not an integer") from None
+
+
+def _yaml_float(loader, node):
+    text = loader.construct_scalar(node)
+    special = {".inf": np.inf, "+.inf": np.inf, "-.inf": -np.inf, ".nan": np.nan}
+    try:
+        return special.get(text.lower()) or float(text)
+    except ValueError:
+        raise _refused(node, f"{text!r} is not a number") from None
+
+
+def _yaml_bool(loader, node):
+    text = loader.construct_scalar(node)
+    if text.lower() not in ("true", "false"):
+        raise _refused(node, f"{text!r} is not true or false")
+    return text.lower() == "true"
+
+
+def _expanded(node, sizes):
+    """The nodes YAML `node` expands to, each alias counted as the whole node it repeats
+    (`sizes` memoizes by node, so a bomb of nested aliases costs its distinct nodes); an
+    alias inside the node it names (a cycle) refused."""
+    key = id(node)
+    if key in sizes:
+        if sizes[key] is None:
+            raise _refused(node, "an alias inside the node it names (a cycle)")
+        return sizes[key]
+    sizes[key] = None
+    children = node.value if isinstance(node.value, list) else ()
+    total = 1
+    for child in children:
+        for item in (child if isinstance(child, tuple) else (child,)):
+            total += _expanded(item, sizes)
+    sizes[key] = total
+    return total
 
 
 def document(path, what):
@@ -293,7 +452,8 @@ def _parsed(content, where, is_yaml):
     except ValueError as exc:
         if INTEGER_DIGITS in str(exc):
             raise _huge_integer(exc, where) from None
-        raise ValueError(f"{where}, {exc}") from None
+        raise ValueError(f"{where}{', ' if str(exc).startswith('line ') else ': '}{exc}") \
+            from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -274,8 +274,14 @@ def load_applications(path):
     per instant or one number (constant); missing resources are zero; `service` marks a
     cloud service (its index). Node names are text and edges name their nodes ("from",
     "to": never indices); the bounds are `application`'s. Returned sorted by arrival
-    (stable). An error is a ValueError naming the file, the application and the field."""
+    (stable). An error is a ValueError naming the file, the application and the field; a
+    key beside "applications" (a misspelling) is refused, naming it."""
     spec = _inputs.document(path, "applications")
+    if isinstance(spec, dict) and set(spec) != {"applications"}:
+        unknown = sorted(set(spec) - {"applications"})
+        raise ValueError(f"applications file {path}: "
+                         + (f"unknown key(s) {unknown}; " if unknown else "")
+                         + "the file is a list of applications or {'applications': [...]}")
     items = spec.get("applications") if isinstance(spec, dict) else spec
     if not isinstance(items, list):
         raise ValueError(f"applications file {path}: expected a list of applications or "
