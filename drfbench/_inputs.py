@@ -22,12 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import MAX_MACHINE_CELLS, MAX_MACHINES, MAX_NODES
+from ._validation import MAX_MACHINE_CELLS, MAX_MACHINES, MAX_NODES, NAME_COLUMNS
 
 COUNT = "count"              # the machine tables' optional column: that many identical rows
-# A first column headed by one of these holds the rows' names (labels, kept as text), not
-# numbers: "tenant,cpu,mem" for demands, "machine,cpu,mem" for machines (docs/accepts.md)
-NAME_COLUMNS = ("name", "tenant", "user", "machine", "server", "flow")
 
 
 def existing(path, what):
