@@ -5,7 +5,7 @@ Every error is a ValueError of one line naming the file and, where there is one,
 and the column. A row is counted as the file's line (the header is line 1), as an editor
 or a spreadsheet shows it; a table that came from a DataFrame names its row by position.
 
-    table = read_csv("machines.csv", "machines")        # header, cells as strings
+    table = read_csv("machines.csv", "machines", name_column=True)   # cells as strings
     table.numbers(["cpu", "mem"])                       # (rows, 2) float64, checked
     resources, C = machines(table, ("mem", "cpu"))      # matched by name, `count` applied
     spec = document("tree.yaml", "tree")                # a dict (duplicate keys refused)
@@ -159,13 +159,13 @@ def _is_number(text):
     return not np.isnan(_float(text))
 
 
-def read_csv(path, what, header=True, name_column=True):
+def read_csv(path, what, header=True, name_column=False):
     """The CSV file `path` as a Table of strings. header: True, the first row names the
     columns (non-empty, distinct names); False, none (columns "1", "2", ...); None, a first
     row holding no number is a header, else data. Blank lines are skipped; a row with more
     or fewer cells than the others, an empty file or one without data rows is refused.
     name_column: a first column headed by one of NAME_COLUMNS holds the rows' names
-    (`labelled`)."""
+    (`labelled`): every input kind's table (machines, demands, costs) reads so."""
     content, where = text(path, what)
     rows, lines = [], []
     reader = csv.reader(io.StringIO(content, newline=""), skipinitialspace=True)
@@ -275,8 +275,9 @@ def demands_and_machines(demands_path, machines_path, what="machines"):
     the resources, and the machines (`what`, e.g. "servers") from a CSV of `machines`'
     format with the same resource columns, matched by name: (demands (n, m), machines
     (M, m)), columns in the demands' order."""
-    table = read_csv(demands_path, "demands")
-    _, C = machines(read_csv(machines_path, what), table.columns, "the demands have")
+    table = read_csv(demands_path, "demands", name_column=True)
+    _, C = machines(read_csv(machines_path, what, name_column=True), table.columns,
+                    "the demands have")
     return table.numbers(table.columns), C
 
 

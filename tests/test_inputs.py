@@ -133,7 +133,7 @@ def test_applications_file_refuses_an_unknown_top_level_key(tmp_path):
 @pytest.mark.parametrize("label", _validation.NAME_COLUMNS)
 def test_every_table_may_name_its_rows(tmp_path, label):
     table = _inputs.read_csv(write(tmp_path, "d.csv", f"{label},cpu,mem\n007,1,4\n7,3,1\n"),
-                             "demands")
+                             "demands", name_column=True)
     assert table.columns == ("cpu", "mem") and table.labels == ("007", "7")
     assert table.label == label
 
@@ -163,7 +163,7 @@ def test_a_name_column_in_a_dataframe_names_the_rows():
 ])
 def test_names_must_be_given_and_distinct(tmp_path, text, match):
     with pytest.raises(ValueError, match=match):
-        _inputs.read_csv(write(tmp_path, "d.csv", text), "demands")
+        _inputs.read_csv(write(tmp_path, "d.csv", text), "demands", name_column=True)
 
 
 def test_a_headerless_first_row_holding_na_is_data(tmp_path):

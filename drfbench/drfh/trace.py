@@ -62,10 +62,10 @@ def _table(source, what, labels=()):
         return source, table if labels else _inputs.labelled(table)
     if not isinstance(source, (str, Path)):
         raise TypeError(f"{what} must be a path or a pandas DataFrame, got {type(source).__name__}")
-    return read_frame(source, what, labels=labels)
+    return read_frame(source, what, labels=labels, name_column=not labels)
 
 
-def read_frame(path, what, header=True, labels=()):
+def read_frame(path, what, header=True, labels=(), name_column=False):
     """(frame, table): the CSV file `path` read by the shared reader
     (drfbench._inputs.read_csv: UTF-8, a byte-order mark dropped; an empty file, a header
     naming a column twice or not at all, a row with more or fewer cells than the header
@@ -73,10 +73,10 @@ def read_frame(path, what, header=True, labels=()):
     as written (whose errors name the file, line and column). In the DataFrame the
     columns `labels` hold text as written, a column of numbers holds them (whole numbers
     int64, else float64), any other column text; an empty cell is missing (NaN, or None
-    among text). Without `labels`, a name column (drfbench._inputs.labelled) is the
+    among text). With `name_column`, a name column (drfbench._inputs.labelled) is the
     DataFrame's index. header=False: no header, columns "1", "2", ...; a name ending in
     .gz is read as gzip-compressed text."""
-    table = _inputs.read_csv(path, what, header=header, name_column=not labels)
+    table = _inputs.read_csv(path, what, header=header, name_column=name_column)
     frame = pd.DataFrame({name: _typed(cells, name in labels)
                           for name, cells in table.data.items()},
                          index=pd.Index(table.labels, name=table.label) if table.labels else None)

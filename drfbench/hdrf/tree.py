@@ -113,7 +113,8 @@ def read_inputs(tree_path, machines_path):
     YAML/JSON file and a machines CSV, one capacity column per resource of the tree,
     matched by name, and optionally `count` (drfbench._inputs.machines)."""
     t = tree(tree_path)
-    _, C = _inputs.machines(_inputs.read_csv(machines_path, "machines"), t.resources,
+    _, C = _inputs.machines(_inputs.read_csv(machines_path, "machines", name_column=True),
+                            t.resources,
                             "the tree has")
     return t, C
 
