@@ -125,7 +125,7 @@ class Table:
 
 
 TINY = np.finfo(np.float64).tiny
-_ZEROS = ("0", "0.0", "0.", ".0", "-0", "+0", "-0.0")     # the usual zeros, passed at once
+_ZEROS = frozenset({"0", "0.0", "0.", ".0", "-0", "+0", "-0.0"})    # the usual zeros, at once
 
 
 def _underflow(cells, values):
@@ -134,11 +134,11 @@ def _underflow(cells, values):
     small = np.flatnonzero((values < TINY) & (values >= 0))
     if small.size and values[small].max() > 0:
         return int(small[np.argmax(values[small] > 0)])
-    written = np.asarray(cells, dtype=object)[small]
-    if written.size and isinstance(cells[0], str):
-        unusual = ~np.isin(written, _ZEROS)
-        for i, cell in zip(small[unusual].tolist(), written[unusual].tolist()):
-            if any(c in "123456789" for c in cell.lower().partition("e")[0]):
+    if small.size and isinstance(cells[0], str):
+        for i in small.tolist():
+            cell = cells[i]
+            mantissa = cell.lower().partition("e")[0]
+            if cell not in _ZEROS and any(c in "123456789" for c in mantissa):
                 return i
     return None
 

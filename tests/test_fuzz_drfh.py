@@ -654,7 +654,8 @@ def labelled_files(draw):
     job."""
     named = draw(st.sampled_from(["", "machine", "server", "name"]))
     servers = (f"{named}," if named else "") + "cpu,mem\n"
-    servers += "".join((f"s{i}," if named else "") + "2,2\n" for i in range(draw(st.integers(1, 3))))
+    count = draw(st.integers(1, 3))
+    servers += "".join((f"s{i}," if named else "") + "2,2\n" for i in range(count))
     jobs = draw(st.lists(st.sampled_from(LOOKALIKES), min_size=1, max_size=6, unique=True))
     owner = {job: draw(st.sampled_from(LOOKALIKES)) for job in jobs}
     rows = draw(st.lists(st.sampled_from(jobs), min_size=1, max_size=8))
