@@ -232,3 +232,20 @@ def test_hdrf_pool_lacking_a_resource_named_as_written():
     with pytest.raises(ValueError, match=r"leaf 'a': a task <1, 1> needs 'mem', of which the "
                                          r"pool has 0"):
         hdrf.allocate(t, [128, 0])
+
+
+def apps_file(tmp_path, name):
+    return write(tmp_path, "apps.yaml", "applications:\n  - name: x\n    duration: 1\n"
+                 f"    nodes:\n      - {{name: {name}, demand: {{cpu: 1}}}}\n"
+                 "      - {name: b, demand: {cpu: 1}}\n"
+                 f"    edges:\n      - {{from: b, to: {name}}}\n")
+
+
+@pytest.mark.parametrize("name", ["007", "true", "null", "1e3"])
+def test_an_application_name_read_as_a_number_says_to_quote_it(tmp_path, name):
+    with pytest.raises(ValueError, match=r"apps.yaml: application 'x': node 0 .* \(a name the "
+                                         r"file's syntax reads as a number, boolean or null: "
+                                         r"quote it\)"):
+        packer_workload.load_applications(apps_file(tmp_path, name))
+    apps = packer_workload.load_applications(apps_file(tmp_path, f"'{name}'"))
+    assert apps[0].nodes[0] == name and apps[0].edges.tolist() == [[1, 0]]
