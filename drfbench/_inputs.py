@@ -9,6 +9,10 @@ or a spreadsheet shows it; a table that came from a DataFrame names its row by p
     table.numbers(["cpu", "mem"])                       # (rows, 2) float64, checked
     resources, C = machines(table, ("mem", "cpu"))      # matched by name, `count` applied
     spec = document("tree.yaml", "tree")                # a dict (duplicate keys refused)
+
+A first column headed by a name (NAME_COLUMNS: tenant, user, machine, ...) names a kind's
+rows, text as written (`labelled`); YAML is read by 1.2's core schema, keys as names,
+merge keys allowed, at most MAX_NODES nodes expanded (`_yaml_loader`; docs/accepts.md).
 """
 import csv
 import gzip
