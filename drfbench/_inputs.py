@@ -416,8 +416,9 @@ def _expanded(node, sizes):
 
 def document(path, what):
     """The YAML (.yaml, .yml) or JSON (any other name) document in file `path` (UTF-8, a
-    byte-order mark dropped), a mapping repeating a key refused; a syntax error names the
-    line and column, a document nested past Python's recursion limit is refused."""
+    byte-order mark dropped), a mapping repeating a key refused; YAML by 1.2's core schema
+    (`_yaml_loader`); a syntax error names the line and column, a document nested past
+    Python's recursion limit is refused."""
     content, where = text(path, what)
     try:
         return _parsed(content, where, Path(path).suffix.lower() in (".yaml", ".yml"))
