@@ -133,8 +133,8 @@ _ZEROS = frozenset({"0", "0.0", "0.", ".0", "-0", "+0", "-0.0"})    # the usual 
 
 
 def _underflow(cells, values):
-    """The first row whose number lies below float64's normal range: a subnormal (4e-320),
-    or a cell written non-zero that reads as 0 (1e-400); None if there is none."""
+    """A row whose number lies below float64's normal range: a subnormal (4e-320) first,
+    else a cell written non-zero that reads as 0 (1e-400); None if there is none."""
     small = np.flatnonzero((values < TINY) & (values >= 0))
     if small.size and values[small].max() > 0:
         return int(small[np.argmax(values[small] > 0)])
@@ -309,12 +309,12 @@ def _refused(node, problem):
 # PyYAML's YAML 1.1 rules also read yes/no/on/off as booleans, 010 as octal, 1:30 as
 # sexagesimal 90 and 2024-01-01 as a date, and 1e3 as text; not here.
 _CORE_SCHEMA = (
-    ("null", r"~|null|Null|NULL|", "~nN"),
-    ("bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
-    ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+    ("null", r"~|null|Null|NULL|", [*"~nN", ""]),            # "": an empty value
+    ("bool", r"true|True|TRUE|false|False|FALSE", [*"tTfF"]),
+    ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", [*"-+0123456789"]),
     ("float", r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
-              r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", "-+0123456789."),
-    ("merge", r"<<", "<"),
+              r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", [*"-+0123456789."]),
+    ("merge", r"<<", ["<"]),
 )
 _TAG = "tag:yaml.org,2002:"
 
@@ -360,9 +360,7 @@ def _yaml_loader():
             return out
 
     for name, pattern, first in _CORE_SCHEMA:
-        Loader.add_implicit_resolver(_TAG + name, re.compile(f"^(?:{pattern})$"), list(first))
-    Loader.yaml_implicit_resolvers.setdefault("", []).insert(
-        0, (_TAG + "null", re.compile("^$")))           # an empty value is null
+        Loader.add_implicit_resolver(_TAG + name, re.compile(f"^(?:{pattern})$"), first)
     Loader.add_constructor(_TAG + "int", _yaml_int)
     Loader.add_constructor(_TAG + "float", _yaml_float)
     Loader.add_constructor(_TAG + "bool", _yaml_bool)
