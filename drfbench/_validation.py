@@ -24,7 +24,7 @@ MAX_WEIGHT_RATIO = 1e9
 MIN_WEIGHT, MAX_WEIGHT = 1e-300, 1e300
 # The largest count of anything (rounds, tasks, events): int64 with headroom for sums.
 MAX_COUNT = 2**62
-# Work a small input file may ask for (docs/accepts.md, "Bounds on what a file asks for"):
+# Work a small input file may ask for (docs/accepts.md, "Bounds on what a file asks for"),
 # the nodes a YAML document expands to, its aliases repeated (a 1 KB alias bomb expands
 # to billions); the machines a table's `count` column expands to, and their cells
 # (machines x resources: 2**24 machines of 40 resources were 5 GiB); an H-DRF tree's
@@ -35,7 +35,7 @@ MAX_MACHINE_CELLS = 2**26
 MAX_TREE_NODES = 2**20
 # A table's first column headed by one of these holds the rows' names (text labels), not
 # numbers: "tenant,cpu,mem" for demands, "machine,cpu,mem" for machines, in a file or a
-# DataFrame alike (docs/accepts.md, "Names")
+# DataFrame alike (docs/accepts.md, "Names of rows")
 NAME_COLUMNS = ("name", "tenant", "user", "machine", "server", "flow")
 
 
