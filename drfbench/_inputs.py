@@ -91,8 +91,9 @@ class Table:
         return len(next(iter(self.data.values()), ()))
 
     def row(self, i):
-        """How errors name row i."""
-        return f"row {i}" if self.lines is None else f"line {self.lines[i]}"
+        """How errors name row i: its line (or position), and its name where it has one."""
+        at = f"row {i}" if self.lines is None else f"line {self.lines[i]}"
+        return at if self.labels is None else f"{at} ({self.label} {self.labels[i]!r})"
 
     def column(self, name):
         """How errors name a column: by its name, or by its number (from 1) without a header."""

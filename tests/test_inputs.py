@@ -166,6 +166,12 @@ def test_names_must_be_given_and_distinct(tmp_path, text, match):
         _inputs.read_csv(write(tmp_path, "d.csv", text), "demands", name_column=True)
 
 
+def test_errors_name_the_row_by_its_line_and_name(tmp_path):
+    path = write(tmp_path, "m.csv", "machine,cpu,mem\n007,1,1\n7,0,0\n")
+    with pytest.raises(ValueError, match=r"m.csv: line 3 \(machine '7'\) has no capacity"):
+        _inputs.machines(_inputs.read_csv(path, "machines", name_column=True))
+
+
 def test_a_headerless_first_row_holding_na_is_data(tmp_path):
     path = write(tmp_path, "d.csv", "NA,0.5\n0.25,0.5\n")
     with pytest.raises(ValueError, match=r"d.csv: column 1 must hold finite numbers >= 0 and "
