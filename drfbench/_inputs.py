@@ -18,6 +18,7 @@ import csv
 import gzip
 import io
 import json
+import numbers
 import sys
 import zlib
 from dataclasses import dataclass
@@ -93,7 +94,7 @@ class Table:
     def row(self, i):
         """How errors name row i: its line (or position), and its name where it has one."""
         at = f"row {i}" if self.lines is None else f"line {self.lines[i]}"
-        return at if self.labels is None else f"{at} ({self.label} {self.labels[i]!r})"
+        return at if self.labels is None else f"{at} ({self.label} {_shown(self.labels[i])})"
 
     def column(self, name):
         """How errors name a column: by its name, or by its number (from 1) without a header."""
@@ -207,18 +208,20 @@ def read_csv(path, what, header=True, name_column=False):
 
 def labelled(table):
     """The table with its name column (a first column headed by one of NAME_COLUMNS) taken
-    out as the rows' `labels`, text as written (`007` and `7` are two names), every row
-    named, no name twice; a table without one as it is."""
+    out as the rows' `labels`, text as written (`007` and `7` are two names; a DataFrame's
+    integers stay integers), every row named, no name twice; a table without one as it
+    is."""
     first = next(iter(table.data), None)
     if not table.named or first not in NAME_COLUMNS or len(table.data) < 2:
         return table
     labels, seen = tuple(table.data[first]), {}
     for i, label in enumerate(labels):
-        if not isinstance(label, str) or not label:
+        if not (isinstance(label, str) and label or isinstance(label, numbers.Integral)
+                and not isinstance(label, (bool, np.bool_))):
             raise ValueError(f"{table.where}: column {first!r} names the rows, got "
                              f"{_shown(label)} at {table.row(i)}")
         if label in seen:
-            raise ValueError(f"{table.where}: {first} {label!r} is named twice, at "
+            raise ValueError(f"{table.where}: {first} {_shown(label)} is named twice, at "
                              f"{table.row(seen[label])} and {table.row(i)}")
         seen[label] = i
     rest = {name: cells for name, cells in table.data.items() if name != first}

@@ -151,6 +151,15 @@ def test_demands_and_machines_files_with_name_columns(tmp_path):
     assert workloads.read_demands(fractions).toarray().tolist() == [[0.5, 0.25]]
 
 
+def test_a_dataframe_of_servers_named_by_integers():
+    servers = pd.DataFrame({"server": [7, 8], "cpu": [1.0, 2.0]})
+    assert drfh.read_servers(servers)[1].tolist() == [[1.0], [2.0]]
+    with pytest.raises(ValueError, match=r"server 7 is named twice, at row 0 and row 1"):
+        drfh.read_servers(servers.assign(server=[7, 7]))
+    with pytest.raises(ValueError, match=r"column 'server' names the rows, got nan at row 1"):
+        drfh.read_servers(servers.assign(server=["a", None]))
+
+
 def test_a_name_column_in_a_dataframe_names_the_rows():
     D = pd.DataFrame({"tenant": ["a", "b"], "cpu": [1, 3], "mem": [4, 1]})
     M = pd.DataFrame({"machine": ["m1"], "mem": [18], "cpu": [9]})
