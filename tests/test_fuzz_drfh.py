@@ -595,12 +595,12 @@ def read_and_run(servers, tasks, **options):
 def test_csv_files_read_by_the_shared_reader(tmp_path):
     """The trace kind's files go through drfbench._inputs' reader: a header naming a column
     twice and a short row are refused naming the file and the line (pandas made them
-    `cpu.1` and NaN); a column of numbers holds numbers, as pandas read it (user 7 is the
-    label 7, as in a DataFrame)."""
+    `cpu.1` and NaN); a column of numbers holds numbers, as pandas read it, and users are
+    labels as written (user 7 is the text '7', issue 34)."""
     TASKS = "user,job,arrival,duration,cpu,mem\n7,1,0,10,1,1\n8,2,0,10,1,1\n"
     texts = {"servers": "cpu,mem\n4,8\n2,2\n", "tasks": TASKS}
     good = files(tmp_path, **texts)
-    outcome = fuzz.call(read_and_run, good["servers"], good["tasks"], weights={7: 1.0, 8: 2.0})
+    outcome = fuzz.call(read_and_run, good["servers"], good["tasks"], weights={"7": 1.0, "8": 2.0})
     assert outcome.value[0] == [["cpu", "mem"], ["user", "job", "arrival", "duration", "cpu",
                                                  "mem"]]
     assert (outcome.value[1]["tasks"]["end"] == 10.0).all()
