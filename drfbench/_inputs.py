@@ -5,15 +5,20 @@ Every error is a ValueError of one line naming the file and, where there is one,
 and the column. A row is counted as the file's line (the header is line 1), as an editor
 or a spreadsheet shows it; a table that came from a DataFrame names its row by position.
 
-    table = read_csv("machines.csv", "machines")        # header, cells as strings
+    table = read_csv("machines.csv", "machines", name_column=True)   # cells as strings
     table.numbers(["cpu", "mem"])                       # (rows, 2) float64, checked
     resources, C = machines(table, ("mem", "cpu"))      # matched by name, `count` applied
     spec = document("tree.yaml", "tree")                # a dict (duplicate keys refused)
+
+A first column headed by a name (NAME_COLUMNS: tenant, user, machine, ...) names a kind's
+rows, text as written (`labelled`); YAML is read by 1.2's core schema, keys as names,
+merge keys allowed, at most MAX_NODES nodes expanded (`_yaml_loader`; docs/accepts.md).
 """
 import csv
 import gzip
 import io
 import json
+import numbers
 import sys
 import zlib
 from dataclasses import dataclass
@@ -22,8 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import MAX_MACHINE_CELLS, MAX_MACHINES, MAX_NODES, NAME_COLUMNS
+
 COUNT = "count"              # the machine tables' optional column: that many identical rows
-MAX_MACHINES = 2**24         # machines a table may expand to (one row of capacities each)
 
 
 def existing(path, what):
@@ -69,11 +75,14 @@ class Table:
     """A table: what errors call it (`where`, e.g. "machines file m.csv"), its columns
     (`data`: name -> the column's cells, text or numbers), the file line of each row
     (`lines`; None for a DataFrame's rows, named by position) and whether a header named
-    the columns (`named`; else they are "1", "2", ...)."""
+    the columns (`named`; else they are "1", "2", ...); the rows' names as written
+    (`labels`, from a name column, `label` its header; None without one)."""
     where: str
     data: dict
     lines: tuple | None = None
     named: bool = True
+    labels: tuple | None = None
+    label: str | None = None
 
     @property
     def columns(self):
@@ -83,8 +92,9 @@ class Table:
         return len(next(iter(self.data.values()), ()))
 
     def row(self, i):
-        """How errors name row i."""
-        return f"row {i}" if self.lines is None else f"line {self.lines[i]}"
+        """How errors name row i: its line (or position), and its name where it has one."""
+        at = f"row {i}" if self.lines is None else f"line {self.lines[i]}"
+        return at if self.labels is None else f"{at} ({self.label} {_shown(self.labels[i])})"
 
     def column(self, name):
         """How errors name a column: by its name, or by its number (from 1) without a header."""
@@ -111,8 +121,32 @@ class Table:
                 bound = "" if upper is None else f" and <= {upper:g}"
                 raise ValueError(f"{self.where}: column {self.column(name)} must hold finite "
                                  f"numbers >= 0{bound}, got {_shown(cells[i])} at {self.row(i)}")
+            under = _underflow(cells, values)
+            if under is not None:
+                raise ValueError(f"{self.where}: column {self.column(name)} holds "
+                                 f"{_shown(cells[under])} at {self.row(under)}, below "
+                                 f"{TINY:.3g}, the smallest normal float64: give 0 or more")
             out[:, j] = values
         return out
+
+
+TINY = np.finfo(np.float64).tiny
+_ZEROS = frozenset({"0", "0.0", "0.", ".0", "-0", "+0", "-0.0"})    # the usual zeros, at once
+
+
+def _underflow(cells, values):
+    """A row whose number lies below float64's normal range: a subnormal (4e-320) first,
+    else a cell written non-zero that reads as 0 (1e-400); None if there is none."""
+    small = np.flatnonzero((values < TINY) & (values >= 0))
+    if small.size and values[small].max() > 0:
+        return int(small[np.argmax(values[small] > 0)])
+    if small.size and isinstance(cells[0], str):
+        for i in small.tolist():
+            cell = cells[i]
+            mantissa = cell.lower().partition("e")[0]
+            if cell not in _ZEROS and any(c in "123456789" for c in mantissa):
+                return i
+    return None
 
 
 def _shown(cell):
@@ -131,12 +165,13 @@ def _is_number(text):
     return not np.isnan(_float(text))
 
 
-def read_csv(path, what, header=True):
+def read_csv(path, what, header=True, name_column=False):
     """The CSV file `path` as a Table of strings. header: True, the first row names the
     columns (non-empty, distinct names); False, none (columns "1", "2", ...); None, a first
-    row that is all numbers is data, anything else a header. Blank lines are skipped; a
-    row with more or fewer cells than the others, an empty file or one without data rows is
-    refused."""
+    row holding no number is a header, else data. Blank lines are skipped; a row with more
+    or fewer cells than the others, an empty file or one without data rows is refused.
+    name_column: a first column headed by one of NAME_COLUMNS holds the rows' names
+    (`labelled`): every input kind's table (machines, demands, costs) reads so."""
     content, where = text(path, what)
     rows, lines = [], []
     reader = csv.reader(io.StringIO(content, newline=""), skipinitialspace=True)
@@ -150,7 +185,7 @@ def read_csv(path, what, header=True):
     if not rows:
         raise ValueError(f"{where} is empty")
     if header is None:
-        header = not all(map(_is_number, rows[0]))
+        header = not any(map(_is_number, rows[0]))
     if header:
         names = rows[0]
         for j, name in enumerate(names):
@@ -166,8 +201,31 @@ def read_csv(path, what, header=True):
         if len(cells) != len(names):
             raise ValueError(f"{where}, line {line}: {len(cells)} cells, the "
                              f"{'header' if header else 'first row'} has {len(names)}")
-    return Table(where, {name: [cells[j] for cells in rows] for j, name in enumerate(names)},
-                 tuple(lines), named=bool(header))
+    table = Table(where, {name: [cells[j] for cells in rows] for j, name in enumerate(names)},
+                  tuple(lines), named=bool(header))
+    return labelled(table) if name_column else table
+
+
+def labelled(table):
+    """The table with its name column (a first column headed by one of NAME_COLUMNS) taken
+    out as the rows' `labels`, text as written (`007` and `7` are two names; a DataFrame's
+    integers stay integers), every row named, no name twice; a table without one as it
+    is."""
+    first = next(iter(table.data), None)
+    if not table.named or first not in NAME_COLUMNS or len(table.data) < 2:
+        return table
+    labels, seen = tuple(table.data[first]), {}
+    for i, label in enumerate(labels):
+        if not (isinstance(label, str) and label or isinstance(label, numbers.Integral)
+                and not isinstance(label, (bool, np.bool_))):
+            raise ValueError(f"{table.where}: column {first!r} names the rows, got "
+                             f"{_shown(label)} at {table.row(i)}")
+        if label in seen:
+            raise ValueError(f"{table.where}: {first} {_shown(label)} is named twice, at "
+                             f"{table.row(seen[label])} and {table.row(i)}")
+        seen[label] = i
+    rest = {name: cells for name, cells in table.data.items() if name != first}
+    return Table(table.where, rest, table.lines, table.named, labels, first)
 
 
 def same_resources(table, resources, theirs, of):
@@ -182,7 +240,8 @@ def machines(table, resources=None, of=None):
     """(resources, capacities): a table of machines (or servers), one capacity column per
     resource and optionally `count` (that many identical machines; default 1 each), as the
     resource names and an (M, m) float64 array, one row per machine (at most MAX_MACHINES
-    in all). With `resources`
+    in all, and MAX_MACHINE_CELLS capacities: machines x resources); a name column (see
+    `labelled`) names the machines. With `resources`
     (those of `of`, e.g. "the demands have"), the columns must name the same ones, in any
     order, and come out in that order. Every machine must have some capacity."""
     theirs = tuple(c for c in table.columns if c != COUNT)
@@ -208,6 +267,10 @@ def machines(table, resources=None, of=None):
         if count.sum() > MAX_MACHINES:
             raise ValueError(f"{table.where}: the counts add up to {count.sum()} machines, "
                              f"more than {MAX_MACHINES}")
+    if count.sum() * len(resources) > MAX_MACHINE_CELLS:
+        raise ValueError(f"{table.where}: {count.sum()} machines x {len(resources)} resources "
+                         f"is {count.sum() * len(resources):,} capacities, more than "
+                         f"{MAX_MACHINE_CELLS:,} (MAX_MACHINE_CELLS)")
     empty = np.flatnonzero((C.max(axis=1) == 0) & (count > 0))
     if empty.size:
         raise ValueError(f"{table.where}: {table.row(int(empty[0]))} has no capacity at all "
@@ -220,8 +283,9 @@ def demands_and_machines(demands_path, machines_path, what="machines"):
     the resources, and the machines (`what`, e.g. "servers") from a CSV of `machines`'
     format with the same resource columns, matched by name: (demands (n, m), machines
     (M, m)), columns in the demands' order."""
-    table = read_csv(demands_path, "demands")
-    _, C = machines(read_csv(machines_path, what), table.columns, "the demands have")
+    table = read_csv(demands_path, "demands", name_column=True)
+    _, C = machines(read_csv(machines_path, what, name_column=True), table.columns,
+                    "the demands have")
     return table.numbers(table.columns), C
 
 
@@ -238,25 +302,125 @@ def _unique(pairs, where):
     return seen
 
 
+def _refused(node, problem):
+    """The ValueError for a YAML node the loader refuses, naming its line and column."""
+    mark = node.start_mark
+    return ValueError(f"line {mark.line + 1}, column {mark.column + 1}: {problem}")
+
+
+# YAML 1.2's core schema (yaml.org/spec/1.2.2, section 10.3.2): the plain scalars read as
+# null, booleans, integers (decimal, 0o octal, 0x hex) and floats; anything else is text.
+# PyYAML's YAML 1.1 rules also read yes/no/on/off as booleans, 010 as octal, 1:30 as
+# sexagesimal 90 and 2024-01-01 as a date, and 1e3 as text; not here.
+_CORE_SCHEMA = (
+    ("null", r"~|null|Null|NULL|", [*"~nN", ""]),            # "": an empty value
+    ("bool", r"true|True|TRUE|false|False|FALSE", [*"tTfF"]),
+    ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", [*"-+0123456789"]),
+    ("float", r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
+              r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", [*"-+0123456789."]),
+    ("merge", r"<<", ["<"]),
+)
+_TAG = "tag:yaml.org,2002:"
+
+
 @cache
 def _yaml_loader():
-    """PyYAML's safe loader, refusing a mapping that repeats a key (PyYAML keeps the last);
-    PyYAML is imported only when a YAML file is read."""
+    """PyYAML's safe loader with YAML 1.2's core schema (`_CORE_SCHEMA`); a mapping's keys
+    are names, read as text whatever they look like (`on:`, `1:` and `~:` are the names
+    "on", "1" and "~"), a list or mapping as a key refused; a mapping repeating a key
+    refused (PyYAML keeps the last), the keys a merge (`<<: *base`) brings in overridable;
+    a document expanding (its aliases repeated) past MAX_NODES nodes refused before it is
+    built. PyYAML is imported only when a YAML file is read."""
+    import re
+
     import yaml
 
-    class UniqueKeyLoader(yaml.SafeLoader):
-        def construct_mapping(self, node, deep=False):
-            keys = [self.construct_object(k, deep=deep) for k, _ in node.value]
-            _unique([(k, None) for k in keys], f"line {node.start_mark.line + 1}")
-            return super().construct_mapping(node, deep=deep)
+    class Loader(yaml.SafeLoader):
+        yaml_implicit_resolvers = {}
 
-    return yaml, UniqueKeyLoader
+        def construct_document(self, node):
+            if _expanded(node, {}) > MAX_NODES:
+                raise ValueError(f"the document expands to more than {MAX_NODES:,} nodes "
+                                 "(its aliases repeated), past drfbench's bound MAX_NODES")
+            return super().construct_document(node)
+
+        def construct_mapping(self, node, deep=False):
+            names = {}
+            for key, _ in node.value:
+                if key.tag == _TAG + "merge":
+                    continue
+                if not isinstance(key, yaml.ScalarNode):
+                    raise _refused(key, "a key must be a name, not a list or a mapping")
+                if key.value in names:
+                    raise _refused(key, f"duplicate key {key.value!r} (also on line "
+                                        f"{names[key.value] + 1})")
+                names[key.value] = key.start_mark.line
+            self.flatten_mapping(node)
+            out = {}
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode):
+                    raise _refused(key, "a key must be a name, not a list or a mapping")
+                out[key.value] = self.construct_object(value, deep=deep)
+            return out
+
+    for name, pattern, first in _CORE_SCHEMA:
+        Loader.add_implicit_resolver(_TAG + name, re.compile(f"^(?:{pattern})$"), first)
+    Loader.add_constructor(_TAG + "int", _yaml_int)
+    Loader.add_constructor(_TAG + "float", _yaml_float)
+    Loader.add_constructor(_TAG + "bool", _yaml_bool)
+    return yaml, Loader
+
+
+def _yaml_int(loader, node):
+    text = loader.construct_scalar(node)
+    try:
+        return int(text, 0) if text[:2] in ("0o", "0x") else int(text, 10)
+    except ValueError as exc:
+        if INTEGER_DIGITS in str(exc):
+            raise
+        raise _refused(node, f"{text!r} is not an integer") from None
+
+
+def _yaml_float(loader, node):
+    text = loader.construct_scalar(node)
+    special = {".inf": np.inf, "+.inf": np.inf, "-.inf": -np.inf, ".nan": np.nan}
+    try:
+        return special.get(text.lower()) or float(text)
+    except ValueError:
+        raise _refused(node, f"{text!r} is not a number") from None
+
+
+def _yaml_bool(loader, node):
+    text = loader.construct_scalar(node)
+    if text.lower() not in ("true", "false"):
+        raise _refused(node, f"{text!r} is not true or false")
+    return text.lower() == "true"
+
+
+def _expanded(node, sizes):
+    """The nodes YAML `node` expands to, each alias counted as the whole node it repeats
+    (`sizes` memoizes by node, so a bomb of nested aliases costs its distinct nodes); an
+    alias inside the node it names (a cycle) refused."""
+    key = id(node)
+    if key in sizes:
+        if sizes[key] is None:
+            raise _refused(node, "an alias inside the node it names (a cycle)")
+        return sizes[key]
+    sizes[key] = None
+    children = node.value if isinstance(node.value, list) else ()
+    total = 1
+    for child in children:
+        for item in (child if isinstance(child, tuple) else (child,)):
+            total += _expanded(item, sizes)
+    sizes[key] = total
+    return total
 
 
 def document(path, what):
     """The YAML (.yaml, .yml) or JSON (any other name) document in file `path` (UTF-8, a
-    byte-order mark dropped), a mapping repeating a key refused; a syntax error names the
-    line and column, a document nested past Python's recursion limit is refused."""
+    byte-order mark dropped), a mapping repeating a key refused; YAML by 1.2's core schema
+    (`_yaml_loader`); a syntax error names the line and column, a document nested past
+    Python's recursion limit is refused."""
     content, where = text(path, what)
     try:
         return _parsed(content, where, Path(path).suffix.lower() in (".yaml", ".yml"))
@@ -293,7 +457,8 @@ def _parsed(content, where, is_yaml):
     except ValueError as exc:
         if INTEGER_DIGITS in str(exc):
             raise _huge_integer(exc, where) from None
-        raise ValueError(f"{where}, {exc}") from None
+        raise ValueError(f"{where}{', ' if str(exc).startswith('line ') else ': '}{exc}") \
+            from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -24,6 +24,19 @@ MAX_WEIGHT_RATIO = 1e9
 MIN_WEIGHT, MAX_WEIGHT = 1e-300, 1e300
 # The largest count of anything (rounds, tasks, events): int64 with headroom for sums.
 MAX_COUNT = 2**62
+# Work a small input file may ask for (docs/accepts.md, "Bounds on what a file asks for"),
+# the nodes a YAML document expands to, its aliases repeated (a 1 KB alias bomb expands
+# to billions); the machines a table's `count` column expands to, and their cells
+# (machines x resources: 2**24 machines of 40 resources were 5 GiB); an H-DRF tree's
+# nodes, leaves included.
+MAX_NODES = 2**22
+MAX_MACHINES = 2**24
+MAX_MACHINE_CELLS = 2**26
+MAX_TREE_NODES = 2**20
+# A table's first column headed by one of these holds the rows' names (text labels), not
+# numbers: "tenant,cpu,mem" for demands, "machine,cpu,mem" for machines, in a file or a
+# DataFrame alike (docs/accepts.md, "Names of rows")
+NAME_COLUMNS = ("name", "tenant", "user", "machine", "server", "flow")
 
 
 def demand_matrix(demands, dtype=None):
@@ -341,7 +354,8 @@ def seconds(values, name):
 def column_names(value, name):
     """The resource names of a table given by name (a pandas DataFrame with text column
     labels, or a mapping name -> column), else None (read by position). A DataFrame's
-    default labels 0, 1, ... are positions; other labels that are not text are refused."""
+    default labels 0, 1, ... are positions; other labels that are not text are refused. A
+    first column headed by one of NAME_COLUMNS names the rows and is no resource."""
     if isinstance(value, dict):
         labels = list(value)
     elif hasattr(value, "columns") and hasattr(value, "to_numpy"):
@@ -350,6 +364,8 @@ def column_names(value, name):
             return None
     else:
         return None
+    if len(labels) > 1 and labels[0] in NAME_COLUMNS:
+        labels = labels[1:]
     if not all(isinstance(x, str) and x for x in labels):
         raise TypeError(f"{name}' column labels must be resource names (text), got {labels}")
     if len(set(labels)) != len(labels):

@@ -47,7 +47,7 @@ BAD = [
     ("drfbench.dcdrf", ["controller", "--max-rounds", "5", "--csv", "c.csv", "--tenants", "-1"],
      "--tenants"),
     ("drfbench", ["run", "dcdrf", "missing.csv"], "does not exist"),
-    ("drfbench", ["run", "dcdrf", "tasks.csv", "--out", "r.csv"], "must hold finite numbers"),
+    ("drfbench", ["run", "dcdrf", "tasks.csv", "--out", "r.csv"], "user 'a' is named twice"),
     ("drfbench", ["run", "drfh-best-fit", "servers.csv", "tasks.csv", "--sample", "nan"],
      "sample must be a number of seconds (or a duration), got 'nan'"),
     ("drfbench", ["run", "drfh-best-fit", "servers.csv", "tasks.csv", "--weights", "1,nan"],

@@ -335,6 +335,33 @@ def test_read_demands_csv(rows):
     assert fuzz.call(allocate_dense, outcome.value, "edrf-event").value is not None
 
 
+def is_number(cell):
+    try:
+        return not np.isnan(float(cell))
+    except ValueError:
+        return False
+
+
+@fuzz.cases(st.sampled_from(["", "tenant,", "user,", "name,"]),
+            st.lists(st.lists(st.sampled_from(["NA", "0.5", "0.25", "0", "1e-400", "x", "cpu"]),
+                              min_size=2, max_size=2), min_size=1, max_size=4),
+            st.sampled_from(["", "cpu,mem"]))
+def test_read_demands_keeps_every_tenant(names, rows, header):
+    """A demands CSV, with or without a header and a name column: every data row is a
+    tenant (a first row holding any number is data: `NA,0.5` is a tenant with a bad
+    cell, never a header), its numbers as written, or a ValueError naming the file and
+    the cell; 1e-400 is refused, not read as 0."""
+    lines = ([names + header] if header else []) + [
+        (f"t{i}," if names and header else "") + ",".join(r) for i, r in enumerate(rows)]
+    outcome = fuzz.call(read_csv_demands, "\n".join(lines) + "\n")
+    if outcome.refused:
+        assert "d.csv" in str(outcome.error), outcome.error
+        return
+    data = rows if header or any(map(is_number, rows[0])) else rows[1:]
+    assert outcome.value.tolist() == [[float(c) for c in r] for r in data]
+    assert "1e-400" not in sum(data, [])
+
+
 @fuzz.cases(st.sampled_from(["A1", "b2", "Z9", "", 5]),
             st.one_of(st.integers(-1, 2**70), st.just(2.5), st.just(True)),
             st.one_of(st.integers(-1, 2**70), st.just("3")),

@@ -595,12 +595,12 @@ def read_and_run(servers, tasks, **options):
 def test_csv_files_read_by_the_shared_reader(tmp_path):
     """The trace kind's files go through drfbench._inputs' reader: a header naming a column
     twice and a short row are refused naming the file and the line (pandas made them
-    `cpu.1` and NaN); a column of numbers holds numbers, as pandas read it (user 7 is the
-    label 7, as in a DataFrame)."""
+    `cpu.1` and NaN); a column of numbers holds numbers, as pandas read it, and users are
+    labels as written (user 7 is the text '7', issue 34)."""
     TASKS = "user,job,arrival,duration,cpu,mem\n7,1,0,10,1,1\n8,2,0,10,1,1\n"
     texts = {"servers": "cpu,mem\n4,8\n2,2\n", "tasks": TASKS}
     good = files(tmp_path, **texts)
-    outcome = fuzz.call(read_and_run, good["servers"], good["tasks"], weights={7: 1.0, 8: 2.0})
+    outcome = fuzz.call(read_and_run, good["servers"], good["tasks"], weights={"7": 1.0, "8": 2.0})
     assert outcome.value[0] == [["cpu", "mem"], ["user", "job", "arrival", "duration", "cpu",
                                                  "mem"]]
     assert (outcome.value[1]["tasks"]["end"] == 10.0).all()
@@ -639,3 +639,54 @@ def test_generator_sources_read_by_the_shared_reader(tmp_path):
     assert isinstance(outcome.error, ValueError) and "['machines']" in str(outcome.error)
     assert len(fuzz.call(drfh.google_servers, 3).value) == 3
     assert len(fuzz.call(drfh.alibaba_tasks, fraction=0.001).value) > 0
+
+
+# labels that YAML, pandas or a spreadsheet would read as one number (issue 34): each is a
+# user or job of its own, as written
+LOOKALIKES = ["007", "7", "7.0", "1000", "1e3", "1E3", "18446744073709551614",
+              "18446744073709551615", "-0", "0", "nan", "NA", "inf", "True", "a", "0x10", "16"]
+
+
+@st.composite
+def labelled_files(draw):
+    """(servers text, tasks text, users, jobs): a servers file whose first column may name
+    the servers, and tasks whose users and jobs are drawn from LOOKALIKES, one user per
+    job."""
+    named = draw(st.sampled_from(["", "machine", "server", "name"]))
+    servers = (f"{named}," if named else "") + "cpu,mem\n"
+    count = draw(st.integers(1, 3))
+    servers += "".join((f"s{i}," if named else "") + "2,2\n" for i in range(count))
+    jobs = draw(st.lists(st.sampled_from(LOOKALIKES), min_size=1, max_size=6, unique=True))
+    owner = {job: draw(st.sampled_from(LOOKALIKES)) for job in jobs}
+    rows = draw(st.lists(st.sampled_from(jobs), min_size=1, max_size=8))
+    tasks = "user,job,arrival,duration,cpu,mem\n" + "".join(
+        f"{owner[j]},{j},{i},1,0.5,0.5\n" for i, j in enumerate(rows))
+    users = list(dict.fromkeys(owner[j] for j in rows))
+    return servers, tasks, users, list(dict.fromkeys(rows))
+
+
+def simulate_files(servers_text, tasks_text):
+    """drfh.simulate on the texts written to files: the users' and jobs' labels of its
+    completion and jobs tables, and the tasks submitted per user."""
+    with tempfile.TemporaryDirectory() as tmp:
+        s, t = Path(tmp) / "servers.csv", Path(tmp) / "tasks.csv"
+        s.write_text(servers_text)
+        t.write_text(tasks_text)
+        res = drfh.simulate(s, t, sample=None)
+    return (res.completion["user"].tolist(), res.jobs["job"].tolist(),
+            res.completion["submitted"].tolist())
+
+
+@fuzz.cases(labelled_files())
+def test_labels_stay_labels(case):
+    """Users and jobs are text as written: `007` and `7`, `1000` and `1e3`, two 20-digit
+    IDs differing in the last digit are distinct users and jobs, and the output names
+    them as written; a servers file's name column names the servers."""
+    servers, tasks, users, jobs = case
+    outcome = fuzz.call(simulate_files, servers, tasks)
+    assert not outcome.refused, outcome.error
+    names, job_labels, submitted = outcome.value
+    assert names == users
+    assert sorted(job_labels) == sorted(jobs)
+    rows = [line.split(",") for line in tasks.splitlines()[1:]]
+    assert submitted == [sum(r[0] == u for r in rows) for u in users]

@@ -412,3 +412,45 @@ def test_an_arrival_is_an_instant_of_the_cell_budget():
     outcome = fuzz.call(packer.application, **app, arrival=MAX_CELLS)
     assert isinstance(outcome.error, ValueError)
     assert f"arrival (an instant) must be an integer in [0, {MAX_CELLS - 1}]" in str(outcome.error)
+
+
+# names as written in YAML -> the text they stay, or None where YAML reads a number, a
+# boolean or null (then the name must be quoted) (issue 34)
+YAML_NAMES = {"yes": "yes", "on": "on", "off": "off", "1:30": "1:30", "2024-01-01": "2024-01-01",
+              "0b11": "0b11", "map": "map", "007": None, "1e3": None, "true": None,
+              "null": None, "0x10": None, "'007'": "007", "'true'": "true"}
+
+
+def load_yaml(text):
+    """load_applications on a YAML file holding `text`: (name, nodes, edges) of each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "apps.yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        apps = packer.load_applications(path)
+    return [(a.name, a.nodes, [(a.nodes[u], a.nodes[v]) for u, v in a.edges.tolist()])
+            for a in apps]
+
+
+@fuzz.cases(st.lists(st.sampled_from(sorted(YAML_NAMES)), min_size=3, max_size=3),
+            st.sampled_from(["applications", "applications", "aplications", "apps"]))
+def test_yaml_names_as_written(names, top):
+    """An applications file in YAML: names YAML 1.2 reads as text (yes, on, 1:30, dates)
+    are those names; one read as a number, boolean or null is refused with the hint to
+    quote it; a top-level key other than `applications` is refused, naming it."""
+    app, node, other = names
+    text = (f"{top}:\n  - name: {app}\n    duration: 1\n    nodes:\n"
+            f"      - {{name: {node}, demand: {{cpu: 1}}}}\n"
+            f"      - {{name: other{other}, demand: {{mem: 1}}}}\n"
+            f"    edges:\n      - {{from: {node}, to: other{other}}}\n")
+    outcome = fuzz.call(load_yaml, text)
+    if top != "applications":
+        assert outcome.refused and f"unknown key(s) ['{top}']" in str(outcome.error)
+        return
+    if YAML_NAMES[app] is None or YAML_NAMES[node] is None:
+        assert outcome.refused and "quote it" in str(outcome.error), outcome
+        return
+    assert not outcome.refused, outcome.error
+    other_name = f"other{other}"
+    assert outcome.value == [(YAML_NAMES[app], (YAML_NAMES[node], other_name),
+                              [(YAML_NAMES[node], other_name)])]

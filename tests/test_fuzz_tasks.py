@@ -4,6 +4,9 @@ arbitrary values of the right and the wrong shape either give a result that resp
 machines' capacities, the task counts and the literal transcriptions (drf/literal.py,
 sim/literal.py), or a ValueError/TypeError (tests/fuzz.py); and the issue's worst cases."""
 import datetime
+import importlib
+import tempfile
+from pathlib import Path
 
 import hypothesis.strategies as st
 import numpy as np
@@ -306,3 +309,42 @@ def test_a_trace_that_drains_early_is_not_judged_by_its_horizon():
     late = sim.Trace([0], [0], [1e12], [10.0], [[0.5]])
     with pytest.raises(ValueError, match="sample less often"):        # before the run
         sim.simulate(C, late, drf.scheduler([[0.5]], C, tasks=[0]), sample=1.0)
+
+
+# row names that read as numbers, duplicates among them (issue 34)
+ROW_NAMES = st.lists(st.sampled_from(["007", "7", "1e3", "1000", "18446744073709551615",
+                                      "18446744073709551614", "NA", "a"]), min_size=2,
+                     max_size=2)
+
+
+def read_task_files(demands_text, machines_text):
+    """The tasks kind's reader (drf.tasks.read_inputs) on the texts written to files."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d, m = Path(tmp) / "demands.csv", Path(tmp) / "machines.csv"
+        d.write_text(demands_text)
+        m.write_text(machines_text)
+        return importlib.import_module("drfbench.drf.tasks").read_inputs(d, m)
+
+
+@fuzz.cases(demand_names=ROW_NAMES, machine_names=ROW_NAMES,
+            demand_column=st.sampled_from(["", *check.NAME_COLUMNS]),
+            machine_column=st.sampled_from(["", *check.NAME_COLUMNS]))
+def test_name_columns(demand_names, machine_names, demand_column, machine_column):
+    """A first column headed by a name (check.NAME_COLUMNS) names the rows of a demands or
+    machines file: the numbers read are those of the file without it; a name given twice
+    is refused naming it and both lines."""
+    def text(column, names, rows):
+        head = (f"{column}," if column else "") + "cpu,mem\n"
+        return head + "".join((f"{n}," if column else "") + row + "\n"
+                              for n, row in zip(names, rows))
+    outcome = fuzz.call(read_task_files, text(demand_column, demand_names, ["1,4", "3,1"]),
+                        text(machine_column, machine_names, ["9,18", "9,18"]))
+    twice = [(c, n) for c, n in ((demand_column, demand_names), (machine_column, machine_names))
+             if c and n[0] == n[1]]
+    if twice:
+        assert outcome.refused and f"{twice[0][0]} {twice[0][1][0]!r} is named twice" in \
+            str(outcome.error)
+        return
+    assert not outcome.refused, outcome.error
+    D, C = outcome.value
+    assert D.tolist() == [[1, 4], [3, 1]] and C.tolist() == [[9, 18], [9, 18]]

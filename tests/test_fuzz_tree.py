@@ -226,3 +226,67 @@ def test_machines_are_matched_by_the_trees_resource_names():
 
 def test_ragged_machines_are_refused_naming_them():
     fuzz.refused(hdrf.schedule, leaves(), [[1, 2], [3]], match="machines")
+
+
+# ---------------------------------------------------------------------------------------
+# YAML as people write it (issue 34): 1.2's core schema, merge keys, alias bombs
+# ---------------------------------------------------------------------------------------
+
+# names YAML 1.1 read as booleans, null, numbers or dates: as keys, names as written
+YAML_NAMES = ["yes", "no", "on", "off", "y", "n", "null", "~", "true", "0x10", "010",
+              "2024-01-01", "1:30", "1e3", "007", "7", "a"]
+# values as written -> the number 1.2's core schema reads (None: text, refused)
+YAML_NUMBERS = {"1": 1, "2": 2, "010": 10, "0o10": 8, "0x2": 2, "1e3": 1000, "1.5": 1.5,
+                ".5": 0.5, "1:30": None, "yes": None, "on": None, "0b10": None}
+# task counts as written -> the count read (None: refused)
+YAML_COUNTS = {"1": 1, "010": 10, "0o10": 8, "0x10": 16, "1e3": 1000, ".inf": math.inf,
+               "1:30": None, "yes": None, "0b10": None}
+
+
+@st.composite
+def yaml_trees(draw):
+    """(text, names, weights, tasks, bomb): a tree file in block style, leaves named and
+    valued by YAML 1.1's special scalars, the first leaf an anchor the others may merge
+    (`<<: *base`, overriding the weight), and maybe an alias bomb of `bomb` levels of 9."""
+    names = draw(st.lists(st.sampled_from(YAML_NAMES), min_size=1, max_size=4, unique=True))
+    weights = [draw(st.sampled_from(sorted(YAML_NUMBERS))) for _ in names]
+    tasks = draw(st.sampled_from(sorted(YAML_COUNTS)))
+    merge = draw(st.booleans())
+    lines = ["resources: [cpu, mem]", "children:"]
+    for i, (name, weight) in enumerate(zip(names, weights)):
+        if i == 0:
+            lines.append(f"  {name}: &base {{demand: [1, 1], tasks: {tasks}, weight: {weight}}}")
+        elif merge:
+            lines.append(f"  {name}: {{<<: *base, weight: {weight}}}")
+        else:
+            lines.append(f"  {name}: {{demand: [1, 1], tasks: {tasks}, weight: {weight}}}")
+    bomb = draw(st.sampled_from([0, 0, 3, 8, 9]))
+    if bomb:
+        lines.append("  bomb:\n    demand: &l0 [1, 1, 1, 1, 1, 1, 1, 1, 1]")
+        lines += [f"    tasks: &l{k} [{', '.join([f'*l{k - 1}'] * 9)}]" if k == 1 else
+                  f"    weight{k}: &l{k} [{', '.join([f'*l{k - 1}'] * 9)}]"
+                  for k in range(1, bomb)]
+    return "\n".join(lines) + "\n", names, weights, tasks, bomb
+
+
+@fuzz.cases(yaml_trees())
+def test_yaml_as_people_write_it(case):
+    """Names stay names as written; 010 is 10, 1e3 a number, 1:30 and yes text (refused as
+    a weight); a merge brings the anchor's keys and its own override them; a bomb
+    expanding past MAX_NODES is refused before it is built, naming the file."""
+    text, names, weights, tasks, bomb = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "tree.yaml")
+        path.write_text(text)
+        outcome = fuzz.call(hdrf.tree, str(path))
+    if bomb and 9 ** bomb > check.MAX_NODES:
+        assert outcome.refused and "expands to more than" in str(outcome.error)
+    if outcome.refused:
+        assert str(path) in str(outcome.error)
+        assert bomb or YAML_COUNTS[tasks] is None or None in map(YAML_NUMBERS.get, weights)
+        return
+    assert not bomb
+    t = outcome.value
+    assert t.leaf_paths == tuple(names)
+    assert t.weight[1:].tolist() == [YAML_NUMBERS[w] for w in weights]
+    assert t.tasks.tolist() == [YAML_COUNTS[tasks]] * len(names)

@@ -326,7 +326,8 @@ def read_demands(path):
     fractions in [0, 1] from a file, by its name:
 
     .csv  one row per tenant, one column per resource, optionally a header (a first row
-          that is not all numbers; its names are not used)
+          holding no number; its names are not used but for a first name column,
+          `tenant`, `user` or `name`: drfbench._inputs.labelled)
     .npz  a workload file (`save`; its demands) or a scipy.sparse matrix (save_npz)
     .mtx  Matrix Market (scipy.io.mmread)
 
@@ -336,7 +337,7 @@ def read_demands(path):
     path, where = _inputs.existing(path, "demands")
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        table = _inputs.read_csv(path, "demands", header=None)
+        table = _inputs.read_csv(path, "demands", header=None, name_column=True)
         matrix = table.numbers(table.columns, upper=1)
     elif suffix == ".npz":
         matrix = _npz_matrix(path, where)

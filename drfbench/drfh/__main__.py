@@ -111,7 +111,7 @@ def shared_table(text):
     """--shared: a run's per-user table (`user`, `ratio`), read when the arguments are parsed."""
     input_file(text)
     try:
-        table = read_frame(text, "per-user")[0]
+        table = read_frame(text, "per-user", labels=("user",))[0]
     except ValueError as exc:                   # names the file, the line
         raise argparse.ArgumentTypeError(str(exc)) from None
     if not {"user", "ratio"} <= set(table.columns):

@@ -4,7 +4,10 @@ Servers: a CSV (or DataFrame) with one capacity column per resource, any names, 
 and optionally `count` (that many identical servers; default 1 each).
 Tasks: a CSV (or DataFrame) with columns `user`, `job`, `arrival`, `duration` and one demand
 column per resource, named as the servers' columns (in any order); one row per task,
-arrivals sorted. Users and jobs may be labels or numbers; a job belongs to one user.
+arrivals sorted. Users and jobs are labels: text as written in a file (`007` and `7` are
+two users), labels or numbers in a DataFrame (one or the other per column); a job belongs
+to one user. A servers table may name its servers in a first column `machine`, `server` or
+`name` (drfbench._inputs.NAME_COLUMNS).
 
     read_servers(servers)  -> (resources, capacity (M, m))
     read_tasks(tasks, resources) -> drfbench.sim.Trace (users named by their labels)
@@ -30,6 +33,7 @@ DATA = Path(__file__).resolve().parent / "data"
 ALIBABA = DATA / "alibaba2018_batch_tasks_sample.csv.gz"
 GOOGLE = DATA / "google2011_machine_configs.csv"
 TASK_COLUMNS = ("user", "job", "arrival", "duration")
+LABEL_COLUMNS = TASK_COLUMNS[:2]      # the tasks' labels, kept as text
 # The task scale at which the sample's mean task (0.0079 CPU, 0.0042 memory of Table I's
 # largest server) is the size Table II implies for the paper's Google tasks: with every one
 # of the 77,336 slots of Table I's 12,583 servers at k = 14 taken, 43.9% CPU and 28.0%
@@ -48,35 +52,45 @@ GOOGLE_COLUMNS = ("machines", "cpu", "memory")
 MAX_TASKS = 2**26
 
 
-def _table(source, what):
+def _table(source, what, labels=()):
     """(frame, table): a path's or a DataFrame's rows, and the drfbench._inputs.Table of
-    its columns that checks them, naming the file (or `what`) and the row in errors."""
+    its columns that checks them, naming the file (or `what`) and the row in errors.
+    labels: the columns of labels (the tasks'), kept as text; without any, a name column
+    (drfbench._inputs.labelled) names the rows."""
     if isinstance(source, pd.DataFrame):
-        return source, _inputs.Table(what, _columns(source, what))
+        table = _inputs.Table(what, _columns(source, what))
+        return source, table if labels else _inputs.labelled(table)
     if not isinstance(source, (str, Path)):
         raise TypeError(f"{what} must be a path or a pandas DataFrame, got {type(source).__name__}")
-    return read_frame(source, what)
+    return read_frame(source, what, labels=labels, name_column=not labels)
 
 
-def read_frame(path, what, header=True):
+def read_frame(path, what, header=True, labels=(), name_column=False):
     """(frame, table): the CSV file `path` read by the shared reader
     (drfbench._inputs.read_csv: UTF-8, a byte-order mark dropped; an empty file, a header
     naming a column twice or not at all, a row with more or fewer cells than the header
     refused, naming the file and the line), as a DataFrame and as the Table of its cells
-    as written (whose errors name the file, line and column). In the DataFrame a column
-    of numbers holds them (whole numbers int64, else float64), any other column text; an
-    empty cell is missing (NaN, or None among text). header=False: no header, columns
-    "1", "2", ...; a name ending in .gz is read as gzip-compressed text."""
-    table = _inputs.read_csv(path, what, header=header)
-    frame = pd.DataFrame({name: _typed(cells) for name, cells in table.data.items()})
+    as written (whose errors name the file, line and column). In the DataFrame the
+    columns `labels` hold text as written, a column of numbers holds them (whole numbers
+    int64, else float64), any other column text; an empty cell is missing (NaN, or None
+    among text). With `name_column`, a name column (drfbench._inputs.labelled) is the
+    DataFrame's index. header=False: no header, columns "1", "2", ...; a name ending in
+    .gz is read as gzip-compressed text."""
+    table = _inputs.read_csv(path, what, header=header, name_column=name_column)
+    frame = pd.DataFrame({name: _typed(cells, name in labels)
+                          for name, cells in table.data.items()},
+                         index=pd.Index(table.labels, name=table.label) if table.labels else None)
     return frame, table
 
 
-def _typed(cells):
+def _typed(cells, text=False):
     """A column of cells (text) as its values: int64 where every cell is a whole number,
-    float64 where every cell is a number or empty (NaN), else text (an empty cell None)."""
+    float64 where every cell is a number or empty (NaN), else (or with `text`) text, an
+    empty cell None."""
     cells = np.array(cells, dtype=object)
     empty = cells == ""
+    if text:
+        return np.where(empty, None, cells)
     if not empty.any():
         try:
             return cells.astype(np.int64)
@@ -94,7 +108,7 @@ def tasks_frame(tasks):
     (cells, demand columns) is checked where the servers are known (`read_tasks`)."""
     if isinstance(tasks, pd.DataFrame):
         return tasks
-    frame, table = _table(tasks, "tasks")
+    frame, table = _table(tasks, "tasks", LABEL_COLUMNS)
     missing = [c for c in TASK_COLUMNS if c not in table.data]
     if missing:
         raise ValueError(f"{table.where} lacks column(s) {missing}")
@@ -132,7 +146,7 @@ def read_tasks(tasks, resources):
 def read_trace(tasks, resources):
     """(frame, trace): the tasks as a DataFrame (a path read once, `read_frame`) and the
     drfbench.sim.Trace `read_tasks` makes of it."""
-    frame, table = _table(tasks, "tasks")
+    frame, table = _table(tasks, "tasks", LABEL_COLUMNS)
     return frame, _trace(frame, table, resources)
 
 
@@ -141,7 +155,7 @@ def read_inputs(servers_path, tasks_path):
     shared reader (`read_frame`) and checked, as drfbench.drfh.simulate takes them:
     (servers, tasks) DataFrames."""
     servers, table = _table(servers_path, "servers")
-    tasks, tasks_table = _table(tasks_path, "tasks")
+    tasks, tasks_table = _table(tasks_path, "tasks", LABEL_COLUMNS)
     _trace(tasks, tasks_table, _inputs.machines(table)[0])
     return servers, tasks
 
@@ -167,13 +181,35 @@ def _trace(frame, table, resources):
     if unnamed.any():
         raise ValueError(f"{where}: user and job must be given on every row "
                          f"({table.row(int(np.argmax(unnamed)))})")
-    users = list(pd.unique(frame["user"]))
-    _, job = np.unique(frame["job"].to_numpy(), return_inverse=True)
+    user, job = frame["user"].to_numpy(), frame["job"].to_numpy()
+    for name, column in (("user", user), ("job", job)):
+        text = np.array([isinstance(x, str) for x in column.tolist()], dtype=bool)
+        if text.any() and not text.all():
+            a, b = int(np.argmax(text)), int(np.argmin(text))
+            raise ValueError(f"{where}: column {name!r} mixes text and numbers "
+                             f"({_label(column[a])} at {table.row(a)}, {_label(column[b])} at "
+                             f"{table.row(b)}): labels are one or the other")
+    _, job_code = np.unique(job, return_inverse=True)
+    user_code = pd.factorize(user)[0]
+    _, first = np.unique(job_code, return_index=True)
+    owner = first[job_code.reshape(-1)]                 # each task's job's first task
+    mixed = np.flatnonzero(user_code != user_code[owner])
+    if mixed.size:
+        i = int(mixed[0])
+        raise ValueError(f"{where}: job {_label(job[i])} has tasks of several users "
+                         f"({_label(user[owner[i]])} at {table.row(int(owner[i]))}, "
+                         f"{_label(user[i])} at {table.row(i)}): a "
+                         "job belongs to one user")
     try:
-        return Trace(frame["user"].to_numpy(), job.reshape(-1), times, duration, demands,
-                     users=users)
+        return Trace(user, job_code.reshape(-1), times, duration, demands,
+                     users=list(pd.unique(user)))
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
+
+
+def _label(value):
+    """A label as an error shows it: text quoted, a number as the caller gave it."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def google_servers(n, *, seed=0, source=GOOGLE):

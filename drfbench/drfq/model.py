@@ -208,10 +208,11 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
 
 def read_inputs(path):
     """The flows kind's reader (`drfbench run`): a costs CSV, one row per flow, one column
-    per resource in pipeline order (the header names them), seconds per packet; as
+    per resource in pipeline order (the header names them; a first column `flow` or `name`
+    names the flows: drfbench._inputs.labelled), seconds per packet; as
     drfbench.drfq.simulate takes it, an (n, m) array. A cost past MAX_SECONDS, or a flow
     whose packets cost nothing anywhere, is refused, naming its line."""
-    table = _inputs.read_csv(path, "costs")
+    table = _inputs.read_csv(path, "costs", name_column=True)
     costs = table.numbers(table.columns, upper=MAX_SECONDS)
     zero = np.flatnonzero(costs.max(axis=1) == 0)
     if zero.size:

@@ -163,6 +163,12 @@ def allocate(tree, capacity, policy="hdrf", *, resolution=1000, isa=None):
         raise ValueError(f"capacity is one vector (a divisible pool), got {len(C)} rows")
     resolution = check.positive_int(resolution, "resolution", allow_none=False,
                                     upper=MAX_RESOLUTION)
+    lacking = (t.demand > 0) & (C[0] == 0)
+    if lacking.any():                        # named as written, before the quanta divide it
+        i, r = np.argwhere(lacking)[0]
+        raise ValueError(f"leaf {t.leaf_paths[i]!r}: a task <"
+                         f"{', '.join(f'{v:g}' for v in t.demand[i])}> needs "
+                         f"{t.resources[r]!r}, of which the pool has 0")
     dom = np.divide(t.demand, C[0], out=np.zeros_like(t.demand), where=C[0] > 0).max(axis=1)
     quanta = np.maximum(1.0, np.ceil(resolution * dom))
     tasks = t.tasks * quanta                 # beyond MAX_COUNT: more than the pool holds

@@ -16,7 +16,8 @@ MAX_WEIGHT] (1e-300, 1e300) and within a factor MAX_WEIGHT_RATIO (drfbench._vali
 of its siblings' (only their ratios matter); every node's guarantee (the product of
 weight fractions down its path) is at least MIN_GUARANTEE (1e-300); a demand is finite
 and >= 0; tasks a whole number in [0, MAX_COUNT] (2**62) or inf; the tree at most
-MAX_DEPTH (100) levels deep. The tree is kept as flat arrays in breadth-first order (a
+MAX_DEPTH (100) levels deep and MAX_TREE_NODES (2**20) nodes, leaves included (a dict
+sharing one child dict many times expands to all its copies). The tree is kept as flat arrays in breadth-first order (a
 parent before its children, siblings in the order given): `parent`, `first_child`,
 `next_sibling`, `depth`, what kernels/hdrf.pyx walks.
 """
@@ -29,7 +30,7 @@ import numpy as np
 
 from .. import _inputs
 from .. import _validation as check
-from .._validation import MAX_COUNT, MAX_WEIGHT, MAX_WEIGHT_RATIO, MIN_WEIGHT
+from .._validation import MAX_COUNT, MAX_TREE_NODES, MAX_WEIGHT, MAX_WEIGHT_RATIO, MIN_WEIGHT
 
 NODE_KEYS = frozenset({"weight", "children", "demand", "tasks"})
 MAX_DEPTH = 100                       # levels below the root
@@ -112,7 +113,8 @@ def read_inputs(tree_path, machines_path):
     YAML/JSON file and a machines CSV, one capacity column per resource of the tree,
     matched by name, and optionally `count` (drfbench._inputs.machines)."""
     t = tree(tree_path)
-    _, C = _inputs.machines(_inputs.read_csv(machines_path, "machines"), t.resources,
+    _, C = _inputs.machines(_inputs.read_csv(machines_path, "machines", name_column=True),
+                            t.resources,
                             "the tree has")
     return t, C
 
@@ -204,6 +206,9 @@ def _build(spec):
             weight = _weight(child, where)
             weights.append((weight, where))
             nodes.append((where, node, weight))
+            if len(nodes) > MAX_TREE_NODES:
+                raise ValueError(f"node {where[:80]!r}: the tree has more than {MAX_TREE_NODES:,} "
+                                 "nodes (drfbench's bound MAX_TREE_NODES)")
             if "demand" in child:
                 if "children" in child:
                     raise ValueError(f"leaf {where!r}: has both a demand and children")

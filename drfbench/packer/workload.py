@@ -197,7 +197,7 @@ def _from_dict(spec):
         raise ValueError(f"an application is a JSON object, got {type(spec).__name__}")
     name = spec.get("name", "application")
     if not isinstance(name, str):
-        raise ValueError(f"an application's name must be text, got {name!r}")
+        raise ValueError(f"an application's name must be text, got {name!r}{_quote(name)}")
     unknown = set(spec) - {"name", "duration", "weight", "arrival", "nodes", "edges"}
     if unknown:
         raise ValueError(f"application {name!r}: unknown key(s) {sorted(unknown)}")
@@ -215,7 +215,8 @@ def _from_dict(spec):
     for i, node in enumerate(spec["nodes"]):
         if not isinstance(node, dict) or not isinstance(node.get("name"), str):
             raise ValueError(f"application {name!r}: node {i} must be an object with a "
-                             f"'name' (text), got {node!r:.80}")
+                             f"'name' (text), got {node!r:.80}"
+                             f"{_quote(node.get('name')) if isinstance(node, dict) else ''}")
         names.append(node["name"])
         service.append(node.get("service"))
         demand = node.get("demand", {})
@@ -234,8 +235,10 @@ def _from_dict(spec):
     for e in spec.get("edges", []):
         if (not isinstance(e, dict) or not {"from", "to"} <= set(e) <= {"from", "to", "bandwidth"}
                 or not isinstance(e["from"], str) or not isinstance(e["to"], str)):
+            ends = (e.get("from"), e.get("to")) if isinstance(e, dict) else ("",)
             raise ValueError(f"application {name!r}: an edge is an object with 'from' and "
-                             f"'to' (node names, text) and 'bandwidth', got {e!r:.120}")
+                             f"'to' (node names, text) and 'bandwidth', got {e!r:.120}"
+                             + "".join(map(_quote, ends))[:80])
         edges.append((e["from"], e["to"]))
         B.append(_json_series(e.get("bandwidth", 0.0), T,
                               f"application {name!r}, edge {e['from']!r} -> {e['to']!r}, "
@@ -243,6 +246,14 @@ def _from_dict(spec):
     return application(name, names, edges, duration=T, weight=spec.get("weight", 1.0),
                        arrival=spec.get("arrival", 0), service=service, demand=D,
                        bandwidth=np.array(B).reshape(len(edges), T))
+
+
+def _quote(value):
+    """The hint for a name a YAML or JSON file gave as a number, boolean or null (`007`
+    reads as 7, `true` as True): quote it to keep it text; else nothing."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return " (a name the file's syntax reads as a number, boolean or null: quote it)"
+    return ""
 
 
 def _json_series(values, T, what):
@@ -274,8 +285,14 @@ def load_applications(path):
     per instant or one number (constant); missing resources are zero; `service` marks a
     cloud service (its index). Node names are text and edges name their nodes ("from",
     "to": never indices); the bounds are `application`'s. Returned sorted by arrival
-    (stable). An error is a ValueError naming the file, the application and the field."""
+    (stable). An error is a ValueError naming the file, the application and the field; a
+    key beside "applications" (a misspelling) is refused, naming it."""
     spec = _inputs.document(path, "applications")
+    if isinstance(spec, dict) and set(spec) != {"applications"}:
+        unknown = sorted(set(spec) - {"applications"})
+        raise ValueError(f"applications file {path}: "
+                         + (f"unknown key(s) {unknown}; " if unknown else "")
+                         + "the file is a list of applications or {'applications': [...]}")
     items = spec.get("applications") if isinstance(spec, dict) else spec
     if not isinstance(items, list):
         raise ValueError(f"applications file {path}: expected a list of applications or "

@@ -209,6 +209,7 @@ class Trace:
             if mixed.any():
                 j = int(job[order][1:][mixed][0])
                 who = sorted(set(codes[job == j].tolist()))
+                who = who if names is None else [names[c] for c in who]
                 raise ValueError(f"job {j} has tasks of several users {who}: a job belongs "
                                  "to one user")
         for field, value in (("user", codes), ("job", job), ("arrival", arrival),
