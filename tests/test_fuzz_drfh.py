@@ -416,20 +416,30 @@ def test_long_task_or_fine_samples_refused():
     assert outcome.value["end"] == 600.0 and np.isnan(outcome.value["tasks"]["end"]).all()
 
 
-def test_run_past_the_clock_resolution_refused():
-    """A task of 1e-6 s at 1e9 s (the clock's spacing there is 1.2e-7 s): it never finished
-    (a hang); a run past RESOLUTION x the shortest duration is refused, before it starts
-    where the trace shows it and when it gets there otherwise."""
+def test_the_clock_is_exact_at_any_scale():
+    """A task of 1e-6 s at 1e9 s (the clock's spacing there is 1.2e-7 s) ends at its start
+    plus its duration (it was refused: past RESOLUTION x the shortest duration); one of
+    1e-8 s there, which float64 cannot tell from its start, is refused naming the task:
+    before the run where it arrives there, when it would start where it queued till then
+    (both loops)."""
     servers, tasks = fig1_trace(user=["a", "b"], job=[1, 2], arrival=[0.0, 1e9],
                                 duration=[1.0, 1e-6], cpu=[1.0, 1.0], mem=[1.0, 1.0])
     outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit", {"sample": 1e9})
-    assert "shortest task duration" in str(outcome.error)
-    # queued on the only server, a task ending past the bound: refused when the run gets there
+    assert outcome.value["tasks"]["end"].tolist() == [1.0, 1e9 + 1e-6]
+    tasks["duration"] = [1.0, 1e-8]
+    outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit", {"sample": 1e9})
+    assert isinstance(outcome.error, ValueError)
+    assert "row 1 (user 'b', job 2) lasts 1e-08 s" in str(outcome.error)
+    assert "start, 1000000000.0 s" in str(outcome.error)
     servers = pd.DataFrame({"cpu": [1.0]})
-    tasks = pd.DataFrame({"user": [1, 1, 1], "job": [1, 1, 1], "arrival": [0.0, 0.0, 0.0],
-                          "duration": [1.0, 1.5e6, 1.5e6], "cpu": [1.0, 1.0, 1.0]})
-    outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-first-fit", {"sample": None})
-    assert "goes past" in str(outcome.error) and isinstance(outcome.error, ValueError)
+    tasks = pd.DataFrame({"user": [1, 2], "job": [1, 2], "arrival": [0.0, 1.0],
+                          "duration": [1e9, 1e-8], "cpu": [1.0, 1.0]})
+    for literal in (False, True):
+        outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-first-fit",
+                            {"sample": None, "literal": literal})
+        assert isinstance(outcome.error, ValueError)
+        assert "row 1 (user 2, job 2)" in str(outcome.error)
+        assert "start, 1000000000.0 s" in str(outcome.error)
 
 
 def test_time_types():
@@ -498,8 +508,7 @@ def test_extreme_values(capfd):
 
 def test_work_bounds_documented():
     """The bounds the errors name are the ones the docstrings state."""
-    assert simulation.MAX_SAMPLES == 10**6 and sim.RESOLUTION == 2**21
-    assert "10**6" in drfh.simulate.__doc__ and "2**21" in drfh.simulate.__doc__
+    assert simulation.MAX_SAMPLES == 10**6 and "10**6" in drfh.simulate.__doc__
     # one bound on sampled values, the simulator's: drfh's own (10**8) was never the one
     # that limited a run
     assert simulation.MAX_SAMPLE_VALUES == sim.workload.MAX_SAMPLE_VALUES == 2**26
