@@ -472,6 +472,40 @@ cdef class EventLoop:
                 t = self.nxt[t]
         return out[:count]
 
+    def full_speed_state(self, const double[::1] total):
+        """engine.snapshot's (share (n, m), speed (n,)) of a trace's running tasks, bit for
+        bit, where every busy machine runs at speed 1: share[u, r] sums u's tasks' demands
+        task by task (machines in index order, each in launch order, as np.bincount does)
+        over total[r] (a resource the cluster lacks: share 0), speed[u] 1 if u runs a task
+        (the mean of ones). None for a backlog or where a machine is time-shared (then the
+        wrapper takes the NumPy path). One pass, no arrays per task: samples of a long run."""
+        cdef Py_ssize_t k, r
+        cdef int64_t t, u
+        if not self.is_trace:
+            return None
+        for k in range(self.M):
+            if self.head[k] >= 0 and self.speed_[k] != 1.0:
+                return None
+        share_, speed_ = np.zeros((self.n, self.m)), np.zeros(self.n)
+        cdef double[:, ::1] share = share_
+        cdef double[::1] speed = speed_
+        for k in range(self.M):
+            t = self.head[k]
+            while t >= 0:
+                u = self.user[t]
+                speed[u] = 1.0
+                for r in range(self.m):
+                    share[u, r] = share[u, r] + self.demand[t, r]
+                t = self.nxt[t]
+        for r in range(self.m):
+            if total[r] > 0.0:
+                for u in range(self.n):
+                    share[u, r] = share[u, r] / total[r]
+            else:
+                for u in range(self.n):
+                    share[u, r] = share[u, r] / INFINITY
+        return share_, speed_
+
     @property
     def speed(self):
         """(M,) each machine's current speed (a view: read only while the loop waits)."""

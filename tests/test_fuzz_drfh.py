@@ -269,6 +269,48 @@ def test_simulate(case):
     np.testing.assert_array_equal(literal.value["tasks"]["start"], T["start"])
 
 
+DAY = 86400.0
+
+
+@st.composite
+def month_trace_inputs(draw):
+    """(servers, tasks, scheduler, options) of drfh.simulate on a trace like the public
+    ones (issue 34): arrivals over 30 to 90 days, durations log-uniform from 1 ms to 90
+    days (sometimes as timedelta), the default sample (60 s) or an hour."""
+    n = draw(st.integers(1, 6))
+    span = draw(st.floats(30 * DAY, 90 * DAY))
+    arrival = np.sort(draw(st.lists(st.floats(0.0, span), min_size=n, max_size=n)))
+    duration = 10.0 ** np.array(draw(st.lists(st.floats(-3.0, math.log10(90 * DAY)),
+                                               min_size=n, max_size=n)))
+    user = draw(st.lists(st.sampled_from(["a", "b", 3]), min_size=n, max_size=n))
+    tasks = pd.DataFrame({"user": pd.Series(user, dtype=object), "job": [JOBS[u] for u in user],
+                          "arrival": arrival, "duration": duration,
+                          "cpu": draw(st.lists(st.floats(0.1, 0.6), min_size=n, max_size=n)),
+                          "mem": draw(st.lists(st.floats(0.0, 0.6), min_size=n, max_size=n))})
+    if draw(st.booleans()):
+        tasks["duration"] = pd.to_timedelta(tasks["duration"], unit="s")
+    servers = pd.DataFrame({"cpu": [1.0, 0.5], "mem": [1.0, 0.75]})
+    scheduler = draw(st.sampled_from(["drfh-best-fit", "drfh-first-fit"]))
+    options = {} if draw(st.booleans()) else {"sample": 3600.0}
+    return servers, tasks, scheduler, options
+
+
+@fuzz.cases(month_trace_inputs())
+def test_simulate_month_long_trace(case):
+    """A month or more of trace at the default sample: never refused (it was, past 2**21 x
+    the shortest duration, and a 30-day horizon too); every task ends at exactly its start
+    plus its duration (DRFH never time-shares a server); the literal transcription agrees."""
+    servers, tasks, scheduler, options = case
+    outcome = fuzz.call(simulate_arrays, servers, tasks, scheduler, options)
+    assert not outcome.refused, outcome.error
+    T = outcome.value["tasks"]
+    duration = tr.read_trace(tasks, drfh.read_servers(servers)[0])[1].duration   # seconds
+    np.testing.assert_array_equal(T["end"], T["start"] + duration)
+    assert (T["start"] >= T["arrival"]).all()
+    literal = fuzz.call(simulate_arrays, servers, tasks, scheduler, {**options, "literal": True})
+    np.testing.assert_array_equal(literal.value["tasks"]["end"], T["end"])
+
+
 def slots_and_capped(machines, k, demands, duration):
     """slot_counts(machines, k), and capped's durations and demands on a one-user trace."""
     trace = sim.Trace(np.zeros(len(demands), dtype=np.int64), np.arange(len(demands)),

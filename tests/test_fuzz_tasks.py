@@ -159,6 +159,40 @@ def test_simulate_trace(machines, arrival, duration, user, demand, sample, horiz
     assert (kernel.tasks["start"][started] >= kernel.tasks["arrival"][started]).all()
 
 
+DAY = 86400.0
+
+
+@st.composite
+def month_traces(draw):
+    """(machines, user, arrival, duration, demands) of a trace like the public ones (issue
+    34): arrivals spread over 30 to 90 days, durations log-uniform from 1 ms to 90 days."""
+    n = draw(st.integers(1, 8))
+    span = draw(st.floats(30 * DAY, 90 * DAY))
+    arrival = sorted(draw(st.lists(st.floats(0.0, span), min_size=n, max_size=n)))
+    duration = [10.0 ** e for e in draw(st.lists(st.floats(-3.0, np.log10(90 * DAY)),
+                                                 min_size=n, max_size=n))]
+    user = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    machines = draw(st.sampled_from([[[4.0, 8.0]], [[4.0, 8.0], [8.0, 4.0]], [[1.0, 1.0]]]))
+    demands = [[(u + 1) / 4, (u + 1) / 8] for u in user]
+    return machines, user, arrival, duration, demands
+
+
+@fuzz.cases(case=month_traces(), sample=st.sampled_from([None, 3600.0, DAY]))
+def test_simulate_month_long_trace(case, sample):
+    """A month or more of trace, sub-second to month-long tasks: never refused (it was, past
+    2**21 x the shortest duration); both loops agree; every task ends, at exactly its start
+    plus its duration (online DRF never time-shares a machine)."""
+    machines, user, arrival, duration, demands = case
+    outcome = fuzz.call(run_trace, machines, user, arrival, duration, demands, sample,
+                        float("inf"))
+    assert not outcome.refused, outcome.error
+    trace, C, (kernel, expected) = outcome.value
+    assert_same(kernel, expected)
+    T = kernel.tasks
+    np.testing.assert_array_equal(T["end"], T["start"] + trace.duration)
+    assert (T["start"] >= T["arrival"]).all()
+
+
 def run_backlog(machines, demands, per_job, duration, jitter, slots, horizon, sample):
     backlog = sim.Backlog(demands, per_job, duration, jitter=jitter)
     C = sim.machines(machines)

@@ -354,6 +354,9 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
     total = C.sum(axis=0)
 
     def state():
+        fast = loop.full_speed_state(total)         # every machine at speed 1: one C pass
+        if fast is not None:
+            return fast
         ids, T = loop.running(), loop.tasks
         return snapshot(ids, T["user"], loop.speed[T["machine"][ids]], T["demand"], n, total,
                         shapes)
