@@ -18,7 +18,9 @@ State
   tasks     struct of arrays, grown on demand (a backlog makes its tasks at launch); a
             running task's completion time due[t], set at launch to start + work / speed
             and moved only when its machine's speed changes (then its remaining work,
-            (due - now) x old speed, is due at now + that / new speed).
+            (due - now) x old speed, is due at now + that / new speed). demand[t] holds
+            its m demands and, last, its user (as a float): the samples' pass over the
+            running tasks reads one row where it would read two arrays.
   pending   trace: each user's schedulable tasks in trace order (CSR by user), with
             counts arrived and launched; the oldest pending task of u is the
             launched[u]-th. Backlog: infinite.
@@ -138,12 +140,14 @@ cdef class EventLoop:
             "arrival": np.array(tasks.get("arrival", np.empty(0)), dtype=np.float64),
             "work": np.array(tasks.get("work", np.empty(0)), dtype=np.float64),
             "due": np.full(N, NAN),
-            "demand": np.array(tasks.get("demand", np.empty((0, self.m))),
-                               dtype=np.float64).reshape(N, self.m),
+            "demand": np.empty((N, self.m + 1)),
             "machine": np.full(N, -1, dtype=np.int64),
             "start": np.full(N, NAN), "end": np.full(N, NAN),
             "nxt": np.full(N, -1, dtype=np.int64), "prv": np.full(N, -1, dtype=np.int64),
         }
+        self.T["demand"][:, :self.m] = np.reshape(tasks.get("demand", np.empty((0, self.m))),
+                                                  (N, self.m))
+        self.T["demand"][:, self.m] = self.T["user"]
         self._bind_tasks()
         self.J = {"user": np.array(jobs["user"], dtype=np.int64),
                   "left": np.array(jobs["left"], dtype=np.int64),
@@ -351,7 +355,8 @@ cdef class EventLoop:
         self.user[t] = u
         self.job[t] = self.job_of[u]
         self.arrival[t] = self.job_submit[self.job_of[u]]
-        self.demand[t, :] = self.b_demand[u, :]
+        self.demand[t, :self.m] = self.b_demand[u, :]
+        self.demand[t, self.m] = u
         self.work[t] = self.b_duration[u] * exp(self.jitter * z)
         return t
 
@@ -492,7 +497,7 @@ cdef class EventLoop:
         for k in range(self.M):
             t = self.head[k]
             while t >= 0:
-                u = self.user[t]
+                u = <int64_t>self.demand[t, self.m]
                 speed[u] = 1.0
                 for r in range(self.m):
                     share[u, r] = share[u, r] + self.demand[t, r]
@@ -515,8 +520,10 @@ cdef class EventLoop:
     def tasks(self):
         """The task arrays (views) trimmed to the tasks made so far: user, job (index),
         machine, arrival, start, end, demand."""
-        return {name: self.T[name][:self.size]
-                for name in ("user", "job", "machine", "arrival", "start", "end", "demand")}
+        out = {name: self.T[name][:self.size]
+               for name in ("user", "job", "machine", "arrival", "start", "end")}
+        out["demand"] = self.T["demand"][:self.size, :self.m]
+        return out
 
     @property
     def jobs(self):
