@@ -39,12 +39,16 @@ from libc.math cimport INFINITY, NAN, exp
 from libc.stdlib cimport qsort
 from _common cimport int64_t, uint8_t
 from _heap cimport IndexedHeap, iheap_remove, iheap_update
-from _platform cimport opaque
+from _platform cimport opaque, prefetch
 
 
 cdef int _by_index(const void* a, const void* b) noexcept nogil:
     cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
     return (x > y) - (x < y)
+
+
+cdef enum:
+    AHEAD = 8          # machines ahead whose first task the samples' pass prefetches
 
 
 def _grown(a, Py_ssize_t size, fill):
@@ -495,6 +499,10 @@ cdef class EventLoop:
         cdef double[:, ::1] share = share_
         cdef double[::1] speed = speed_
         for k in range(self.M):
+            if k + AHEAD < self.M and self.head[k + AHEAD] >= 0:   # machines have few tasks:
+                t = self.head[k + AHEAD]                            # fetch ahead of the walk
+                prefetch(&self.demand[t, 0])
+                prefetch(&self.nxt[t])
             t = self.head[k]
             while t >= 0:
                 u = <int64_t>self.demand[t, self.m]
