@@ -65,8 +65,8 @@ def main():
     done = np.isfinite(run.tasks["end"]).sum()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{args.tasks:,} tasks over {args.days:g} days on {args.servers:,} servers, "
-          f"{args.users} users: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {rss:,.0f} MiB; {run.events:,} "
-          f"events, {done:,} tasks done, end {run.end / DAY:.2f} days, "
+          f"{args.users} users: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {rss:,.0f} MiB; "
+          f"{run.events:,} events, {done:,} tasks done, end {run.end / DAY:.2f} days, "
           f"{len(run.samples['time']):,} samples, mean utilization "
           f"{res.utilization.mean().round(3).to_dict()}")
 
