@@ -9,22 +9,28 @@ result tables stay in NumPy (the wrapper reads the state through running() and t
 array properties): the profile put the time in the per-event bookkeeping below.
 
 State
-  machines  cap[k, r]; speed[k]; updated[k], the time its tasks' remaining work was last
-            brought up to date; its running tasks as a doubly linked list in launch order
-            (head[k], tail[k], nxt[t], prv[t]).
+  machines  cap[k, r]; speed[k]; its running tasks as a doubly linked list in launch
+            order (head[k], tail[k], nxt[t], prv[t]).
   events    an indexed binary heap of the busy machines keyed by (next completion time,
             stamp), the stamp counting the keys set so far: completions at equal times
             come out in the order they were scheduled, as in the literal loop's heap of
             version-stamped entries (whose stale entries this heap never holds).
-  tasks     struct of arrays, grown on demand (a backlog makes its tasks at launch).
+  tasks     struct of arrays, grown on demand (a backlog makes its tasks at launch); a
+            running task's completion time due[t], set at launch to start + work / speed
+            and moved only when its machine's speed changes (then its remaining work,
+            (due - now) x old speed, is due at now + that / new speed). demand[t] holds
+            its m demands and, last, its user (as a float): the samples' pass over the
+            running tasks reads one row where it would read two arrays.
   pending   trace: each user's schedulable tasks in trace order (CSR by user), with
             counts arrived and launched; the oldest pending task of u is the
             launched[u]-th. Backlog: infinite.
   jobs      tasks left per job and finish times; completions (time, user, count).
 
+Completions are events at their due times, exact at any scale: a task whose machine's speed
+never changed while it ran ends at start + work, bit for bit (no tolerance, no drift).
 Floating point follows the literal loop operation by operation (sums in list order, the same
-products and quotients), and remaining work is decreased by a product made opaque to the
-compiler (`opaque`), so that no build (-mfma, aarch64) contracts it into a fused
+products and quotients), and the remaining work on a speed change is a product made opaque
+to the compiler (`opaque`), so that no build (-mfma, aarch64) contracts it into a fused
 multiply-add that the literal loop, in Python, does not do.
 """
 import numpy as np
@@ -33,14 +39,16 @@ from libc.math cimport INFINITY, NAN, exp
 from libc.stdlib cimport qsort
 from _common cimport int64_t, uint8_t
 from _heap cimport IndexedHeap, iheap_remove, iheap_update
-from _platform cimport opaque
-
-cdef double DONE_TOLERANCE = 1e-9   # done: remaining work <= this x the task's duration
+from _platform cimport opaque, prefetch
 
 
 cdef int _by_index(const void* a, const void* b) noexcept nogil:
     cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
     return (x > y) - (x < y)
+
+
+cdef enum:
+    AHEAD = 8          # machines ahead whose first task the samples' pass prefetches
 
 
 def _grown(a, Py_ssize_t size, fill):
@@ -55,7 +63,7 @@ cdef class EventLoop:
 
       capacity  (M, m) float64 machine capacities
       tasks     dict of the trace's task arrays (empty for a backlog): user, job (int64
-                job index), arrival, left (work to do), tol (done tolerance), demand (N, m)
+                job index), arrival, work (seconds at speed 1), demand (N, m)
       jobs      dict of job arrays: user, left (tasks not finished), submit (float64)
       trace     dict: by_user (schedulable task ids grouped by user, trace order), ptr
                 (n + 1), schedulable (uint8 per task); or None
@@ -63,18 +71,21 @@ cdef class EventLoop:
                 callable returning the next float64 array of N(0, 1) draws); or None
     run(policy, horizon, record) runs the loop; record(until) is called whenever the
     next sample instant is <= until, takes the samples up to `until` and returns the
-    next sample instant.
+    next sample instant. A trace task whose start + work == start (float64 cannot tell
+    its end from its start) stops the run where it would launch: `lost` is its row (else
+    -1) and the wrapper refuses it.
     """
     cdef readonly Py_ssize_t M, m, n
     cdef readonly long long events
+    cdef readonly int64_t lost
     cdef bint is_trace
     cdef double[:, ::1] cap
-    cdef double[::1] speed_, updated
+    cdef double[::1] speed_
     cdef int64_t[::1] head, tail
     cdef int64_t[::1] heap, hpos
     cdef double[::1] key_time
     cdef int64_t[::1] key_stamp
-    cdef IndexedHeap due         # the busy machines by (next completion, stamp)
+    cdef IndexedHeap busy        # the busy machines by (next completion, stamp)
     cdef int64_t stamp
     cdef int64_t[::1] touched
     cdef uint8_t[::1] is_touched
@@ -83,7 +94,7 @@ cdef class EventLoop:
     cdef dict T
     cdef Py_ssize_t size
     cdef double[:, ::1] demand
-    cdef double[::1] left, tol, start, end, arrival
+    cdef double[::1] work, due, start, end, arrival
     cdef int64_t[::1] user, job, machine, nxt, prv
     # jobs and completions
     cdef dict J
@@ -108,19 +119,19 @@ cdef class EventLoop:
         self.M, self.m = self.cap.shape[0], self.cap.shape[1]
         self.n = n_users
         self.events = 0
+        self.lost = -1
         self.speed_ = np.ones(self.M)
-        self.updated = np.zeros(self.M)
         self.head = np.full(self.M, -1, dtype=np.int64)
         self.tail = np.full(self.M, -1, dtype=np.int64)
         self.heap = np.zeros(self.M, dtype=np.int64)
         self.hpos = np.full(self.M, -1, dtype=np.int64)
         self.key_time = np.zeros(self.M)
         self.key_stamp = np.zeros(self.M, dtype=np.int64)
-        self.due.heap = &self.heap[0]
-        self.due.pos = &self.hpos[0]
-        self.due.key = &self.key_time[0]
-        self.due.tie = &self.key_stamp[0]
-        self.due.size = 0
+        self.busy.heap = &self.heap[0]
+        self.busy.pos = &self.hpos[0]
+        self.busy.key = &self.key_time[0]
+        self.busy.tie = &self.key_stamp[0]
+        self.busy.size = 0
         self.stamp = 0
         self.touched = np.zeros(self.M, dtype=np.int64)
         self.is_touched = np.zeros(self.M, dtype=np.uint8)
@@ -131,14 +142,16 @@ cdef class EventLoop:
             "user": np.array(tasks.get("user", np.empty(0)), dtype=np.int64),
             "job": np.array(tasks.get("job", np.empty(0)), dtype=np.int64),
             "arrival": np.array(tasks.get("arrival", np.empty(0)), dtype=np.float64),
-            "left": np.array(tasks.get("left", np.empty(0)), dtype=np.float64),
-            "tol": np.array(tasks.get("tol", np.empty(0)), dtype=np.float64),
-            "demand": np.array(tasks.get("demand", np.empty((0, self.m))),
-                               dtype=np.float64).reshape(N, self.m),
+            "work": np.array(tasks.get("work", np.empty(0)), dtype=np.float64),
+            "due": np.full(N, NAN),
+            "demand": np.empty((N, self.m + 1)),
             "machine": np.full(N, -1, dtype=np.int64),
             "start": np.full(N, NAN), "end": np.full(N, NAN),
             "nxt": np.full(N, -1, dtype=np.int64), "prv": np.full(N, -1, dtype=np.int64),
         }
+        self.T["demand"][:, :self.m] = np.reshape(tasks.get("demand", np.empty((0, self.m))),
+                                                  (N, self.m))
+        self.T["demand"][:, self.m] = self.T["user"]
         self._bind_tasks()
         self.J = {"user": np.array(jobs["user"], dtype=np.int64),
                   "left": np.array(jobs["left"], dtype=np.int64),
@@ -174,7 +187,7 @@ cdef class EventLoop:
         T = self.T
         self.user, self.job, self.machine = T["user"], T["job"], T["machine"]
         self.nxt, self.prv = T["nxt"], T["prv"]
-        self.arrival, self.left, self.tol = T["arrival"], T["left"], T["tol"]
+        self.arrival, self.work, self.due = T["arrival"], T["work"], T["due"]
         self.start, self.end, self.demand = T["start"], T["end"], T["demand"]
 
     cdef void _bind_jobs(self):
@@ -187,7 +200,7 @@ cdef class EventLoop:
     cdef void _grow_tasks(self, Py_ssize_t needed):
         cdef Py_ssize_t new = max(needed, 2 * self.T["user"].shape[0], 1024)
         fills = {"user": -1, "job": -1, "machine": -1, "nxt": -1, "prv": -1, "arrival": NAN,
-                 "start": NAN, "end": NAN, "left": 0.0, "tol": 0.0, "demand": 0.0}
+                 "start": NAN, "end": NAN, "work": 0.0, "due": NAN, "demand": 0.0}
         self.T = {name: _grown(a, new, fills[name]) for name, a in self.T.items()}
         self._bind_tasks()
 
@@ -210,31 +223,19 @@ cdef class EventLoop:
         self.stamp += 1
         self.key_time[k] = t
         self.key_stamp[k] = self.stamp
-        iheap_update(&self.due, k)
+        iheap_update(&self.busy, k)
 
     # -- machines --------------------------------------------------------------------------
 
-    cdef void _advance(self, int64_t k, double now) noexcept nogil:
-        """Bring machine k's running tasks' remaining work up to `now`."""
-        cdef double dt = now - self.updated[k]
-        cdef double step
-        cdef int64_t t
-        if dt != 0.0:
-            step = opaque(dt * self.speed_[k])
-            t = self.head[k]
-            while t >= 0:
-                self.left[t] = self.left[t] - step
-                t = self.nxt[t]
-        self.updated[k] = now
-
     cdef void _refresh(self, int64_t k, double now) noexcept nogil:
-        """Recompute machine k's speed and set its next completion."""
+        """Recompute machine k's speed, its tasks' due times (the ones launched at `now`,
+        and all of them if the speed changed) and its next completion."""
         cdef Py_ssize_t r
         cdef int64_t t = self.head[k]
-        cdef double load = 0.0, used, soonest
+        cdef double load = 0.0, used, soonest, old = self.speed_[k], speed
         if t < 0:
             self.speed_[k] = 1.0
-            iheap_remove(&self.due, k)
+            iheap_remove(&self.busy, k)
             return
         for r in range(self.m):
             used = 0.0
@@ -244,14 +245,19 @@ cdef class EventLoop:
                 t = self.nxt[t]
             if self.cap[k, r] > 0.0 and used / self.cap[k, r] > load:
                 load = used / self.cap[k, r]
-        self.speed_[k] = 1.0 / (load if load > 1.0 else 1.0)
+        speed = 1.0 / (load if load > 1.0 else 1.0)
+        self.speed_[k] = speed
         soonest = INFINITY
         t = self.head[k]
         while t >= 0:
-            if self.left[t] < soonest:
-                soonest = self.left[t]
+            if self.due[t] != self.due[t]:              # launched now (NaN)
+                self.due[t] = now + self.work[t] / speed
+            elif speed != old:
+                self.due[t] = now + opaque((self.due[t] - now) * old) / speed
+            if self.due[t] < soonest:
+                soonest = self.due[t]
             t = self.nxt[t]
-        self._set_key(k, now + (soonest if soonest > 0.0 else 0.0) / self.speed_[k])
+        self._set_key(k, soonest)
 
     cdef void _append(self, int64_t k, int64_t t) noexcept nogil:
         self.prv[t] = self.tail[k]
@@ -277,13 +283,12 @@ cdef class EventLoop:
     # -- events ----------------------------------------------------------------------------
 
     cdef int _complete(self, int64_t k, double now, object policy, object release_task) except -1:
-        """Finish machine k's tasks whose work is done at `now`, in launch order."""
+        """Finish machine k's tasks due by `now`, in launch order."""
         cdef int64_t t, following, u, j
-        self._advance(k, now)
         t = self.head[k]
         while t >= 0:
             following = self.nxt[t]
-            if self.left[t] <= self.tol[t]:
+            if self.due[t] <= now:
                 self._unlink(k, t)
                 u = self.user[t]
                 self.end[t] = now
@@ -354,9 +359,9 @@ cdef class EventLoop:
         self.user[t] = u
         self.job[t] = self.job_of[u]
         self.arrival[t] = self.job_submit[self.job_of[u]]
-        self.demand[t, :] = self.b_demand[u, :]
-        self.left[t] = self.b_duration[u] * exp(self.jitter * z)
-        self.tol[t] = DONE_TOLERANCE * self.b_duration[u]
+        self.demand[t, :self.m] = self.b_demand[u, :]
+        self.demand[t, self.m] = u
+        self.work[t] = self.b_duration[u] * exp(self.jitter * z)
         return t
 
     cdef int _launch(self, object policy, double now) except -1:
@@ -389,10 +394,12 @@ cdef class EventLoop:
                     raise ValueError(f"policy launched user {u} at time {now!r}, which has no "
                                      "pending task")
                 t = self.by_user[self.ptr[u] + self.launched[u]]
+                if now + self.work[t] == now:
+                    self.lost = t
+                    return 0
                 self.launched[u] += 1
             else:
                 t = self._backlog_task(u, now)
-            self._advance(k, now)
             self._append(k, t)
             self.machine[t] = k
             self.start[t] = now
@@ -415,7 +422,7 @@ cdef class EventLoop:
         in when[0], INFINITY if none. At equal times completions come first."""
         cdef int64_t k = -1
         cdef double t = INFINITY
-        if self.due.size > 0:
+        if self.busy.size > 0:
             k = self.heap[0]
             t = self.key_time[k]
         if self.is_trace and self.next_arrival < self.arrival.shape[0] and \
@@ -435,6 +442,8 @@ cdef class EventLoop:
         if self.is_trace:
             self._arrive(0.0, policy)
         self._launch(policy, 0.0)
+        if self.lost >= 0:
+            return now
         while True:
             k = self._next(&t)
             if t == INFINITY and self.is_trace:     # nothing left to happen
@@ -453,6 +462,8 @@ cdef class EventLoop:
             else:                                   # every arrival at t
                 self._arrive(t, policy)
             self._launch(policy, t)
+            if self.lost >= 0:
+                return now
 
     # -- state, for sampling and results ----------------------------------------------------
 
@@ -470,6 +481,44 @@ cdef class EventLoop:
                 t = self.nxt[t]
         return out[:count]
 
+    def full_speed_state(self, const double[::1] total):
+        """engine.snapshot's (share (n, m), speed (n,)) of a trace's running tasks, bit for
+        bit, where every busy machine runs at speed 1: share[u, r] sums u's tasks' demands
+        task by task (machines in index order, each in launch order, as np.bincount does)
+        over total[r] (a resource the cluster lacks: share 0), speed[u] 1 if u runs a task
+        (the mean of ones). None for a backlog or where a machine is time-shared (then the
+        wrapper takes the NumPy path). One pass, no arrays per task: samples of a long run."""
+        cdef Py_ssize_t k, r
+        cdef int64_t t, u
+        if not self.is_trace:
+            return None
+        for k in range(self.M):
+            if self.head[k] >= 0 and self.speed_[k] != 1.0:
+                return None
+        share_, speed_ = np.zeros((self.n, self.m)), np.zeros(self.n)
+        cdef double[:, ::1] share = share_
+        cdef double[::1] speed = speed_
+        for k in range(self.M):
+            if k + AHEAD < self.M and self.head[k + AHEAD] >= 0:   # machines have few tasks:
+                t = self.head[k + AHEAD]                            # fetch ahead of the walk
+                prefetch(&self.demand[t, 0])
+                prefetch(&self.nxt[t])
+            t = self.head[k]
+            while t >= 0:
+                u = <int64_t>self.demand[t, self.m]
+                speed[u] = 1.0
+                for r in range(self.m):
+                    share[u, r] = share[u, r] + self.demand[t, r]
+                t = self.nxt[t]
+        for r in range(self.m):
+            if total[r] > 0.0:
+                for u in range(self.n):
+                    share[u, r] = share[u, r] / total[r]
+            else:
+                for u in range(self.n):
+                    share[u, r] = share[u, r] / INFINITY
+        return share_, speed_
+
     @property
     def speed(self):
         """(M,) each machine's current speed (a view: read only while the loop waits)."""
@@ -479,8 +528,10 @@ cdef class EventLoop:
     def tasks(self):
         """The task arrays (views) trimmed to the tasks made so far: user, job (index),
         machine, arrival, start, end, demand."""
-        return {name: self.T[name][:self.size]
-                for name in ("user", "job", "machine", "arrival", "start", "end", "demand")}
+        out = {name: self.T[name][:self.size]
+               for name in ("user", "job", "machine", "arrival", "start", "end")}
+        out["demand"] = self.T["demand"][:self.size, :self.m]
+        return out
 
     @property
     def jobs(self):

@@ -269,6 +269,48 @@ def test_simulate(case):
     np.testing.assert_array_equal(literal.value["tasks"]["start"], T["start"])
 
 
+DAY = 86400.0
+
+
+@st.composite
+def month_trace_inputs(draw):
+    """(servers, tasks, scheduler, options) of drfh.simulate on a trace like the public
+    ones (issue 34): arrivals over 30 to 90 days, durations log-uniform from 1 ms to 90
+    days (sometimes as timedelta), the default sample (60 s) or an hour."""
+    n = draw(st.integers(1, 6))
+    span = draw(st.floats(30 * DAY, 90 * DAY))
+    arrival = np.sort(draw(st.lists(st.floats(0.0, span), min_size=n, max_size=n)))
+    duration = 10.0 ** np.array(draw(st.lists(st.floats(-3.0, math.log10(90 * DAY)),
+                                               min_size=n, max_size=n)))
+    user = draw(st.lists(st.sampled_from(["a", "b", 3]), min_size=n, max_size=n))
+    tasks = pd.DataFrame({"user": pd.Series(user, dtype=object), "job": [JOBS[u] for u in user],
+                          "arrival": arrival, "duration": duration,
+                          "cpu": draw(st.lists(st.floats(0.1, 0.6), min_size=n, max_size=n)),
+                          "mem": draw(st.lists(st.floats(0.0, 0.6), min_size=n, max_size=n))})
+    if draw(st.booleans()):
+        tasks["duration"] = pd.to_timedelta(tasks["duration"], unit="s")
+    servers = pd.DataFrame({"cpu": [1.0, 0.5], "mem": [1.0, 0.75]})
+    scheduler = draw(st.sampled_from(["drfh-best-fit", "drfh-first-fit"]))
+    options = {} if draw(st.booleans()) else {"sample": 3600.0}
+    return servers, tasks, scheduler, options
+
+
+@fuzz.cases(month_trace_inputs())
+def test_simulate_month_long_trace(case):
+    """A month or more of trace at the default sample: never refused (it was, past 2**21 x
+    the shortest duration, and a 30-day horizon too); every task ends at exactly its start
+    plus its duration (DRFH never time-shares a server); the literal transcription agrees."""
+    servers, tasks, scheduler, options = case
+    outcome = fuzz.call(simulate_arrays, servers, tasks, scheduler, options)
+    assert not outcome.refused, outcome.error
+    T = outcome.value["tasks"]
+    duration = tr.read_trace(tasks, drfh.read_servers(servers)[0])[1].duration   # seconds
+    np.testing.assert_array_equal(T["end"], T["start"] + duration)
+    assert (T["start"] >= T["arrival"]).all()
+    literal = fuzz.call(simulate_arrays, servers, tasks, scheduler, {**options, "literal": True})
+    np.testing.assert_array_equal(literal.value["tasks"]["end"], T["end"])
+
+
 def slots_and_capped(machines, k, demands, duration):
     """slot_counts(machines, k), and capped's durations and demands on a one-user trace."""
     trace = sim.Trace(np.zeros(len(demands), dtype=np.int64), np.arange(len(demands)),
@@ -416,20 +458,30 @@ def test_long_task_or_fine_samples_refused():
     assert outcome.value["end"] == 600.0 and np.isnan(outcome.value["tasks"]["end"]).all()
 
 
-def test_run_past_the_clock_resolution_refused():
-    """A task of 1e-6 s at 1e9 s (the clock's spacing there is 1.2e-7 s): it never finished
-    (a hang); a run past RESOLUTION x the shortest duration is refused, before it starts
-    where the trace shows it and when it gets there otherwise."""
+def test_the_clock_is_exact_at_any_scale():
+    """A task of 1e-6 s at 1e9 s (the clock's spacing there is 1.2e-7 s) ends at its start
+    plus its duration (it was refused: past RESOLUTION x the shortest duration); one of
+    1e-8 s there, which float64 cannot tell from its start, is refused naming the task:
+    before the run where it arrives there, when it would start where it queued till then
+    (both loops)."""
     servers, tasks = fig1_trace(user=["a", "b"], job=[1, 2], arrival=[0.0, 1e9],
                                 duration=[1.0, 1e-6], cpu=[1.0, 1.0], mem=[1.0, 1.0])
     outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit", {"sample": 1e9})
-    assert "shortest task duration" in str(outcome.error)
-    # queued on the only server, a task ending past the bound: refused when the run gets there
+    assert outcome.value["tasks"]["end"].tolist() == [1.0, 1e9 + 1e-6]
+    tasks["duration"] = [1.0, 1e-8]
+    outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-best-fit", {"sample": 1e9})
+    assert isinstance(outcome.error, ValueError)
+    assert "row 1 (user 'b', job 2) lasts 1e-08 s" in str(outcome.error)
+    assert "start, 1000000000.0 s" in str(outcome.error)
     servers = pd.DataFrame({"cpu": [1.0]})
-    tasks = pd.DataFrame({"user": [1, 1, 1], "job": [1, 1, 1], "arrival": [0.0, 0.0, 0.0],
-                          "duration": [1.0, 1.5e6, 1.5e6], "cpu": [1.0, 1.0, 1.0]})
-    outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-first-fit", {"sample": None})
-    assert "goes past" in str(outcome.error) and isinstance(outcome.error, ValueError)
+    tasks = pd.DataFrame({"user": [1, 2], "job": [1, 2], "arrival": [0.0, 1.0],
+                          "duration": [1e9, 1e-8], "cpu": [1.0, 1.0]})
+    for literal in (False, True):
+        outcome = fuzz.call(simulate_arrays, servers, tasks, "drfh-first-fit",
+                            {"sample": None, "literal": literal})
+        assert isinstance(outcome.error, ValueError)
+        assert "row 1 (user 2, job 2)" in str(outcome.error)
+        assert "start, 1000000000.0 s" in str(outcome.error)
 
 
 def test_time_types():
@@ -498,8 +550,7 @@ def test_extreme_values(capfd):
 
 def test_work_bounds_documented():
     """The bounds the errors name are the ones the docstrings state."""
-    assert simulation.MAX_SAMPLES == 10**6 and sim.RESOLUTION == 2**21
-    assert "10**6" in drfh.simulate.__doc__ and "2**21" in drfh.simulate.__doc__
+    assert simulation.MAX_SAMPLES == 10**6 and "10**6" in drfh.simulate.__doc__
     # one bound on sampled values, the simulator's: drfh's own (10**8) was never the one
     # that limited a run
     assert simulation.MAX_SAMPLE_VALUES == sim.workload.MAX_SAMPLE_VALUES == 2**26

@@ -21,9 +21,8 @@ from .trace import read_servers, read_trace, tasks_frame
 # The work bounds of a run (docs/accepts.md). Samples: at most MAX_SAMPLES, and at most
 # MAX_SAMPLE_VALUES values held, users x (resources + 1) per sample (shares and speeds):
 # the simulator's own budget (drfbench.sim.workload), the one bound on sampled values, so
-# that a run within drfh's bounds is never refused by the simulator's. Time: the simulator
-# runs no further than sim.RESOLUTION (2**21) times the shortest duration, its clock's
-# resolution (drfbench.sim.engine).
+# that a run within drfh's bounds is never refused by the simulator's. Time has no bound:
+# the simulator's clock is exact at any scale (drfbench.sim.engine).
 MAX_SAMPLES = 10**6
 MAX_SAMPLE_VALUES = sim.workload.MAX_SAMPLE_VALUES       # 2**26
 
@@ -110,12 +109,12 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
 
     Work bounds: a run takes at most MAX_SAMPLES (10**6) samples holding at most
     MAX_SAMPLE_VALUES (2**26, the simulator's budget) values (samples x users x
-    (resources + 1)), and goes no further than drfbench.sim.RESOLUTION (2**21) times the
-    shortest task duration (beyond, the simulator's clock cannot resolve that task's end). The bounds are
-    judged over the time the run takes: a trace that drains early runs whatever the bounds
-    would allow later. A run that needs more before its horizon (or, without one, before
-    its last task ends) is refused with a ValueError, before it starts where the trace
-    alone shows it (a task arriving or ending past the bound), else when it gets there.
+    (resources + 1)). The bounds are judged over the time the run takes: a trace that
+    drains early runs whatever the bounds would allow later. A run that needs more before
+    its horizon (or, without one, before its last task ends) is refused with a ValueError,
+    before it starts where the trace alone shows it (a task ending past the bound), else
+    when it gets there. Time itself is exact at any scale: only a task whose start +
+    duration == start in float64 is refused (drfbench.sim.simulate).
     """
     return api.run(scheduler, servers, tasks, takes=api.TRACE, **options)
 
@@ -179,7 +178,11 @@ def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=
         policy = make(C, trace, scheduler, slots=slots, weights=weights, index=index,
                       threads=threads, isa=isa)
     reach, bound, sample = _reach(trace, horizon, sample)
-    run = sim.simulate(C, trace, policy, horizon=reach, sample=sample, isa=isa)
+    try:
+        run = sim.simulate(C, trace, policy, horizon=reach, sample=sample, isa=isa)
+    except sim.engine.Unresolved as e:          # name the job as the tasks name it
+        job = frame["job"].iloc[[e.row]].tolist()[0]
+        raise sim.engine.unresolved(trace, e.row, e.start, job) from None
     if bound is not None and np.isnan(np.delete(run.tasks["end"], run.unschedulable)).any():
         raise ValueError(f"the run goes past {reach:g} s, {bound}")
     time = pd.Index(run.samples["time"], name="time")

@@ -19,11 +19,11 @@ kernels/sim.pyx), literal (the same loop in plain Python, its specification).
 docs/simulator.md describes the model.
 """
 from . import literal
-from .engine import RESOLUTION, Simulation, simulate
+from .engine import Simulation, simulate
 from .policies import FifoFirstFit, Policy, TaskPolicy, take_back
 from .workload import (FIT_SLACK, MAX_RUNNING, UNBOUNDED, Backlog, Trace, fits_somewhere,
                        machines, running_bound, task_queues)
 
 __all__ = ["FIT_SLACK", "MAX_RUNNING", "UNBOUNDED", "Backlog", "FifoFirstFit", "Policy",
-           "RESOLUTION", "Simulation", "TaskPolicy", "Trace", "fits_somewhere", "literal", "machines",
+           "Simulation", "TaskPolicy", "Trace", "fits_somewhere", "literal", "machines",
            "running_bound", "simulate", "take_back", "task_queues"]

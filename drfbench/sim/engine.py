@@ -36,12 +36,6 @@ from .. import _isa
 from .. import _validation as check
 from . import workload as wl
 
-DONE_TOLERANCE = 1e-9  # a task is done when its remaining work is at most this x its duration
-# At time T the clock resolves only T's float spacing (2**-52 T): past about 4.5e6 times a
-# task's duration, T + its remaining work == T and the task never finishes (the run would
-# loop at one instant). A run goes no further than RESOLUTION times the shortest duration.
-RESOLUTION = 2**21
-
 
 @dataclass(frozen=True, eq=False)
 class Simulation:
@@ -144,10 +138,8 @@ def _check_time(value, name, allow_inf):
 
 
 def validate(machines, workload, policy, horizon, sample):
-    """Checked (capacity (M, m) float64, horizon, sample, limit) for simulate(): limit is
-    the time past which the clock cannot resolve the shortest task (RESOLUTION times its
-    duration), below the horizon (else None); a trace with a task ending past it is
-    refused here, and a run still going there by `resolved`."""
+    """Checked (capacity (M, m) float64, horizon, sample) for simulate(); a trace task
+    that ends where it starts (arrival + duration == arrival) is refused here."""
     if check.column_names(machines, "machines") is not None:
         raise ValueError("machines name their resources but the tasks' demands are by position: "
                          "give the machines as an array, columns in the demands' order")
@@ -173,31 +165,39 @@ def validate(machines, workload, policy, horizon, sample):
             raise ValueError("sample must be > 0 (or None for no samples)")
         # Up front, the time the run surely takes: a Backlog's horizon, a trace's last
         # arrival (within the horizon); the Sampler holds the budget as the run goes on,
-        # so a trace that drains early is not judged by its horizon.
+        # so a trace that drains early is not judged by a far horizon.
         surely = horizon if isinstance(workload, wl.Backlog) else \
             min(horizon, workload.arrival.max(initial=0.0))
         sample_budget(sample, surely, workload.users * (C.shape[1] + 1))
-    limit = None
-    if isinstance(workload, wl.Trace) and len(workload) and \
-            RESOLUTION * workload.duration.min() < horizon:
-        limit = RESOLUTION * workload.duration.min()
-        if (workload.arrival + workload.duration).max() > limit:
-            raise ValueError(f"a task ends past {limit:g} s, {_past(limit, workload)}")
-    return C, horizon, sample, limit
+    if isinstance(workload, wl.Trace):
+        lost = np.flatnonzero(workload.arrival + workload.duration == workload.arrival)
+        if lost.size:
+            raise unresolved(workload, int(lost[0]), workload.arrival[lost[0]])
+    return C, horizon, sample
 
 
-def _past(limit, workload):
-    return (f"{RESOLUTION} times the shortest task duration ({workload.duration.min():g} s), "
-            "past which the simulator's clock cannot resolve that task's end: give a horizon, "
-            "or tasks whose durations are not so short beside the run")
+class Unresolved(ValueError):
+    """A trace task that float64 cannot tell from nothing where it starts: `row`, `start`."""
+
+    def __init__(self, message, row, start):
+        super().__init__(message)
+        self.row, self.start = row, start
+
+    def __reduce__(self):                       # pickles (across processes) whole
+        return Unresolved, (str(self), self.row, self.start)
 
 
-def resolved(run, limit, workload):
-    """`run`, which went to `limit` (validate's; None: the horizon) instead of the
-    horizon, if every schedulable task finished; else a ValueError."""
-    if limit is not None and np.isnan(np.delete(run.tasks["end"], run.unschedulable)).any():
-        raise ValueError(f"the run goes past {limit:g} s, {_past(limit, workload)}")
-    return run
+def unresolved(trace, row, start, job=None):
+    """The error (Unresolved) for trace task `row` starting at `start`, where start + its
+    duration == start: its duration is below the spacing of floats there (2**-52 x start).
+    `job` names its job as the user wrote it (default: the Trace's)."""
+    user = trace.user[row] if trace.names is None else trace.names[trace.user[row]]
+    user = user.item() if isinstance(user, np.generic) else user
+    job = int(trace.job[row]) if job is None else job
+    return Unresolved(f"tasks: the task at row {row} (user {user!r}, job {job!r}) lasts "
+                      f"{float(trace.duration[row])!r} s, which float64 cannot tell from nothing "
+                      f"at its start, {float(start)!r} s (start + duration == start): give it a "
+                      "longer duration, or leave it out", row, float(start))
 
 
 def sample_budget(sample, until, width):
@@ -319,13 +319,15 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
     sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
               ... up to the end
     Work budget: at most MAX_SAMPLE_VALUES (2**26) sampled values (instants x users x
-    (resources + 1); judged as the run goes, up front only over what it surely takes) and MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a
-    horizon at most that many times its shortest duration); a trace's run goes no further
-    than RESOLUTION (2**21) times its shortest duration (the clock's resolution); else a
-    ValueError, before the run where the input shows it.
+    (resources + 1); judged as the run goes, up front only over what it surely takes) and
+    MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a horizon at most that
+    many times its shortest duration); else a ValueError, before the run where the input
+    shows it. The clock is exact at any scale: a trace task is refused only where float64
+    cannot tell its end from its start (start + duration == start), up front at its
+    arrival, else when it would start.
     isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
     """
-    C, horizon, sample, limit = validate(machines, workload, policy, horizon, sample)
+    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
     n, m = workload.users, C.shape[1]
     EventLoop = _isa.kernels(isa).sim.EventLoop
     if isinstance(workload, wl.Trace):
@@ -333,8 +335,7 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
         order = np.argsort(workload.user, kind="stable")
         order = order[setup.fits[order]]                 # schedulable tasks, by user
         tasks = {"user": workload.user, "job": setup.job, "arrival": workload.arrival,
-                 "left": workload.duration, "tol": DONE_TOLERANCE * workload.duration,
-                 "demand": workload.demands}
+                 "work": workload.duration, "demand": workload.demands}
         jobs = {"user": setup.job_user, "left": setup.job_left, "submit": setup.job_submit}
         trace = {"by_user": order, "ptr": np.searchsorted(workload.user[order], np.arange(n + 1)),
                  "schedulable": setup.fits}
@@ -353,12 +354,16 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
     total = C.sum(axis=0)
 
     def state():
+        fast = loop.full_speed_state(total)         # every machine at speed 1: one C pass
+        if fast is not None:
+            return fast
         ids, T = loop.running(), loop.tasks
         return snapshot(ids, T["user"], loop.speed[T["machine"][ids]], T["demand"], n, total,
                         shapes)
     sampler = Sampler(sample, state, n * (m + 1)) if sample is not None else None
-    end = loop.run(policy, horizon if limit is None else limit,
-                   sampler.record if sampler else None)
+    end = loop.run(policy, horizon, sampler.record if sampler else None)
+    if loop.lost >= 0:
+        raise unresolved(workload, loop.lost, end)
     samples = sampler.arrays(n, m) if sampler else Sampler(1.0, None).arrays(n, m)
     T, J = loop.tasks, loop.jobs
     pending = loop.pending
@@ -371,4 +376,4 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
                  task_job=T["job"], machine=T["machine"], arrival=T["arrival"],
                  start=T["start"], end_times=T["end"], unschedulable=unschedulable,
                  pending=pending, names=names)
-    return resolved(run, limit, workload)
+    return run

@@ -4,15 +4,17 @@
 
 Same arguments, same checks, same results as drfbench.sim.simulate, bit for bit (the tests
 compare them on random instances); some 10x slower. Every floating-point operation here is
-the one the kernel does, in the same order: remaining work decreases by (now - updated) x
-speed, a machine's usage is summed task by task in launch order, its next completion is
-now + max(soonest remaining, 0) / speed.
+the one the kernel does, in the same order: a machine's usage is summed task by task in
+launch order; a task launched at `now` is due at now + work / speed; when a machine's
+speed changes from old to new, each of its tasks' remaining work, (due - now) x old, is due
+at now + that / new; its next completion is its soonest due time. Completions are events at
+their due times, with no tolerance: a task whose machine's speed never changed while it
+ran ends at start + work exactly.
 
-The state: per machine, its running task ids in launch order, its speed, the time its
-tasks were last brought up to date and a version stamp; a heap of (time, seq, machine,
-version) next-completion entries, where an entry whose version is no longer its machine's
-is stale and skipped; a struct of arrays of tasks (grown for a backlog, whose tasks are
-made at launch).
+The state: per machine, its running task ids in launch order, its speed and a version
+stamp; a heap of (time, seq, machine, version) next-completion entries, where an entry
+whose version is no longer its machine's is stale and skipped; a struct of arrays of tasks
+(grown for a backlog, whose tasks are made at launch).
 """
 import heapq
 import math
@@ -21,14 +23,13 @@ from collections import deque
 import numpy as np
 
 from . import workload as wl
-from .engine import DONE_TOLERANCE, Sampler, resolved, result, snapshot, trace_setup, validate
+from .engine import Sampler, result, snapshot, trace_setup, unresolved, validate
 
 
 def simulate(machines, workload, policy, *, horizon=math.inf, sample=None):
     """drfbench.sim.simulate, in Python."""
-    C, horizon, sample, limit = validate(machines, workload, policy, horizon, sample)
-    run = _Loop(C, workload, policy).run(horizon if limit is None else limit, sample)
-    return resolved(run, limit, workload)
+    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
+    return _Loop(C, workload, policy).run(horizon, sample)
 
 
 class _Tasks:
@@ -36,7 +37,7 @@ class _Tasks:
 
     COLUMNS = (("user", np.int64, -1), ("job", np.int64, -1), ("machine", np.int64, -1),
                ("arrival", np.float64, np.nan), ("start", np.float64, np.nan),
-               ("end", np.float64, np.nan), ("left", np.float64, 0.0), ("tol", np.float64, 0.0))
+               ("end", np.float64, np.nan), ("work", np.float64, 0.0), ("due", np.float64, np.nan))
 
     def __init__(self, capacity, resources):
         self.size = 0
@@ -67,10 +68,9 @@ class _Loop:
         self.backlog = isinstance(workload, wl.Backlog)
         self.w = workload
         n = self.n = workload.users
-        # machines: running task ids (launch order), speed, last update, version stamp
+        # machines: running task ids (launch order), speed, version stamp
         self.on = [[] for _ in range(self.M)]
         self.speed = np.ones(self.M)
-        self.updated = np.zeros(self.M)
         self.version = np.zeros(self.M, dtype=np.int64)
         self.heap = []                  # (time, seq, machine, version)
         self.seq = 0
@@ -93,8 +93,7 @@ class _Loop:
             T.user[:] = workload.user
             T.arrival[:] = workload.arrival
             T.demand[:] = workload.demands
-            T.left[:] = workload.duration
-            T.tol[:] = DONE_TOLERANCE * workload.duration
+            T.work[:] = workload.duration
             self.setup = setup = trace_setup(workload, C)
             T.job[:] = setup.job
             self.job_user, self.job_submit = setup.job_user, setup.job_submit
@@ -105,40 +104,35 @@ class _Loop:
 
     # -- machines ---------------------------------------------------------------------
 
-    def advance(self, k, now):
-        """Bring machine k's running tasks' remaining work up to `now`."""
-        dt = now - self.updated[k]
-        if dt:
-            step = dt * self.speed[k]
-            left = self.T.left
-            for t in self.on[k]:
-                left[t] -= step
-        self.updated[k] = now
-
     def refresh(self, k, now):
-        """Recompute machine k's speed and push its next completion."""
-        on = self.on[k]
+        """Recompute machine k's speed, its tasks' due times (the ones launched at `now`,
+        and all of them if the speed changed) and push its next completion."""
+        on, T = self.on[k], self.T
+        old = self.speed[k]
         if on:
             used = np.zeros(self.m)
             for t in on:
-                used += self.T.demand[t]
+                used += T.demand[t]
             load = np.divide(used, self.C[k], out=np.zeros(self.m), where=self.C[k] > 0).max()
-            self.speed[k] = 1.0 / max(1.0, load)
+            self.speed[k] = speed = 1.0 / max(1.0, load)
         else:
             self.speed[k] = 1.0
         self.version[k] += 1
         if on:
-            soonest = min(self.T.left[on].tolist())
+            due = T.due
+            for t in on:
+                if math.isnan(due[t]):                  # launched now
+                    due[t] = now + T.work[t] / speed
+                elif speed != old:
+                    due[t] = now + (due[t] - now) * old / speed
             self.seq += 1
-            heapq.heappush(self.heap, (now + max(soonest, 0.0) / self.speed[k], self.seq, k,
-                                       self.version[k]))
+            heapq.heappush(self.heap, (min(due[on].tolist()), self.seq, k, self.version[k]))
 
     def complete(self, k, now):
-        """Finish machine k's tasks whose work is done at `now`."""
-        self.advance(k, now)
+        """Finish machine k's tasks due by `now`, in launch order."""
         T = self.T
-        done = [t for t in self.on[k] if T.left[t] <= T.tol[t]]
-        self.on[k] = [t for t in self.on[k] if T.left[t] > T.tol[t]]
+        done = [t for t in self.on[k] if T.due[t] <= now]
+        self.on[k] = [t for t in self.on[k] if not T.due[t] <= now]
         for t in done:
             u = int(T.user[t])
             T.end[t] = now
@@ -202,8 +196,7 @@ class _Loop:
         T.job[t] = self.job_of[u]
         T.arrival[t] = self.job_submit[self.job_of[u]]
         T.demand[t] = w.demands[u]
-        T.left[t] = w.duration[u] * math.exp(w.jitter * z)
-        T.tol[t] = DONE_TOLERANCE * w.duration[u]
+        T.work[t] = w.duration[u] * math.exp(w.jitter * z)
         return t
 
     def launch(self, now):
@@ -231,8 +224,10 @@ class _Loop:
                 if not self.pending[u]:
                     raise ValueError(f"policy launched user {u} at time {now!r}, which has no "
                                      "pending task")
-                t = self.pending[u].popleft()
-            self.advance(k, now)
+                t = self.pending[u][0]
+                if now + T.work[t] == now:
+                    raise unresolved(self.w, t, now)
+                self.pending[u].popleft()
             self.on[k].append(t)
             T.machine[t] = k
             T.start[t] = now
