@@ -30,7 +30,7 @@ from . import _inputs, rows
 # The verdicts (docs/claims.md; `verdict` says the order a claim's rule tries them in).
 VERDICTS = ("reproduced", "direction only", "inconclusive", "not reproduced", "not testable")
 CLAIM_KEYS = {"id", "where", "claim", "paper", "values", "measured", "figure", "test",
-              "direction", "ci", "verdict", "why"}
+              "direction", "ci", "paper_value", "tolerance", "verdict", "why", "robust"}
 SELECTION_KEYS = {"file", "from", "where", "by", "of"}
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -39,6 +39,38 @@ _MARKER = re.compile(r"^\{\{(claims|counts|summary)(?: ([\w-]+))?\}\}$")
 
 class ClaimError(ValueError):
     """The claims table is malformed: a bad expression, an unknown name, a missing file."""
+
+
+def _ordered(a, b):
+    return (min(a, b), max(a, b))
+
+
+# The paper's words and the values each admits around the paper's number X (docs/claims.md,
+# "Tolerances"): the only tolerances a claim may state, the same for every claim.
+TOLERANCES = {
+    "about": (lambda x: _ordered(x / 1.5, x * 1.5), "within a factor of 1.5 of X"),
+    "at least": (lambda x: (x, math.inf), "X or more"),
+    "at most": (lambda x: (-math.inf, x), "X or less"),
+    "substantially more": (lambda x: (x + 0.5 * abs(x) if x else 0.5, math.inf),
+                           "at least 1.5 X (X = 0: at least 0.5)"),
+    "substantially less": (lambda x: (-math.inf, x / 1.5), "at most X / 1.5 (X > 0)"),
+    "order of magnitude": (lambda x: _ordered(x / math.sqrt(10), x * math.sqrt(10)),
+                           "within half an order of magnitude of X (a factor √10)"),
+}
+
+
+def band(tolerance, value):
+    """The values (low, high) the paper's words `tolerance` admit around its number `value`."""
+    if tolerance not in TOLERANCES:
+        raise ClaimError(f"tolerance {tolerance!r} is not one of {', '.join(TOLERANCES)}")
+    return TOLERANCES[tolerance][0](float(value))
+
+
+def _within(x, tolerance, value):
+    """Whether every entry of `x` lies in the band of `tolerance` around `value`."""
+    low, high = band(tolerance, value)
+    s = _series(x).astype(float)
+    return bool(len(s) and ((s >= low) & (s <= high)).all())
 
 
 # --------------------------------------------------------------------------------------
@@ -130,6 +162,7 @@ FUNCTIONS = {
     "holds_from": (_holds_from, "holds_from(key, condition): the smallest key from which the condition holds at every larger key"),
     "argmax": (lambda key, x: _at(key, x, np.argmax), "argmax(key, x): the key where x is largest"),
     "argmin": (lambda key, x: _at(key, x, np.argmin), "argmin(key, x): the key where x is smallest"),
+    "within": (_within, "within(x, tolerance, X): every entry of x in the band the paper's words admit around X"),
     "abs": (abs, "absolute value"),
     "log": (np.log, "natural logarithm"),
     "log10": (np.log10, "base-10 logarithm"),
@@ -425,8 +458,17 @@ def _check_claim(claim, section, where, seen):
         return
     if claim.get("verdict") not in VERDICTS:
         raise ClaimError(f"{where}: `verdict` must be one of {', '.join(VERDICTS)}")
-    if ("test" in claim) == (claim["verdict"] == "not testable"):
-        raise ClaimError(f"{where}: a claim has a `test` unless it is not testable")
+    if ("test" in claim or "ci" in claim) == (claim["verdict"] == "not testable"):
+        raise ClaimError(f"{where}: a claim has a `test` or `ci` unless it is not testable")
+    if ("ci" in claim) != ("tolerance" in claim and "paper_value" in claim) or (
+            "ci" in claim and "direction" in claim):
+        raise ClaimError(f"{where}: `ci` comes with `paper_value` and `tolerance` (its sign "
+                         "is the band's: no `direction`), and they with it")
+    if "ci" in claim:
+        try:
+            band(claim["tolerance"], claim["paper_value"])
+        except (ClaimError, TypeError, ValueError) as exc:
+            raise ClaimError(f"{where}: {exc}") from None
     if claim["verdict"] != "reproduced" and not claim.get("why"):
         raise ClaimError(f"{where}: a verdict other than reproduced says `why`")
 
@@ -439,16 +481,15 @@ def interval(values):
 
 
 def verdict(claim, values):
-    """The verdict of a claim's rule on our values (docs/claims.md): not testable without
-    a `test`; inconclusive when the 95% interval of its `ci` values crosses zero;
-    reproduced when `test` holds; direction only when `direction` does; else not
-    reproduced."""
-    if "test" not in claim:
+    """The verdict of a claim's rule on our values (docs/claims.md, "The verdicts"): not
+    testable without a `test` or `ci`. With `ci`, an equivalence test of the 95% interval
+    of its values against the band its `tolerance` admits around `paper_value`: reproduced
+    inside the band (and `test`, if any, holds), direction only outside it (or `test`
+    failing) but on the band's side of zero, inconclusive when it overlaps the band and
+    more, else not reproduced. Without: reproduced when `test` holds, direction only when
+    `direction` does, else not reproduced."""
+    if "test" not in claim and "ci" not in claim:
         return "not testable"
-    if "ci" in claim:
-        low, high = interval(evaluate(claim["ci"], values))
-        if low <= 0 <= high:
-            return "inconclusive"
 
     def holds(key):
         result = evaluate(claim[key], values)
@@ -456,6 +497,18 @@ def verdict(claim, values):
             raise ClaimError(f"claim {claim['id']!r}: `{key}` gives {len(result)} values; "
                              "use all() or any()")
         return bool(result)
+    if "ci" in claim:
+        low, high = interval(evaluate(claim["ci"], values))
+        if math.isnan(low) or math.isnan(high):
+            return "not reproduced"
+        band_low, band_high = band(claim["tolerance"], claim["paper_value"])
+        inside = band_low <= low and high <= band_high
+        if inside and ("test" not in claim or holds("test")):
+            return "reproduced"
+        if inside or high < band_low or low > band_high:
+            signed = (band_low >= 0 and low > 0) or (band_high <= 0 and high < 0)
+            return "direction only" if signed else "not reproduced"
+        return "inconclusive"
     if holds("test"):
         return "reproduced"
     if "direction" in claim and holds("direction"):
