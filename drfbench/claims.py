@@ -82,7 +82,10 @@ def _series(x):
 
 
 def _one(x):
+    """The one distinct entry of `x`; NaN of none (a selection may be empty on other data)."""
     values = pd.unique(_series(x).dropna().to_numpy())
+    if not len(values):
+        return math.nan
     if len(values) != 1:
         raise ClaimError(f"one() of {len(values)} distinct values: {list(values)[:5]}")
     return values[0]
@@ -103,8 +106,12 @@ def _ci95(x):
 
 
 def _slope(x, y):
+    """The least-squares slope of y against x; NaN of fewer than two distinct x."""
     x, y = _series(x).astype(float).to_numpy(), _series(y).astype(float).to_numpy()
-    return float(np.polyfit(x, y, 1)[0])
+    ok = np.isfinite(x) & np.isfinite(y)
+    if len(np.unique(x[ok])) < 2:
+        return math.nan
+    return float(np.polyfit(x[ok], y[ok], 1)[0])
 
 
 def _holds_from(key, condition):
@@ -154,7 +161,7 @@ FUNCTIONS = {
     "max": (_extreme(lambda s: s.max(), max), "largest entry (of one argument), or of its arguments"),
     "quantile": (lambda x, q: float(_series(x).quantile(q)), "quantile(x, q), q in [0, 1]"),
     "nunique": (lambda x: int(_series(x).nunique()), "number of distinct entries"),
-    "one": (_one, "the one distinct entry (an error if there are several)"),
+    "one": (_one, "the one distinct entry (NaN of none, an error if there are several)"),
     "all": (lambda c: bool(_series(c).astype(bool).all()), "every entry holds"),
     "any": (lambda c: bool(_series(c).astype(bool).any()), "some entry holds"),
     "ci95": (_ci95, "half-width of the 95% Student t interval of the mean"),
@@ -326,8 +333,6 @@ def select(spec, results, values):
     if "where" in spec:
         mask = evaluate(spec["where"], _Columns(frame, values))
         frame = frame[np.asarray(mask, dtype=bool)]
-        if frame.empty:
-            raise ClaimError(f"`where: {spec['where']}` selects no rows of {spec.get('file') or spec['from']}")
     if "by" not in spec:
         return evaluate(spec["of"], _Columns(frame, values))
     keys = {}
@@ -339,6 +344,113 @@ def select(spec, results, values):
     out = pd.Series({key: evaluate(spec["of"], _Columns(part, values)) for key, part in grouped})
     out.index.names = list(keys)
     return out
+
+
+class Perturbed(Results):
+    """The results under `root` as `mutate` perturbs them: in every file, each column the
+    claims may read as a measurement (numbers and booleans, not provenance, not the keys
+    `_keys` finds) changed per distinct value, drawn by `rng`: a number multiplied
+    by a factor log-uniform in [1/3, 3], a boolean flipped one time in three, and so is a
+    count (an integer column: none becomes one, some none). Equal entries of a column stay
+    equal (one() still finds one)."""
+
+    def __init__(self, root, rng, keys):
+        super().__init__(root)
+        self.rng, self.keys = rng, keys
+
+    def __call__(self, name):
+        if name not in self._tables:
+            table = super().__call__(name).copy()
+            for column in table.columns:
+                data = table[column]
+                exact, axes = self.keys.get(name, ((), ()))
+                if column in rows.PROVENANCE_NAMES or column in exact or (
+                        column in axes and pd.api.types.is_integer_dtype(data)):
+                    continue
+                if data.dtype == bool:
+                    flip = {v: bool(self.rng.random() < 1 / 3) for v in (False, True)}
+                    table[column] = data ^ data.map(flip)
+                elif pd.api.types.is_numeric_dtype(data):
+                    distinct = pd.unique(data.dropna().to_numpy())
+                    new = distinct * np.exp(self.rng.uniform(-math.log(3), math.log(3), len(distinct)))
+                    if pd.api.types.is_integer_dtype(data):     # a count: none or some
+                        flip = self.rng.random(len(distinct)) < 1 / 3
+                        new = np.where(flip, (distinct == 0).astype(float), new)
+                    table[column] = data.map(dict(zip(distinct, new)))
+            self._tables[name] = table
+        return self._tables[name]
+
+
+def _selected_by(text):
+    """The names expression `text` compares for equality or membership (`policy == 'x'`,
+    `k in [1, 2]`): keys, not measurements."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.id for node in ast.walk(tree) if isinstance(node, ast.Compare)
+            and all(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops)
+            for n in [node.left, *node.comparators] if isinstance(n, ast.Name)}
+
+
+def _keys(table):
+    """{file: (the columns its selections group by or compare for equality, the other
+    columns their `where` reads)}: `mutate` leaves the first as they are, and the second
+    where they are integers (an axis: `interval > 50`)."""
+    keys = {}
+
+    def walk(specs):
+        for spec in (specs or {}).values():
+            if isinstance(spec, dict) and "file" in spec:
+                by = spec.get("by", [])
+                named = set()
+                for item in ([by] if isinstance(by, (str, dict)) else by):
+                    for name, expr in (item.items() if isinstance(item, dict) else [(item, item)]):
+                        named |= _names(expr)
+                where = spec.get("where", "")
+                exact, axes = keys.setdefault(spec["file"], (set(), set()))
+                exact.update(named | _selected_by(where))
+                axes.update(_names(where))
+    for paper in table["papers"]:
+        walk(paper.get("values"))
+        for section in paper["sections"]:
+            for claim in section["claims"]:
+                walk(claim.get("values"))
+    return keys
+
+
+def mutate(table, root, copies, seed=0):
+    """Whether every rule can fail (docs/claims.md, "Rules that can fail"): each claim's
+    verdict over `copies` Perturbed copies of the results under `root`, drawn from `seed`.
+    Returns (the claims whose verdict never moves from their verdict on `root`, without a
+    `robust` field saying why; the claims whose rule raises, each with its error)."""
+    found = {o.claim["id"]: o.verdict for o in evaluate_table(table, root)}
+    keys = _keys(table)
+    rng = np.random.default_rng(seed)
+    moved, raised = set(), {}
+    for _ in range(copies):
+        results = Perturbed(root, rng, keys)
+        for paper in table["papers"]:
+            try:
+                shared = compute(paper.get("values"), results)
+            except (ClaimError, ArithmeticError) as exc:
+                raised.setdefault(paper["id"], str(exc))
+                continue
+            for section in paper["sections"]:
+                for claim in section["claims"]:
+                    if section.get("ours") or claim.get("verdict") == "not testable":
+                        continue
+                    try:
+                        values = compute(claim.get("values"), results, shared)
+                        with np.errstate(all="ignore"):
+                            if verdict(claim, values) != found[claim["id"]]:
+                                moved.add(claim["id"])
+                    except (ClaimError, ArithmeticError) as exc:
+                        raised.setdefault(claim["id"], str(exc))
+    fixed = [c["id"] for p in table["papers"] for s in p["sections"] if not s.get("ours")
+             for c in s["claims"] if c["verdict"] != "not testable" and "robust" not in c
+             and c["id"] not in moved and c["id"] not in raised]
+    return fixed, sorted(raised.items())
 
 
 def compute(specs, results, values=None):
