@@ -581,6 +581,8 @@ def _check_claim(claim, section, where, seen):
             band(claim["tolerance"], claim["paper_value"])
         except (ClaimError, TypeError, ValueError) as exc:
             raise ClaimError(f"{where}: {exc}") from None
+    if "robust" in claim and not (isinstance(claim["robust"], str) and claim["robust"].strip()):
+        raise ClaimError(f"{where}: `robust` says in words why no perturbation moves the verdict")
     if claim["verdict"] != "reproduced" and not claim.get("why"):
         raise ClaimError(f"{where}: a verdict other than reproduced says `why`")
 

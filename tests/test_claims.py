@@ -103,6 +103,30 @@ def test_a_number_changed_by_hand_in_any_file_the_table_reads_is_caught(table, o
     assert missed == []
 
 
+def test_every_rule_can_fail_and_none_raises(table):
+    """claims.mutate over 12 perturbed copies of the reference results: every verdict moves
+    in some copy, or its claim says why it cannot (`robust`); no rule raises."""
+    fixed, raised = claims.mutate(table, REFERENCE, 12)
+    assert raised == []
+    assert fixed == [], "verdicts that never move: rules that cannot fail (docs/claims.md)"
+
+
+def test_mutate_finds_a_rule_that_cannot_fail_and_one_that_raises(tmp_path):
+    plain = CLAIM.replace("  ci: gain\n  paper_value: 0\n  tolerance: at least\n", "")
+    directory, results = small_table(tmp_path, (
+        CLAIM.replace("tolerance: at least", "tolerance: at most").replace("paper_value: 0", "paper_value: 100")
+        + plain.replace("A1", "A2").replace("mean(gain) > 0", "mean(gain) > 0\n  robust: says why")
+        + plain.replace("A1", "A3").replace("mean(gain) > 0", "one(late) > 0.2").replace(
+            "of: mean(gain)}", "of: mean(gain)}\n    late: {file: r.csv, where: gain > 0.26, of: gain}")
+        + plain.replace("A1", "A4").replace("mean(gain) > 0", "mean(gain) > 0.26").replace(
+            "verdict: reproduced", "verdict: not reproduced\n  why: w")))
+    table = claims.load(directory)
+    fixed, raised = claims.mutate(table, results, 12)
+    assert fixed == ["A1"]             # any gain's interval is at most 100: it never moves
+    assert [name for name, _ in raised] == ["A3"] and "one()" in raised[0][1]
+    assert claims.mutate(table, results, 12) == (fixed, raised)     # seeded
+
+
 def reference_csvs():
     return sorted(p.relative_to(REFERENCE).as_posix() for p in REFERENCE.rglob("*.csv"))
 
