@@ -141,6 +141,8 @@ def _claims(args):
                   "perturbed copies (a rule that cannot fail, or say why in `robust`)", file=sys.stderr)
         for name, error in raised:
             print(f"drfbench claims: claim {name}: its rule raises: {error}", file=sys.stderr)
+        print(f"drfbench claims: {args.mutate} perturbed copies of {args.results}: {len(fixed)} "
+              f"verdict(s) that never move, {len(raised)} rule(s) that raise", file=sys.stderr)
         return 1 if fixed or raised else 0
     outcomes = claims.evaluate_table(table, args.results)
     text = claims.render(table, outcomes)

@@ -125,6 +125,10 @@ def test_mutate_finds_a_rule_that_cannot_fail_and_one_that_raises(tmp_path):
     assert fixed == ["A1"]             # any gain's interval is at most 100: it never moves
     assert [name for name, _ in raised] == ["A3"] and "one()" in raised[0][1]
     assert claims.mutate(table, results, 12) == (fixed, raised)     # seeded
+    done = subprocess.run([sys.executable, "-m", "drfbench", "claims", "--table", str(directory),
+                           "--results", str(results), "--mutate", "12"], capture_output=True, text=True)
+    assert done.returncode == 1 and "claim A1: its verdict never moves" in done.stderr
+    assert "claim A3: its rule raises" in done.stderr and "A2" not in done.stderr
 
 
 def reference_csvs():
@@ -322,6 +326,7 @@ def test_a_stated_verdict_the_rule_does_not_give_is_a_disagreement(tmp_path):
     (("  test: mean(gain) > 0\n  ci: gain\n", ""), "has a `test` or `ci` unless"),
     (("  tolerance: at least\n", ""), "comes with `paper_value`"),
     (("tolerance: at least", "tolerance: roughly"), "not one of"),
+    (("verdict: reproduced", "robust: ''\n  verdict: reproduced"), "`robust` says in words"),
     (("  measured:", "  shown:"), "unknown field"),
 ])
 def test_a_malformed_claim_is_refused_naming_it(tmp_path, change, message):
