@@ -8,6 +8,7 @@ describes the table, the expression language and the verdict rules.
     outcomes = claims.evaluate_table(table, "reference")   # one Outcome per claim, in order
     text = claims.render(table, outcomes)                   # REPRODUCTION.md
     claims.disagreements(outcomes)                          # verdicts the table states wrongly
+    claims.mutate(table, "reference", 12)                   # rules that cannot fail, or raise
 
 A value is a selection of a results file's rows (`file`, `where`, `by`, `of`) or an
 expression over earlier values; expressions are parsed with Python's `ast` and evaluated
