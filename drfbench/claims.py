@@ -8,6 +8,7 @@ describes the table, the expression language and the verdict rules.
     outcomes = claims.evaluate_table(table, "reference")   # one Outcome per claim, in order
     text = claims.render(table, outcomes)                   # REPRODUCTION.md
     claims.disagreements(outcomes)                          # verdicts the table states wrongly
+    claims.mutate(table, "reference", 12)                   # rules that cannot fail, or raise
 
 A value is a selection of a results file's rows (`file`, `where`, `by`, `of`) or an
 expression over earlier values; expressions are parsed with Python's `ast` and evaluated
@@ -30,7 +31,7 @@ from . import _inputs, rows
 # The verdicts (docs/claims.md; `verdict` says the order a claim's rule tries them in).
 VERDICTS = ("reproduced", "direction only", "inconclusive", "not reproduced", "not testable")
 CLAIM_KEYS = {"id", "where", "claim", "paper", "values", "measured", "figure", "test",
-              "direction", "ci", "verdict", "why"}
+              "direction", "ci", "paper_value", "tolerance", "verdict", "why", "robust"}
 SELECTION_KEYS = {"file", "from", "where", "by", "of"}
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -39,6 +40,38 @@ _MARKER = re.compile(r"^\{\{(claims|counts|summary)(?: ([\w-]+))?\}\}$")
 
 class ClaimError(ValueError):
     """The claims table is malformed: a bad expression, an unknown name, a missing file."""
+
+
+def _ordered(a, b):
+    return (min(a, b), max(a, b))
+
+
+# The paper's words and the values each admits around the paper's number X (docs/claims.md,
+# "Tolerances"): the only tolerances a claim may state, the same for every claim.
+TOLERANCES = {
+    "about": (lambda x: _ordered(x / 1.5, x * 1.5), "within a factor of 1.5 of X"),
+    "at least": (lambda x: (x, math.inf), "X or more"),
+    "at most": (lambda x: (-math.inf, x), "X or less"),
+    "substantially more": (lambda x: (x + 0.5 * abs(x) if x else 0.5, math.inf),
+                           "at least 1.5 X (X = 0: at least 0.5)"),
+    "substantially less": (lambda x: (-math.inf, x / 1.5), "at most X / 1.5 (X > 0)"),
+    "order of magnitude": (lambda x: _ordered(x / math.sqrt(10), x * math.sqrt(10)),
+                           "within half an order of magnitude of X (a factor √10)"),
+}
+
+
+def band(tolerance, value):
+    """The values (low, high) the paper's words `tolerance` admit around its number `value`."""
+    if tolerance not in TOLERANCES:
+        raise ClaimError(f"tolerance {tolerance!r} is not one of {', '.join(TOLERANCES)}")
+    return TOLERANCES[tolerance][0](float(value))
+
+
+def _within(x, tolerance, value):
+    """Whether every entry of `x` lies in the band of `tolerance` around `value`."""
+    low, high = band(tolerance, value)
+    s = _series(x).astype(float)
+    return bool(len(s) and ((s >= low) & (s <= high)).all())
 
 
 # --------------------------------------------------------------------------------------
@@ -50,7 +83,10 @@ def _series(x):
 
 
 def _one(x):
+    """The one distinct entry of `x`; NaN of none (a selection may be empty on other data)."""
     values = pd.unique(_series(x).dropna().to_numpy())
+    if not len(values):
+        return math.nan
     if len(values) != 1:
         raise ClaimError(f"one() of {len(values)} distinct values: {list(values)[:5]}")
     return values[0]
@@ -71,8 +107,12 @@ def _ci95(x):
 
 
 def _slope(x, y):
+    """The least-squares slope of y against x; NaN of fewer than two distinct x."""
     x, y = _series(x).astype(float).to_numpy(), _series(y).astype(float).to_numpy()
-    return float(np.polyfit(x, y, 1)[0])
+    ok = np.isfinite(x) & np.isfinite(y)
+    if len(np.unique(x[ok])) < 2:
+        return math.nan
+    return float(np.polyfit(x[ok], y[ok], 1)[0])
 
 
 def _holds_from(key, condition):
@@ -122,7 +162,7 @@ FUNCTIONS = {
     "max": (_extreme(lambda s: s.max(), max), "largest entry (of one argument), or of its arguments"),
     "quantile": (lambda x, q: float(_series(x).quantile(q)), "quantile(x, q), q in [0, 1]"),
     "nunique": (lambda x: int(_series(x).nunique()), "number of distinct entries"),
-    "one": (_one, "the one distinct entry (an error if there are several)"),
+    "one": (_one, "the one distinct entry (NaN of none, an error if there are several)"),
     "all": (lambda c: bool(_series(c).astype(bool).all()), "every entry holds"),
     "any": (lambda c: bool(_series(c).astype(bool).any()), "some entry holds"),
     "ci95": (_ci95, "half-width of the 95% Student t interval of the mean"),
@@ -130,6 +170,7 @@ FUNCTIONS = {
     "holds_from": (_holds_from, "holds_from(key, condition): the smallest key from which the condition holds at every larger key"),
     "argmax": (lambda key, x: _at(key, x, np.argmax), "argmax(key, x): the key where x is largest"),
     "argmin": (lambda key, x: _at(key, x, np.argmin), "argmin(key, x): the key where x is smallest"),
+    "within": (_within, "within(x, tolerance, X): every entry of x in the band the paper's words admit around X"),
     "abs": (abs, "absolute value"),
     "log": (np.log, "natural logarithm"),
     "log10": (np.log10, "base-10 logarithm"),
@@ -293,8 +334,6 @@ def select(spec, results, values):
     if "where" in spec:
         mask = evaluate(spec["where"], _Columns(frame, values))
         frame = frame[np.asarray(mask, dtype=bool)]
-        if frame.empty:
-            raise ClaimError(f"`where: {spec['where']}` selects no rows of {spec.get('file') or spec['from']}")
     if "by" not in spec:
         return evaluate(spec["of"], _Columns(frame, values))
     keys = {}
@@ -306,6 +345,114 @@ def select(spec, results, values):
     out = pd.Series({key: evaluate(spec["of"], _Columns(part, values)) for key, part in grouped})
     out.index.names = list(keys)
     return out
+
+
+class Perturbed(Results):
+    """The results under `root` as `mutate` perturbs them: in every file, each column the
+    claims may read as a measurement (numbers and booleans, not provenance, not the keys
+    `_keys` finds) changed per distinct value, drawn by `rng`: a number multiplied
+    by a factor log-uniform in [1/3, 3], a boolean flipped one time in three, and so is a
+    count (an integer column: none becomes one, some none). Equal entries of a column stay
+    equal (one() still finds one)."""
+
+    def __init__(self, root, rng, keys):
+        super().__init__(root)
+        self.rng, self.keys = rng, keys
+
+    def __call__(self, name):
+        if name not in self._tables:
+            table = super().__call__(name).copy()
+            for column in table.columns:
+                data = table[column]
+                exact, axes = self.keys.get(name, ((), ()))
+                if column in rows.PROVENANCE_NAMES or column in exact or (
+                        column in axes and pd.api.types.is_integer_dtype(data)):
+                    continue
+                if data.dtype == bool:
+                    flip = {v: bool(self.rng.random() < 1 / 3) for v in (False, True)}
+                    table[column] = data ^ data.map(flip)
+                elif pd.api.types.is_numeric_dtype(data):
+                    distinct = pd.unique(data.dropna().to_numpy())
+                    new = distinct * np.exp(self.rng.uniform(-math.log(3), math.log(3), len(distinct)))
+                    if pd.api.types.is_integer_dtype(data):     # a count: none or some
+                        flip = self.rng.random(len(distinct)) < 1 / 3
+                        new = np.where(flip, (distinct == 0).astype(float), new)
+                    table[column] = data.map(dict(zip(distinct, new)))
+            self._tables[name] = table
+        return self._tables[name]
+
+
+def _selected_by(text):
+    """The names expression `text` compares for equality or membership (`policy == 'x'`,
+    `k in [1, 2]`): keys, not measurements."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.id for node in ast.walk(tree) if isinstance(node, ast.Compare)
+            and all(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops)
+            for n in [node.left, *node.comparators] if isinstance(n, ast.Name)}
+
+
+def _keys(table):
+    """{file: (the columns its selections group by or compare for equality, the other
+    columns their `where` reads)}: `mutate` leaves the first as they are, and the second
+    where they are integers (an axis: `interval > 50`)."""
+    keys = {}
+
+    def walk(specs):
+        for spec in (specs or {}).values():
+            if isinstance(spec, dict) and "file" in spec:
+                by = spec.get("by", [])
+                named = set()
+                for item in ([by] if isinstance(by, (str, dict)) else by):
+                    for name, expr in (item.items() if isinstance(item, dict) else [(item, item)]):
+                        named |= _names(expr)
+                where = spec.get("where", "")
+                exact, axes = keys.setdefault(spec["file"], (set(), set()))
+                exact.update(named | _selected_by(where))
+                axes.update(_names(where))
+    for paper in table["papers"]:
+        walk(paper.get("values"))
+        for section in paper["sections"]:
+            for claim in section["claims"]:
+                walk(claim.get("values"))
+    return keys
+
+
+def mutate(table, root, copies, seed=0):
+    """Whether every rule can fail (docs/claims.md, "Rules that can fail"): each claim's
+    verdict over `copies` Perturbed copies of the results under `root`, drawn from `seed`.
+    Returns (the claims whose verdict never moves from their verdict on `root`, without a
+    `robust` field saying why; the claims whose rule raises, each with its error)."""
+    found = {o.claim["id"]: o.verdict for o in evaluate_table(table, root)}
+    keys = _keys(table)
+    rng = np.random.default_rng(seed)
+    moved, raised = set(), {}
+    for _ in range(copies):
+        results = Perturbed(root, rng, keys)
+        for paper in table["papers"]:
+            try:
+                with np.errstate(all="ignore"):
+                    shared = compute(paper.get("values"), results)
+            except (ClaimError, ArithmeticError) as exc:
+                raised.setdefault(paper["id"], str(exc))
+                continue
+            for section in paper["sections"]:
+                for claim in section["claims"]:
+                    if section.get("ours") or claim.get("verdict") == "not testable":
+                        continue
+                    try:
+                        with np.errstate(all="ignore"):     # perturbed data: log(0) and such
+                            values = compute(claim.get("values"), results, shared)
+                            if verdict(claim, values) != found[claim["id"]]:
+                                moved.add(claim["id"])
+                    except (ClaimError, ArithmeticError) as exc:
+                        raised.setdefault(claim["id"], str(exc))
+    fixed = [c["id"] for p in table["papers"] for s in p["sections"] if not s.get("ours")
+             for c in s["claims"] if c["verdict"] != "not testable" and "robust" not in c
+             and c["id"] not in moved and c["id"] not in raised]
+    return fixed, sorted(raised.items())
 
 
 def compute(specs, results, values=None):
@@ -425,8 +572,19 @@ def _check_claim(claim, section, where, seen):
         return
     if claim.get("verdict") not in VERDICTS:
         raise ClaimError(f"{where}: `verdict` must be one of {', '.join(VERDICTS)}")
-    if ("test" in claim) == (claim["verdict"] == "not testable"):
-        raise ClaimError(f"{where}: a claim has a `test` unless it is not testable")
+    if ("test" in claim or "ci" in claim) == (claim["verdict"] == "not testable"):
+        raise ClaimError(f"{where}: a claim has a `test` or `ci` unless it is not testable")
+    if ("ci" in claim) != ("tolerance" in claim and "paper_value" in claim) or (
+            "ci" in claim and "direction" in claim):
+        raise ClaimError(f"{where}: `ci` comes with `paper_value` and `tolerance` (its sign "
+                         "is the band's: no `direction`), and they with it")
+    if "ci" in claim:
+        try:
+            band(claim["tolerance"], claim["paper_value"])
+        except (ClaimError, TypeError, ValueError) as exc:
+            raise ClaimError(f"{where}: {exc}") from None
+    if "robust" in claim and not (isinstance(claim["robust"], str) and claim["robust"].strip()):
+        raise ClaimError(f"{where}: `robust` says in words why no perturbation moves the verdict")
     if claim["verdict"] != "reproduced" and not claim.get("why"):
         raise ClaimError(f"{where}: a verdict other than reproduced says `why`")
 
@@ -439,16 +597,15 @@ def interval(values):
 
 
 def verdict(claim, values):
-    """The verdict of a claim's rule on our values (docs/claims.md): not testable without
-    a `test`; inconclusive when the 95% interval of its `ci` values crosses zero;
-    reproduced when `test` holds; direction only when `direction` does; else not
-    reproduced."""
-    if "test" not in claim:
+    """The verdict of a claim's rule on our values (docs/claims.md, "The verdicts"): not
+    testable without a `test` or `ci`. With `ci`, an equivalence test of the 95% interval
+    of its values against the band its `tolerance` admits around `paper_value`: reproduced
+    inside the band (and `test`, if any, holds), direction only outside it (or `test`
+    failing) but on the band's side of zero, inconclusive when it overlaps the band and
+    more, else not reproduced. Without: reproduced when `test` holds, direction only when
+    `direction` does, else not reproduced."""
+    if "test" not in claim and "ci" not in claim:
         return "not testable"
-    if "ci" in claim:
-        low, high = interval(evaluate(claim["ci"], values))
-        if low <= 0 <= high:
-            return "inconclusive"
 
     def holds(key):
         result = evaluate(claim[key], values)
@@ -456,6 +613,18 @@ def verdict(claim, values):
             raise ClaimError(f"claim {claim['id']!r}: `{key}` gives {len(result)} values; "
                              "use all() or any()")
         return bool(result)
+    if "ci" in claim:
+        low, high = interval(evaluate(claim["ci"], values))
+        if math.isnan(low) or math.isnan(high):
+            return "not reproduced"
+        band_low, band_high = band(claim["tolerance"], claim["paper_value"])
+        inside = band_low <= low and high <= band_high
+        if inside and ("test" not in claim or holds("test")):
+            return "reproduced"
+        if inside or high < band_low or low > band_high:
+            signed = (band_low >= 0 and low > 0) or (band_high <= 0 and high < 0)
+            return "direction only" if signed else "not reproduced"
+        return "inconclusive"
     if holds("test"):
         return "reproduced"
     if "direction" in claim and holds("direction"):

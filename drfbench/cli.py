@@ -4,7 +4,7 @@
     drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out rows.csv]
                                                      a method on your own files: tidy rows
     drfbench bench ...                               the DC-DRF benchmark (drfbench.dcdrf.bench)
-    drfbench claims [--table T] [--results DIR] [--out FILE] [--check]
+    drfbench claims [--table T] [--results DIR] [--out FILE] [--check] [--mutate N]
                                                      REPRODUCTION.md from the claims table
     drfbench convert FORMAT INPUT... --out-servers S --out-tasks T [--machines FILE...]
                                                      a public trace to the trace kind's files
@@ -24,7 +24,10 @@ rows.
 `claims` renders REPRODUCTION.md from the claims table (drfbench.claims, docs/claims.md)
 and the results it names, and lists on stderr every claim whose verdict by its rule is
 not the one the table states; with --check it writes nothing and exits with status 1 when
---out differs from the rendering or a verdict disagrees.
+--out differs from the rendering or a verdict disagrees. With --mutate N it renders nothing:
+it gives each verdict over N perturbed copies of the results (claims.mutate) and lists
+the claims whose verdict never moves (and say no `robust`) and the rules that raise,
+exit status 1 when there is one.
 """
 import argparse
 import sys
@@ -89,6 +92,9 @@ def _parser():
     c.add_argument("--check", action="store_true",
                    help="write nothing: exit status 1 when --out differs from the rendering "
                         "or a verdict disagrees with its rule")
+    c.add_argument("--mutate", type=int, metavar="N",
+                   help="render nothing: each verdict over N perturbed copies of the results; "
+                        "exit status 1 when a verdict never moves or a rule raises")
     c.set_defaults(command=_claims)
     _convert_parser(sub)
     return p
@@ -126,6 +132,18 @@ def _print_table(header, rows):
 def _claims(args):
     from . import claims              # pandas and PyYAML: loaded by this subcommand only
     table = claims.load(args.table)
+    if args.mutate is not None:
+        if args.mutate < 1:
+            raise ValueError(f"--mutate {args.mutate}: the number of copies is at least 1")
+        fixed, raised = claims.mutate(table, args.results, args.mutate)
+        for name in fixed:
+            print(f"drfbench claims: claim {name}: its verdict never moves in {args.mutate} "
+                  "perturbed copies (a rule that cannot fail, or say why in `robust`)", file=sys.stderr)
+        for name, error in raised:
+            print(f"drfbench claims: claim {name}: its rule raises: {error}", file=sys.stderr)
+        print(f"drfbench claims: {args.mutate} perturbed copies of {args.results}: {len(fixed)} "
+              f"verdict(s) that never move, {len(raised)} rule(s) that raise", file=sys.stderr)
+        return 1 if fixed or raised else 0
     outcomes = claims.evaluate_table(table, args.results)
     text = claims.render(table, outcomes)
     problems = claims.disagreements(outcomes)

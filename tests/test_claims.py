@@ -103,6 +103,34 @@ def test_a_number_changed_by_hand_in_any_file_the_table_reads_is_caught(table, o
     assert missed == []
 
 
+def test_every_rule_can_fail_and_none_raises(table):
+    """claims.mutate over 12 perturbed copies of the reference results: every verdict moves
+    in some copy, or its claim says why it cannot (`robust`); no rule raises."""
+    fixed, raised = claims.mutate(table, REFERENCE, 12)
+    assert raised == []
+    assert fixed == [], "verdicts that never move: rules that cannot fail (docs/claims.md)"
+
+
+def test_mutate_finds_a_rule_that_cannot_fail_and_one_that_raises(tmp_path):
+    plain = CLAIM.replace("  ci: gain\n  paper_value: 0\n  tolerance: at least\n", "")
+    directory, results = small_table(tmp_path, (
+        CLAIM.replace("tolerance: at least", "tolerance: at most").replace("paper_value: 0", "paper_value: 100")
+        + plain.replace("A1", "A2").replace("mean(gain) > 0", "mean(gain) > 0\n  robust: says why")
+        + plain.replace("A1", "A3").replace("mean(gain) > 0", "one(late) > 0.2").replace(
+            "of: mean(gain)}", "of: mean(gain)}\n    late: {file: r.csv, where: gain > 0.26, of: gain}")
+        + plain.replace("A1", "A4").replace("mean(gain) > 0", "mean(gain) > 0.26").replace(
+            "verdict: reproduced", "verdict: not reproduced\n  why: w")))
+    table = claims.load(directory)
+    fixed, raised = claims.mutate(table, results, 12)
+    assert fixed == ["A1"]             # any gain's interval is at most 100: it never moves
+    assert [name for name, _ in raised] == ["A3"] and "one()" in raised[0][1]
+    assert claims.mutate(table, results, 12) == (fixed, raised)     # seeded
+    done = subprocess.run([sys.executable, "-m", "drfbench", "claims", "--table", str(directory),
+                           "--results", str(results), "--mutate", "12"], capture_output=True, text=True)
+    assert done.returncode == 1 and "claim A1: its verdict never moves" in done.stderr
+    assert "claim A3: its rule raises" in done.stderr and "A2" not in done.stderr
+
+
 def reference_csvs():
     return sorted(p.relative_to(REFERENCE).as_posix() for p in REFERENCE.rglob("*.csv"))
 
@@ -205,18 +233,37 @@ def test_a_nan_is_never_shown():
 
 @pytest.mark.parametrize("extra, verdict", [
     ({}, "not testable"),
-    ({"test": "d > 0", "ci": "d"}, "inconclusive"),        # d's interval crosses zero
     ({"test": "mean(e) > 1"}, "reproduced"),
     ({"test": "mean(e) > 5", "direction": "mean(e) > 0"}, "direction only"),
     ({"test": "mean(e) > 5", "direction": "mean(e) < 0"}, "not reproduced"),
-    ({"test": "mean(e) > 5", "ci": "e"}, "not reproduced"),  # e's interval excludes zero
+    ({"test": "within(e, 'about', 2.5)"}, "reproduced"),      # 2.5 / 1.5 <= e <= 2.5 * 1.5
+    ({"test": "within(e, 'about', 3.5)"}, "not reproduced"),
+    # with `ci`: e's interval is about 2.0 +- 0.25, d's -1.7 to +2.7
+    ({"ci": "e", "paper_value": 2, "tolerance": "about"}, "reproduced"),
+    ({"ci": "e", "paper_value": 2, "tolerance": "about", "test": "mean(e) > 5"}, "direction only"),
+    ({"ci": "e", "paper_value": 10, "tolerance": "about"}, "direction only"),   # below, above 0
+    ({"ci": "e", "paper_value": -2, "tolerance": "about"}, "not reproduced"),   # other sign
+    ({"ci": "d", "paper_value": 10, "tolerance": "about"}, "not reproduced"),   # below, holds 0
+    ({"ci": "d", "paper_value": 2, "tolerance": "about"}, "inconclusive"),      # overlaps
+    ({"ci": "d", "paper_value": 0, "tolerance": "at least"}, "inconclusive"),
+    ({"ci": "e", "paper_value": 0, "tolerance": "at least"}, "reproduced"),
+    ({"ci": "e", "paper_value": 100, "tolerance": "order of magnitude"}, "direction only"),
 ])
 def test_the_verdict_rules_in_their_order(extra, verdict):
     values = {"d": pd.Series([-1.0, 2.0, 0.5]), "e": pd.Series([2.0, 2.1, 1.9])}
     claim = {"id": "X", "claim": "c", "measured": "m", **extra}
-    if extra.get("test", "").startswith("d"):
-        claim["test"] = "mean(d) > 0"
     assert claims.verdict(claim, values) == verdict
+
+
+@pytest.mark.parametrize("tolerance, value, band", [
+    ("about", 30, (20, 45)), ("about", -30, (-45, -20)), ("at least", 0, (0, np.inf)),
+    ("at most", 1, (-np.inf, 1)), ("substantially more", 0, (0.5, np.inf)),
+    ("substantially less", 1.5, (-np.inf, 1)), ("order of magnitude", 100, (100 / 10 ** 0.5, 100 * 10 ** 0.5)),
+])
+def test_the_tolerances_bands(tolerance, value, band):
+    assert claims.band(tolerance, value) == pytest.approx(band)
+    with pytest.raises(claims.ClaimError, match="not one of"):
+        claims.band("roughly", value)
 
 
 def test_a_vector_test_must_be_reduced():
@@ -247,6 +294,8 @@ CLAIM = """
   measured: "{100 * mean(gain):+.0f}% ({size(gain)} seeds)"
   test: mean(gain) > 0
   ci: gain
+  paper_value: 0
+  tolerance: at least
   verdict: reproduced
 """
 
@@ -266,15 +315,18 @@ def test_a_stated_verdict_the_rule_does_not_give_is_a_disagreement(tmp_path):
     directory, results = small_table(tmp_path, CLAIM.replace("mean(gain) > 0", "mean(gain) > 1")
                                      .replace("verdict: reproduced", "verdict: reproduced\n  why: x"))
     outcomes = claims.evaluate_table(claims.load(directory), results)
-    assert outcomes[0].verdict == "not reproduced"
+    assert outcomes[0].verdict == "direction only"
     [line] = claims.disagreements(outcomes)
-    assert line.startswith("claim A1: the table says 'reproduced', its rule gives 'not reproduced'")
+    assert line.startswith("claim A1: the table says 'reproduced', its rule gives 'direction only'")
 
 
 @pytest.mark.parametrize("change, message", [
     (("verdict: reproduced", "verdict: maybe"), "`verdict` must be one of"),
     (("verdict: reproduced", "verdict: not reproduced"), "says `why`"),
-    (("  test: mean(gain) > 0\n", ""), "has a `test` unless"),
+    (("  test: mean(gain) > 0\n  ci: gain\n", ""), "has a `test` or `ci` unless"),
+    (("  tolerance: at least\n", ""), "comes with `paper_value`"),
+    (("tolerance: at least", "tolerance: roughly"), "not one of"),
+    (("verdict: reproduced", "robust: ''\n  verdict: reproduced"), "`robust` says in words"),
     (("  measured:", "  shown:"), "unknown field"),
 ])
 def test_a_malformed_claim_is_refused_naming_it(tmp_path, change, message):
