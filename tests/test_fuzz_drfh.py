@@ -279,14 +279,16 @@ def month_trace_inputs(draw):
     days (sometimes as timedelta), the default sample (60 s) or an hour."""
     n = draw(st.integers(1, 6))
     span = draw(st.floats(30 * DAY, 90 * DAY))
-    arrival = np.sort(draw(st.lists(st.floats(0.0, span), min_size=n, max_size=n)))
+    arrival = np.sort(draw(st.lists(st.one_of(st.just(0.0), st.floats(1e-3, span)),
+                                    min_size=n, max_size=n)))
     duration = 10.0 ** np.array(draw(st.lists(st.floats(-3.0, math.log10(90 * DAY)),
                                                min_size=n, max_size=n)))
-    user = draw(st.lists(st.sampled_from(["a", "b", 3]), min_size=n, max_size=n))
+    user = draw(st.lists(st.sampled_from(["a", "b"]), min_size=n, max_size=n))
     tasks = pd.DataFrame({"user": pd.Series(user, dtype=object), "job": [JOBS[u] for u in user],
                           "arrival": arrival, "duration": duration,
                           "cpu": draw(st.lists(st.floats(0.1, 0.6), min_size=n, max_size=n)),
-                          "mem": draw(st.lists(st.floats(0.0, 0.6), min_size=n, max_size=n))})
+                          "mem": draw(st.lists(st.one_of(st.just(0.0), st.floats(0.01, 0.6)),
+                                               min_size=n, max_size=n))})
     if draw(st.booleans()):
         tasks["duration"] = pd.to_timedelta(tasks["duration"], unit="s")
     servers = pd.DataFrame({"cpu": [1.0, 0.5], "mem": [1.0, 0.75]})

@@ -278,7 +278,7 @@ def test_the_long_forms_finds_are_refused():
                  match="slots must be at most 10000000")
     fuzz.refused(drf.schedule, [[1.0]], [[5e-324]], match="past a float's range")
     fuzz.refused(run_trace, [[1.0], [1.0]], [0, 0], [0.0, 1.0], [1.0, 1e-300],
-                 [[0.25], [0.25]], None, 1e300, match=r"row 1 \(user 0, job 0\) lasts 1e-300 s")
+                 [[0.25], [0.25]], None, 1e300, match="row 1 (user 0, job 0) lasts 1e-300 s")
 
 
 def test_subnormal_weights_are_refused():

@@ -258,10 +258,10 @@ class Sink:
         self._rows = []
 
     def _save(self, rows):
-        path = Path(self.folder) / f"run{next(self._serial)}.csv"
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        tmp = Path(self.folder) / f"run{next(self._serial)}.csv"   # removed with its folder
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
             csv.writer(f).writerows((repr(r[0]), r[1], r[2], r[3], *map(repr, r[4:])) for r in rows)
-        return path
+        return tmp
 
     def sorted(self):
         """Every task, in order of arrival (then of being given)."""
@@ -318,11 +318,8 @@ def write(sink, servers, out_servers, out_tasks, tmp, progress=None):
     if not kept:
         raise ValueError("the machines table has no server with some capacity: nothing to "
                          "run the tasks on")
-    with replacing(out_servers) as path:
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow((*sink.resources, COUNT))
-            w.writerows((*map(_number, c), n) for c, n in kept.items())
+    with replacing(out_servers) as servers_tmp:
+        _write_servers(kept, sink.resources, servers_tmp)
     written = _write_tasks(sink, tmp)
     if not written:
         raise ValueError("no task is left to write (dropped: " + _reasons(sink.dropped) + ")")
@@ -334,6 +331,13 @@ def write(sink, servers, out_servers, out_tasks, tmp, progress=None):
                      f"{sink.shortened:,} runs recorded as ending when they started last "
                      f"the trace's resolution, {sink.resolution:g} s")
     return summary
+
+
+def _write_servers(servers, resources, tmp):
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow((*resources, COUNT))
+        w.writerows((*map(_number, c), n) for c, n in servers.items())
 
 
 def _write_tasks(sink, tmp):
