@@ -124,13 +124,14 @@ def stamp(isa=None):
 class Rows(Sequence):
     """Tidy rows produced as they are read: `source` is a list of dicts, or a function
     returning a fresh iterator of them (a large result's: its rows are then never all held,
-    each is made as the writer or the reader takes it); `columns` are added to every row.
+    each is made as the writer or the reader takes it); `columns` (a dict) are added to
+    every row.
     Iterate it (again and again), or take len() and items like a list's (each walks the
     rows up to it); two are equal when their rows are."""
 
-    def __init__(self, source, **columns):
+    def __init__(self, source, columns=None):
         self._source = source if callable(source) else list(source)
-        self._columns = columns
+        self._columns = dict(columns or {})
 
     def __iter__(self):
         rows = self._source() if callable(self._source) else self._source
@@ -162,7 +163,7 @@ def stamped(rows, isa=None, **columns):
     """`rows` (a list of dicts, or a function returning a fresh iterator of them: see
     `Rows`) with `columns` added to each, then the provenance stamp of kernel variant
     `isa` (see `stamp`), taken once, now: what every result's rows(**columns) returns."""
-    return Rows(rows, **columns, **stamp(isa))
+    return Rows(rows, {**columns, **stamp(isa)})
 
 
 def columns_of(rows):
@@ -211,7 +212,7 @@ def write(rows, path, columns=None):
     half a file. The file gets the mode any new file gets (the umask's). The columns are
     `columns`, else every key of a list's rows, else the first row's keys (a later row
     with another key is refused); a key missing from a row is written empty (null in
-    JSON); text cells are escaped (`escaped`) in CSV. Every row must carry the provenance
+    JSON); text cells but the stamp's are escaped (`escaped`) in CSV. Every row must carry the provenance
     stamp; no rows: an empty file ("[]" in JSON). Returns the path."""
     refuse_special(path)        # what it is first: /dev/null is a device, not a format
     kind = format_of(path)
@@ -224,16 +225,18 @@ def write(rows, path, columns=None):
             f.write("[]\n" if kind == "json" else "")
             return Path(path)
         columns = list(columns or first)
-        known = set(columns)
+        known, checked = set(columns), None
         put = _writer(f, kind, columns)
         for i, row in enumerate(itertools.chain([first], rows)):
-            lacking = [c for c in PROVENANCE_NAMES if c not in row]
-            extra = [c for c in row if c not in known]
-            if lacking or extra:
-                raise ValueError(f"{path}: row {i} " + (
-                    f"lacks the provenance column(s) {', '.join(lacking)}; stamp every row "
-                    "with drfbench.rows.stamp()" if lacking else
-                    f"has column(s) {', '.join(extra)} that the first row has not"))
+            if row.keys() != checked:       # rows alike are checked once
+                lacking = [c for c in PROVENANCE_NAMES if c not in row]
+                extra = [c for c in row if c not in known]
+                if lacking or extra:
+                    raise ValueError(f"{path}: row {i} " + (
+                        f"lacks the provenance column(s) {', '.join(lacking)}; stamp every "
+                        "row with drfbench.rows.stamp()" if lacking else
+                        f"has column(s) {', '.join(extra)} that the first row has not"))
+                checked = set(row)
             put(i, row)
         if kind == "json":
             f.write("\n]\n")
@@ -277,7 +280,9 @@ def _writer(f, kind, columns):
         return put
     writer = csv.writer(f)
     writer.writerow([escaped(c) for c in columns])
-    return lambda i, row: writer.writerow([escaped(row.get(c, "")) for c in columns])
+    own = [c in set(PROVENANCE_NAMES) for c in columns]     # the stamp's: drfbench's, as is
+    return lambda i, row: writer.writerow([value if stamp else escaped(value) for value, stamp
+                                           in zip([row.get(c, "") for c in columns], own)])
 
 
 def read_rows(path):
