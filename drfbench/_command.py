@@ -164,12 +164,12 @@ def output(text):
     if not text:
         raise argparse.ArgumentTypeError("must be a file name, got ''")
     path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
     try:
         _io.refuse_special(path)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    except OSError as exc:          # a name longer than the folder allows, and the like
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {exc.strerror}") from None
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent

@@ -28,6 +28,7 @@ import io
 import itertools
 import json
 import math
+import operator
 import os
 import platform
 import subprocess
@@ -143,6 +144,9 @@ class Rows(Sequence):
         return len(self._source)
 
     def __getitem__(self, index):
+        if isinstance(index, slice) and all(i is None or i >= 0 for i in
+                                            (index.start, index.stop, index.step)):
+            return list(itertools.islice(self, index.start, index.stop, index.step))
         if isinstance(index, int) and index >= 0:
             row = next(itertools.islice(self, index, None), None)
             if row is None:
@@ -225,7 +229,8 @@ def write(rows, path, columns=None):
             f.write("[]\n" if kind == "json" else "")
             return Path(path)
         columns = list(columns or first)
-        known, checked = set(columns), None
+        known, checked, whole = set(columns), None, False
+        every = operator.itemgetter(*columns) if len(columns) > 1 else None
         put = _writer(f, kind, columns)
         for i, row in enumerate(itertools.chain([first], rows)):
             if row.keys() != checked:       # rows alike are checked once
@@ -237,7 +242,8 @@ def write(rows, path, columns=None):
                         "row with drfbench.rows.stamp()" if lacking else
                         f"has column(s) {', '.join(extra)} that the first row has not"))
                 checked = set(row)
-            put(i, row)
+                whole = every is not None and len(checked) == len(known)
+            put(i, every(row) if whole else [row.get(c) for c in columns])
         if kind == "json":
             f.write("\n]\n")
     return Path(path)
@@ -271,18 +277,25 @@ class _ClosingGzip(gzip.GzipFile):
 
 
 def _writer(f, kind, columns):
-    """put(i, row): writes row number i of `columns` to `f` in format `kind`."""
+    """put(i, cells): writes row number i, its cells in the order of `columns` (None:
+    missing), to `f` in format `kind`."""
     if kind in ("json", "jsonl"):
-        def put(i, row):
-            line = json.dumps({c: _json_value(row.get(c)) for c in columns}, allow_nan=False,
+        def put(i, cells):
+            line = json.dumps(dict(zip(columns, map(_json_value, cells))), allow_nan=False,
                               default=str)
             f.write(("[\n" if i == 0 else ",\n") + line if kind == "json" else line + "\n")
         return put
     writer = csv.writer(f)
     writer.writerow([escaped(c) for c in columns])
-    own = [c in set(PROVENANCE_NAMES) for c in columns]     # the stamp's: drfbench's, as is
-    return lambda i, row: writer.writerow([value if stamp else escaped(value) for value, stamp
-                                           in zip([row.get(c, "") for c in columns], own)])
+    theirs = [j for j, c in enumerate(columns) if c not in PROVENANCE_NAMES]  # the stamp: as is
+
+    def put(i, cells):
+        cells = list(cells)
+        for j in theirs:
+            if isinstance(cells[j], str) and cells[j][:1] in FORMULA_STARTS:
+                cells[j] = escaped(cells[j])
+        writer.writerow(cells)
+    return put
 
 
 def read_rows(path):

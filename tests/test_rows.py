@@ -87,6 +87,7 @@ def test_rows_are_made_as_they_are_read():
     table = rows.stamped(source, run=7)
     assert made == [] and next(iter(table))["i"] == 0 and made == [0]
     assert len(table) == 5 and table[3]["i"] == 3 and table[-1]["i"] == 4
+    assert [r["i"] for r in table[1:4:2]] == [1, 3] and [r["i"] for r in table[-2:]] == [3, 4]
     assert [r["i"] for r in table] == [0, 1, 2, 3, 4]
     assert list(table[0])[:2] == ["i", "run"] and list(table[0])[2:] == list(rows.PROVENANCE_NAMES)
     with pytest.raises(IndexError):
