@@ -134,12 +134,17 @@ class Rows(Sequence):
         self._source = source if callable(source) else list(source)
         self._columns = dict(columns or {})
 
+    @property
+    def streamed(self):
+        """Whether the rows are made as they are read (not held)."""
+        return callable(self._source)
+
     def __iter__(self):
-        rows = self._source() if callable(self._source) else self._source
+        rows = self._source() if self.streamed else self._source
         return ({**row, **self._columns} for row in rows)
 
     def __len__(self):
-        if callable(self._source):
+        if self.streamed:
             return sum(1 for _ in self._source())
         return len(self._source)
 
@@ -214,13 +219,14 @@ def write(rows, path, columns=None):
     CSV, gzip-compressed CSV, a JSON array, JSON lines), atomically: into a temporary file
     beside it, then renamed over it, so that a reader (or an interrupted run) never sees
     half a file. The file gets the mode any new file gets (the umask's). The columns are
-    `columns`, else every key of a list's rows, else the first row's keys (a later row
-    with another key is refused); a key missing from a row is written empty (null in
-    JSON); text cells but the stamp's are escaped (`escaped`) in CSV. Every row must carry the provenance
-    stamp; no rows: an empty file ("[]" in JSON). Returns the path."""
+    `columns`, else every key of held rows (a list, a Rows not streamed), else the first
+    row's keys (a later row with another key is refused); a key missing from a row is
+    written empty (null in JSON); text cells but the stamp's are escaped (`escaped`) in
+    CSV. Every row must carry the provenance stamp; no rows: an empty file ("[]" in
+    JSON). Returns the path."""
     refuse_special(path)        # what it is first: /dev/null is a device, not a format
     kind = format_of(path)
-    if columns is None and isinstance(rows, list):
+    if columns is None and isinstance(rows, Sequence) and not getattr(rows, "streamed", False):
         columns = columns_of(rows)
     rows = iter(rows)
     first = next(rows, None)

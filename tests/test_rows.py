@@ -174,3 +174,13 @@ def test_a_name_as_long_as_the_folder_allows_is_written(tmp_path):
     path = tmp_path / ("r" * (limit - len(".csv.gz")) + ".csv.gz")
     rows.write([stamped(a=1)], path)
     assert rows.read_rows(path)[0]["a"] == "1" and list(tmp_path.iterdir()) == [path]
+
+
+
+def test_held_rows_are_written_with_every_column(tmp_path):
+    """A list, a tuple or a Rows over one gives the union of its rows' columns (a stream
+    gives its first row's: test_write_streams_a_generator_and_refuses_a_new_column)."""
+    table = [stamped(a=1), stamped(a=2, b=3)]
+    for i, given in enumerate((table, tuple(table), rows.Rows(table))):
+        written = rows.read_rows(rows.write(given, tmp_path / f"{i}.csv"))
+        assert [(r["a"], r["b"]) for r in written] == [("1", ""), ("2", "3")]
