@@ -170,7 +170,7 @@ def _run(args):
     inputs, reading = _timed(f"reading {files}", lambda: kind.read(*paths))
     result, running = _timed(f"running {spec.name}", lambda: api.run(spec.name, *inputs, **options))
     rows = result.rows(**{f"{name}_file": path for name, path in zip(kind.inputs, paths)})
-    written = itertools.count()
+    written = itertools.count()             # counts the rows as the writer takes them
     if given.out:
         tidy.write((row for row, _ in zip(rows, written)), given.out)
     else:

@@ -6,7 +6,8 @@ default 60 s sample, rows written to CSV (or any name `--out` gives: .csv.gz, .j
 
 The command runs in a fresh process with PYTHONPATH=DIR (default: this checkout), so
 that the same script measures another checkout (main, before the change) on the same
-inputs; prints the rows written, the file's size, the wall time and the process's peak
+inputs; prints the rows written, the file's size, the wall time, the CPU time (user +
+system: steadier than the wall time on a shared machine) and the process's peak
 resident memory (its ru_maxrss, from wait4).
 """
 import argparse
@@ -57,7 +58,8 @@ def main():
             sys.exit(f"drfbench run failed: {err}")
         print(err.strip())
         print(f"{args.checkout}: {args.days:g} days, {out.stat().st_size / 1e6:.0f} MB "
-              f"{args.out}, wall {wall:.1f} s, peak RSS {usage.ru_maxrss / 1024:.0f} MiB")
+              f"{args.out}, wall {wall:.1f} s, CPU {usage.ru_utime + usage.ru_stime:.1f} s, "
+              f"peak RSS {usage.ru_maxrss / 1024:.0f} MiB")
 
 
 if __name__ == "__main__":
