@@ -126,9 +126,8 @@ class Rows(Sequence):
     """Tidy rows produced as they are read: `source` is a list of dicts, or a function
     returning a fresh iterator of them (a large result's: its rows are then never all held,
     each is made as the writer or the reader takes it); `columns` (a dict) are added to
-    every row.
-    Iterate it (again and again), or take len() and items like a list's (each walks the
-    rows up to it); two are equal when their rows are."""
+    every row. Iterate it (again and again), or take len() and items like a list's (each
+    walks the rows up to it); two are equal when their rows are."""
 
     def __init__(self, source, columns=None):
         self._source = source if callable(source) else list(source)
