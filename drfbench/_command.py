@@ -13,8 +13,10 @@ kernel variant this machine cannot run) is one line on stderr, `PROG: error: ...
 exit status 2; and every file the step writes (through drfbench._io.replacing, as
 drfbench.rows.write does) is put in place only when the step succeeds
 (drfbench._io.transaction), so that a failed or interrupted step (SIGTERM, Ctrl-C)
-leaves nothing new behind. DRFBENCH_TRACEBACK=1 lets the exception through, traceback and
-all, for debugging.
+leaves nothing new behind: it says so in one line and exits with status 128 + the
+signal's number (130 for Ctrl-C, 143 for SIGTERM). A message's control characters (a file
+name's ANSI escapes) are shown escaped, never sent to the terminal. DRFBENCH_TRACEBACK=1
+lets the exception through, traceback and all, for debugging.
 """
 import argparse
 import math
@@ -44,21 +46,46 @@ class Parser(argparse.ArgumentParser):
 
 def one_line(exc):
     """An exception's (or a message's) text on one line: every run of whitespace, line
-    breaks and form feeds included, one space (its type's name if it has no text)."""
-    return " ".join(str(exc).split()) or type(exc).__name__
+    breaks and form feeds included, one space (its type's name if it has no text), any
+    other control character escaped (`printable`)."""
+    return printable(" ".join(str(exc).split())) or type(exc).__name__
+
+
+def printable(text):
+    """`text` with every character that is not printable (an ANSI escape's ESC, a
+    backspace, a line break) written as Python's repr writes it ("\\x1b")."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+class Interrupted(BaseException):
+    """A signal stopped the command (SIGTERM; Ctrl-C arrives as KeyboardInterrupt)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupted(signum, frame):
+    raise Interrupted(signum)
 
 
 @contextmanager
 def boundary(prog):
     """Run the block as the command `prog`: bad input (BAD_INPUT, or a SystemExit carrying
     a message) becomes one line on stderr and SystemExit(2); the files written in the
-    block are put in place only if it succeeds (an _io.transaction); SIGTERM exits through
-    Python (status 143), so that its temporary files are removed too."""
+    block are put in place only if it succeeds (an _io.transaction); SIGTERM and Ctrl-C
+    (SIGINT) exit through Python, so that its temporary files are removed too: one line
+    on stderr, status 128 + the signal's number."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+        signal.signal(signal.SIGTERM, _interrupted)
     try:
         with _io.transaction():
             yield
+    except (KeyboardInterrupt, Interrupted) as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(f"{prog}: interrupted by {signal.Signals(signum).name}; nothing written",
+              file=sys.stderr)
+        raise SystemExit(128 + signum) from None
     except BAD_INPUT as exc:
         if os.environ.get(TRACEBACK, "0") not in ("", "0"):
             raise
@@ -130,14 +157,19 @@ HORIZON = number(low=0, open_low=True, infinite=True, name="horizon")       # > 
 
 
 def output(text):
-    """An argparse type: a file the command will write, refused unless it could be: not a
-    folder, and its folder (or the nearest one that exists, where the write will make the
-    rest) a folder this process may write in."""
+    """An argparse type: a file the command will write, refused unless it could be: a
+    regular file or a new name (not a folder, a link, a device, a FIFO: _io.refuse_special),
+    and its folder (or the nearest one that exists, where the write will make the rest) a
+    folder this process may write in."""
     if not text:
         raise argparse.ArgumentTypeError("must be a file name, got ''")
     path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
+    try:
+        _io.refuse_special(path)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    except OSError as exc:          # a name longer than the folder allows, and the like
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {exc.strerror}") from None
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
@@ -150,12 +182,13 @@ def output(text):
 
 def input_file(text):
     """An argparse type: a file the command will read, refused unless it is one that this
-    process may read."""
+    process may read: a regular file, or a stream that exists (/dev/stdin, a pipe, the
+    shell's <(...)), not a folder."""
     path = Path(text)
     if not path.exists():
         raise argparse.ArgumentTypeError(f"no such file: {text}")
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"{text} is not a file")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
     if not os.access(path, os.R_OK):
         raise argparse.ArgumentTypeError(f"cannot read {text}")
     return text

@@ -34,14 +34,15 @@ COUNT = "count"              # the machine tables' optional column: that many id
 
 def existing(path, what):
     """`path` as a Path, and how errors name it ("machines file m.csv"); a ValueError if
-    there is no such file (or it is a directory)."""
+    there is no such file (or it is a directory). A stream that exists is read like a
+    file: /dev/stdin, a pipe, the shell's <(...)."""
     if not isinstance(path, (str, Path)):
         raise TypeError(f"{what} file must be a path, got {type(path).__name__}")
     path = Path(path)
     where = f"{what} file {path}"
     if path.is_dir():
         raise ValueError(f"{where} is a directory, not a file")
-    if not path.is_file():
+    if not path.exists():
         raise ValueError(f"{where} does not exist")
     return path, where
 

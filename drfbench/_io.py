@@ -8,10 +8,13 @@
 Outside a transaction each file is put in place when its own block ends. Inside one (every
 command line runs in one: drfbench._command), the renames wait for the transaction to end
 well: a command that fails after writing two of its three files leaves none of them, and
-no folder it made for them, behind.
+no folder it made for them, behind. Only a regular file or a new name is written: a
+folder, a symbolic link, a device (/dev/null), a FIFO or a socket is refused
+(`refuse_special`), never replaced by a file.
 """
 import itertools
 import os
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,14 +23,35 @@ _made = None            # and the folders its writes created, in the order made
 _serial = itertools.count()
 
 
+SPECIAL = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"),
+           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+           (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def refuse_special(path):
+    """A ValueError naming `path` and what it is when it names anything but a regular file
+    or nothing yet (SPECIAL): writing would replace a device, a pipe or a link by a file."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for test, what in SPECIAL:
+        if test(mode):
+            raise ValueError(f"cannot write {path}: it is {what}, not a regular file "
+                             "(drfbench writes only regular files or new names)")
+
+
 @contextmanager
 def replacing(path, suffix=""):
     """A temporary path beside `path` for the caller to write; renamed over `path` when
     the block ends (when the open transaction ends, if one is), removed if it raises, so
     that no reader and no interrupted run ever sees half a file. It is opened like any new
-    file, so it gets the umask's mode. `suffix` ends the temporary name (np.savez appends
-    ".npz" to names without it)."""
+    file, so it gets the umask's mode; its name is short (a name that is as long as a
+    folder allows stays writable). `suffix` ends the temporary name (np.savez appends
+    ".npz" to names without it). `path` must be a regular file or a new name
+    (refuse_special). An OSError writing it (no space left, a quota) names `path`."""
     path = Path(path)
+    refuse_special(path)
     missing, folder = [], path.parent
     while not folder.exists() and folder != folder.parent:
         missing.append(folder)
@@ -35,13 +59,14 @@ def replacing(path, suffix=""):
     path.parent.mkdir(parents=True, exist_ok=True)
     if _made is not None:
         _made.extend(reversed(missing))         # outermost first
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{next(_serial)}.tmp{suffix}")
+    tmp = path.with_name(f".drfbench.{os.getpid()}.{next(_serial)}.tmp{suffix}")
     kept = False
     try:
         try:
             yield tmp
         except OSError as exc:  # name the file the caller writes, not its temporary one
-            if exc.filename is not None and Path(exc.filename) == tmp:
+            if exc.filename is None and exc.errno is not None or (
+                    exc.filename is not None and Path(exc.filename) == tmp):
                 raise type(exc)(exc.errno, f"cannot write {path}: {exc.strerror}") from exc
             raise
         if _pending is None:

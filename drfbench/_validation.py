@@ -44,9 +44,11 @@ def demand_matrix(demands, dtype=None):
 
     Canonical: float32 or float64 values (`dtype`, else the input's float type, else
     float64), int64 indptr, int32 column indices sorted within each row, no duplicates,
-    no explicit zeros. Rejects non-2-D input and values that are negative, NaN, infinite,
-    above 1 (D_ir is a fraction of resource r) or non-zero below the float type's smallest
-    normal number (np.finfo(dtype).tiny). Copies only what needs changing.
+    no explicit zeros. Any scipy.sparse format is accepted (DOK and LIL as their COO).
+    Rejects non-2-D input and values that are negative, NaN, infinite, above 1 (D_ir is a
+    fraction of resource r) or non-zero below the float type's smallest normal number
+    (np.finfo(dtype).tiny), and a numpy masked array with masked entries (no value is
+    guessed for them). Copies only what needs changing.
     """
     if dtype is not None:
         dtype = np.dtype(dtype)
@@ -63,6 +65,12 @@ def demand_matrix(demands, dtype=None):
         lowest = _check_values(stored.data)
         matrix = sp.csr_array(demands)  # shares the input's arrays where it can
     else:
+        if np.ma.isMaskedArray(demands) and np.ma.getmaskarray(demands).any():
+            where = np.argwhere(np.ma.getmaskarray(demands))
+            raise ValueError(f"demands is a masked array with {len(where)} masked entr"
+                             f"{'y' if len(where) == 1 else 'ies'} (the first at "
+                             f"{tuple(where[0].tolist())}): drfbench guesses no demand for "
+                             "them; fill them (demands.filled(0)) or drop their rows")
         try:
             dense = np.asarray(demands)
         except Exception as exc:  # ragged lists and the like

@@ -449,7 +449,8 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
             dtype = np.dtype(dtype)
         except TypeError:
             raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
-    demands = check.by_name(demands, "demands")[1]
+    if not sp.issparse(demands):        # a DOK matrix is a dict, yet not one of columns
+        demands = check.by_name(demands, "demands")[1]
     matrix = check.demand_matrix(demands, dtype)
     w, shift = unit_weights(check.tenant_weights(weights, matrix.shape[0]))
     budget = matrix.shape[1] + 2       # exact EDRF exhausts a resource per round

@@ -13,7 +13,9 @@
 the kind's order), takes exactly the options the method takes (`--max-rounds 10`; values
 are numbers, inf, true/false, text, and comma lists for the per-user `weights` and
 `tasks`), runs the method through drfbench.run and writes the result's tidy rows
-(`result.rows()`, stamped) atomically to --out, or a short table of them to stdout. On a
+(`result.rows()`, stamped) atomically to --out as they are produced (CSV, .csv.gz, .json
+or .jsonl by the name: drfbench.rows.write), or a short table of the first of them to
+stdout (control characters in its cells shown escaped). On a
 terminal, a line with the elapsed time ticks on stderr while the inputs are read and the
 method runs (no implementation reports its progress); at the end, one line on stderr says
 how long each took. Bad input (a missing or malformed file, an unknown method or option, a bad value)
@@ -30,6 +32,7 @@ the claims whose verdict never moves (and say no `robust`) and the rules that ra
 exit status 1 when there is one.
 """
 import argparse
+import itertools
 import sys
 import threading
 import time
@@ -37,7 +40,7 @@ import time
 from . import api
 from . import rows as tidy
 from ._command import Parser as _Parser
-from ._command import boundary, output
+from ._command import boundary, output, printable
 from ._io import replacing
 
 BENCH = "dcdrf.bench:main"     # by name, as the registry names implementations
@@ -235,16 +238,20 @@ def _run(args):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     options = {o: v for o, v in vars(given).items() if o in spec.options}
     paths = [vars(given)[_INPUT + name] for name in kind.inputs]
+    if given.out:
+        tidy.format_of(given.out)           # a format it cannot write: refused before running
     files = ", ".join(paths)
     inputs, reading = _timed(f"reading {files}", lambda: kind.read(*paths))
     result, running = _timed(f"running {spec.name}", lambda: api.run(spec.name, *inputs, **options))
     rows = result.rows(**{f"{name}_file": path for name, path in zip(kind.inputs, paths)})
+    written = itertools.count()             # counts the rows as the writer takes them
     if given.out:
-        tidy.write(rows, given.out)
+        tidy.write((row for row, _ in zip(rows, written)), given.out)
     else:
         _print_rows(rows)
-    print(f"drfbench: read {files} in {reading:.2f} s, ran {spec.name} in {running:.2f} s"
-          + (f", wrote {len(rows)} rows to {given.out}" if given.out else ""), file=sys.stderr)
+    print(printable(f"drfbench: read {files} in {reading:.2f} s, ran {spec.name} in "
+                    f"{running:.2f} s" + (f", wrote {next(written)} rows to {given.out}"
+                                          if given.out else "")), file=sys.stderr)
     return 0
 
 
@@ -258,8 +265,9 @@ def _run_parser(spec, kind):
                 "are in docs/cli.md.")
     for name in kind.inputs:
         p.add_argument(_INPUT + name, metavar=name, help=f"the {name} file")
-    p.add_argument("--out", type=output, help="write the rows to this CSV (atomically); "
-                   "default: a short table on stdout")
+    p.add_argument("--out", type=output, help="write the rows to this file (atomically), in "
+                   f"the format its name ends in: {', '.join(tidy.FORMATS)}; default: a short "
+                   "table on stdout")
     for option, default in spec.defaults().items():
         flags = dict.fromkeys([f"--{option.replace('_', '-')}", f"--{option}"])
         p.add_argument(*flags, dest=option, type=_converter(option, default),
@@ -333,15 +341,18 @@ def _tick(doing, start, stop):
 
 
 def _print_rows(rows):
-    """The first SHOWN_ROWS rows as a table, without the provenance stamp."""
-    columns = [c for c in tidy.columns_of(rows) if c not in tidy.PROVENANCE_NAMES]
-    _print_table(columns, [tuple(_cell(row.get(c)) for c in columns)
-                           for row in rows[:SHOWN_ROWS]])
-    if len(rows) > SHOWN_ROWS:
-        print(f"... and {len(rows) - SHOWN_ROWS} more rows (--out FILE writes them all)")
+    """The first SHOWN_ROWS rows as a table, without the provenance stamp: only those rows
+    (and one more, to tell whether there are more) are produced."""
+    first = list(itertools.islice(rows, SHOWN_ROWS + 1))
+    columns = [c for c in tidy.columns_of(first) if c not in tidy.PROVENANCE_NAMES]
+    _print_table([printable(c) for c in columns],
+                 [tuple(_cell(row.get(c)) for c in columns) for row in first[:SHOWN_ROWS]])
+    if len(first) > SHOWN_ROWS:
+        print("... and more rows (--out FILE writes them all)")
 
 
 def _cell(value):
+    """A value as the table shows it: control characters escaped (`printable`)."""
     if value is None:
         return "-"
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
+    return f"{value:.6g}" if isinstance(value, float) else printable(str(value))

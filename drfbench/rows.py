@@ -8,7 +8,12 @@ every family:
 
     row = {"method": "dcdrf", "epsilon": 1e-3, "elapsed": 0.12, **rows.stamp(isa="avx2")}
     rows.write([row, ...], "results/smoke/dcdrf/configs.csv")     # atomic: temp file + rename
+    rows.write(result.rows(), "rows.csv.gz")                      # streamed, gzip: by the name
     table = rows.read("results/smoke/dcdrf/configs.csv")          # a pandas DataFrame
+
+A result's rows are a `Rows`: produced as they are read, so that writing millions of them
+holds one at a time (a simulation's samples stay arrays until then). The file's name says
+its format (FORMATS): CSV, gzip-compressed CSV, a JSON array or JSON lines.
 
 The schema is a plain tuple of `Column`s rather than a pandera model: rows are written
 one run at a time from dicts by the core library, which depends only on numpy and scipy,
@@ -18,16 +23,22 @@ Each family documents its own columns where it builds its rows.
 """
 import csv
 import datetime
+import gzip
+import io
 import itertools
+import json
+import math
+import operator
 import os
 import platform
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ._io import replacing
+from ._io import refuse_special, replacing
 from ._version import __version__
 
 
@@ -44,9 +55,10 @@ PROVENANCE = (
     Column("cpu_model", "the CPU's model name"),
     Column("cpu_count", "logical CPUs of the machine"),
     Column("smt_present", "whether the CPU has SMT (hyperthreading); empty if unknown"),
-    Column("openmp", "whether the kernels were built with OpenMP"),
-    Column("isa_variant", "the kernels' vector-width variant that ran"),
-    Column("isa_flags", "that variant's compile flags"),
+    Column("openmp", "whether the kernels were built with OpenMP (empty: no kernel ran)"),
+    Column("isa_variant", "the kernels' vector-width variant that ran ('numpy': no kernel ran, "
+           "the method is NumPy/SciPy code)"),
+    Column("isa_flags", "that variant's compile flags (empty: no kernel ran)"),
     Column("omp_num_threads", "OMP_NUM_THREADS as the process saw it"),
     Column("omp_places", "OMP_PLACES as the process saw it"),
     Column("omp_proc_bind", "OMP_PROC_BIND as the process saw it"),
@@ -56,6 +68,11 @@ PROVENANCE = (
     Column("timestamp", "when the stamp was taken: UTC, ISO 8601, seconds"),
 )
 PROVENANCE_NAMES = tuple(c.name for c in PROVENANCE)
+NO_KERNEL = "numpy"     # the `isa` of a result no kernel made (classic DRF's divisible policies)
+# A results file's name ending -> its format; any other ending is refused, naming these.
+FORMATS = {".csv": "csv", ".csv.gz": "csv.gz", ".json": "json", ".jsonl": "jsonl"}
+# A text cell starting with one of these is a formula to a spreadsheet: written behind "'".
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 @cache
@@ -76,11 +93,14 @@ def git_commit():
 
 def stamp(isa=None):
     """The provenance columns for a row measured now, with kernel variant `isa` (default:
-    the one drfbench.allocate would pick). Loads the kernels, so call it after the OpenMP
-    environment is set."""
+    the one drfbench.allocate would pick; NO_KERNEL for a result no kernel made). Loads the
+    kernels, so call it after the OpenMP environment is set."""
     from . import _isa
     from ._machine import cpu_info
-    kernels = _isa.kernels(isa)
+    variant, openmp, flags = NO_KERNEL, "", ""
+    if isa != NO_KERNEL:
+        kernels = _isa.kernels(isa)
+        variant, openmp, flags = kernels.name, kernels.platform.openmp_enabled(), kernels.compile_flags
     model, _, smt = cpu_info()
     values = {
         "git_commit": git_commit(),
@@ -88,9 +108,9 @@ def stamp(isa=None):
         "cpu_model": model,
         "cpu_count": os.cpu_count(),
         "smt_present": "" if smt is None else smt,
-        "openmp": kernels.platform.openmp_enabled(),
-        "isa_variant": kernels.name,
-        "isa_flags": kernels.compile_flags,
+        "openmp": openmp,
+        "isa_variant": variant,
+        "isa_flags": flags,
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""),
         "omp_places": os.environ.get("OMP_PLACES", ""),
         "omp_proc_bind": os.environ.get("OMP_PROC_BIND", ""),
@@ -102,11 +122,56 @@ def stamp(isa=None):
     return {name: values[name] for name in PROVENANCE_NAMES}
 
 
+class Rows(Sequence):
+    """Tidy rows produced as they are read: `source` is a list of dicts, or a function
+    returning a fresh iterator of them (a large result's: its rows are then never all held,
+    each is made as the writer or the reader takes it); `columns` (a dict) are added to
+    every row. Iterate it (again and again), or take len() and items like a list's (each
+    walks the rows up to it); two are equal when their rows are."""
+
+    def __init__(self, source, columns=None):
+        self._source = source if callable(source) else list(source)
+        self._columns = dict(columns or {})
+
+    @property
+    def streamed(self):
+        """Whether the rows are made as they are read (not held)."""
+        return callable(self._source)
+
+    def __iter__(self):
+        rows = self._source() if self.streamed else self._source
+        return ({**row, **self._columns} for row in rows)
+
+    def __len__(self):
+        if self.streamed:
+            return sum(1 for _ in self._source())
+        return len(self._source)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice) and all(i is None or i >= 0 for i in
+                                            (index.start, index.stop, index.step)):
+            return list(itertools.islice(self, index.start, index.stop, index.step))
+        if isinstance(index, int) and index >= 0:
+            row = next(itertools.islice(self, index, None), None)
+            if row is None:
+                raise IndexError(f"row {index} of {len(self)}")
+            return row
+        return list(self)[index]
+
+    def __eq__(self, other):
+        return isinstance(other, (Rows, list)) and list(self) == list(other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Rows({list(itertools.islice(self, 3))!r}{', ...' if self[3:4] else ''})"
+
+
 def stamped(rows, isa=None, **columns):
-    """`rows` (dicts) with `columns` added to each, then the provenance stamp of kernel
-    variant `isa` (see `stamp`): what every result's rows(**columns) returns."""
-    provenance = stamp(isa)
-    return [{**row, **columns, **provenance} for row in rows]
+    """`rows` (a list of dicts, or a function returning a fresh iterator of them: see
+    `Rows`) with `columns` added to each, then the provenance stamp of kernel variant
+    `isa` (see `stamp`), taken once, now: what every result's rows(**columns) returns."""
+    return Rows(rows, {**columns, **stamp(isa)})
 
 
 def columns_of(rows):
@@ -114,30 +179,143 @@ def columns_of(rows):
     return list(dict.fromkeys(itertools.chain.from_iterable(rows)))
 
 
-def write(rows, path):
-    """Write `rows` (dicts; a key missing from a row is written empty) to the CSV `path`,
-    atomically: into a temporary file beside it, then renamed over it, so that a reader
-    (or an interrupted run) never sees half a file. The file gets the mode any new file
-    gets (the umask's). Every row must carry the provenance stamp; no rows: an empty file.
-    Returns the path."""
-    rows = list(rows)
-    for i, row in enumerate(rows):
-        lacking = [c for c in PROVENANCE_NAMES if c not in row]
-        if lacking:
-            raise ValueError(f"{path}: row {i} lacks the provenance column(s) {', '.join(lacking)}; "
-                             "stamp every row with drfbench.rows.stamp()")
-    with replacing(path) as tmp, open(tmp, "w", newline="") as f:
-        if rows:
-            writer = csv.DictWriter(f, fieldnames=columns_of(rows), restval="")
-            writer.writeheader()
-            writer.writerows(rows)
+def format_of(path):
+    """The format a results file named `path` is written in (FORMATS, by the name's
+    ending); a ValueError naming the formats accepted for any other name."""
+    name = Path(path).name.lower()
+    for ending in sorted(FORMATS, key=len, reverse=True):
+        if name.endswith(ending) and len(name) > len(ending):
+            return FORMATS[ending]
+    raise ValueError(f"cannot write rows to {path}: its name must end in "
+                     f"{', '.join(FORMATS)} (the format it is written in)")
+
+
+def escaped(value):
+    """A CSV cell as written: text that a spreadsheet would run as a formula (it starts
+    with FORMULA_STARTS and is not a number, as "-1.5" is) behind a single quote, the
+    OWASP rule for CSV injection; anything else as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+def _json_value(value):
+    """A cell as JSON has it: NaN and infinities (which JSON lacks) as null, numpy scalars
+    as Python's."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write(rows, path, columns=None):
+    """Write `rows` (dicts, or any iterable of them: a result's `Rows` is written as it is
+    produced, one row held at a time) to `path` in the format its name says (format_of:
+    CSV, gzip-compressed CSV, a JSON array, JSON lines), atomically: into a temporary file
+    beside it, then renamed over it, so that a reader (or an interrupted run) never sees
+    half a file. The file gets the mode any new file gets (the umask's). The columns are
+    `columns`, else every key of held rows (a list, a Rows not streamed), else the first
+    row's keys (a later row with another key is refused); a key missing from a row is
+    written empty (null in JSON); text cells but the stamp's are escaped (`escaped`) in
+    CSV. Every row must carry the provenance stamp; no rows: an empty file ("[]" in
+    JSON). Returns the path."""
+    refuse_special(path)        # what it is first: /dev/null is a device, not a format
+    kind = format_of(path)
+    if columns is None and isinstance(rows, Sequence) and not getattr(rows, "streamed", False):
+        columns = columns_of(rows)
+    rows = iter(rows)
+    first = next(rows, None)
+    with replacing(path) as tmp, _opened(tmp, kind) as f:
+        if first is None:
+            f.write("[]\n" if kind == "json" else "")
+            return Path(path)
+        columns = list(columns or first)
+        known, checked, whole = set(columns), None, False
+        every = operator.itemgetter(*columns) if len(columns) > 1 else None
+        put = _writer(f, kind, columns)
+        for i, row in enumerate(itertools.chain([first], rows)):
+            if row.keys() != checked:       # rows alike are checked once
+                lacking = [c for c in PROVENANCE_NAMES if c not in row]
+                extra = [c for c in row if c not in known]
+                if lacking or extra:
+                    raise ValueError(f"{path}: row {i} " + (
+                        f"lacks the provenance column(s) {', '.join(lacking)}; stamp every "
+                        "row with drfbench.rows.stamp()" if lacking else
+                        f"has column(s) {', '.join(extra)} that the first row has not"))
+                checked = set(row)
+                whole = every is not None and len(checked) == len(known)
+            put(i, every(row) if whole else [row.get(c) for c in columns])
+        if kind == "json":
+            f.write("\n]\n")
     return Path(path)
 
 
+def _opened(tmp, kind):
+    """The temporary file `tmp`, open for writing text in format `kind` (gzip without a
+    name or a time in its header: the same rows give the same bytes)."""
+    if kind != "csv.gz":
+        return open(tmp, "w", newline="", encoding="utf-8")
+    raw = open(tmp, "wb")
+    try:
+        return io.TextIOWrapper(_ClosingGzip(raw), encoding="utf-8", newline="")
+    except BaseException:
+        raw.close()
+        raise
+
+
+class _ClosingGzip(gzip.GzipFile):
+    """A GzipFile over an open file that it closes when it is closed."""
+
+    def __init__(self, raw):
+        super().__init__(filename="", mode="wb", fileobj=raw, mtime=0)
+        self._raw = raw
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            self._raw.close()
+
+
+def _writer(f, kind, columns):
+    """put(i, cells): writes row number i, its cells in the order of `columns` (None:
+    missing), to `f` in format `kind`."""
+    if kind in ("json", "jsonl"):
+        def put(i, cells):
+            line = json.dumps(dict(zip(columns, map(_json_value, cells))), allow_nan=False,
+                              default=str)
+            f.write(("[\n" if i == 0 else ",\n") + line if kind == "json" else line + "\n")
+        return put
+    writer = csv.writer(f)
+    writer.writerow([escaped(c) for c in columns])
+    theirs = [j for j, c in enumerate(columns) if c not in PROVENANCE_NAMES]  # the stamp: as is
+
+    def put(i, cells):
+        cells = list(cells)
+        for j in theirs:
+            if isinstance(cells[j], str) and cells[j][:1] in FORMULA_STARTS:
+                cells[j] = escaped(cells[j])
+        writer.writerow(cells)
+    return put
+
+
 def read_rows(path):
-    """The rows of a results CSV as dicts of strings (no pandas needed)."""
-    with open(path, newline="") as f:
+    """The rows of a results CSV (gzip-compressed where its name ends in .gz) as dicts of
+    strings (no pandas needed)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", newline="") as f:
         return list(csv.DictReader(f))
+
+
+def _header(path):
+    """The columns of the results CSV `path` (its first line)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", newline="") as f:
+        return next(csv.reader(f), [])
 
 
 def read(path):
@@ -156,8 +334,11 @@ def read(path):
 
 
 def gather(inputs, out):
-    """Concatenate the results CSVs `inputs` into `out` (the union of their columns)."""
-    return write(itertools.chain.from_iterable(read_rows(p) for p in inputs), out)
+    """Concatenate the results CSVs `inputs` into `out` (the union of their columns), one
+    file held at a time."""
+    columns = list(dict.fromkeys(itertools.chain.from_iterable(_header(p) for p in inputs)))
+    return write(itertools.chain.from_iterable(read_rows(p) for p in inputs), out,
+                 columns=columns)
 
 
 def main(argv=None):

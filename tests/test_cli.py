@@ -2,6 +2,9 @@
 registered method listed; one method of every input kind run on small files gives the
 Python API's numbers; options parsed, a wrong one refused naming it; bad input is one
 line on stderr, exit status 2, no output file; `bench` on a tiny workload."""
+import csv
+import gzip
+import io
 import json
 import os
 import subprocess
@@ -256,3 +259,158 @@ def test_bench_on_a_tiny_workload(tmp_path, capsys):
     assert "dcdrf" in capsys.readouterr().out
     (row,) = rows.read_rows(out)
     assert row["method"] == "dcdrf" and row["tenants"] == "40"
+
+
+# --------------------------------------------------------------------------------------
+# Every registered method through the command; outputs and inputs that are not plain files
+# --------------------------------------------------------------------------------------
+
+APPLICATIONS = {"applications": [{
+    "name": "a", "arrival": 0, "duration": 2, "weight": 1.0,
+    "nodes": [{"name": "web", "demand": {"cpu": [1, 1], "mem": [1, 2], "io_write": [1, 1],
+                                         "io_read": [1, 1]}}], "edges": []}]}
+# Per input kind: a minimal file per input, and options keeping the run small.
+MINIMAL = {
+    "demands": ({"d.csv": "cpu,mem\n0.1,0.4\n0.3,0.1\n"}, []),
+    "tasks": ({"d.csv": "cpu,mem\n1,4\n3,1\n", "m.csv": "cpu,mem\n9,18\n"}, []),
+    "tree": ({"tree.json": json.dumps(TREE), "m.csv": "mem,cpu\n18,9\n"}, []),
+    "servers": ({"d.csv": "cpu,mem\n0.2,1\n1,0.2\n", "s.csv": "mem,cpu\n12,2\n2,12\n"}, []),
+    "trace": ({"s.csv": "cpu,mem\n2,12\n", "t.csv": TRACE}, ["--sample", "5"]),
+    "applications": ({"infra.yaml": "servers: 2\nper_rack: 2\n",
+                      "apps.json": json.dumps(APPLICATIONS)}, []),
+    "flows": ({"costs.csv": "cpu,nic\n1e-6,6e-6\n7e-6,1e-6\n"}, ["--duration", "0.002"]),
+}
+
+
+@pytest.mark.parametrize("method", drfbench.methods())
+def test_every_method_runs_through_the_command(tmp_path, capsys, method):
+    """`drfbench run METHOD` on a minimal file of its kind: status 0, well-formed stamped
+    rows whose isa_variant is a kernel variant, or "numpy" where no kernel ran."""
+    files, options = MINIMAL[drfbench.method_info(method).takes]
+    options = options + (["--slots", "2"] if method == "hadoop-slots" else [])
+    paths = [write(tmp_path / name, text) for name, text in files.items()]
+    table = run_rows(tmp_path, method, *paths, *options)
+    assert table and len({tuple(r) for r in table}) == 1
+    assert {r["isa_variant"] for r in table} <= {*drfbench._isa.VARIANTS, rows.NO_KERNEL}
+    assert f"{len(table)} rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", ["drf", "asset-fairness", "ceei"])
+def test_methods_without_a_kernel_run_and_are_stamped_numpy(tmp_path, capsys, method):
+    path = write(tmp_path / "d.csv", "cpu,mem\n0.1,0.4\n0.3,0.1\n")
+    table = run_rows(tmp_path, method, path)
+    assert {(r["isa_variant"], r["isa_flags"], r["openmp"]) for r in table} == {("numpy", "", "")}
+    assert drfbench.allocate(DEMANDS, method).rows()[0]["isa_variant"] == "numpy"
+    out = tmp_path / "bench.csv"
+    assert main(["bench", "--tenants", "20", "--resources", "4", "--methods", f"{method},dcdrf",
+                 "--threads", "1", "--repeats", "1", "--csv", str(out)]) == 0
+    table = rows.read_rows(out)
+    assert {r["method"] for r in table} == {method, "dcdrf"}
+    assert all(r["isa"] == r["isa_variant"] and (r["isa"] == "numpy") == (r["method"] == method)
+               for r in table)
+
+
+@pytest.mark.parametrize("name", ["rows.csv", "rows.csv.gz", "rows.json", "rows.jsonl"])
+def test_out_format_by_name(tmp_path, name):
+    path = write(tmp_path / "d.csv", "cpu,mem\n0.1,0.4\n0.3,0.1\n")
+    out = tmp_path / name
+    assert main(["run", "edrf", path, "--out", str(out)]) == 0
+    data = out.read_bytes()
+    if name.endswith(".gz"):
+        data = gzip.decompress(data)
+    text = data.decode()
+    table = (json.loads(text) if name.endswith(".json") else
+             [json.loads(line) for line in text.splitlines()] if name.endswith(".jsonl") else
+             list(csv.DictReader(io.StringIO(text))))
+    assert [int(r["tenant"]) for r in table] == [0, 1]
+
+
+def test_an_unknown_format_is_refused_before_running(tmp_path, capsys):
+    path = write(tmp_path / "d.csv", "cpu,mem\n0.1,0.4\n0.3,0.1\n")
+    assert main(["run", "edrf", path, "--out", str(tmp_path / "rows.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "rows.parquet" in err and ".csv, .csv.gz, .json, .jsonl" in err
+    assert "running" not in err and sorted(os.listdir(tmp_path)) == ["d.csv"]
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo", "device", "folder"])
+def test_out_that_is_not_a_regular_file_is_refused(tmp_path, capsys, kind):
+    path = write(tmp_path / "d.csv", "cpu,mem\n0.1,0.4\n0.3,0.1\n")
+    target = tmp_path / "kept.csv"
+    target.write_text("kept\n")
+    out = {"link": tmp_path / "link.csv", "fifo": tmp_path / "fifo.csv",
+           "device": Path("/dev/null"), "folder": tmp_path / "dir.csv"}[kind]
+    {"link": lambda: out.symlink_to(target), "fifo": lambda: os.mkfifo(out),
+     "device": lambda: None, "folder": out.mkdir}[kind]()
+    assert main(["run", "edrf", path, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(out) in err, err
+    assert {"link": "symbolic link", "fifo": "FIFO", "device": "character device",
+            "folder": "folder"}[kind] in err
+    assert target.read_text() == "kept\n" and (out.is_symlink() or not out.is_file())
+
+
+def test_a_long_out_name_is_written(tmp_path):
+    path = write(tmp_path / "d.csv", "cpu,mem\n0.1,0.4\n0.3,0.1\n")
+    out = tmp_path / ("r" * (os.pathconf(tmp_path, "PC_NAME_MAX") - 4) + ".csv")
+    assert main(["run", "edrf", path, "--out", str(out)]) == 0
+    assert len(rows.read_rows(out)) == 2 and sorted(os.listdir(tmp_path)) == sorted(["d.csv", out.name])
+
+
+def test_the_table_reads_only_the_rows_it_prints(tmp_path, capsys, monkeypatch):
+    """Without --out, SHOWN_ROWS rows and one more are produced, not the rest."""
+    made = []
+
+    class Result:
+        def rows(self, **columns):
+            def source():
+                for i in range(10**9):
+                    made.append(i)
+                    yield {"i": i, "name": "\x1b[31mred\x1b[0m"}
+            return rows.stamped(source, **columns)
+    monkeypatch.setattr(drfbench.api, "run", lambda *args, **options: Result())
+    path = write(tmp_path / "d.csv", "cpu,mem\n0.1,0.4\n")
+    assert main(["run", "edrf", path]) == 0
+    out = capsys.readouterr().out
+    assert len(made) == drfbench.cli.SHOWN_ROWS + 1 and "... and more rows" in out
+    assert "\x1b" not in out and "\\x1b[31mred\\x1b[0m" in out
+
+
+def test_input_from_stdin_and_process_substitution(tmp_path):
+    """/dev/stdin and a pipe (what the shell's <(...) gives) are read like files."""
+    text = "cpu,mem\n1,4\n3,1\n"
+    machines = write(tmp_path / "m.csv", "cpu,mem\n9,18\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "drfbench", "run", "online-drf", "/dev/stdin",
+                          machines, "--out", str(tmp_path / "a.csv")], input=text,
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    bash = subprocess.run(["bash", "-c", f'"{sys.executable}" -m drfbench run online-drf '
+                           f'<(printf "{text}") {machines} --out {tmp_path / "b.csv"}'],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert bash.returncode == 0, bash.stderr
+    assert [r["tasks"] for r in rows.read_rows(tmp_path / "a.csv")] == \
+        [r["tasks"] for r in rows.read_rows(tmp_path / "b.csv")] == ["3", "2"]
+
+
+def test_ctrl_c_is_one_line_status_130_and_leaves_nothing(tmp_path):
+    """SIGINT while the rows are written: one line on stderr, status 130, no file."""
+    path = write(tmp_path / "d.csv", "cpu,mem\n0.1,0.4\n")
+    code = ("import os, signal, sys\nfrom drfbench import api, cli, rows\n"
+            "def source():\n    yield {'i': 0}\n    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    yield {'i': 1}\n"
+            "class Result:\n    def rows(self, **c):\n        return rows.stamped(source, **c)\n"
+            "api.run = lambda *a, **o: Result()\n"
+            f"sys.exit(cli.main(['run', 'edrf', {path!r}, '--out', 'out/rows.csv']))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.splitlines() == ["drfbench: interrupted by SIGINT; nothing written"]
+    assert sorted(os.listdir(tmp_path)) == ["d.csv"]
+
+
+def test_error_messages_escape_control_characters(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "edrf", "\x1b[2Jgone.csv"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[2Jgone.csv" in err and err.count("\n") == 1

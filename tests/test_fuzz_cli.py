@@ -8,11 +8,14 @@ it must exit with status 0, or with status 2 and one line on stderr naming the p
 and a refused run leaves no new file."""
 import argparse
 import contextlib
+import csv
+import gzip
 import importlib
 import io
 import json
 import os
 import re
+import stat
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -289,3 +292,84 @@ def test_machines_are_matched_by_name(kind, name, columns):
     results = [sorted(map(sorted, (r.items() for r in fuzz.call(_rows_of, argv, f).value)))
                for f in (files, {**files, name: moved.encode()})]
     assert results[0] == results[1]
+
+
+# --------------------------------------------------------------------------------------
+# drfbench run --out: any name, any format, whatever is there already
+# --------------------------------------------------------------------------------------
+
+SUFFIXES = [".csv", ".csv.gz", ".json", ".jsonl", ".CSV", ".parquet", ".gz", ".txt", ".xlsx", ""]
+THERE = ["nothing", "file", "link", "dangling link", "fifo", "folder", "device"]
+NAME_CHARS = st.sampled_from("abcXYZ019_.=+-@ é")
+
+
+def _write_out(there, stem, suffix):
+    """In the worker: `drfbench run dcdrf d.csv --out=NAME` in a fresh folder where NAME is
+    `there` (nothing, a regular file, a link, a FIFO, a folder; "device": /dev/null):
+    (status, stderr, new files, whatever was there unchanged, the rows read back or None)."""
+    from drfbench import cli, rows
+    with tempfile.TemporaryDirectory() as folder:
+        here = os.getcwd()
+        os.chdir(folder)
+        try:
+            Path("d.csv").write_text(KINDS["demands"][1]["d.csv"])
+            Path("kept.csv").write_text("kept\n")
+            name = "/dev/null" if there == "device" else stem + suffix
+            made = {"file": lambda: Path(name).write_text("old\n"),
+                    "link": lambda: os.symlink("kept.csv", name),
+                    "dangling link": lambda: os.symlink("gone.csv", name),
+                    "fifo": lambda: os.mkfifo(name), "folder": lambda: os.mkdir(name),
+                    "nothing": lambda: None, "device": lambda: None}
+            try:
+                made[there]()
+            except OSError:                 # a name the file system refuses
+                return None
+            before = set(os.listdir("."))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                status = cli.main(["run", "dcdrf", "d.csv", f"--out={name}"])
+            kept = Path("kept.csv").read_text() == "kept\n" and (
+                there not in ("link", "dangling link") or os.path.islink(name)) and (
+                there != "fifo" or stat.S_ISFIFO(os.lstat(name).st_mode)) and (
+                there != "folder" or os.path.isdir(name)) and (
+                there != "device" or stat.S_ISCHR(os.stat(name).st_mode))
+            table = None
+            if status == 0:
+                data = Path(name).read_bytes()
+                text = (gzip.decompress(data) if name.endswith(".gz") else data).decode()
+                kind = rows.format_of(name)
+                table = (json.loads(text) if kind == "json" else
+                         [json.loads(line) for line in text.splitlines()] if kind == "jsonl"
+                         else list(csv.DictReader(io.StringIO(text))))
+            return (status, err.getvalue(), sorted(set(os.listdir(".")) - before), kept,
+                    name, table)
+        finally:
+            os.chdir(here)
+
+
+@fuzz.cases(there=st.sampled_from(THERE), stem=st.text(NAME_CHARS, min_size=1, max_size=12),
+            long=st.integers(0, 270), suffix=st.sampled_from(SUFFIXES))
+def test_out_is_a_regular_file_in_its_format_or_refused(there, stem, long, suffix):
+    """Status 0 and a regular file of 3 rows in the format its name says (replacing only a
+    regular file), or status 2, one line naming the file, nothing new, nothing replaced:
+    a link, a FIFO, a folder, a device, an unknown format, a name too long."""
+    stem = (stem * (long // len(stem) + 1))[:max(long, len(stem))]
+    assume(stem not in (".", ".."))
+    outcome = fuzz.call(_write_out, there, stem, suffix)
+    assert not outcome.refused, f"{stem + suffix}: {outcome.error!r} escaped the boundary"
+    assume(outcome.value is not None)
+    status, err, new, kept, name, table = outcome.value
+    assert kept, f"{there} {name!r} was replaced"
+    if status == 0:
+        assert there in ("nothing", "file") and len(table) == 3, (there, name, err)
+        assert new == ([name] if there == "nothing" else []), new
+        return
+    assert status == 2 and len(err.splitlines()) == 1 and ": error: " in err, (name, err)
+    assert _command.one_line(name)[:40] in err, err
+    assert new == [], new
+
+
+def test_out_to_a_device_or_a_link_is_refused_whatever_the_format():
+    for there, suffix in (("device", ""), ("link", ".csv.gz"), ("fifo", ".json")):
+        status, err, new, kept, name, _ = fuzz.call(_write_out, there, "rows", suffix).value
+        assert (status, new, kept) == (2, [], True) and name in err, err

@@ -74,11 +74,14 @@ def valid_inputs(draw):
 
 
 def as_given(D, form):
-    """D as a user might pass it: dense, CSR, COO, float32, a DataFrame (named or not)."""
-    if form == "csr":
-        return sp.csr_array(D)
+    """D as a user might pass it: dense, CSR, COO, DOK, LIL, float32, a DataFrame (named or
+    not), a masked array with nothing masked."""
+    if form in ("csr", "dok", "lil"):
+        return getattr(sp, f"{form}_array")(D)
     if form == "coo":
         return sp.coo_matrix(D)
+    if form == "masked":
+        return np.ma.masked_array(D, mask=False)
     if form == "list":
         return D.tolist()
     if form == "frame":
@@ -96,7 +99,8 @@ WRONG_DEMANDS = st.one_of(
     st.just(pd.DataFrame([[0.5, 0.2]], columns=[3, 7])),
     st.just({"cpu": [0.5, 0.1], "mem": [0.2, 0.4]}),
     st.just(np.array([[0.5, 0.2], [0.1, 0.4]], dtype=np.float16)),
-    st.just(sp.csr_array(np.array([[0.5, 1e-300], [0.1, 0.4]])).astype(np.float32)))
+    st.just(sp.csr_array(np.array([[0.5, 1e-300], [0.1, 0.4]])).astype(np.float32)),
+    st.just(np.ma.masked_array([[0.5, 0.2], [0.1, 0.4]], mask=[[0, 1], [0, 0]])))
 OPTIONS = st.fixed_dictionaries({}, optional={
     "weights": st.one_of(st.lists(ANY_FLOAT, max_size=6), st.just("ones"), st.just([[1.0]])),
     "epsilon": st.one_of(st.floats(allow_nan=True), st.just(1), st.just("0.1"), st.none()),
@@ -188,7 +192,7 @@ def test_every_method_on_valid_demands(inputs):
 
 
 @fuzz.cases(valid_inputs(), st.sampled_from(METHODS),
-            st.sampled_from(["dense", "csr", "coo", "list", "frame"]),
+            st.sampled_from(["dense", "csr", "coo", "dok", "lil", "list", "frame", "masked"]),
             st.sampled_from([None, np.float32]))
 def test_allocate_in_every_form(inputs, method, form, dtype):
     """The same demands as an array, a sparse matrix, nested lists or a DataFrame with

@@ -187,20 +187,24 @@ def _main(args):
               f"{'p0.1':>7s}" + (f" {'x_floor':>8s} {'x_scatter':>9s}" if floor else ""))
     print(header, flush=True)
     columns = header.split()
+    stamps = {args.isa: stamp}      # by the variant that ran ("numpy": classic DRF's, none)
     for method, epsilon, threads, dtype in configurations(args):
+        isa = args.isa if api.method_info(method).takes_option("isa") else None
         times = []
         for _ in range(args.repeats):   # keep only the last result: each holds an allocation
             last = api.allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
-                                threads=threads, deadline=args.deadline, isa=args.isa)
+                                threads=threads, deadline=args.deadline, isa=isa)
             times.append(last.elapsed)
+        if last.isa not in stamps:
+            stamps[last.isa] = tidy.stamp(last.isa)
         m = metrics.compare(last, baseline)
         row = {"demand_profile": wl.demand_profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
                "nnz": wl.nnz, "seed": wl.seed, "method": method, "epsilon": epsilon,
-               "threads": threads, "dtype": dtype, "isa": args.isa, "deadline": args.deadline,
+               "threads": threads, "dtype": dtype, "isa": last.isa, "deadline": args.deadline,
                "repeats": args.repeats, "elapsed_median": statistics.median(times),
                "elapsed_min": min(times), "elapsed_max": max(times),
                "timed_out": last.timed_out, "baseline": args.baseline,
-               "floor": floor, "scatter_floor": scatter_floor, **m, **stamp}
+               "floor": floor, "scatter_floor": scatter_floor, **m, **stamps[last.isa]}
         rows.append(row)
         print(f"{method:10s} {epsilon:7.0e} {threads:3d} {dtype:7s} {row['elapsed_median']:9.4f} "
               f"{row['elapsed_min']:8.4f} {row['elapsed_max']:8.4f} {m['rounds']:7d} "

@@ -6,7 +6,6 @@
 """
 import math
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -57,23 +56,21 @@ class DRFHSimulation:
     unschedulable: pd.DataFrame
     run: sim.Simulation
 
-    @cached_property
     def _rows(self):
-        out = []
         base = {"scheduler": self.scheduler, "slots": self.slots}
-        for r in self.resources:
-            for t, v in self.utilization[r].items():
-                out.append({**base, "metric": "utilization", "time": t, "user": None,
-                            "resource": r, "value": v})
-        for u in self.shares.columns:
-            for t, v in self.shares[u].items():
-                out.append({**base, "metric": "share", "time": t, "user": u, "resource": None,
-                            "value": v})
-        return out
+        for metric, table, key in (("utilization", self.utilization, "resource"),
+                                   ("share", self.shares, "user")):
+            times = table.index.tolist()
+            for label in table.columns:
+                for t, v in zip(times, table[label].to_numpy().tolist()):
+                    yield {**base, "metric": metric, "time": t,
+                           "user": label if key == "user" else None,
+                           "resource": label if key == "resource" else None, "value": v}
 
     def rows(self, **columns):
         """Tidy rows, stamped (drfbench.rows): one per sample and resource ("utilization")
-        and per sample and user ("share"), with `columns` added to each."""
+        and per sample and user ("share"), with `columns` added to each; made as they are
+        read (drfbench.rows.Rows)."""
         return tidy.stamped(self._rows, **columns)
 
 

@@ -107,11 +107,12 @@ class Result:
 
     def series_rows(self, **columns):
         """Tidy rows, one per bin and flow: time (the bin's start), flow, rate (packets/s);
-        with `columns` added, stamped."""
+        with `columns` added, stamped, made as they are read."""
         width, rates = self.bin_width, self.rates
-        return tidy.stamped(({"scheduler": self.scheduler, "time": b * width, "flow": i,
-                              "rate": float(rates[b, i])}
-                             for b in range(rates.shape[0]) for i in range(rates.shape[1])),
+        return tidy.stamped(lambda: ({"scheduler": self.scheduler, "time": b * width,
+                                      "flow": i, "rate": rate}
+                                     for b, row in enumerate(rates.tolist())
+                                     for i, rate in enumerate(row)),
                             isa=self._variant, **columns)
 
     @property

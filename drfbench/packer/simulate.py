@@ -126,18 +126,19 @@ class Result:
     def rows(self, **columns):
         """Tidy rows, one per time instant: tasks submitted and accepted so far (Fig. 3),
         utilization per resource (Fig. 4), revenue in that instant (Fig. 5), with `columns`
-        added to each, stamped (drfbench.rows)."""
+        added to each, stamped (drfbench.rows), made as they are read."""
         H = self.server.shape[1]
         arrival = np.array([a.arrival for a in self.applications], dtype=np.int64)
         tasks = np.array([a.tasks for a in self.applications], dtype=np.int64)
         submitted = np.cumsum(np.bincount(arrival, tasks, minlength=H))[:H]
         accepted = np.cumsum(np.bincount(arrival, tasks * self.accepted, minlength=H))[:H]
         util, money = self.utilization(), self.revenue()
-        return tidy.stamped(
-            ({"policy": self.policy, "time": t, "submitted_tasks": int(submitted[t]),
-              "accepted_tasks": int(accepted[t]),
-              **{f"util_{r}": float(util[t, j]) for j, r in enumerate(RESOURCES + ("band",))},
-              "revenue": float(money[t])} for t in range(H)), **columns)
+        names = [f"util_{r}" for r in RESOURCES + ("band",)]
+        return tidy.stamped(lambda: (
+            {"policy": self.policy, "time": t, "submitted_tasks": s, "accepted_tasks": a,
+             **dict(zip(names, u)), "revenue": m}
+            for t, (s, a, u, m) in enumerate(zip(submitted.tolist(), accepted.tolist(),
+                                                 util.tolist(), money.tolist()))), **columns)
 
     def server_rates(self, server, seed=0, burst=(0.5, 2.0)):
         """Algorithm 2 on `server`'s uplink at every instant: per node of an accepted

@@ -28,12 +28,12 @@ samples (NumPy) and assembles the results.
 """
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
 from .. import _isa
 from .. import _validation as check
+from .. import rows as tidy
 from . import workload as wl
 
 
@@ -71,39 +71,37 @@ class Simulation:
     pending: np.ndarray
     names: tuple = field(default=None)
 
-    @cached_property
+    @property
     def rows(self):
         """Tidy rows (dicts with keys time, metric, user, value), in time order; at one
         instant the samples come before job completions (a sample shows the state just
         before the events at its time). Per sample instant: for each user, "share_<r>" for
         every resource r, then "speed"; then "utilization_<r>" with user None. Per job
-        completion: "jobs_finished" (cumulative count per user)."""
-        out = []
-        times = self.samples["time"].tolist()
-        share = self.samples["share"].tolist()
-        speed = self.samples["speed"].tolist()
-        util = self.samples["utilization"].tolist()
-        done_t = self.completions["time"].tolist()
-        done_u = self.completions["user"].tolist()
-        done_c = self.completions["count"].tolist()
+        completion: "jobs_finished" (cumulative count per user). A drfbench.rows.Rows:
+        made from the sample arrays as they are read, never all held."""
+        return tidy.Rows(self._rows)
+
+    def _rows(self):
+        samples, done = self.samples, self.completions
+        done_t, done_u, done_c = (done[k].tolist() for k in ("time", "user", "count"))
         share_names = [f"share_{r}" for r in range(self.resources)]
         util_names = [f"utilization_{r}" for r in range(self.resources)]
         j = 0
-        for s, t in enumerate(times):
+        for s, t in enumerate(samples["time"].tolist()):
             while j < len(done_t) and done_t[j] < t:
-                out.append({"time": done_t[j], "metric": "jobs_finished", "user": done_u[j],
-                            "value": done_c[j]})
+                yield {"time": done_t[j], "metric": "jobs_finished", "user": done_u[j],
+                       "value": done_c[j]}
                 j += 1
+            share, speed = samples["share"][s].tolist(), samples["speed"][s].tolist()
             for u in range(self.users):
                 for r, name in enumerate(share_names):
-                    out.append({"time": t, "metric": name, "user": u, "value": share[s][u][r]})
-                out.append({"time": t, "metric": "speed", "user": u, "value": speed[s][u]})
-            for r, name in enumerate(util_names):
-                out.append({"time": t, "metric": name, "user": None, "value": util[s][r]})
+                    yield {"time": t, "metric": name, "user": u, "value": share[u][r]}
+                yield {"time": t, "metric": "speed", "user": u, "value": speed[u]}
+            for r, value in enumerate(samples["utilization"][s].tolist()):
+                yield {"time": t, "metric": util_names[r], "user": None, "value": value}
         for j in range(j, len(done_t)):
-            out.append({"time": done_t[j], "metric": "jobs_finished", "user": done_u[j],
-                        "value": done_c[j]})
-        return out
+            yield {"time": done_t[j], "metric": "jobs_finished", "user": done_u[j],
+                   "value": done_c[j]}
 
 
 def mean_by_group(values, groups, n):
