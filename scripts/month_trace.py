@@ -2,7 +2,7 @@
 servers in at most 60 s on 2 cores, memory bounded): wall time and peak RSS.
 
     python scripts/month_trace.py [--tasks 1000000] [--servers 12000] [--days 30]
-                                  [--users 200] [--sample 60] [--seed 0]
+                                  [--users 200] [--sample 60] [--seed 0] [--files DIR]
 
 The trace is synthetic and seeded: tasks arriving uniformly over `days` days, durations
 log-uniform from 1 s to 7 days, users drawn Zipf-like (weight 1 / rank) among `users`,
@@ -10,7 +10,9 @@ each task demanding cpu, memory and disk; servers of four types (cpu, memory, di
 drfbench.drfh.simulate (drfh-best-fit, sample every `sample` s) from the DataFrames to the
 result, and reports the run's events and the end, the wall and CPU time (process_time: on a
 shared machine the fairer number) and the peak RSS (resource.getrusage, the process's
-high-water mark: generation included).
+high-water mark: generation included). With --files DIR it writes the trace as DIR/servers.csv
+and DIR/tasks.csv instead, for timing the command end to end:
+`drfbench run drfh-best-fit DIR/servers.csv DIR/tasks.csv --out rows.csv.gz`.
 """
 import argparse
 import resource
@@ -55,9 +57,14 @@ def main():
     p.add_argument("--users", type=int, default=200)
     p.add_argument("--sample", type=float, default=60.0, help="seconds; 0: no samples")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--files", help="write the trace's servers.csv and tasks.csv here instead")
     args = p.parse_args()
     rng = np.random.default_rng(args.seed)
     S, T = servers(args.servers, rng), tasks(args.tasks, args.days, args.users, rng)
+    if args.files:
+        S.to_csv(f"{args.files}/servers.csv", index=False)
+        T.to_csv(f"{args.files}/tasks.csv", index=False)
+        return
     start, cpu = time.perf_counter(), time.process_time()
     res = drfh.simulate(S, T, "drfh-best-fit", sample=args.sample or None)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
