@@ -24,17 +24,16 @@ of the leaves' ratio, passes the budget (the line gives that estimate instead: a
 bound where a decision's cost grew faster, as the old capacity policies' did).
 """
 import argparse
-import gc
 import json
 import math
 import os
 import statistics
-import time
 from datetime import date
 from types import SimpleNamespace
 
 import numpy as np
 
+from bench_hdrf import timed
 from compare_builds import load_build
 from drfbench import _isa, hdrf
 from drfbench._machine import cpu_info
@@ -63,18 +62,6 @@ def spec(leaves, levels, count, seed):
                               "children": {f"l{i}": leaf(rng, count) for i in range(n)}}
                     for g, n in enumerate(sizes.tolist())}
     return {"resources": ["cpu", "mem", "gpu"], "children": children}
-
-
-def timed(call):
-    """call()'s value and its seconds, the garbage collector off."""
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        value = call()
-        return value, time.perf_counter() - start
-    finally:
-        gc.enable()
 
 
 def main():

@@ -59,10 +59,11 @@ def run(infra_keywords, specs, policy, options):
                 rows=len(res.rows()))
 
 
-def load(text):
-    """load_applications on a file holding `text`; (nodes, edges by name) per application."""
+def load(text, name="apps.json"):
+    """load_applications on a file `name` holding `text`; (name, nodes, edges by node
+    name, demand) per application."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "apps.json")
+        path = os.path.join(tmp, name)
         with open(path, "w") as f:
             f.write(text)
         apps = packer.load_applications(path)
@@ -423,13 +424,7 @@ YAML_NAMES = {"yes": "yes", "on": "on", "off": "off", "1:30": "1:30", "2024-01-0
 
 def load_yaml(text):
     """load_applications on a YAML file holding `text`: (name, nodes, edges) of each."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "apps.yaml")
-        with open(path, "w") as f:
-            f.write(text)
-        apps = packer.load_applications(path)
-    return [(a.name, a.nodes, [(a.nodes[u], a.nodes[v]) for u, v in a.edges.tolist()])
-            for a in apps]
+    return [app[:3] for app in load(text, "apps.yaml")]
 
 
 @fuzz.cases(st.lists(st.sampled_from(sorted(YAML_NAMES)), min_size=3, max_size=3),
