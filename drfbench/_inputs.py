@@ -178,8 +178,9 @@ def read_csv(path, what, header=True, name_column=False):
     reader = csv.reader(io.StringIO(content, newline=""), skipinitialspace=True)
     try:
         for cells in reader:
-            if any(c.strip() for c in cells):
-                rows.append([c.strip() for c in cells])
+            cells = [c.strip() for c in cells]
+            if any(cells):
+                rows.append(cells)
                 lines.append(reader.line_num)
     except csv.Error as exc:
         raise ValueError(f"{where}, line {reader.line_num}: not a CSV file ({exc})") from None
