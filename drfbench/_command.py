@@ -57,11 +57,13 @@ def printable(text):
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-class Interrupted(BaseException):
-    """A signal stopped the command (SIGTERM; Ctrl-C arrives as KeyboardInterrupt)."""
+class Interrupted(SystemExit):
+    """A signal stopped the command (SIGTERM; Ctrl-C arrives as KeyboardInterrupt): exit
+    status 128 + the signal's number, also where it arrives outside a boundary (the
+    handler stays installed once a boundary has run)."""
 
     def __init__(self, signum):
-        super().__init__(signum)
+        super().__init__(128 + signum)
         self.signum = signum
 
 
