@@ -1,0 +1,42 @@
+"""`drfbench run`'s rows carry the input file's row names as written (docs/accepts.md
+"Names of rows"); without a name column, the rows' indices."""
+
+import json
+
+import pytest
+
+from drfbench import api
+from drfbench.cli import main
+from drfbench.dcdrf import workloads
+
+NAMED = "tenant,cpu,mem\n007,0.5,0.2\n7,0.1,0.4\n1e3,0.2,0.1\n"
+
+
+def run_rows(tmp_path, text, method="edrf"):
+    path = tmp_path / "d.csv"
+    path.write_text(text)
+    out = tmp_path / "rows.json"
+    assert main(["run", method, str(path), "--out", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("method", ["edrf", "dcdrf"])
+def test_demands_rows_carry_the_names_as_written(tmp_path, method):
+    table = run_rows(tmp_path, NAMED, method)
+    assert [r["tenant"] for r in table] == ["007", "7", "1e3"]
+
+
+@pytest.mark.parametrize("text", ["cpu,mem\n0.5,0.2\n0.1,0.4\n", "0.5,0.2\n0.1,0.4\n"])
+def test_demands_rows_without_names_keep_indices(tmp_path, text):
+    assert [r["tenant"] for r in run_rows(tmp_path, text)] == [0, 1]
+
+
+def test_the_reader_gives_names_only_when_asked(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text(NAMED)
+    matrix, labels = workloads.read_demands(path, names=True)
+    assert labels == ("007", "7", "1e3")
+    assert workloads.read_demands(path).toarray().tolist() == matrix.toarray().tolist()
+    (inputs,) = api.KINDS["demands"].read(path)
+    assert inputs.shape == (3, 2)
+    assert api.KINDS["demands"].read(path, names=True)[1] == labels
