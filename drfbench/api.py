@@ -310,7 +310,7 @@ register(Method("packer-slots", "packer", APPLICATIONS, "slot-based: four equal 
 # SIGCOMM'12; the cs262a lecture's closing experiment) and its rivals: drfbench.drfq
 FLOWS = register_kind(InputKind(
     "flows", ("costs",), "drfbench.drfq.simulate(costs, scheduler, ...)",
-    "drfq.model:read_inputs")).name
+    "drfq.model:read_inputs", names="flow")).name
 _FLOW_OPTIONS = frozenset({"duration", "weights", "rates", "source", "packet_costs", "rtt",
                            "buffer", "stage_buffer", "initial_window", "bins", "seed",
                            "decisions", "literal", "isa"})

@@ -40,3 +40,14 @@ def test_the_reader_gives_names_only_when_asked(tmp_path):
     (inputs,) = api.KINDS["demands"].read(path)
     assert inputs.shape == (3, 2)
     assert api.KINDS["demands"].read(path, names=True)[1] == labels
+
+
+def test_flows_rows_carry_the_names_as_written(tmp_path):
+    path = tmp_path / "costs.csv"
+    path.write_text("flow,cpu,nic\n007,1e-6,6e-6\n7,7e-6,1e-6\n1e3,2e-6,2e-6\n")
+    out = tmp_path / "rows.json"
+    assert main(["run", "drfq", str(path), "--duration", "0.002", "--out", str(out)]) == 0
+    assert [r["flow"] for r in json.loads(out.read_text())] == ["007", "7", "1e3"]
+    path.write_text("cpu,nic\n1e-6,6e-6\n7e-6,1e-6\n")
+    assert main(["run", "drfq", str(path), "--duration", "0.002", "--out", str(out)]) == 0
+    assert [r["flow"] for r in json.loads(out.read_text())] == [0, 1]
