@@ -228,7 +228,7 @@ register(Method("edrf-event", "dcdrf", DEMANDS,
 TASKS = register_kind(InputKind(
     "tasks", ("demands", "machines"),
     "drfbench.drf.schedule(demands, machines, policy, ...) (drfbench.drf.scheduler for the "
-    "cluster simulator)", "drf.tasks:read_inputs")).name
+    "cluster simulator)", "drf.tasks:read_inputs", names="user")).name
 register(Method("drf", "drf", DEMANDS, "divisible DRF by progressive filling (NumPy, small instances)",
                 "drf.divisible:run_drf", label="DRF", exact=True))
 register(Method("asset-fairness", "drf", DEMANDS, "asset fairness by progressive filling (NumPy)",
@@ -269,7 +269,7 @@ register(Method("capacity-pareto", "hdrf", TREE, "capacity scheduler filling idl
 # drfbench.drfh. Exact DRFH and per-server DRF, for divisible tasks (Sec. III-D, V-A) ...
 SERVERS = register_kind(InputKind(
     "servers", ("demands", "servers"), "drfbench.drfh.allocate(demands, servers, method, ...)",
-    "drfh.exact:read_inputs", properties="drfh.properties")).name
+    "drfh.exact:read_inputs", properties="drfh.properties", names="user")).name
 _SERVER_OPTIONS = frozenset({"weights", "tasks"})
 register(Method("drfh", "drfh", SERVERS, "DRFH, problem (7): equal weighted global dominant "
                 "shares under per-server capacities, in progressive rounds",

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+import drfbench
 from drfbench import api
 from drfbench.cli import main
 from drfbench.dcdrf import workloads
@@ -51,3 +52,24 @@ def test_flows_rows_carry_the_names_as_written(tmp_path):
     path.write_text("cpu,nic\n1e-6,6e-6\n7e-6,1e-6\n")
     assert main(["run", "drfq", str(path), "--duration", "0.002", "--out", str(out)]) == 0
     assert [r["flow"] for r in json.loads(out.read_text())] == [0, 1]
+
+
+# The kinds whose rows name a row of the first input, and a file of each with names.
+NAMED_FILES = {
+    "tasks": ({"d.csv": "user,cpu,mem\n007,1,4\n7,3,1\n1e3,1,1\n", "m.csv": "cpu,mem\n9,18\n"}, "user"),
+    "servers": ({"d.csv": "user,cpu,mem\n007,0.2,1\n7,1,0.2\n1e3,0.5,0.5\n",
+                 "s.csv": "mem,cpu\n12,2\n2,12\n"}, "user"),
+}
+
+
+@pytest.mark.parametrize("method", [m for kind in NAMED_FILES for m in drfbench.methods(takes=kind)])
+def test_user_rows_carry_the_names_as_written(tmp_path, method):
+    files, column = NAMED_FILES[drfbench.method_info(method).takes]
+    paths = []
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        paths.append(str(tmp_path / name))
+    out = tmp_path / "rows.json"
+    slots = ["--slots", "2"] if method == "hadoop-slots" else []
+    assert main(["run", method, *paths, *slots, "--out", str(out)]) == 0
+    assert [r[column] for r in json.loads(out.read_text())] == ["007", "7", "1e3"]
