@@ -280,15 +280,17 @@ def machines(table, resources=None, of=None):
     return tuple(resources), np.repeat(C, count, axis=0)
 
 
-def demands_and_machines(demands_path, machines_path, what="machines"):
+def demands_and_machines(demands_path, machines_path, what="machines", names=False):
     """Per-task demands (users x resources, absolute units) from a CSV whose header names
     the resources, and the machines (`what`, e.g. "servers") from a CSV of `machines`'
     format with the same resource columns, matched by name: (demands (n, m), machines
-    (M, m)), columns in the demands' order."""
+    (M, m)), columns in the demands' order; with `names`, that pair and the users' names
+    (the demands' `labels`)."""
     table = read_csv(demands_path, "demands", name_column=True)
     _, C = machines(read_csv(machines_path, what, name_column=True), table.columns,
                     "the demands have")
-    return table.numbers(table.columns), C
+    inputs = table.numbers(table.columns), C
+    return (inputs, table.labels) if names else inputs
 
 
 # --------------------------------------------------------------------------------------

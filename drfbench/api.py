@@ -48,22 +48,32 @@ class InputKind:
     entry: the function users call with them; reader: "module:function" reading the
     inputs from files, one path per input (the `drfbench run` command); properties: the
     module declaring its property checks (a drfbench.properties.PropertySet named CHECKS,
-    found by drfbench.properties.checks_for), or None.
+    found by drfbench.properties.checks_for), or None; names: the column of the result's
+    rows holding the index of a row of the first input, which `drfbench run` replaces by
+    that row's name in the file (the reader's `names=True`), or None.
     """
     name: str
     inputs: tuple
     entry: str
     reader: str
     properties: str | None = None
+    names: str | None = None
 
-    def read(self, *paths):
+    def read(self, *paths, names=False):
         """The inputs of this kind, read from `paths` (one per input): a tuple, one item per
-        input (the reader of a one-input kind returns that input alone)."""
+        input (the reader of a one-input kind returns that input alone); with `names`, the
+        pair (that tuple, the names of the first input's rows as written, or None where the
+        kind has no `names` column or the file no name column)."""
         if len(paths) != len(self.inputs):
             raise ValueError(f"input kind {self.name!r} takes {len(self.inputs)} input(s) "
                              f"({', '.join(self.inputs)}), got {len(paths)}")
-        inputs = function(self.reader)(*paths)
-        return tuple(inputs) if len(self.inputs) > 1 else (inputs,)
+        labels = None
+        if names and self.names:
+            inputs, labels = function(self.reader)(*paths, names=True)
+        else:
+            inputs = function(self.reader)(*paths)
+        inputs = tuple(inputs) if len(self.inputs) > 1 else (inputs,)
+        return (inputs, labels) if names else inputs
 
 
 KINDS: dict[str, InputKind] = {}
@@ -198,7 +208,7 @@ _KERNEL = frozenset({"deadline", "max_rounds", "isa"})
 # The input kinds, each brought by a family, and their methods, one block per family.
 DEMANDS = register_kind(InputKind(
     "demands", ("demands",), "drfbench.allocate(demands, method, ...)",
-    "dcdrf.workloads:read_demands", properties="drf.properties")).name
+    "dcdrf.workloads:read_demands", properties="drf.properties", names="tenant")).name
 # DC-DRF (Kash, O'Shea, Volos, SoCC'18): drfbench.dcdrf
 register(Method("edrf", "dcdrf", DEMANDS, "EDRF, Algorithm 1: the conventional single-threaded baseline",
                 "dcdrf.methods:run_edrf", _KERNEL, label="EDRF", exact=True, conventional=True))
@@ -218,7 +228,7 @@ register(Method("edrf-event", "dcdrf", DEMANDS,
 TASKS = register_kind(InputKind(
     "tasks", ("demands", "machines"),
     "drfbench.drf.schedule(demands, machines, policy, ...) (drfbench.drf.scheduler for the "
-    "cluster simulator)", "drf.tasks:read_inputs")).name
+    "cluster simulator)", "drf.tasks:read_inputs", names="user")).name
 register(Method("drf", "drf", DEMANDS, "divisible DRF by progressive filling (NumPy, small instances)",
                 "drf.divisible:run_drf", label="DRF", exact=True))
 register(Method("asset-fairness", "drf", DEMANDS, "asset fairness by progressive filling (NumPy)",
@@ -259,7 +269,7 @@ register(Method("capacity-pareto", "hdrf", TREE, "capacity scheduler filling idl
 # drfbench.drfh. Exact DRFH and per-server DRF, for divisible tasks (Sec. III-D, V-A) ...
 SERVERS = register_kind(InputKind(
     "servers", ("demands", "servers"), "drfbench.drfh.allocate(demands, servers, method, ...)",
-    "drfh.exact:read_inputs", properties="drfh.properties")).name
+    "drfh.exact:read_inputs", properties="drfh.properties", names="user")).name
 _SERVER_OPTIONS = frozenset({"weights", "tasks"})
 register(Method("drfh", "drfh", SERVERS, "DRFH, problem (7): equal weighted global dominant "
                 "shares under per-server capacities, in progressive rounds",
@@ -300,7 +310,7 @@ register(Method("packer-slots", "packer", APPLICATIONS, "slot-based: four equal 
 # SIGCOMM'12; the cs262a lecture's closing experiment) and its rivals: drfbench.drfq
 FLOWS = register_kind(InputKind(
     "flows", ("costs",), "drfbench.drfq.simulate(costs, scheduler, ...)",
-    "drfq.model:read_inputs")).name
+    "drfq.model:read_inputs", names="flow")).name
 _FLOW_OPTIONS = frozenset({"duration", "weights", "rates", "source", "packet_costs", "rtt",
                            "buffer", "stage_buffer", "initial_window", "bins", "seed",
                            "decisions", "literal", "isa"})

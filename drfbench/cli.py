@@ -241,9 +241,11 @@ def _run(args):
     if given.out:
         tidy.format_of(given.out)           # a format it cannot write: refused before running
     files = ", ".join(paths)
-    inputs, reading = _timed(f"reading {files}", lambda: kind.read(*paths))
+    (inputs, labels), reading = _timed(f"reading {files}", lambda: kind.read(*paths, names=True))
     result, running = _timed(f"running {spec.name}", lambda: api.run(spec.name, *inputs, **options))
     rows = result.rows(**{f"{name}_file": path for name, path in zip(kind.inputs, paths)})
+    if labels is not None:                  # the rows name the file's rows as it names them
+        rows = ({**row, kind.names: labels[row[kind.names]]} for row in rows)
     written = itertools.count()             # counts the rows as the writer takes them
     if given.out:
         tidy.write((row for row, _ in zip(rows, written)), given.out)

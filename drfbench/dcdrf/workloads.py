@@ -321,7 +321,7 @@ def _from_arrays(path, a):
                     generator_version=int(a["generator_version"]))
 
 
-def read_demands(path):
+def read_demands(path, names=False):
     """The demands kind's reader (`drfbench run`): a tenants x resources matrix of demand
     fractions in [0, 1] from a file, by its name:
 
@@ -332,13 +332,14 @@ def read_demands(path):
     .mtx  Matrix Market (scipy.io.mmread)
 
     Returns the canonical CSR array drfbench.allocate runs on
-    (drfbench._validation.demand_matrix); an error names the file (and for a CSV the row
-    and column)."""
+    (drfbench._validation.demand_matrix), with `names` the pair (array, the tenants' names
+    as written, or None without a name column: docs/accepts.md "Names of rows"); an error
+    names the file (and for a CSV the row and column)."""
     path, where = _inputs.existing(path, "demands")
-    suffix = path.suffix.lower()
+    suffix, labels = path.suffix.lower(), None
     if suffix == ".csv":
         table = _inputs.read_csv(path, "demands", header=None, name_column=True)
-        matrix = table.numbers(table.columns, upper=1)
+        matrix, labels = table.numbers(table.columns, upper=1), table.labels
     elif suffix == ".npz":
         matrix = _npz_matrix(path, where)
     elif suffix == ".mtx":
@@ -349,9 +350,10 @@ def read_demands(path):
     else:
         raise ValueError(f"{where}: expected a .csv, .npz or .mtx file")
     try:
-        return demand_matrix(matrix)
+        matrix = demand_matrix(matrix)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None
+    return (matrix, labels) if names else matrix
 
 
 def _npz_matrix(path, where):

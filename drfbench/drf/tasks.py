@@ -62,12 +62,13 @@ def _named_demands(demands):
     return names, D
 
 
-def read_inputs(demands_path, machines_path):
+def read_inputs(demands_path, machines_path, names=False):
     """The tasks kind's reader (`drfbench run`): (demands (users, resources), machines
     (M, resources)) from a CSV of per-task demands, one row per user, whose header names
     the resources, and a machines CSV with the same resource columns, matched by name, and
-    optionally `count` (drfbench._inputs.demands_and_machines)."""
-    return _inputs.demands_and_machines(demands_path, machines_path)
+    optionally `count` (drfbench._inputs.demands_and_machines; `names`: and the users'
+    names)."""
+    return _inputs.demands_and_machines(demands_path, machines_path, names=names)
 
 
 def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=None, slots=None,

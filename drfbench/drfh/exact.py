@@ -186,12 +186,13 @@ def _check_range(a, C):
                              f"one within a factor {MAX_RANGE:g} of it")
 
 
-def read_inputs(demands_path, servers_path):
+def read_inputs(demands_path, servers_path, names=False):
     """The servers kind's reader (`drfbench run`): (demands (users, resources), servers
     (L, resources)) from a CSV of per-task demands, one row per user, whose header names
     the resources, and a servers CSV in the generic trace format (drfbench.drfh.trace)
-    with the same resource columns, matched by name (drfbench._inputs.demands_and_machines)."""
-    return demands_and_machines(demands_path, servers_path, "servers")
+    with the same resource columns, matched by name (drfbench._inputs.demands_and_machines;
+    `names`: and the users' names)."""
+    return demands_and_machines(demands_path, servers_path, "servers", names=names)
 
 
 def _units(C, aggregate):

@@ -206,19 +206,20 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
                  int(seed) & MASK)
 
 
-def read_inputs(path):
+def read_inputs(path, names=False):
     """The flows kind's reader (`drfbench run`): a costs CSV, one row per flow, one column
     per resource in pipeline order (the header names them; a first column `flow` or `name`
     names the flows: drfbench._inputs.labelled), seconds per packet; as
-    drfbench.drfq.simulate takes it, an (n, m) array. A cost past MAX_SECONDS, or a flow
-    whose packets cost nothing anywhere, is refused, naming its line."""
+    drfbench.drfq.simulate takes it, an (n, m) array, with `names` the pair (array, the
+    flows' names as written or None: docs/accepts.md "Names of rows"). A cost past
+    MAX_SECONDS, or a flow whose packets cost nothing anywhere, is refused, naming its line."""
     table = _inputs.read_csv(path, "costs", name_column=True)
     costs = table.numbers(table.columns, upper=MAX_SECONDS)
     zero = np.flatnonzero(costs.max(axis=1) == 0)
     if zero.size:
         raise ValueError(f"{table.where}: {table.row(int(zero[0]))} costs 0 on every resource "
                          "(a packet must take some time somewhere)")
-    return costs
+    return (costs, table.labels) if names else costs
 
 
 def _weights(weights, n):
