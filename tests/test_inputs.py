@@ -9,9 +9,9 @@ import pytest
 from drfbench import _inputs, _validation, drf, drfh, hdrf
 
 # the readers' modules (a package may export a function of the module's name)
-workloads, drfq_model, packer_workload, drf_tasks, drfh_exact = (
+workloads, drfq_model, packer_workload, drf_tasks, drfh_exact, drfh_trace = (
     importlib.import_module(f"drfbench.{m}") for m in
-    ("dcdrf.workloads", "drfq.model", "packer.workload", "drf.tasks", "drfh.exact"))
+    ("dcdrf.workloads", "drfq.model", "packer.workload", "drf.tasks", "drfh.exact", "drfh.trace"))
 
 
 def write(tmp_path, name, text):
@@ -232,6 +232,38 @@ def test_a_job_of_several_users_named_by_its_labels(tmp_path):
     with pytest.raises(ValueError, match=r"t.csv: job 'j' has tasks of several users \('007' "
                                          r"at line 2, '7' at line 3\)"):
         drfh.read_tasks(path, ("cpu",))
+
+
+def test_white_space_around_cells_and_blank_lines_read_as_without(tmp_path):
+    plain = TRACE + "u1,j1,0,1,0.1\nu2,j2,0.5,2,0.25\n"
+    spaced = ("user, job ,arrival,\tduration,cpu\r\n\r\n u1 ,j1,0, 1\u00a0,0.1\r\n"
+              ",,,,\r\nu2,\tj2,0.5,2,0.25 \r\n")
+    read = [_inputs.read_csv(write(tmp_path, name, text), "tasks")
+            for name, text in (("plain.csv", plain), ("spaced.csv", spaced))]
+    assert read[0].data == read[1].data and read[1].lines == (3, 5)
+
+
+def test_the_trace_reader_types_each_column_once_as_before(tmp_path):
+    path = write(tmp_path, "t.csv", "user,job,arrival,duration,cpu,size,note\n"
+                 "7,1,0,1,0.5,3,x\n007,2,1.5,,1e-3,4,\n")
+    frame, table = drfh_trace.read_frame(path, "tasks", labels=("user", "job"))
+    assert frame["user"].tolist() == ["7", "007"] and frame["job"].tolist() == ["1", "2"]
+    assert frame["arrival"].dtype == np.float64 and frame["size"].dtype == np.int64
+    assert np.isnan(frame["duration"][1]) and frame["cpu"].tolist() == [0.5, 0.001]
+    assert frame["note"][0] == "x" and pd.isna(frame["note"][1])
+    assert table.numbers(["cpu"]).tolist() == [[0.5], [0.001]]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_job_codes_are_the_labels_ranks(seed):
+    rng = np.random.default_rng(seed)
+    words = np.array(["007", "7", "1e3", "1000", "b", "a", "ä", "Z", "", "10", "9"], dtype=object)
+    labels = words[rng.integers(0, len(words), 200)]
+    expect = np.unique(labels, return_inverse=True)[1]
+    assert np.array_equal(drfh_trace._sorted_codes(labels), expect)
+    numbers = rng.integers(-5, 5, 200)
+    assert np.array_equal(drfh_trace._sorted_codes(numbers),
+                          np.unique(numbers, return_inverse=True)[1])
 
 
 def test_a_dataframe_mixing_text_and_numbers_refused():
