@@ -30,8 +30,8 @@ resource's room is short of the task's demand, or whose box's L1 distance to p (
 bound of H on every server inside, also in floating point: the same differences, rounded
 monotonically, summed in the same order) exceeds the best H found, or equals it with no
 lower server index inside. So it returns exactly the server a literal scan returns. For
-best-fit the leaves are kept sorted by q_l0 (re-sorted after every M updates), so that
-servers with similar residual shapes share subtrees; first-fit and slots keep index order,
+best-fit the leaves are kept in Z-order of q (re-sorted after every M/4 updates), so
+that servers with similar residual shapes share subtrees; first-fit and slots keep index order,
 and their search is a leftmost descent. A user set aside because its task fitted nowhere
 can only fit, later, on a server where a task finished since: the servers released are
 logged, and such a user's next decision tests those alone (the log restarts whenever a
@@ -61,6 +61,19 @@ cdef enum:
 MODES = {"drfh-first-fit": FIRST_FIT, "drfh-best-fit": BEST_FIT, "drfh-slots": SLOTS}  # by registered name
 NOTHING = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))   # no launch
 NOTHING[0].flags.writeable = NOTHING[1].flags.writeable = False
+
+
+def _z_order(q):
+    """Each row's place on the Z-order (Morton) curve through the unit cube of its q: the
+    coordinates' bits interleaved, so that servers near in every q_lr lie near on the
+    leaves and the tree's boxes stay small in every resource."""
+    bits = max(1, min(16, 63 // q.shape[1]))
+    cells = np.minimum(q * (1 << bits), (1 << bits) - 1).astype(np.uint64)
+    key = np.zeros(q.shape[0], dtype=np.uint64)
+    for b in range(bits - 1, -1, -1):
+        for r in range(q.shape[1]):
+            key = (key << np.uint64(1)) | ((cells[:, r] >> np.uint64(b)) & np.uint64(1))
+    return key
 
 
 cdef class DRFHScheduler:
@@ -212,12 +225,12 @@ cdef class DRFHScheduler:
             self.thi[node, r] = max(self.thi[a, r], self.thi[b, r])
 
     cdef void _build(self):
-        """Lay the servers on the leaves (best-fit: sorted by q_l0, then index) and fill
+        """Lay the servers on the leaves (best-fit: in Z-order of q, then index) and fill
         every node."""
         cdef Py_ssize_t j, node
         qa = np.asarray(self.q)
         if self.mode == BEST_FIT and self.M:
-            ranked = np.lexsort((np.arange(self.M), qa[:, 0]))
+            ranked = np.lexsort((np.arange(self.M), _z_order(qa)))
         else:
             ranked = np.arange(self.M)
         self.perm[:] = -1
@@ -237,7 +250,7 @@ cdef class DRFHScheduler:
         if not self.index:                     # (the tree is not kept: no way back)
             return
         self.updates += 1
-        if self.mode == BEST_FIT and self.updates >= self.M:
+        if self.mode == BEST_FIT and 4 * self.updates >= self.M:
             self._build()
             return
         node = self.P + self.place[k]
