@@ -1,14 +1,26 @@
-"""mkdocs hook (mkdocs.yml, `hooks:`): the committed reference figures in the site.
+"""mkdocs hook (mkdocs.yml, `hooks:`): the site's navigation, its generated pages, and the
+committed reference figures.
 
-mkdocs builds only what lies under docs/, and the figures drawn from the committed
-reference results lie in reference/default/figures/ (docs/figures.md, "Redrawing the
-reference figures"). This hook adds each PNG there to the site as
-reference-figures/<name>.png, without copying it into docs/, so a family's page shows one
-as `![...](../reference-figures/<name>.png)`, with a `/// caption` block under it.
+Navigation. mkdocs.yml has no `nav:`: this hook builds it from the files under docs/, in
+the order a reader needs them (`SECTIONS`): home, getting started, the user guide, the
+families, the API reference, the developer notes. Every page of docs/families/ is in the
+Families section by its file name, so adding an allocator family adds only its page,
+docs/families/<family>.md; a new page at the top of docs/ must be placed in `SECTIONS`
+(the build fails, naming it, until it is).
 
-mkdocs does not check a link inside a caption block (the block renders its content
-apart), so the hook checks these itself: a page showing a reference figure that is not
-committed, or by a wrong relative path, fails the build.
+Generated pages. The API reference is a page per public module of drfbench (`api/<name>.md`,
+one `::: drfbench.<name>` per module, a package's modules on its page), found in the source
+tree, so a new family's package gets its page too. REPRODUCTION.md, at the repository
+root, is on the site as reproduction.md, its links into the repository made paths.
+
+Reference figures. mkdocs builds only what lies under docs/, and the figures drawn from
+the committed reference results lie in reference/default/figures/ (docs/figures.md,
+"Redrawing the reference figures"). Each PNG there is on the site as
+reference-figures/<name>.png, without a copy in docs/, so a family's page shows one as
+`![...](../reference-figures/<name>.png)`, with a `/// caption` block under it. mkdocs
+does not check a link inside a caption block (the block renders its content apart), so
+this hook does: a page showing a reference figure that is not committed, or by a wrong
+relative path, fails the build.
 """
 import posixpath
 import re
@@ -17,19 +29,91 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-FIGURES = Path(__file__).resolve().parent / "reference" / "default" / "figures"
+ROOT = Path(__file__).resolve().parent
+FIGURES = ROOT / "reference" / "default" / "figures"
 SITE_DIR = "reference-figures"
 # an image link to a reference figure (a placeholder such as <name>.png is no name)
 _IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]*" + SITE_DIR + r"/[\w.-]+\.png)\)")
+
+# The navigation: (section title, its pages under docs/ in reading order, or a folder whose
+# pages it holds sorted by name). A title with one page is a page of the top level.
+SECTIONS = (
+    ("Home", ["index.md"]),
+    ("Getting started", ["getting-started.md"]),
+    ("User guide", ["accepts.md", "cli.md", "pipeline.md", "traces.md", "simulator.md",
+                    "rows.md", "figures.md", "claims.md", "reproduction.md",
+                    "slurm.md"]),
+    ("Families", "families/"),
+    ("API reference", "api/"),
+    ("Developer notes", ["architecture.md", "adding-a-family.md", "building.md",
+                         "performance.md", "edrf-event-history.md"]),
+)
+REPRODUCTION = "reproduction.md"
+# REPRODUCTION.md's links into the repository: a docs page becomes the site's page, any
+# other path (a results folder) a code span, as the site holds no such file
+_REPO_LINK = re.compile(r"\[([^\]]+)\]\(((?!https?:)[^)\s]+)\)")
+
+
+def api_modules():
+    """The API reference's pages: {page name: [module, ...]}, drfbench.api first, then every
+    public module and package of drfbench by name (a package with its public modules)."""
+    pages = {}
+    for path in sorted((ROOT / "drfbench").iterdir()):
+        name = path.stem
+        if name.startswith("_") or name == "build_variants":
+            continue
+        if path.is_dir() and (path / "__init__.py").is_file():
+            subs = sorted(p.stem for p in path.glob("*.py") if not p.stem.startswith("_"))
+            pages[name] = [f"drfbench.{name}"] + [f"drfbench.{name}.{s}" for s in subs]
+        elif path.suffix == ".py":
+            pages[name] = [f"drfbench.{name}"]
+    return {"api": pages.pop("api"), **pages}
+
+
+def _api_page(name, modules):
+    blocks = "\n\n".join(f"::: {m}\n    options:\n      heading_level: 2" for m in modules)
+    return f"# `drfbench.{name}`\n\n{blocks}\n"
+
+
+def on_config(config):
+    docs = Path(config.docs_dir)
+    placed = {p for _, pages in SECTIONS if isinstance(pages, list) for p in pages}
+    loose = sorted(p.name for p in docs.glob("*.md") if p.name not in placed)
+    if loose:
+        raise PluginError(f"docs/{loose[0]} is in no section of the navigation: add it to "
+                          f"SECTIONS in docs_hooks.py")
+    nav = []
+    for title, pages in SECTIONS:
+        if pages == "api/":
+            pages = [f"api/{name}.md" for name in api_modules()]
+        elif isinstance(pages, str):
+            pages = sorted(p.relative_to(docs).as_posix() for p in (docs / pages).glob("*.md"))
+        pages = [{"REPRODUCTION.md": p} if p == REPRODUCTION else p for p in pages]
+        nav.append({title: pages[0]} if len(pages) == 1 else {title: pages})
+    config.nav = nav
+    return config
 
 
 def on_files(files, config):
     for png in sorted(FIGURES.glob("*.png")):
         files.append(File.generated(config, f"{SITE_DIR}/{png.name}", abs_src_path=str(png)))
+    for name, modules in api_modules().items():
+        files.append(File.generated(config, f"api/{name}.md", content=_api_page(name, modules)))
+    files.append(File.generated(config, REPRODUCTION,
+                                content=(ROOT / "REPRODUCTION.md").read_text(encoding="utf-8")))
     return files
 
 
+def _site_link(match):
+    text, target = match.groups()
+    if target.startswith("docs/"):
+        return f"[{text}]({target[len('docs/'):]})"
+    return text if text.startswith("`") else f"`{text}`"
+
+
 def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri == REPRODUCTION:
+        markdown = _REPO_LINK.sub(_site_link, markdown)
     for link in _IMAGE.findall(markdown):
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), link))
         if files.get_file_from_path(target) is None:
