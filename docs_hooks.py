@@ -13,6 +13,11 @@ one `::: drfbench.<name>` per module, a package's modules on its page), found in
 tree, so a new family's package gets its page too. REPRODUCTION.md, at the repository
 root, is on the site as reproduction.md, its links into the repository made paths.
 
+Math. The pages' formulas are LaTeX, `$...$` inline and `$$...$$` as a block, which
+pymdownx.arithmatex (generic mode) marks in the HTML; this hook turns each into MathML with
+latex2mathml, so the browser renders it with no script and no network. A formula
+latex2mathml cannot read fails the build, naming its page.
+
 Reference figures. mkdocs builds only what lies under docs/, and the figures drawn from
 the committed reference results lie in reference/default/figures/ (docs/figures.md,
 "Redrawing the reference figures"). Each PNG there is on the site as
@@ -22,6 +27,7 @@ does not check a link inside a caption block (the block renders its content apar
 this hook does: a page showing a reference figure that is not committed, or by a wrong
 relative path, fails the build.
 """
+import html
 import posixpath
 import re
 from pathlib import Path
@@ -29,11 +35,19 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
+try:
+    from latex2mathml.converter import convert as latex_to_mathml
+except ImportError as error:  # the docs and test extras install it
+    raise PluginError("the site's math needs latex2mathml: pip install -e '.[docs]'") from error
+
 ROOT = Path(__file__).resolve().parent
 FIGURES = ROOT / "reference" / "default" / "figures"
 SITE_DIR = "reference-figures"
 # an image link to a reference figure (a placeholder such as <name>.png is no name)
 _IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]*" + SITE_DIR + r"/[\w.-]+\.png)\)")
+
+# a formula as pymdownx.arithmatex's generic mode marks it: inline \(...\), block \[...\]
+_MATH = re.compile(r'<(span|div) class="arithmatex">\\[(\[](.*?)\\[)\]]</\1>', re.S)
 
 # The navigation: (section title, its pages under docs/ in reading order, or a folder whose
 # pages it holds sorted by name). A title with one page is a page of the top level.
@@ -120,3 +134,16 @@ def on_page_markdown(markdown, page, config, files):
             raise PluginError(f"{page.file.src_uri} shows {link}, which is not "
                               f"{SITE_DIR}/<a PNG of reference/default/figures/>")
     return markdown
+
+
+def on_page_content(content, page, config, files):
+    def mathml(match):
+        tag, latex = match.groups()
+        try:
+            math = latex_to_mathml(html.unescape(latex),
+                                   display="block" if tag == "div" else "inline")
+        except Exception as error:  # latex2mathml raises its own classes and IndexError
+            raise PluginError(f"{page.file.src_uri}: formula {latex!r} is not LaTeX that "
+                              f"latex2mathml reads: {error}") from error
+        return f'<{tag} class="arithmatex">{math}</{tag}>'
+    return _MATH.sub(mathml, content)
