@@ -1,6 +1,8 @@
 """The documentation site builds with `mkdocs build --strict` (as CI builds it): a broken
-link or anchor, a missing page or a docstring mkdocstrings cannot render fails here; and
-every relative link of README.md points at a file that exists."""
+link or anchor, a missing page or a docstring mkdocstrings cannot render fails here; every
+relative link of README.md points at a file that exists; and the built pages read as
+written (issue 39): no number turned bold by `**` (`2**62`), no quote block made by a line
+starting with `>=`, every formula rendered as MathML by the site itself."""
 import importlib.util
 import os
 import re
@@ -8,18 +10,80 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+# The families whose pages write the papers' formulas as math (docs/families/<family>.md)
+FORMULAS = ("dcdrf", "drfh", "drfq", "hdrf", "packer")
+# What a page's reader sees wrongly: (what, a pattern in its text outside code and math)
+MISREAD = (
+    ("a number turned bold by ** (write it as a code span: `2**62`)", r"\d<strong>|</strong>\d"),
+    ("a quote block made by a line starting with >= (write `>= 0`)", r"<blockquote>\s*<p>\s*="),
+    ("math left as LaTeX", r"\$\$|\$\\|\\\(|\\\["),
+)
 
 
-def test_docs_build_strict(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
     assert importlib.util.find_spec("mkdocs") is not None, \
         "mkdocs is not installed: pip install -e '.[test]' (or '.[docs]')"
+    out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
-                          "--site-dir", str(tmp_path / "site")],
+                          "--site-dir", str(out)],
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert run.returncode == 0, f"mkdocs build --strict failed:\n{run.stdout}\n{run.stderr}"
-    assert (tmp_path / "site" / "index.html").is_file()
+    return out
+
+
+def article(page):
+    """A built page's content as a reader sees it: its article, less code, math, scripts."""
+    html = page.read_text(encoding="utf-8")
+    body = html[html.find("<article"):html.find("</article>")]
+    return re.sub(r"<(pre|code|script|style|math)\b.*?</\1>", " ", body, flags=re.S)
+
+
+def misread(pages, site):
+    return [f"{page.relative_to(site)}: {what}: ...{text[max(0, m.start() - 40):m.end() + 20]!r}"
+            for page in pages for text in [article(page)] for what, pattern in MISREAD
+            for m in re.finditer(pattern, text)]
+
+
+def test_docs_build_strict(site):
+    assert (site / "index.html").is_file()
+    assert (site / "getting-started" / "index.html").is_file()
+    assert (site / "reproduction" / "index.html").is_file()
+
+
+def test_pages_written_under_docs_read_as_written(site):
+    pages = [p for p in site.rglob("index.html") if p.relative_to(site).parts[0] != "api"]
+    assert len(pages) > 20
+    assert misread(pages, site) == []
+
+
+@pytest.mark.xfail(strict=True, reason="docstrings under drfbench/ still write 2**62 and "
+                   "lines starting with >= as plain text (issue 39, item 2: the docstrings' "
+                   "conversion); remove this mark when they are code spans")
+def test_api_pages_read_as_written(site):
+    pages = sorted((site / "api").rglob("index.html"))
+    assert len(pages) > 10
+    assert misread(pages, site) == []
+
+
+@pytest.mark.parametrize("family", FORMULAS)
+def test_formulas_render_as_mathml(site, family):
+    """Every formula is MathML in the page (the browser draws it: no script, no network)."""
+    html = (site / "families" / family / "index.html").read_text(encoding="utf-8")
+    marked = re.findall(r'<(?:span|div) class="arithmatex">(.*?)</(?:span|div)>', html, re.S)
+    assert len(marked) >= 3
+    assert [m for m in marked if not m.startswith("<math")] == []
+    assert "<mi>&</mi>" not in html, "an environment latex2mathml does not read (use array)"
+    assert re.search(r'<math [^>]*display="block"', html)
+
+
+def test_site_loads_no_math_script(site):
+    assert not [p for p in site.rglob("*.html")
+                if re.search(r"mathjax|katex", p.read_text(encoding="utf-8"), re.I)]
 
 
 def test_readme_links_resolve():
