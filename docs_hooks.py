@@ -18,6 +18,11 @@ pymdownx.arithmatex (generic mode) marks in the HTML; this hook turns each into 
 latex2mathml, so the browser renders it with no script and no network. A formula
 latex2mathml cannot read fails the build, naming its page.
 
+Figure gallery. gallery.md shows every reference figure with its caption: the one the
+pipeline's report gives it (workflows/report/figures/<name>.rst: what the paper's figure
+shows, what ours shows, the family, the paper's figure and the claim rows reading it), so a
+figure without a caption fails the build, naming it.
+
 Reference figures. mkdocs builds only what lies under docs/, and the figures drawn from
 the committed reference results lie in reference/default/figures/ (docs/figures.md,
 "Redrawing the reference figures"). Each PNG there is on the site as
@@ -55,7 +60,7 @@ SECTIONS = (
     ("Home", ["index.md"]),
     ("Getting started", ["getting-started.md"]),
     ("User guide", ["accepts.md", "cli.md", "pipeline.md", "traces.md", "simulator.md",
-                    "rows.md", "figures.md", "claims.md", "reproduction.md",
+                    "rows.md", "figures.md", "gallery.md", "claims.md", "reproduction.md",
                     "slurm.md"]),
     ("Families", "families/"),
     ("API reference", "api/"),
@@ -63,6 +68,8 @@ SECTIONS = (
                          "performance.md", "edrf-event-history.md"]),
 )
 REPRODUCTION = "reproduction.md"
+GALLERY = "gallery.md"
+CAPTIONS = ROOT / "workflows" / "report" / "figures"
 # REPRODUCTION.md's links into the repository: a docs page becomes the site's page, any
 # other path (a results folder) a code span, as the site holds no such file
 _REPO_LINK = re.compile(r"\[([^\]]+)\]\(((?!https?:)[^)\s]+)\)")
@@ -113,9 +120,47 @@ def on_files(files, config):
         files.append(File.generated(config, f"{SITE_DIR}/{png.name}", abs_src_path=str(png)))
     for name, modules in api_modules().items():
         files.append(File.generated(config, f"api/{name}.md", content=_api_page(name, modules)))
+    files.append(File.generated(config, GALLERY, content=gallery()))
     files.append(File.generated(config, REPRODUCTION,
                                 content=(ROOT / "REPRODUCTION.md").read_text(encoding="utf-8")))
     return files
+
+
+def caption(name):
+    """A reference figure's report caption: (its fields, its text as Markdown)."""
+    path = CAPTIONS / f"{name}.rst"
+    if not path.is_file():
+        raise PluginError(f"reference figure {name}.png has no caption: write "
+                          f"workflows/report/figures/{name}.rst (docs/figures.md)")
+    text = path.read_text(encoding="utf-8")
+    fields = dict(re.findall(r"^:(\w+): (.*)$", text, re.M))
+    body = re.sub(r"^:\w+: .*\n?", "", text, flags=re.M).strip().replace("``", "`")
+    return fields, body
+
+
+def gallery():
+    """gallery.md: every reference figure by family, each with its caption and claim rows."""
+    pngs = sorted(p.stem for p in FIGURES.glob("*.png"))
+    by_family = {}
+    for name in pngs:
+        fields, body = caption(name)
+        by_family.setdefault(fields.get("family", "?"), []).append((name, fields, body))
+    out = ["# Figure gallery", "",
+           "Every figure drawn from the committed reference results "
+           "(`reference/default/figures/`, the default profile on the 2-core development "
+           "machine: [Figures](figures.md#redrawing-the-reference-figures)), with the caption "
+           "the pipeline's report gives it and the rows of [REPRODUCTION.md](reproduction.md) "
+           "that read it. Click a figure to open it full size.", ""]
+    for family, figures in by_family.items():
+        out += [f"## {family}", ""]
+        for name, fields, body in figures:
+            claims = fields.get("claims", "none")
+            rows = ("no row of REPRODUCTION.md names it" if claims == "none" else
+                    f"[REPRODUCTION.md](reproduction.md) rows {claims}")
+            out += [f"### {fields.get('paper', name)}: `{name}`", "",
+                    f"[![{name}]({SITE_DIR}/{name}.png)]({SITE_DIR}/{name}.png)", "",
+                    body, "", f"Claims: {rows}.", ""]
+    return "\n".join(out)
 
 
 def _site_link(match):

@@ -2,7 +2,8 @@
 link or anchor, a missing page or a docstring mkdocstrings cannot render fails here; every
 relative link of README.md points at a file that exists; and the built pages read as
 written (issue 39): no number turned bold by `**` (`2**62`), no quote block made by a line
-starting with `>=`, every formula rendered as MathML by the site itself."""
+starting with `>=`, every formula rendered as MathML by the site itself; every reference
+figure in the gallery, and every figure of the pipeline's report with its caption."""
 import importlib.util
 import os
 import re
@@ -11,8 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+FIGURES = sorted(p.stem for p in (ROOT / "reference/default/figures").glob("*.png"))
+CAPTIONS = ROOT / "workflows/report/figures"
 # The families whose pages write the papers' formulas as math (docs/families/<family>.md)
 FORMULAS = ("dcdrf", "drfh", "drfq", "hdrf", "packer")
 # What a page's reader sees wrongly: (what, a pattern in its text outside code and math)
@@ -84,6 +88,48 @@ def test_formulas_render_as_mathml(site, family):
 def test_site_loads_no_math_script(site):
     assert not [p for p in site.rglob("*.html")
                 if re.search(r"mathjax|katex", p.read_text(encoding="utf-8"), re.I)]
+
+
+def test_gallery_shows_every_reference_figure(site):
+    html = (site / "gallery" / "index.html").read_text(encoding="utf-8")
+    assert len(FIGURES) > 30
+    shown = set(re.findall(r'<a href="\.\./reference-figures/([\w-]+)\.png"><img ', html))
+    assert [f for f in FIGURES if f not in shown] == []
+    assert (site / "reference-figures" / f"{FIGURES[0]}.png").is_file()
+
+
+def claim_rows():
+    """{figure: "<claims id> <row>, <row>"} from the claims table's `figure` keys."""
+    rows = {}
+    for path in sorted((ROOT / "reference/claims").glob("*.yaml")):
+        table = yaml.safe_load(path.read_text())
+        for section in table["sections"]:
+            for claim in section["claims"]:
+                for figure in str(claim.get("figure", "")).split():
+                    rows.setdefault(figure, (table["id"], []))[1].append(str(claim["id"]))
+    return {figure: f"{paper} {', '.join(ids)}" for figure, (paper, ids) in rows.items()}
+
+
+def test_every_report_figure_has_its_caption():
+    """Each figure the notebooks draw (the PNGs, every one of them committed as a reference
+    figure) has its caption for `snakemake --report`, workflows/report/figures/<name>.rst
+    (workflows/figures.smk refuses to parse without it): what the paper's figure shows,
+    what ours shows, then its fields: the family (the category of the family's results in
+    the report), the paper's figure, the claim rows that read it, the profile."""
+    assert sorted(p.stem for p in CAPTIONS.glob("*.rst")) == FIGURES
+    categories = set(re.findall(r'category="([^"]+)"',
+                                "".join(p.read_text() for p in (ROOT / "workflows/rules").glob("*.smk"))))
+    rows = claim_rows()
+    for name in FIGURES:
+        text = (CAPTIONS / f"{name}.rst").read_text()
+        fields = dict(re.findall(r"^:(\w+): (.*)$", text, re.M))
+        body = re.sub(r"^:\w+: .*\n?", "", text, flags=re.M).split("\n\n")
+        assert list(fields) == ["family", "paper", "claims", "profile"], name
+        assert fields["family"] in categories, (name, fields["family"])
+        assert fields["claims"] == rows.get(name, "none"), name
+        assert fields["profile"].startswith('{{ snakemake.config["name"] }}'), name
+        assert [p for p in body if p.strip()][1].startswith("Ours:"), name
+        assert not re.search(r"(^|\s)/\w", text), f"{name}: a local path"
 
 
 def test_readme_links_resolve():
