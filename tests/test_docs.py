@@ -4,6 +4,7 @@ relative link of README.md points at a file that exists; and the built pages rea
 written (issue 39): no number turned bold by `**` (`2**62`), no quote block made by a line
 starting with `>=`, every formula rendered as MathML by the site itself; every reference
 figure in the gallery, and every figure of the pipeline's report with its caption."""
+import html
 import importlib.util
 import os
 import re
@@ -83,6 +84,18 @@ def test_formulas_render_as_mathml(site, family):
     assert [m for m in marked if not m.startswith("<math")] == []
     assert "<mi>&</mi>" not in html, "an environment latex2mathml does not read (use array)"
     assert re.search(r'<math [^>]*display="block"', html)
+
+
+def test_api_signatures_are_wrapped(site):
+    """black (the docs extra) wraps each signature to mkdocs.yml's line_length: none runs
+    off the page's right edge."""
+    lines = []
+    for page in (site / "api").rglob("index.html"):
+        for block in re.findall(r'<div class="doc-signature highlight">(.*?)</div>',
+                                page.read_text(encoding="utf-8"), re.S):
+            lines += html.unescape(re.sub(r"<[^>]+>", "", block)).split("\n")
+    assert len(lines) > 100
+    assert [line for line in lines if len(line) > 88] == []
 
 
 def test_site_loads_no_math_script(site):
