@@ -98,6 +98,19 @@ def test_api_signatures_are_wrapped(site):
     assert [line for line in lines if len(line) > 88] == []
 
 
+def test_code_blocks_fit_the_page():
+    """Code a reader copies (python, bash, yaml) fits the page, 90 columns; a program's
+    output (console, text), which cannot be wrapped, may be wider."""
+    wide = []
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        for indent, lang, code in re.findall(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```",
+                                             path.read_text(), re.S | re.M):
+            if lang not in ("console", "text"):
+                wide += [f"{path.relative_to(ROOT)}: {line.strip()[:60]}"
+                         for line in code.split("\n") if len(line) - len(indent) > 90]
+    assert wide == []
+
+
 def test_site_loads_no_math_script(site):
     assert not [p for p in site.rglob("*.html")
                 if re.search(r"mathjax|katex", p.read_text(encoding="utf-8"), re.I)]
