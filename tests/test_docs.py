@@ -111,7 +111,12 @@ def test_code_blocks_fit_the_page():
     assert wide == []
 
 
-def test_site_loads_no_math_script(site):
+def test_pages_load_nothing_from_the_network(site):
+    """A page opened offline renders whole: no math script, no web font, no remote asset."""
+    remote = [f"{p.relative_to(site)}: {m}" for p in site.rglob("*.html")
+              for m in re.findall(r'<(?:link|script|img)\b[^>]*(?:href|src)="(?:https?:)?//[^"]*"',
+                                  p.read_text(encoding="utf-8"))]
+    assert remote == []
     assert not [p for p in site.rglob("*.html")
                 if re.search(r"mathjax|katex", p.read_text(encoding="utf-8"), re.I)]
 
