@@ -18,6 +18,11 @@ pymdownx.arithmatex (generic mode) marks in the HTML; this hook turns each into 
 latex2mathml, so the browser renders it with no script and no network. A formula
 latex2mathml cannot read fails the build, naming its page.
 
+Verdicts. A family page's marker `<!-- verdicts: <paper> [<section> ...] -->` becomes a
+box with the rows of that paper's claims table (reference/claims/<paper>.yaml, its
+sections named or all) by verdict, linked to the paper's part of REPRODUCTION.md: the
+page opens with what was reproduced, read from the table itself.
+
 Figure gallery. gallery.md shows every reference figure with its caption: the one the
 pipeline's report gives it (workflows/report/figures/<name>.rst: what the paper's figure
 shows, what ours shows, the family, the paper's figure and the claim rows reading it), so a
@@ -35,10 +40,13 @@ relative path, fails the build.
 import html
 import posixpath
 import re
+
+import yaml
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+from markdown.extensions.toc import slugify
 
 try:
     from latex2mathml.converter import convert as latex_to_mathml
@@ -51,6 +59,7 @@ SITE_DIR = "reference-figures"
 # an image link to a reference figure (a placeholder such as <name>.png is no name)
 _IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]*" + SITE_DIR + r"/[\w.-]+\.png)\)")
 
+_VERDICTS = re.compile(r"<!-- verdicts: ([\w-]+)((?: [\w-]+)*) -->")
 # a formula as pymdownx.arithmatex's generic mode marks it: inline \(...\), block \[...\]
 _MATH = re.compile(r'<(span|div) class="arithmatex">\\[(\[](.*?)\\[)\]]</\1>', re.S)
 
@@ -163,6 +172,31 @@ def gallery():
     return "\n".join(out)
 
 
+def verdicts(match):
+    """The box a `<!-- verdicts: ... -->` marker stands for (module docstring)."""
+    paper, sections = match.group(1), match.group(2).split()
+    path = ROOT / "reference" / "claims" / f"{paper}.yaml"
+    if not path.is_file():
+        raise PluginError(f"verdicts marker names {paper}, which is not reference/claims/<paper>.yaml")
+    table = yaml.safe_load(path.read_text(encoding="utf-8"))
+    known = [s["id"] for s in table["sections"]]
+    if set(sections) - set(known):
+        raise PluginError(f"verdicts marker names sections {sorted(set(sections) - set(known))} "
+                          f"of {path.name}, which has {known}")
+    rows = {}
+    for section in table["sections"]:
+        if not sections or section["id"] in sections:
+            for claim in section["claims"]:
+                rows.setdefault(claim.get("verdict") or "measured, no verdict", []).append(
+                    str(claim["id"]))
+    anchor = slugify(table["title"], "-")
+    lines = [f'!!! abstract "Verdicts: {sum(map(len, rows.values()))} claims, as '
+             f'[REPRODUCTION.md](../{REPRODUCTION}#{anchor}) states them"', ""]
+    lines += [f"    - **{verdict}**: {len(ids)} (rows {', '.join(ids)})"
+              for verdict, ids in rows.items()]
+    return "\n".join(lines) + "\n"
+
+
 def _site_link(match):
     text, target = match.groups()
     if target.startswith("docs/"):
@@ -173,6 +207,7 @@ def _site_link(match):
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri == REPRODUCTION:
         markdown = _REPO_LINK.sub(_site_link, markdown)
+    markdown = _VERDICTS.sub(verdicts, markdown)
     for link in _IMAGE.findall(markdown):
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), link))
         if files.get_file_from_path(target) is None:

@@ -121,6 +121,15 @@ def test_pages_load_nothing_from_the_network(site):
                 if re.search(r"mathjax|katex", p.read_text(encoding="utf-8"), re.I)]
 
 
+@pytest.mark.parametrize("family", sorted(p.stem for p in (ROOT / "docs/families").glob("*.md")))
+def test_a_family_page_opens_with_its_verdicts(site, family):
+    """The box of its claims' verdicts comes before the page's first section."""
+    body = article(site / "families" / family / "index.html")
+    box = body.find('<div class="admonition abstract">')
+    assert 0 < box < body.find("<h2"), family
+    assert re.search(r"Verdicts: \d+ claims", body[box:]), family
+
+
 def test_gallery_shows_every_reference_figure(site):
     html = (site / "gallery" / "index.html").read_text(encoding="utf-8")
     assert len(FIGURES) > 30
