@@ -40,13 +40,12 @@ relative path, fails the build.
 import html
 import posixpath
 import re
-
-import yaml
 from pathlib import Path
 
+import yaml
+from markdown.extensions.toc import slugify
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
-from markdown.extensions.toc import slugify
 
 try:
     from latex2mathml.converter import convert as latex_to_mathml
