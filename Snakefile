@@ -18,6 +18,10 @@ from drfbench.dcdrf import sweeps
 
 min_version("9.0")
 
+# `snakemake --report report.html`: this description first, then every figure with its
+# caption (workflows/figures.smk)
+report: "workflows/report/workflow.rst"
+
 
 if not workflow.overwrite_configfiles:  # no --configfile: the smoke profile, --config on top
 

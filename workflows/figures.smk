@@ -7,10 +7,27 @@
 #   snakemake --cores all --configfile workflows/config/default.yaml \
 #       --config figures_from=reference/default -- figures
 
+import re
+
+from snakemake.exceptions import WorkflowError
+
 RESULTS_FROM = config.get("figures_from", f"results/{NAME}")
+# The report (snakemake --report) shows each PNG, not its PDF or a notebook's tables, with
+# its caption, workflows/report/figures/<figure>.rst, whose fields (at its end: a field list
+# first would be read as the document's metadata and not shown) name the family (the
+# report's category) and the paper's figure (its subcategory).
+CAPTIONS = Path(workflow.basedir, "workflows/report/figures")
+FIGURE_FIELDS = {path.stem: dict(re.findall(r"^:(\w+): (.*)$", path.read_text(), re.M))
+                 for path in CAPTIONS.glob("*.rst")}
 
 
 for _notebook, _spec in NOTEBOOKS.items():
+    _uncaptioned = [f for f in _spec["figures"]
+                    if f.endswith(".png") and f.removesuffix(".png") not in FIGURE_FIELDS]
+    if _uncaptioned:
+        raise WorkflowError(f"figure {_uncaptioned[0]} of notebook {_notebook} has no caption: "
+                            f"write {CAPTIONS.relative_to(workflow.basedir)}/"
+                            f"{_uncaptioned[0].removesuffix('.png')}.rst")
 
     rule:
         name:
@@ -26,7 +43,11 @@ for _notebook, _spec in NOTEBOOKS.items():
             data=[f"{workflow.basedir}/data/{f}" for f in _spec.get("data", [])],
         output:
             executed=f"results/{{name}}/notebooks/{_notebook}.ipynb",
-            figures=[report(f"results/{{name}}/figures/{f}", category="figures")
+            figures=[report(f"results/{{name}}/figures/{f}",
+                            caption=f"report/figures/{f.removesuffix('.png')}.rst",
+                            category=FIGURE_FIELDS[f.removesuffix(".png")]["family"],
+                            subcategory=FIGURE_FIELDS[f.removesuffix(".png")]["paper"])
+                     if f.endswith(".png") else f"results/{{name}}/figures/{f}"
                      for f in _spec["figures"]],
         conda:
             CONDA_ENV
@@ -37,7 +58,10 @@ for _notebook, _spec in NOTEBOOKS.items():
             # the results directory: the inputs' paths less their relative part
             results=lambda w, input, files=_spec["results"]: (
                 f"-p results {input.results[0].removesuffix(files[0])}" if files else ""),
-            data=f"-p data {workflow.basedir}/data" if _spec.get("data") else "",
+            # relative to the working directory, as the results are: no local path in the
+            # report's parameters
+            data=f"-p data {os.path.relpath(Path(workflow.basedir, 'data'))}"
+            if _spec.get("data") else "",
         shell:
             "{params.python} -m jupytext --to ipynb --output - {input.notebook} 2> {log} | "
             "{params.python} -m papermill - {output.executed} --kernel python3 --log-output "
