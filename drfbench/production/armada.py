@@ -35,14 +35,14 @@ def queue_weights(priority_factors):
     return 1.0 / pf
 
 
-def _resources(total, multipliers):
-    total = check.finite_non_negative(check.real_array(total, "total", 1), "total")
+def _resources(total, multipliers, name="total"):
+    total = check.finite_non_negative(check.real_array(total, name, 1), name)
     if multipliers is None:
         return total, np.ones_like(total)
     mult = check.finite_non_negative(check.real_array(multipliers, "multipliers", 1),
                                      "multipliers")
     if mult.shape != total.shape:
-        raise ValueError(f"multipliers has {mult.size} resources, total {total.size}")
+        raise ValueError(f"multipliers has {mult.size} resources, {name} {total.size}")
     return total, mult
 
 
@@ -88,9 +88,10 @@ def fair_shares(capacity, weights, demands, multipliers=None,
     share), three (n,) arrays, as updateFairShares computes them.
 
     capacity: the pool's (m,) total; weights: (n,) > 0 (`queue_weights` turns priority
-    factors into weights); demands: (n, m) each queue's constrained demand, finite and >= 0; a demand's
-    share is its unweighted `cost` (1 for every queue if the capacity is all 0)."""
-    total, mult = _resources(capacity, multipliers)
+    factors into weights); demands: (n, m) each queue's constrained demand, finite and
+    >= 0, its share its unweighted `cost` (1 for every queue if the capacity is all 0);
+    max_iterations, threshold: upstream's rounds and the share left at which it stops."""
+    total, mult = _resources(capacity, multipliers, "capacity")
     D = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")
     if D.shape[1] != total.size:
         raise ValueError(f"demands has {D.shape[1]} resources, capacity {total.size}")
@@ -126,7 +127,7 @@ def theoretical_share(capacity, weights, demands, priority, multipliers=None):
     """The demand-capped adjusted fair share a new queue of this priority factor with
     infinite demand would get beside the given queues (CalculateTheoreticalShare);
     demands (n, m), n may be 0."""
-    total, mult = _resources(capacity, multipliers)
+    total, mult = _resources(capacity, multipliers, "capacity")
     D = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")
     w = _queue_weights(weights, D.shape[0])
     new_w = queue_weights([priority])

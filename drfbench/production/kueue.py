@@ -28,6 +28,7 @@ after the candidate's removal, rule S2-b (LessThanInitialShare) when preemptor <
 before it; the default is S2-a, then S2-b for the candidates S2-a left.
 """
 import math
+import numbers
 from typing import NamedTuple
 
 MAX_INT64 = 2**63 - 1     # roundedWeightedShare's value for a weight-0 node that borrows
@@ -69,7 +70,7 @@ class Share(NamedTuple):
 
 
 def _amount(value, what):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
             not math.isfinite(value) or value < 0:
         raise ValueError(f"{what} must be a finite number >= 0, got {value!r:.80}")
     return value

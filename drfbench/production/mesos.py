@@ -21,6 +21,7 @@ weights are read by path at every sort, where upstream caches a node's weight an
 later update_weight of an internal node that is not itself a client.
 """
 import math
+import numbers
 
 ACTIVE, INACTIVE, INTERNAL = "active", "inactive", "internal"
 VIRTUAL = "."
@@ -30,7 +31,7 @@ def _quantities(resources, what):
     out = {}
     for name, value in dict(resources).items():
         if not isinstance(name, str) or isinstance(value, bool) or \
-                not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
             raise ValueError(f"{what}: {name!r} must name a resource with a finite quantity "
                              f">= 0, got {value!r:.80}")
         out[name] = float(value)
@@ -171,7 +172,7 @@ class DRFSorter:
 
     def update_weight(self, path, weight):
         """The weight of the node at `path` (a client or an internal node, now or later)."""
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or \
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or \
                 not math.isfinite(weight) or weight <= 0:
             raise ValueError(f"weight of {path!r} must be finite and positive, got {weight!r}")
         self.weights[path] = float(weight)

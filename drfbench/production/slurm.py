@@ -29,6 +29,7 @@ one after the other, the second starting tied. This module follows the code; Slu
 test24.4 passes either way (its tied accounts aE and aF only hold users of Level FS +inf).
 """
 import math
+import numbers
 from typing import NamedTuple
 
 PARENT = "parent"          # shares of an association that uses its parent's fair share
@@ -47,7 +48,7 @@ class Association(NamedTuple):
 
 
 def _number(value, what):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
             not math.isfinite(value) or value < 0:
         raise ValueError(f"{what} must be a finite number >= 0, got {value!r:.80}")
     return float(value)

@@ -7,7 +7,9 @@ commit ff69552e79ad21652c36caa97038382e55625cf7):
 - pkg/scheduler/preemption/preemption_fair_test.go: TestFairPreemptions, the 5 cases
   below whose outcome follows from the shares alone (one flat cohort, one resource): each
   is replayed as the sequence of strategy checks the preemptor makes, asserting the
-  verdict that gives upstream's wantPreempted.
+  verdict that gives upstream's wantPreempted. The test's other 30 cases turn on the
+  candidates' order, priorities, preemption within a ClusterQueue or the nominal-quota
+  rules, which these pure functions do not model.
 
 Amounts are as upstream holds them: cpu in millicores, GPUs in units.
 """
