@@ -3,8 +3,9 @@ which decides which queue or application gets the next container.
 
 Restated from apache/hadoop, hadoop-yarn-server-resourcemanager's
 scheduler/fair/policies/DominantResourceFairnessPolicy.java (DominantResourceFairness-
-ComparatorN, DominantResourceFairnessComparator2, compareAttribrutes), as read at commit
-ee91492f16528292c4ad173dd018807a63fe6106 (before YARN-11482) and in the fixed release.
+ComparatorN, DominantResourceFairnessComparator2, compareAttribrutes), read at commit
+ee91492f16528292c4ad173dd018807a63fe6106 (before YARN-11482) and in a later version of
+the file with the fix (the one line below, b's own usage).
 
 compare(a, b, cluster) is negative when a goes first:
 
