@@ -166,6 +166,15 @@ def tenant_weights(weights, n_tenants):
     return np.ascontiguousarray(w)
 
 
+def unit_weights(w):
+    """(weights scaled by a power of two so that the largest lies in [1, 2), the shift:
+    weights = ldexp(scaled, -shift)): only ratios matter, and the scaling is exact."""
+    if not w.size:
+        return w, 0
+    shift = 1 - int(np.frexp(w.max())[1])
+    return np.ldexp(w, shift), shift
+
+
 def digits(n):
     """The number of decimal digits of integer n, without printing it (Python refuses to
     print an int of more than 4,300 digits)."""

@@ -1,5 +1,6 @@
 """Every registered family has the files docs/adding-a-family.md lists, and keeps its
 settings to itself: a family registered without one of them fails here, naming it."""
+import importlib
 import re
 from pathlib import Path
 
@@ -17,6 +18,7 @@ def family_files(family):
     return [
         ("its kernel", [ROOT / f"kernels/{family}.pyx"]),
         ("its package", [ROOT / f"drfbench/{family}/__init__.py"]),
+        ("its catalog: its input kinds and methods", [ROOT / f"drfbench/{family}/catalog.py"]),
         ("its pipeline steps (python -m drfbench.<family>)", [ROOT / f"drfbench/{family}/__main__.py"]),
         ("its literal transcription, the kernel's test oracle", [ROOT / f"drfbench/{family}/literal.py"]),
         ("its schema fragment, with its defaults", [ROOT / f"workflows/schemas/{family}.schema.yaml"]),
@@ -69,6 +71,17 @@ def test_a_family_page_shows_its_reference_figures(family):
     shown = re.findall(r"!\[[^\]]*\]\(\.\./reference-figures/([\w.-]+\.png)\)", page)
     assert [n for n in shown if n.startswith(f"{family}_")], f"docs/families/{family}.md shows none"
     assert all((ROOT / "reference/default/figures" / n).is_file() for n in shown), shown
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_a_family_declares_its_own_methods_in_its_catalog(family):
+    """The methods of drfbench/<family>/catalog.py are the family's, implemented in its
+    package; the kinds it declares are taken by a method."""
+    catalog = importlib.import_module(f"drfbench.{family}.catalog")
+    assert {m.family for m in catalog.METHODS} == {family}
+    assert [m.name for m in catalog.METHODS] == list(drfbench.methods(family=family))
+    assert [m.name for m in catalog.METHODS if not m.implementation.startswith(f"{family}.")] == []
+    assert all(drfbench.methods(takes=k.name) for k in catalog.KINDS)
 
 
 def test_every_input_kind_names_its_reader_and_entry_point():

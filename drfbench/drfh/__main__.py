@@ -32,6 +32,7 @@ from .. import rows as tidy
 from .._command import (COUNT, HORIZON, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, SHARE,
                         Parser, input_file, output, run)
 from .._io import replacing
+from .catalog import SERVERS, TRACE
 from .exact import allocate
 from .examples import example_rows
 from .properties import CHECKS
@@ -41,8 +42,8 @@ from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_ph
                          dynamic_workload, mean_utilization, simulate)
 from .trace import alibaba_tasks, google_servers, read_frame, read_servers, tasks_frame
 
-POLICIES = list(api.methods(takes=api.SERVERS))
-SCHEDULERS = list(api.methods(takes=api.TRACE))
+POLICIES = list(api.methods(takes=SERVERS))
+SCHEDULERS = list(api.methods(takes=TRACE))
 
 
 def examples(args):

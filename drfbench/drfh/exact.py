@@ -49,6 +49,7 @@ from .. import _validation as check
 from .. import api
 from .. import rows as tidy
 from .._inputs import demands_and_machines
+from .catalog import SERVERS
 
 SOLVERS = ("aggregate", "lp")
 # Relative tolerance of the rounds: a user rises if it can gain more than this fraction of
@@ -491,7 +492,7 @@ def allocate(demands, servers, method="drfh", **options):
     of their task), get 0 tasks and are listed in `.no_demand` and `.no_fit`.
     Returns an `Allocation`.
     """
-    return api.run(method, demands, servers, takes=api.SERVERS, **options)
+    return api.run(method, demands, servers, takes=SERVERS, **options)
 
 
 def run_exact(spec, demands, servers, *, weights=None, tasks=None, solver="aggregate"):

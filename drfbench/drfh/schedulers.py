@@ -18,6 +18,7 @@ from .. import _isa, api
 from .. import _validation as check
 from .._machine import resolve_threads
 from ..sim import Trace
+from .catalog import TRACE
 
 DEFAULT_SLOTS = 14          # Table II's best
 # How a task runs in a slot (drfh-slots): "timeshare", with what it demands, the simulator
@@ -81,7 +82,7 @@ def scheduler(machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, wei
     weights  per user, > 0 (default equal); index: use the server index (False: the
              literal scan, the benchmark's baseline); threads: of the literal best-fit scan
     """
-    api.method_info(name, api.TRACE)
+    api.method_info(name, TRACE)
     C = check.machines(machines, trace.resources, name="servers")
     per_server = slot_counts(C, slots) if name == "drfh-slots" else np.zeros(len(C), dtype=np.int64)
     if name == "drfh-slots" and not per_server.any():

@@ -13,6 +13,7 @@ import pandas as pd
 from .. import _validation as check
 from .. import api, sim
 from .. import rows as tidy
+from .catalog import TRACE
 from .literal import LiteralScheduler
 from .schedulers import DEFAULT_SLOTS, SLOT_MODELS, capped, scheduler as make
 from .trace import read_servers, read_trace, tasks_frame
@@ -113,7 +114,7 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     when it gets there. Time itself is exact at any scale: only a task whose start +
     duration == start in float64 is refused (drfbench.sim.simulate).
     """
-    return api.run(scheduler, servers, tasks, takes=api.TRACE, **options)
+    return api.run(scheduler, servers, tasks, takes=TRACE, **options)
 
 
 def _reach(trace, horizon, sample):

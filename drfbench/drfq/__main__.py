@@ -12,7 +12,8 @@ import sys
 
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, POSITIVE, Parser, output, run
-from ..api import FLOWS, methods
+from ..api import methods
+from .catalog import FLOWS
 from .evaluation import DISTRIBUTIONS, RATELESS, lecture, lecture_series, sweep
 from .model import INTERVAL, PACKET_COSTS, RTT
 

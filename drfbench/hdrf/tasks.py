@@ -21,6 +21,7 @@ from .. import _validation as check
 from .._validation import MAX_COUNT
 from .. import rows as tidy
 from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
+from .catalog import TREE
 from .tree import tree as as_tree
 
 MAX_RESOLUTION = 10**6             # allocate's quanta per leaf, at most
@@ -93,7 +94,7 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
     name when given by name (a DataFrame, a dict of columns), else by position; tasks
     whole numbers in [0, 2**62] or inf (a leaf demanding nothing needs a count); at most
     drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once (the work budget)."""
-    spec = api.method_info(policy, api.TREE)
+    spec = api.method_info(policy, TREE)
     sets = check.positive_int(sets, "sets", upper=MAX_SETS)
     if not isinstance(incremental, (bool, np.bool_)):
         raise TypeError(f"incremental must be True or False, got {incremental!r:.80}")
@@ -142,7 +143,7 @@ def schedule(tree, machines, policy="hdrf", **options):
     """Run registered tree policy `policy` (drfbench.methods(takes="tree")) on idle
     machines until it launches nothing more; options as `scheduler`'s. Returns a
     Schedule."""
-    return api.run(policy, tree, machines, takes=api.TREE, **options)
+    return api.run(policy, tree, machines, takes=TREE, **options)
 
 
 def allocate(tree, capacity, policy="hdrf", *, resolution=1000, isa=None):

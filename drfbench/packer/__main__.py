@@ -8,8 +8,9 @@ import sys
 
 from .. import rows as tidy
 from .._command import COUNT, FRACTION, NATURAL, POSITIVE, Parser, output, run
-from ..api import APPLICATIONS, methods
+from ..api import methods
 from .allocate import SCORES
+from .catalog import APPLICATIONS
 from .evaluation import evaluate, sensitivity
 from .model import VIEWS, Infrastructure
 from .workload import BOTTLENECK, TEMPORAL

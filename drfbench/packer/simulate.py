@@ -20,6 +20,7 @@ from .. import _isa, api
 from .. import _validation as check
 from .. import rows as tidy
 from .allocate import SCORES, Cluster, place
+from .catalog import APPLICATIONS
 from .model import (MAX_AMOUNT, RESOURCES, VIEWS, Application, Infrastructure, amount, check_fits,
                     request)
 from .rates import work_conserving
@@ -201,7 +202,7 @@ def simulate(infrastructure, applications, policy="packer", **options):
     horizon (the last application's end) at most MAX_CELLS (2**24) cells, and the
     placement's work, servers x the applications' nodes x instants, at most MAX_WORK
     (2**36); beyond them a ValueError says which."""
-    return api.run(policy, infrastructure, applications, takes=api.APPLICATIONS, **options)
+    return api.run(policy, infrastructure, applications, takes=APPLICATIONS, **options)
 
 
 def run_policy(spec, infrastructure, applications, *, view="ti-mra", score="literal",
