@@ -1,33 +1,26 @@
 """The registry of every method drfbench knows, and the one dispatch, `run()`.
 
-A method is one `Method` in REGISTRY: its name, its family, the input kind it takes, the
-options it accepts, and where its implementation lives ("module:function" inside
-drfbench, imported on first use, so that reading the registry loads no kernel). An input
-kind is one `InputKind` in KINDS: the inputs its methods take, the function users call,
-where its file reader and its property checks live. Everything outside a family asks the
-registry about methods rather than naming them: the pipeline's grids, the `drfbench`
-command, the property tables.
-
-The registry names no family: each family declares its input kinds and methods in its own
-`drfbench/<family>/catalog.py` (KINDS and METHODS, tuples), and the registry finds them on
-first use, every family's kinds before any method, families in name order. A catalog is
-loaded without its package's `__init__`, so reading the registry imports no family module.
-
-Every run of a registered method goes through `run` (each family's public function is
-`run` for its input kind): the options are checked against the method's, their defaults
-are the implementation's, and the thread count is decided there, once, and passed down as
-an int. A user who asks a method for something it cannot do (a tolerance for exact EDRF,
-threads for the single-threaded baseline, slots for H-DRF) gets a clear error instead of a
-silently different run.
+A method is one `Method` in REGISTRY: its name, family, input kind, its options (each an
+`Option`: type, default, bounds, one-line description) and its implementation
+("module:function" in drfbench, imported on first use: reading the registry loads no
+kernel). An input kind is one `InputKind` in KINDS: its inputs, the function users call,
+its file reader and property checks. The registry names no family: each declares its
+kinds and methods in its own `drfbench/<family>/catalog.py` (KINDS, METHODS), loaded on
+first use without the package's `__init__`, every family's kinds before any method,
+families in name order. Every run goes through `run` (each family's public function is
+`run` for its kind): options checked against the method's declarations (a tolerance for
+exact EDRF, slots for H-DRF, a value out of bounds: a clear error), defaults filled in,
+the thread count decided once.
 """
 import importlib
 import importlib.util
-import inspect
+import numbers
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._machine import resolve_threads
+from ._machine import MAX_THREADS, resolve_threads
+from ._validation import shown
 
 CATALOG = "catalog"     # the module of a family's declarations: drfbench/<family>/catalog.py
 
@@ -39,20 +32,52 @@ def function(implementation):
 
 
 @dataclass(frozen=True)
+class Option:
+    """An option of a family's methods, declared once: in its catalog, or below (THREADS,
+    ISA) for those every family means alike. type: int, float, bool, str, or list (one per
+    user, leaf or flow; `drfbench run` reads a comma list); default: when not given (None:
+    the description says what decides); description: one line; bounds: a number's
+    interval, "[low, high]", "(" or ")" for an open end (numbers are checked; durations,
+    arrays, None are the implementation's); choices: the texts a str option takes."""
+    name: str
+    type: type
+    default: object
+    description: str
+    bounds: str | None = None
+    choices: tuple = ()
+
+    def check(self, value):
+        """`value`, or a ValueError naming the option, its bounds or choices and the value."""
+        if self.choices and (isinstance(value, str) or not hasattr(value, "__len__")) \
+                and value not in self.choices:
+            raise ValueError(f"{self.name} must be one of {', '.join(map(repr, self.choices))}; "
+                             f"got {shown(value)}")
+        if self.bounds and isinstance(value, numbers.Real) and not isinstance(value, bool) \
+                and getattr(getattr(value, "dtype", None), "kind", "f") in "iuf":   # no durations
+            low, high = (float(x) for x in self.bounds[1:-1].split(","))
+            if not ((low <= value if self.bounds[0] == "[" else low < value)
+                    and (value <= high if self.bounds[-1] == "]" else value < high)):
+                raise ValueError(f"{self.name} must lie in {self.bounds}, got {shown(value)}")
+        return value
+
+
+THREADS = Option("threads", int, None, "OpenMP threads (None: OMP_NUM_THREADS, else every "
+                 "usable CPU)", f"[1, {MAX_THREADS}]")
+ISA = Option("isa", str, None, "the kernels' vector-width variant (None: $DRFBENCH_ISA, else "
+             "the widest this CPU runs)")
+
+
+@dataclass(frozen=True)
 class InputKind:
     """What a family's methods take.
 
-    name: its key (Method.takes); inputs: the positional inputs of its methods, in order;
-    entry: the function users call with them; reader: "module:function" reading the
-    inputs from files, one path per input (the `drfbench run` command); properties: the
-    module declaring its property checks (a drfbench.properties.PropertySet named CHECKS,
-    found by drfbench.properties.checks_for), or None; names: the column of the result's
-    rows holding the index of a row of the first input, which `drfbench run` replaces by
-    that row's name in the file (the reader's `names=True`), or None; dispatch:
-    "module:function" every method of the kind runs through, called as f(*inputs, method,
-    **options), which checks the inputs and options once for all of them and calls the
-    method's implementation (whose signature is then the dispatch's to choose), or None:
-    `run` calls the implementation itself.
+    name: its key (Method.takes); inputs: its methods' positional inputs, in order; entry:
+    the function users call with them; reader: "module:function" reading them from files,
+    one per input (`drfbench run`); properties: the module of its property checks (CHECKS,
+    properties.checks_for), or None; names: the rows' column holding the index of a row of
+    the first input, which `drfbench run` replaces by its name in the file (the reader's
+    `names=True`), or None; dispatch: "module:function" its methods run through, f(*inputs,
+    method, **options), checking inputs and options once for all of them, or None.
     """
     name: str
     inputs: tuple
@@ -63,10 +88,8 @@ class InputKind:
     dispatch: str | None = None
 
     def read(self, *paths, names=False):
-        """The inputs of this kind, read from `paths` (one per input): a tuple, one item per
-        input (the reader of a one-input kind returns that input alone); with `names`, the
-        pair (that tuple, the names of the first input's rows as written, or None where the
-        kind has no `names` column or the file no name column)."""
+        """The inputs read from `paths` (one per input), a tuple; with `names`, the pair
+        (that tuple, the first input's row names as written, or None)."""
         if len(paths) != len(self.inputs):
             raise ValueError(f"input kind {self.name!r} takes {len(self.inputs)} input(s) "
                              f"({', '.join(self.inputs)}), got {len(paths)}")
@@ -83,25 +106,27 @@ class InputKind:
 class Method:
     """A registered method.
 
-    name: what users pass as `method` (or `policy`, `scheduler`); family: the paper family
-    it belongs to (drfbench.<family>); takes: its input kind (a key of KINDS); summary:
-    one line; implementation: "module:function" in drfbench, called by `run` as
-    function(spec, *inputs, **options) (or by its kind's dispatch), whose keyword
-    defaults are the method's defaults; options: the option names it accepts; label: its
-    name in tables and figures; exact: gives the exact allocation (usable as the fairness
-    baseline); conventional: the literal, slow baseline, timed within a budget and
-    extrapolated beyond it; max_rounds: a fixed round budget, if it has one.
+    name: what users pass as `method` (or `policy`, `scheduler`); family: drfbench.<family>
+    it belongs to; takes: its input kind; summary: one line; implementation: "module:
+    function", called by `run` as f(spec, *inputs, **options) (or by its kind's dispatch);
+    options: the `Option`s it takes (a tuple, held by name); label: its name in tables;
+    exact: gives the exact allocation (a fairness baseline); conventional: the literal,
+    slow baseline, timed within a budget; max_rounds: a fixed round budget, if any.
     """
     name: str
     family: str
     takes: str
     summary: str
     implementation: str
-    options: frozenset = field(default_factory=frozenset)
+    options: dict = field(default_factory=dict)
     label: str = ""
     exact: bool = False
     conventional: bool = False
     max_rounds: int | None = None
+
+    def __post_init__(self):
+        given = self.options.values() if isinstance(self.options, dict) else self.options
+        object.__setattr__(self, "options", dict(sorted((o.name, o) for o in given)))
 
     def takes_option(self, option):
         """Whether the method accepts `option` (e.g. "epsilon", "threads")."""
@@ -113,30 +138,29 @@ class Method:
         return function(self.implementation)
 
     def defaults(self):
-        """Each option's default: the keyword default of its kind's dispatch, else of the
-        implementation (imports the family, loads no kernel)."""
-        dispatch = _registry(_KINDS)[self.takes].dispatch
-        params = inspect.signature(function(dispatch) if dispatch else self.run).parameters
-        return {o: params[o].default for o in sorted(self.options)}
+        """Each option's declared default, by name (imports nothing)."""
+        return {name: o.default for name, o in self.options.items()}
 
     def checked(self, options):
         """`options` as the implementation gets them: each one the method takes (else a
-        ValueError naming the method's options), threads resolved to an int."""
-        unknown = sorted(set(options) - self.options)
+        ValueError naming the method's options) within its bounds and choices
+        (Option.check), the others at their defaults, threads resolved to an int."""
+        unknown = sorted(set(options) - set(self.options))
         if unknown:
-            takes = ", ".join(sorted(self.options)) or "none"
+            takes = ", ".join(self.options) or "none"
             raise ValueError(f"method {self.name!r} takes no option {', '.join(unknown)}; "
                              f"its options: {takes}")
-        if "threads" in self.options:
-            options = {**options, "threads": resolve_threads(options.get("threads"))}
+        options = {name: o.check(options[name]) if name in options else o.default
+                   for name, o in self.options.items()}
+        if "threads" in options:
+            options["threads"] = resolve_threads(options["threads"])
         return options
 
 
-# Module-level dicts, read as KINDS and REGISTRY (module __getattr__, below), so that the
-# families' catalogs are found on first use and users can add their own with register().
+# Read as KINDS and REGISTRY (__getattr__, below): the catalogs are found on first use.
 _KINDS: dict[str, InputKind] = {}
 _REGISTRY: dict[str, Method] = {}
-_FOUND = []             # the families whose catalogs are registered (empty: not yet looked)
+_FOUND = []             # the families' catalogs, once registered
 
 
 def register_kind(kind: InputKind) -> InputKind:
@@ -148,9 +172,8 @@ def register_kind(kind: InputKind) -> InputKind:
 
 
 def register(method: Method) -> Method:
-    """Add `method` to the registry (drfbench's own are in their families' catalogs; a
-    user's own allocator can join the same way, with `implementation` pointing at its
-    module)."""
+    """Add `method` (a user's own allocator joins this way, `implementation` pointing at
+    its module)."""
     if method.name in _registry(_REGISTRY):
         raise ValueError(f"a method named {method.name!r} is already registered")
     if method.takes not in _KINDS:
@@ -160,33 +183,24 @@ def register(method: Method) -> Method:
     return method
 
 
-def _catalog(family):
-    """drfbench.<family>.catalog, loaded without running the family's `__init__` (which
-    imports its modules) unless that package is imported already."""
-    name = f"drfbench.{family}.{CATALOG}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).parent / family / f"{CATALOG}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 def _registry(table):
-    """`table` (_KINDS or _REGISTRY), once every family's catalog is registered: the
-    catalogs of the packages drfbench/<family>/ holding one, in name order, their input
-    kinds first (a family may take another's kind by its name), then their methods."""
+    """`table` (_KINDS or _REGISTRY), once every drfbench/<family>/catalog.py is registered,
+    in name order, kinds first (a family may take another's kind by its name); a catalog
+    is loaded without its package's `__init__` (the family's modules) unless imported."""
     if not _FOUND:
-        found = sorted(p.parent.name for p in Path(__file__).parent.glob(f"*/{CATALOG}.py"))
-        _FOUND.extend(found)
-        catalogs = [_catalog(family) for family in found]
-        for catalog in catalogs:
-            for kind in catalog.KINDS:
-                register_kind(kind)
-        for catalog in catalogs:
-            for method in catalog.METHODS:
-                register(method)
+        catalogs = []
+        for path in sorted(Path(__file__).parent.glob(f"*/{CATALOG}.py")):
+            name = f"drfbench.{path.parent.name}.{CATALOG}"
+            if name not in sys.modules:
+                spec = importlib.util.spec_from_file_location(name, path)
+                sys.modules[name] = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(sys.modules[name])
+            catalogs.append(sys.modules[name])
+        _FOUND.extend(catalogs)
+        for kind in (kind for catalog in catalogs for kind in catalog.KINDS):
+            register_kind(kind)
+        for method in (method for catalog in catalogs for method in catalog.METHODS):
+            register(method)
     return table
 
 
@@ -219,15 +233,13 @@ def method_info(name, takes=None) -> Method:
 
 
 def families() -> tuple[str, ...]:
-    """The families of the registered methods, in registry order (drfbench's own in name
-    order)."""
+    """The families of the registered methods, in registry order."""
     return tuple(dict.fromkeys(m.family for m in _registry(_REGISTRY).values()))
 
 
 def run(method, *inputs, takes=None, **options):
-    """Run registered method `method` on its inputs (its input kind's, in order) with
-    `options`: the one dispatch every family's public function goes through. `takes`
-    insists on an input kind; a kind with a dispatch of its own gets the call."""
+    """Run registered method `method` on its kind's inputs with `options` (`takes`
+    insists on a kind; a kind with a dispatch of its own gets the call)."""
     spec = method_info(method, takes)
     kind = _KINDS[spec.takes]
     if len(inputs) != len(kind.inputs):

@@ -11,9 +11,9 @@
 
 `run` reads the inputs with the reader of the method's input kind (one file per input, in
 the kind's order), takes exactly the options the method takes (`--max-rounds 10`; values
-are numbers, inf, true/false, text, and comma lists for the per-user `weights` and
-`tasks`), runs the method through drfbench.run and writes the result's tidy rows
-(`result.rows()`, stamped) atomically to --out as they are produced (CSV, .csv.gz, .json
+are read by the option's declared type: numbers, inf, true/false, text, and comma lists
+for the per-user `weights` and `tasks`), runs the method through drfbench.run and writes
+the result's tidy rows (`result.rows()`, stamped) atomically to --out as they are produced (CSV, .csv.gz, .json
 or .jsonl by the name: drfbench.rows.write), or a short table of the first of them to
 stdout (control characters in its cells shown escaped). On a
 terminal, a line with the elapsed time ticks on stderr while the inputs are read and the
@@ -45,7 +45,6 @@ from ._io import replacing
 
 BENCH = "dcdrf.bench:main"     # by name, as the registry names implementations
 
-PER_USER = frozenset({"weights", "tasks"})   # options giving one value per user (or leaf)
 SHOWN_ROWS = 20                              # rows printed to stdout without --out
 TICK_SECONDS = 1.0                           # how often the elapsed time ticks on a terminal
 _INPUT = "input:"                            # prefix of the inputs' names in `run`'s namespace
@@ -270,22 +269,23 @@ def _run_parser(spec, kind):
     p.add_argument("--out", type=output, help="write the rows to this file (atomically), in "
                    f"the format its name ends in: {', '.join(tidy.FORMATS)}; default: a short "
                    "table on stdout")
-    for option, default in spec.defaults().items():
-        flags = dict.fromkeys([f"--{option.replace('_', '-')}", f"--{option}"])
-        p.add_argument(*flags, dest=option, type=_converter(option, default),
-                       default=argparse.SUPPRESS, metavar=option.upper(),
-                       help=f"default: {default}" + (" (comma list, one per user; inf for "
-                                                     "unbounded)" if option in PER_USER else ""))
+    for name, option in spec.options.items():
+        flags = dict.fromkeys([f"--{name.replace('_', '-')}", f"--{name}"])
+        bounds = option.bounds or ", ".join(option.choices)
+        p.add_argument(*flags, dest=name, type=_converter(option), default=argparse.SUPPRESS,
+                       metavar=name.upper(), help=f"{option.description}; default: "
+                       f"{option.default}" + (f"; {bounds}" if bounds else "") +
+                       (" (comma list; inf for unbounded)" if option.type is list else ""))
     return p
 
 
-def _converter(option, default):
-    """How an option's text becomes its value: a comma list of numbers for the per-user
-    options, true/false where the default is a bool, else a number where the text is one
-    (inf included) and the text itself otherwise."""
-    if option in PER_USER:
+def _converter(option):
+    """How an option's text becomes its value (by its declared type): a comma list of
+    numbers for a list, true/false for a bool, else a number where the text is one (inf
+    included) and the text itself otherwise."""
+    if option.type is list:
         return lambda text: [_number(x) for x in text.split(",")]
-    if isinstance(default, bool):
+    if option.type is bool:
         return _boolean
     return _number_or_text
 

@@ -41,7 +41,8 @@ import numpy as np
 import drfbench
 from drfbench import _isa, _validation as check
 from drfbench.dcdrf import workloads
-from drfbench.dcdrf.demands import NO_ROUND_LIMIT, output_array
+from drfbench.dcdrf.catalog import NO_ROUND_LIMIT
+from drfbench.dcdrf.demands import output_array
 from drfbench._variants import flags_string
 
 KERNELS = ("edrf_event", "dcdrf")

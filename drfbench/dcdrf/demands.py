@@ -18,15 +18,14 @@ import scipy.sparse as sp
 from .. import _validation as check
 from .. import api
 from .._machine import MAX_THREADS, resolve_threads
-from .catalog import DEMANDS
+from .catalog import DEADLINE, DEMANDS, EPSILON, MAX_ROUNDS
 
-NO_ROUND_LIMIT = 2**62
 # Outputs of this many bytes or more get pages of their own (see output_array): the size
 # from which glibc's malloc maps new memory for every array anyway.
 OWN_PAGES_BYTES = 32 * 2**20
 # Options of allocate beyond demands, weights and dtype, with the value that means "not
-# asked for" (a method that does not take an option accepts that value only).
-NEUTRAL = {"epsilon": 0.0, "deadline": None, "max_rounds": None, "threads": None, "isa": None}
+# asked for" (their defaults: a method that does not take an option accepts that value only).
+NEUTRAL = {o.name: o.default for o in (EPSILON, DEADLINE, MAX_ROUNDS, api.THREADS, api.ISA)}
 
 
 @dataclass(frozen=True)

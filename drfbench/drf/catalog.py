@@ -2,10 +2,15 @@
 cs262a lecture): the tasks-on-machines input kind and its policies (drf.tasks), and the
 divisible policies (drf.divisible), which take DC-DRF's kind by its name and run through
 its dispatch. Loaded by the registry without the package's modules."""
-from ..api import InputKind, Method
+from ..api import ISA, InputKind, Method, Option
 
 DEMANDS = "demands"          # DC-DRF's kind (drfbench.dcdrf.catalog), taken by its name
 TASKS = "tasks"
+
+WEIGHTS = Option("weights", list, None, "per user, > 0 (None: equal)")
+TASK_COUNTS = Option("tasks", list, None, "tasks each user has to run, whole numbers "
+                     "(None or inf: an infinite queue)")
+SLOTS = Option("slots", int, None, "slots per machine (hadoop-slots needs it)", "[1, 1e7]")
 
 KINDS = (
     InputKind(TASKS, ("demands", "machines"),
@@ -21,8 +26,8 @@ METHODS = (
     Method("ceei", "drf", DEMANDS, "competitive equilibrium from equal incomes (NumPy, exact)",
            "drf.divisible:run_ceei", label="CEEI"),
     Method("online-drf", "drf", TASKS, "online DRF: the next task goes to the lowest dominant share",
-           "drf.tasks:run_policy", frozenset({"weights", "tasks", "isa"}), label="DRF"),
+           "drf.tasks:run_policy", (WEIGHTS, TASK_COUNTS, ISA), label="DRF"),
     Method("hadoop-slots", "drf", TASKS, "slot-based fair sharing, k slots per machine "
            "(Hadoop's fair scheduler)", "drf.tasks:run_policy",
-           frozenset({"weights", "tasks", "slots", "isa"}), label="slots"),
+           (WEIGHTS, TASK_COUNTS, SLOTS, ISA), label="slots"),
 )

@@ -112,7 +112,7 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
     return _isa.kernels(isa).drf.TaskScheduler(D, C, w, queue, k)
 
 
-def run_policy(spec, demands, machines, *, weights=None, tasks=None, slots=None, isa=None):
+def run_policy(spec, demands, machines, *, weights, tasks, isa, slots=None):
     """The registry's implementation of the task policies: launch tasks until no user's
     next task can start, a static run on an idle cluster. Returns a TaskAllocation."""
     s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, slots=slots,

@@ -32,11 +32,10 @@ from .. import rows as tidy
 from .._command import (COUNT, HORIZON, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, SHARE,
                         Parser, input_file, output, run)
 from .._io import replacing
-from .catalog import SERVERS, TRACE
+from .catalog import DEFAULT_SLOTS, SERVERS, SLOT_MODELS, TRACE
 from .exact import allocate
 from .examples import example_rows
 from .properties import CHECKS
-from .schedulers import DEFAULT_SLOTS, SLOT_MODELS
 from .sensitivity import study
 from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_phases,
                          dynamic_workload, mean_utilization, simulate)

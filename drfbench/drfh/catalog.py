@@ -3,12 +3,33 @@ systems with heterogeneous servers): the servers input kind with exact DRFH and
 per-server DRF for divisible tasks (Sec. III-D, V-A; drfh.exact), and the trace input
 kind with the discrete schedulers of Sec. V-B and Sec. VI's slots (drfh.simulation).
 Loaded by the registry without the package's modules."""
-from ..api import InputKind, Method
+from ..api import ISA, THREADS, InputKind, Method, Option
 
 SERVERS = "servers"
 TRACE = "trace"
-_SERVER_OPTIONS = frozenset({"weights", "tasks"})
-_TRACE_OPTIONS = frozenset({"sample", "horizon", "weights", "index", "threads", "isa", "literal"})
+SOLVERS = ("aggregate", "lp")
+DEFAULT_SLOTS = 14          # Table II's best
+SLOT_MODELS = ("timeshare", "capped")
+
+WEIGHTS = Option("weights", list, None, "per user, > 0 (None: equal)")
+_SERVER_OPTIONS = (WEIGHTS, Option("tasks", list, None, "tasks each user has to run (None or "
+                                   "inf: as many as fit)"))
+SOLVER = Option("solver", str, "aggregate", "how problem (7) is solved: the aggregated "
+                "progressive rounds, or HiGHS's LP (the test oracle)", choices=SOLVERS)
+_TRACE_OPTIONS = (
+    Option("sample", float, 60.0, "seconds between utilization samples", "(0, inf)"),
+    Option("horizon", float, float("inf"), "seconds simulated at most (inf: until the last "
+           "task ends)", "[0, inf]"),
+    WEIGHTS,
+    Option("index", bool, True, "find servers through the server index (False: a linear "
+           "scan)"),
+    THREADS, ISA,
+    Option("literal", bool, False, "run the literal scheduler (the slow test oracle)"),
+)
+SLOTS = Option("slots", int, DEFAULT_SLOTS, "slots per maximum server, scaled to each server",
+               "[1, inf)")
+SLOT_MODEL = Option("slot_model", str, "timeshare", "what a slot gives a task: a time share "
+                    "of its server, or a cap", choices=SLOT_MODELS)
 
 KINDS = (
     InputKind(SERVERS, ("demands", "servers"),
@@ -22,7 +43,7 @@ KINDS = (
 METHODS = (
     Method("drfh", "drfh", SERVERS, "DRFH, problem (7): equal weighted global dominant "
            "shares under per-server capacities, in progressive rounds",
-           "drfh.exact:run_exact", _SERVER_OPTIONS | {"solver"}, label="DRFH", exact=True),
+           "drfh.exact:run_exact", (*_SERVER_OPTIONS, SOLVER), label="DRFH", exact=True),
     Method("per-server-drf", "drfh", SERVERS, "naive extension (Sec. III-D): DRF on each "
            "server alone", "drfh.exact:run_exact", _SERVER_OPTIONS, label="Per-server DRF"),
     Method("drfh-first-fit", "drfh", TRACE, "First-Fit DRFH: the lowest global "
@@ -33,5 +54,5 @@ METHODS = (
            _TRACE_OPTIONS, label="Best-Fit DRFH"),
     Method("drfh-slots", "drfh", TRACE, "slots: k per maximum server, scaled to each "
            "server (Sec. VI's baseline)", "drfh.simulation:run_scheduler",
-           _TRACE_OPTIONS | {"slots", "slot_model"}, label="Slots"),
+           (*_TRACE_OPTIONS, SLOTS, SLOT_MODEL), label="Slots"),
 )

@@ -18,12 +18,10 @@ from .. import _isa, api
 from .. import _validation as check
 from .._machine import resolve_threads
 from ..sim import Trace
-from .catalog import TRACE
+from .catalog import DEFAULT_SLOTS, TRACE
 
-DEFAULT_SLOTS = 14          # Table II's best
 # How a task runs in a slot (drfh-slots): "timeshare", with what it demands, the simulator
 # time-sharing an oversubscribed server; "capped", with at most the slot's share (`capped`)
-SLOT_MODELS = ("timeshare", "capped")
 
 
 def slot_counts(machines, k=DEFAULT_SLOTS):

@@ -15,7 +15,7 @@ from .. import api, sim
 from .. import rows as tidy
 from .catalog import TRACE
 from .literal import LiteralScheduler
-from .schedulers import DEFAULT_SLOTS, SLOT_MODELS, capped, scheduler as make
+from .schedulers import DEFAULT_SLOTS, capped, scheduler as make
 from .trace import read_servers, read_trace, tasks_frame
 
 # The work bounds of a run (docs/accepts.md). Samples: at most MAX_SAMPLES, and at most
@@ -150,12 +150,12 @@ def _reach(trace, horizon, sample):
     return reach, bound, sample
 
 
-def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=DEFAULT_SLOTS,
-                  slot_model="timeshare", weights=None, index=True, threads=None, isa=None,
-                  literal=False):
-    """The registry's implementation of the trace schedulers (see `simulate`)."""
+def run_scheduler(spec, servers, tasks, *, sample, horizon, weights, index, threads, isa,
+                  literal, slots=DEFAULT_SLOTS, slot_model="timeshare"):
+    """The registry's implementation of the trace schedulers (see `simulate`): the options
+    as the registry checked them, their defaults declared in the family's catalog (slots
+    and slot_model: drfh-slots' only)."""
     scheduler = spec.name
-    check.choice(slot_model, "slot_model", SLOT_MODELS)
     resources, C, frame, trace = _frames(servers, tasks)
     if scheduler == "drfh-slots" and slot_model == "capped":
         trace = capped(trace, C, slots)

@@ -15,8 +15,8 @@ from .. import _isa, api
 from .. import rows as tidy
 from . import literal as transcription
 from .catalog import FLOWS
-from .model import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, PACKET_COSTS, RTT, SOURCES,
-                    STAGE_BUFFER, budget, flows as make_flows, settings as make_settings)
+from .model import (INTERVAL, PACKET_COSTS, SOURCES, budget, flows as make_flows,
+                    settings as make_settings)
 
 
 @dataclass
@@ -184,11 +184,12 @@ def simulate(costs, scheduler="drfq", **options):
     return api.run(scheduler, costs, takes=FLOWS, **options)
 
 
-def run_scheduler(spec, costs, *, duration=1.0, weights=None, rates=None, source="backlogged",
-                  packet_costs="fixed", resource=0, interval=INTERVAL, rtt=RTT, buffer=BUFFER,
-                  stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS, seed=0,
-                  decisions=False, literal=False, isa=None):
-    """The registry's implementation of the flow schedulers (see `simulate`)."""
+def run_scheduler(spec, costs, *, duration, weights, rates, source, packet_costs, rtt, buffer,
+                  stage_buffer, initial_window, bins, seed, decisions, literal, isa, resource=0,
+                  interval=INTERVAL):
+    """The registry's implementation of the flow schedulers (see `simulate`): the options
+    as the registry checked them, their defaults declared in the family's catalog
+    (resource and interval: those of fq and bottleneck only)."""
     f = make_flows(costs, weights, rates, source, packet_costs, seed)
     s = make_settings(f.m, spec.name, duration=duration, resource=resource, interval=interval,
                       rtt=rtt, buffer=buffer, stage_buffer=stage_buffer,

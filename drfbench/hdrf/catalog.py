@@ -1,10 +1,19 @@
 """H-DRF's entries in the registry (drfbench.api; Bhattacharya et al., SoCC'13; the slides
 by Ghodsi): the tree input kind and H-DRF with its rivals (hdrf.tasks). Loaded by the
 registry without the package's modules."""
-from ..api import InputKind, Method
+from ..api import ISA, InputKind, Method, Option
 
 TREE = "tree"
-_OPTIONS = frozenset({"tasks", "incremental", "sets", "isa"})
+MAX_SETS = 1024                    # kept open-sets, at most (the kernel's own limit)
+_OPTIONS = (
+    Option("tasks", list, None, "tasks each leaf has to run, whole numbers (None or inf: an "
+           "infinite queue)"),
+    Option("incremental", bool, True, "keep the tree's shares up to date as tasks start and "
+           "end, rather than recomputing them (both decide the same)"),
+    Option("sets", int, None, "open-sets kept (which task shapes fit where; None: as many "
+           "as the kernel needs)", f"[1, {MAX_SETS}]"),
+    ISA,
+)
 
 KINDS = (
     InputKind(TREE, ("tree", "machines"),

@@ -21,11 +21,10 @@ from .. import _validation as check
 from .._validation import MAX_COUNT
 from .. import rows as tidy
 from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
-from .catalog import TREE
+from .catalog import MAX_SETS, TREE
 from .tree import tree as as_tree
 
 MAX_RESOLUTION = 10**6             # allocate's quanta per leaf, at most
-MAX_SETS = 1024                    # kept open-sets, at most (kernels/hdrf.pyx's own limit)
 # Each registered policy: the kernel's mode, and whether it runs on the flattened tree.
 POLICY_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
                 "naive-hdrf": ("naive", False), "flatten": ("static", True),
@@ -117,7 +116,7 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
                                  queue, C, kernels.MODES[mode], incremental, sets or 0)
 
 
-def run_policy(spec, tree, machines, *, tasks=None, incremental=True, sets=None, isa=None):
+def run_policy(spec, tree, machines, *, tasks, incremental, sets, isa):
     """The registry's implementation of the tree policies: launch tasks on idle machines
     until the policy launches nothing more (for H-DRF: until every leaf is blocked).
     Returns a Schedule."""
