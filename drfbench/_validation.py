@@ -249,23 +249,6 @@ def duration(value, name):
     return real(value, name)
 
 
-def epsilon_value(epsilon):
-    eps = real(epsilon, "epsilon")
-    if not 0.0 <= eps < 1.0:
-        raise ValueError(f"epsilon must lie in [0, 1), got {eps}")
-    return eps
-
-
-def deadline_value(deadline):
-    """Seconds (> 0; a number or a duration) or None; None means no deadline."""
-    if deadline is None:
-        return None
-    limit = duration(deadline, "deadline")
-    if limit <= 0:
-        raise ValueError(f"deadline must be positive (seconds), got {limit}")
-    return limit
-
-
 def real_array(values, name, ndim):
     """`values` as a contiguous float64 array of `ndim` dimensions (TypeError for what is
     not real numbers; an array of bools is 0s and 1s, NumPy's reading; durations as

@@ -79,11 +79,14 @@ def output_array(n, dtype):
 
 
 def _options(spec, epsilon, deadline, max_rounds, threads, isa):
-    """The options as the method's implementation gets them: checked, refused when the
-    method does not take them, defaults filled in (threads decided here)."""
+    """The options as the method's implementation gets them: checked (epsilon's and the
+    deadline's bounds as the catalog declares them), refused when the method does not
+    take them, defaults filled in (threads decided here)."""
     if isa is not None and not isinstance(isa, str):
         raise TypeError(f"isa must be a kernel variant's name (text) or None, got {isa!r}")
-    given = {"epsilon": check.epsilon_value(epsilon), "deadline": check.deadline_value(deadline),
+    given = {"epsilon": EPSILON.check(check.real(epsilon, "epsilon")),
+             "deadline": deadline if deadline is None else
+             DEADLINE.check(check.duration(deadline, "deadline")),
              "max_rounds": check.positive_int(max_rounds, "max_rounds"),
              "threads": check.positive_int(threads, "threads", upper=MAX_THREADS), "isa": isa}
     if spec.max_rounds is not None:
