@@ -1,6 +1,7 @@
 """The `drfbench` command, built from the registry (drfbench.api):
 
-    drfbench methods [--family F] [--takes KIND]     the registered methods, their options
+    drfbench methods [--family F] [--takes KIND] [--options]
+                                                     the registered methods, or their options
     drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out rows.csv]
                                                      a method on your own files: tidy rows
     drfbench bench ...                               the DC-DRF benchmark (drfbench.dcdrf.bench)
@@ -73,6 +74,8 @@ def _parser():
                        "label, options and their defaults")
     m.add_argument("--family", choices=api.families())
     m.add_argument("--takes", choices=list(api.KINDS), help="only methods of this input kind")
+    m.add_argument("--options", action="store_true", help="list their options instead, as "
+                   "declared: type, default, bounds or choices, description")
     m.set_defaults(command=_methods)
     r = sub.add_parser("run", help="run a registered method on input files, write tidy rows",
                        description="drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out "
@@ -107,6 +110,10 @@ def _parser():
 # --------------------------------------------------------------------------------------
 
 def _methods(args):
+    if args.options:
+        _print_table(("option", "family", "type", "default", "bounds", "description"),
+                     option_rows(api.methods(family=args.family, takes=args.takes)))
+        return 0
     rows = []
     for name in api.methods(family=args.family, takes=args.takes):
         spec = api.method_info(name)
@@ -118,6 +125,16 @@ def _methods(args):
                  [(k.name, " ".join(k.inputs)) for k in api.KINDS.values()
                   if args.takes in (None, k.name)])
     return 0
+
+
+def option_rows(methods):
+    """One row of text per option of `methods` (registered names), per family, in name
+    order: its name, family, type, default, bounds or choices, description."""
+    declared = {(api.method_info(m).family, name): option
+                for m in methods for name, option in api.method_info(m).options.items()}
+    return [(option.name, family, option.type.__name__, str(option.default),
+             option.bounds or ", ".join(option.choices) or "-", option.description)
+            for (family, _), option in sorted(declared.items())]
 
 
 def _print_table(header, rows):

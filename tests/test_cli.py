@@ -83,6 +83,19 @@ def test_methods_filters(capsys):
     assert "packer-slots" in capsys.readouterr().out
 
 
+def test_methods_options_lists_the_declarations_as_the_docs_show(capsys):
+    """`drfbench methods --options`: a row per declared option (and family), the example
+    in docs/cli.md being the command's output."""
+    assert main(["methods", "--options", "--family", "drfq"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    declared = {o for m in drfbench.methods(family="drfq") for o in drfbench.method_info(m).options}
+    assert sorted(row.split()[0] for row in rows) == sorted(declared)
+    assert main(["methods", "--options", "--family", "packer"]) == 0
+    shown = capsys.readouterr().out
+    page = (ROOT / "docs/cli.md").read_text()
+    assert f"$ drfbench methods --options --family packer\n{shown}```" in page
+
+
 def test_run_as_a_command_prints_a_table(tmp_path):
     demands = tmp_path / "d.csv"
     np.savetxt(demands, DEMANDS, delimiter=",")
