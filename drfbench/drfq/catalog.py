@@ -21,14 +21,15 @@ MAX_STATE = 2**27       # numbers a run's state holds: 1 GiB
 SECONDS = f"(0, {MAX_SECONDS:g}]"
 PACKETS = f"[1, {MAX_STATE}]"
 
+PACKET_COST = Option("packet_costs", str, "fixed", "per-packet factors of mean 1 on the costs",
+                     choices=PACKET_COSTS)
 _OPTIONS = (
     Option("duration", float, 1.0, "seconds simulated", SECONDS),
     Option("weights", list, None, "per flow, > 0 (None: equal)"),
     Option("rates", float, None, "packets/s of the open-loop sources (one for all; a list per "
            "flow from Python)"),
     Option("source", str, "backlogged", "how packets arrive, or one per flow", choices=SOURCES),
-    Option("packet_costs", str, "fixed", "per-packet factors of mean 1 on the costs",
-           choices=PACKET_COSTS),
+    PACKET_COST,
     Option("rtt", float, RTT, "TCP's round trip (s)", SECONDS),
     Option("buffer", int, BUFFER, "packets per flow queue", PACKETS),
     Option("stage_buffer", int, STAGE_BUFFER, "packets between consecutive resources", PACKETS),

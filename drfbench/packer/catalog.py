@@ -8,8 +8,9 @@ VIEWS = ("ti-mra", "peak")     # what a policy is told of an application (`reque
 SCORE_NAMES = ("literal", "best-fit", "per-path", "bottleneck", "best-fit-per-path",
                "best-fit-bottleneck")    # Eq. 8's readings (packer.allocate.SCORES)
 
-_OPTIONS = (Option("view", str, "ti-mra", "what a policy is told of an application: its "
-                   "time-indexed demands, or their peak", choices=VIEWS), THREADS, ISA)
+VIEW = Option("view", str, "ti-mra", "what a policy is told of an application: its "
+              "time-indexed demands, or their peak", choices=VIEWS)
+_OPTIONS = (VIEW, THREADS, ISA)
 SCORE = Option("score", str, "literal", "Packer's score: Eq. 6-8 as written, or a reading of "
                "Eq. 8 (best-fit, per path, bottleneck link)", choices=SCORE_NAMES)
 
