@@ -166,6 +166,15 @@ def tenant_weights(weights, n_tenants):
     return np.ascontiguousarray(w)
 
 
+def unit_weights(w):
+    """(weights scaled by a power of two so that the largest lies in [1, 2), the shift:
+    weights = ldexp(scaled, -shift)): only ratios matter, and the scaling is exact."""
+    if not w.size:
+        return w, 0
+    shift = 1 - int(np.frexp(w.max())[1])
+    return np.ldexp(w, shift), shift
+
+
 def digits(n):
     """The number of decimal digits of integer n, without printing it (Python refuses to
     print an int of more than 4,300 digits)."""
@@ -238,23 +247,6 @@ def duration(value, name):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number of seconds (or a duration), got {value!r:.80}")
     return real(value, name)
-
-
-def epsilon_value(epsilon):
-    eps = real(epsilon, "epsilon")
-    if not 0.0 <= eps < 1.0:
-        raise ValueError(f"epsilon must lie in [0, 1), got {eps}")
-    return eps
-
-
-def deadline_value(deadline):
-    """Seconds (> 0; a number or a duration) or None; None means no deadline."""
-    if deadline is None:
-        return None
-    limit = duration(deadline, "deadline")
-    if limit <= 0:
-        raise ValueError(f"deadline must be positive (seconds), got {limit}")
-    return limit
 
 
 def real_array(values, name, ndim):

@@ -1,6 +1,7 @@
 """The `drfbench` command, built from the registry (drfbench.api):
 
-    drfbench methods [--family F] [--takes KIND]     the registered methods, their options
+    drfbench methods [--family F] [--takes KIND] [--options]
+                                                     the registered methods, or their options
     drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out rows.csv]
                                                      a method on your own files: tidy rows
     drfbench bench ...                               the DC-DRF benchmark (drfbench.dcdrf.bench)
@@ -11,9 +12,9 @@
 
 `run` reads the inputs with the reader of the method's input kind (one file per input, in
 the kind's order), takes exactly the options the method takes (`--max-rounds 10`; values
-are numbers, inf, true/false, text, and comma lists for the per-user `weights` and
-`tasks`), runs the method through drfbench.run and writes the result's tidy rows
-(`result.rows()`, stamped) atomically to --out as they are produced (CSV, .csv.gz, .json
+are read by the option's declared type: numbers, inf, true/false, text, and comma lists
+for the per-user `weights` and `tasks`), runs the method through drfbench.run and writes
+the result's tidy rows (`result.rows()`, stamped) atomically to --out as they are produced (CSV, .csv.gz, .json
 or .jsonl by the name: drfbench.rows.write), or a short table of the first of them to
 stdout (control characters in its cells shown escaped). On a
 terminal, a line with the elapsed time ticks on stderr while the inputs are read and the
@@ -45,7 +46,6 @@ from ._io import replacing
 
 BENCH = "dcdrf.bench:main"     # by name, as the registry names implementations
 
-PER_USER = frozenset({"weights", "tasks"})   # options giving one value per user (or leaf)
 SHOWN_ROWS = 20                              # rows printed to stdout without --out
 TICK_SECONDS = 1.0                           # how often the elapsed time ticks on a terminal
 _INPUT = "input:"                            # prefix of the inputs' names in `run`'s namespace
@@ -74,6 +74,8 @@ def _parser():
                        "label, options and their defaults")
     m.add_argument("--family", choices=api.families())
     m.add_argument("--takes", choices=list(api.KINDS), help="only methods of this input kind")
+    m.add_argument("--options", action="store_true", help="list their options instead, as "
+                   "declared: type, default, bounds or choices, description")
     m.set_defaults(command=_methods)
     r = sub.add_parser("run", help="run a registered method on input files, write tidy rows",
                        description="drfbench run METHOD INPUT... [--OPTION VALUE ...] [--out "
@@ -108,6 +110,10 @@ def _parser():
 # --------------------------------------------------------------------------------------
 
 def _methods(args):
+    if args.options:
+        _print_table(("option", "family", "type", "default", "bounds", "description"),
+                     option_rows(api.methods(family=args.family, takes=args.takes)))
+        return 0
     rows = []
     for name in api.methods(family=args.family, takes=args.takes):
         spec = api.method_info(name)
@@ -119,6 +125,16 @@ def _methods(args):
                  [(k.name, " ".join(k.inputs)) for k in api.KINDS.values()
                   if args.takes in (None, k.name)])
     return 0
+
+
+def option_rows(methods):
+    """One row of text per option of `methods` (registered names), per family, in name
+    order: its name, family, type, default, bounds or choices, description."""
+    declared = {(api.method_info(m).family, name): option
+                for m in methods for name, option in api.method_info(m).options.items()}
+    return [(option.name, family, option.type.__name__, str(option.default),
+             option.bounds or ", ".join(option.choices) or "-", option.description)
+            for (family, _), option in sorted(declared.items())]
 
 
 def _print_table(header, rows):
@@ -270,22 +286,23 @@ def _run_parser(spec, kind):
     p.add_argument("--out", type=output, help="write the rows to this file (atomically), in "
                    f"the format its name ends in: {', '.join(tidy.FORMATS)}; default: a short "
                    "table on stdout")
-    for option, default in spec.defaults().items():
-        flags = dict.fromkeys([f"--{option.replace('_', '-')}", f"--{option}"])
-        p.add_argument(*flags, dest=option, type=_converter(option, default),
-                       default=argparse.SUPPRESS, metavar=option.upper(),
-                       help=f"default: {default}" + (" (comma list, one per user; inf for "
-                                                     "unbounded)" if option in PER_USER else ""))
+    for name, option in spec.options.items():
+        flags = dict.fromkeys([f"--{name.replace('_', '-')}", f"--{name}"])
+        bounds = option.bounds or ", ".join(option.choices)
+        p.add_argument(*flags, dest=name, type=_converter(option), default=argparse.SUPPRESS,
+                       metavar=name.upper(), help=f"{option.description}; default: "
+                       f"{option.default}" + (f"; {bounds}" if bounds else "") +
+                       (" (comma list; inf for unbounded)" if option.type is list else ""))
     return p
 
 
-def _converter(option, default):
-    """How an option's text becomes its value: a comma list of numbers for the per-user
-    options, true/false where the default is a bool, else a number where the text is one
-    (inf included) and the text itself otherwise."""
-    if option in PER_USER:
+def _converter(option):
+    """How an option's text becomes its value (by its declared type): a comma list of
+    numbers for a list, true/false for a bool, else a number where the text is one (inf
+    included) and the text itself otherwise."""
+    if option.type is list:
         return lambda text: [_number(x) for x in text.split(",")]
-    if isinstance(default, bool):
+    if option.type is bool:
         return _boolean
     return _number_or_text
 

@@ -13,7 +13,7 @@ this Python imports. A build's extension modules are loaded by file path under m
 names of their own (`old_avx512.edrf_event`: an extension's init function is found from
 the last component of the name), so both builds, and every variant of each, live in this
 process and see the same inputs, validated once as drfbench.allocate validates them. Each
-kernel is then called directly with the arguments drfbench.api passes it, old and new
+kernel is then called directly with the arguments drfbench.dcdrf.methods passes it, old and new
 alternately (which one goes first alternates too), after one untimed call each.
 
 Printed per configuration (kernel x variant x dtype x threads): the medians (and minima)
@@ -39,8 +39,10 @@ from pathlib import Path
 import numpy as np
 
 import drfbench
-from drfbench import _isa, _validation as check, api
+from drfbench import _isa, _validation as check
 from drfbench.dcdrf import workloads
+from drfbench.dcdrf.catalog import NO_ROUND_LIMIT
+from drfbench.dcdrf.demands import output_array
 from drfbench._variants import flags_string
 
 KERNELS = ("edrf_event", "dcdrf")
@@ -80,14 +82,14 @@ def validated(n, m, dtype):
 
 
 def call(modules, kernel, m, weights, epsilon, threads, output, clock="kernel"):
-    """One kernel call with drfbench.api's arguments (_run_edrf_event, _run_dcdrf).
+    """One kernel call with drfbench.dcdrf.methods' arguments (_run_edrf_event, _run_dcdrf).
     Returns (seconds by `clock`, allocation, level)."""
-    allocation = output if output is not None else api.output_array(m.nnz, m.dtype)
+    allocation = output if output is not None else output_array(m.nnz, m.dtype)
     level = np.zeros(m.shape[0], dtype=np.float64)
     function = getattr(modules[kernel], kernel)
     cpu = time.thread_time()
     _, _, elapsed = function(m.data, m.indices, m.indptr, m.shape[1], weights, epsilon,
-                             np.inf, api.NO_ROUND_LIMIT, threads, allocation, level)
+                             np.inf, NO_ROUND_LIMIT, threads, allocation, level)
     return (elapsed if clock == "kernel" else time.thread_time() - cpu), allocation, level
 
 
@@ -95,7 +97,7 @@ def compare(builds, config, m, weights, threads, repeats, reuse_output, clock):
     """Old and new alternately on the same inputs: one printed line; returns the tidy
     rows of the timed calls and each build's last result."""
     label, kernel, epsilon, isa = config
-    outputs = {side: (api.output_array(m.nnz, m.dtype) if reuse_output else None)
+    outputs = {side: (output_array(m.nnz, m.dtype) if reuse_output else None)
                for side in builds}
     times = {side: [] for side in builds}
     last = {}

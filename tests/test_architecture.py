@@ -3,8 +3,12 @@ importlib.import_module / __import__ with a literal name:
 - no cycles between modules, nor between packages (drfbench.<x>: a family whose module
   imports the core that imports the family back is a cycle though no module-level one is);
 - no module outside a family imports that family: the rest of drfbench reaches a family
-  through the registry's strings (drfbench.api's "module:function" implementations and
-  InputKind readers; drfbench.properties.checks_for through InputKind.properties);
+  through the registry's strings (the "module:function" implementations, InputKind
+  readers and dispatches of the families' catalogs, drfbench/<family>/catalog.py, which
+  drfbench.api loads by file; drfbench.properties.checks_for through
+  InputKind.properties; drfbench's allocate and AllocationResult by name);
+- the registry, drfbench/api.py, names no family and stays small: at most API_LINES
+  lines, and reading it imports no family module and loads no kernel;
 - no library module imports the workflow-only modules.
 On the code before issue 24's item 2 the package and family rules failed:
 drfbench.properties imported drfbench.drf, drfbench.drfh and drfbench.hdrf at module
@@ -12,12 +16,16 @@ level, and drfbench.hdrf.evaluation, drfbench.hdrf.__main__ and drfbench.drfh.__
 imported drfbench.properties back (drfbench.properties -> drfbench.hdrf ->
 drfbench.properties)."""
 import ast
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import drfbench
 
 PACKAGE = Path(__file__).resolve().parents[1] / "drfbench"
 WORKFLOW_ONLY = {"drfbench.pipeline"}
+API_LINES = 250
 FAMILIES = set(drfbench.families())
 
 
@@ -150,3 +158,34 @@ def test_a_family_importing_the_core_that_imports_it_back_is_a_package_cycle():
     assert cycle(before) is None
     assert cycle(package_graph(before)) == ["drfbench.hdrf", "drfbench.properties",
                                             "drfbench.hdrf"]
+
+
+def test_the_registry_names_no_family_and_is_small():
+    """drfbench/api.py: no family's package or method in it, as a module reference
+    (`drfbench.<family>`, `<family>.<module>`, an import) or a string; at most API_LINES
+    lines. Caught on the code before issue 35: the 30 register calls of every family and
+    DC-DRF's allocate in 479 lines."""
+    path = PACKAGE / "api.py"
+    source = path.read_text()
+    assert len(source.splitlines()) <= API_LINES
+    names = FAMILIES | set(drfbench.methods())
+    strings = {node.value for node in ast.walk(ast.parse(source))
+               if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    assert sorted(strings & names) == []
+    references = {f for f in FAMILIES if re.search(rf"\b{re.escape(f)}\.\w", source)}
+    assert sorted(references) == []
+    assert graph()["drfbench.api"] <= {"drfbench._machine", "drfbench._validation"}
+
+
+def test_reading_the_registry_imports_no_family_module_and_no_kernel():
+    """Every family's catalog is read, none of its other modules (which import SciPy's
+    optimizers, pandas), and no compiled kernel."""
+    code = ("import sys, drfbench\n"
+            "drfbench.methods(); drfbench.api.KINDS\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('drfbench.'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout.split()
+    catalogs = {f"drfbench.{f}.catalog" for f in FAMILIES}
+    assert catalogs <= set(loaded)
+    assert [m for m in loaded if family_of(m) and m not in catalogs] == []
+    assert [m for m in loaded if "_kernels" in m] == []

@@ -83,6 +83,19 @@ def test_methods_filters(capsys):
     assert "packer-slots" in capsys.readouterr().out
 
 
+def test_methods_options_lists_the_declarations_as_the_docs_show(capsys):
+    """`drfbench methods --options`: a row per declared option (and family), the example
+    in docs/cli.md being the command's output."""
+    assert main(["methods", "--options", "--family", "drfq"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    declared = {o for m in drfbench.methods(family="drfq") for o in drfbench.method_info(m).options}
+    assert sorted(row.split()[0] for row in rows) == sorted(declared)
+    assert main(["methods", "--options", "--family", "packer"]) == 0
+    shown = capsys.readouterr().out
+    page = (ROOT / "docs/cli.md").read_text()
+    assert f"$ drfbench methods --options --family packer\n{shown}```" in page
+
+
 def test_run_as_a_command_prints_a_table(tmp_path):
     demands = tmp_path / "d.csv"
     np.savetxt(demands, DEMANDS, delimiter=",")
@@ -233,6 +246,9 @@ def bad_files(tmp_path):
     (["edrf", "d.csv", "--epsilon", "0.1"], ["method 'edrf' takes no option epsilon"]),
     (["dcdrf", "d.csv", "--threads", "0"], ["threads must be a positive integer"]),
     (["hdrf", "tree.json", "m.csv", "--incremental", "maybe"], ["--incremental", "'maybe'"]),
+    (["fifo", "d.csv", "--duration", "-1"], ["duration must lie in (0, 1e+09], got -1"]),
+    (["drfh", "d.csv", "m.csv", "--solver", "simplex"],
+     ["solver must be one of 'aggregate', 'lp'; got 'simplex'"]),
     (["online-drf", "d.csv"], ["required", "machines"]),
 ])
 def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, names):
@@ -243,6 +259,17 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, names):
     assert captured.out == "" and len(captured.err.splitlines()) == 1, captured.err
     assert all(n in captured.err for n in names), captured.err
     assert not (tmp_path / "out").exists()
+
+
+def test_run_help_shows_each_option_as_declared(capsys):
+    """`drfbench run METHOD --help`: each option's description, default and bounds or
+    choices, from its declaration (drfbench.api.Option)."""
+    assert main(["run", "drfh-slots", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for option in drfbench.method_info("drfh-slots").options.values():
+        shown = f"{option.description}; default: {option.default}"
+        assert " ".join(shown.split()) in text, option.name
+    assert "timeshare, capped" in text and "[1, inf)" in text
 
 
 def test_bad_input_as_a_command(tmp_path):

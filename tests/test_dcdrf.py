@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import drfbench
-from drfbench.dcdrf import literal
+from drfbench.dcdrf import demands, literal
 from drfbench import _isa, api
 from cases import assert_same, random_instance, seeds
 
@@ -169,18 +169,18 @@ def test_deterministic():
     np.testing.assert_array_equal(a.allocation.data, b.allocation.data)
 
 
-@pytest.mark.parametrize("n", [0, 5, api.OWN_PAGES_BYTES // 4 + 3])
+@pytest.mark.parametrize("n", [0, 5, demands.OWN_PAGES_BYTES // 4 + 3])
 def test_output_arrays_are_plain_writable_arrays(n):
     """Small outputs come from numpy, large ones from pages of their own (see
-    api.output_array): either way an ordinary, writable, contiguous array that outlives
+    demands.output_array): either way an ordinary, writable, contiguous array that outlives
     what made it."""
-    out = api.output_array(n, np.float32)
+    out = demands.output_array(n, np.float32)
     assert out.shape == (n,) and out.dtype == np.float32
     assert out.flags.writeable and out.flags.c_contiguous
     out[:] = 1.5
     assert out.sum(dtype=np.float64) == 1.5 * n
     own_pages = isinstance(getattr(out.base, "obj", None), mmap.mmap)   # memoryview of it
-    assert own_pages == (n * 4 >= api.OWN_PAGES_BYTES)
+    assert own_pages == (n * 4 >= demands.OWN_PAGES_BYTES)
 
 
 @pytest.mark.parametrize("seed", seeds(40))

@@ -260,7 +260,7 @@ def test_registry_and_bad_input():
         (dict(servers=[[1, 1, 1]]), "servers must have 2 resource"),
         (dict(demands=[1, 1]), "2-D"),
         (dict(method="no-such-method"), "unknown method 'no-such-method'"),
-        (dict(solver="simplex"), "unknown solver"),
+        (dict(solver="simplex"), "solver must be one of 'aggregate', 'lp'; got 'simplex'"),
         (dict(weights=[1, 0]), "weights"),
         (dict(weights=[1, np.nan]), "weights"),
         (dict(weights=[1, 2, 3]), "weights"),

@@ -286,7 +286,7 @@ def test_the_registry_has_every_scheduler_and_its_options():
     assert drfbench.methods(family="drfq") == SCHEDULERS
     kind = api.KINDS["flows"]
     assert kind.inputs == ("costs",) and kind.properties is None
-    takes = {s: {"resource", "interval"} & api.method_info(s).options for s in SCHEDULERS}
+    takes = {s: {"resource", "interval"} & set(api.method_info(s).options) for s in SCHEDULERS}
     assert takes == {"drfq": set(), "drfq-dovetail": set(), "fq": {"resource"},
                      "bottleneck": {"resource", "interval"}, "fifo": set()}
     defaults = api.method_info("bottleneck").defaults()
@@ -347,11 +347,11 @@ def test_pipeline_steps_write_rows(tmp_path):
     (lambda: drfq.simulate([1e-6, 2e-6]), "costs must be"),
     (lambda: drfq.simulate(LECTURE, "wfq"), "unknown method 'wfq'; registered methods taking flows"),
     (lambda: drfq.simulate(LECTURE, "drf"), "method 'drf' takes demands, not flows"),
-    (lambda: drfq.simulate(LECTURE, source="udp"), "unknown source 'udp'"),
+    (lambda: drfq.simulate(LECTURE, source="udp"), "source must be one of 'backlogged', 'constant', 'poisson', 'tcp'; got 'udp'"),
     (lambda: drfq.simulate(LECTURE, source=["tcp"]), "one per flow"),
-    (lambda: drfq.simulate(LECTURE, packet_costs="pareto"), "unknown packet_costs"),
-    (lambda: drfq.simulate(LECTURE, duration=-1.0), "duration must be positive"),
-    (lambda: drfq.simulate(LECTURE, duration=0.0), "duration must be positive"),
+    (lambda: drfq.simulate(LECTURE, packet_costs="pareto"), "packet_costs must be one of"),
+    (lambda: drfq.simulate(LECTURE, duration=-1.0), r"duration must lie in \(0, 1e\+09\], got -1.0"),
+    (lambda: drfq.simulate(LECTURE, duration=0.0), r"duration must lie in \(0, 1e\+09\], got 0.0"),
     (lambda: drfq.simulate(LECTURE, weights=[1, 0]), "flow 1's weight"),
     (lambda: drfq.simulate(LECTURE, weights=[1, 2, 3]), "one entry per flow"),
     (lambda: drfq.simulate(LECTURE, rates=[1e4, -1.0]), "flow 1's rate"),
@@ -361,9 +361,9 @@ def test_pipeline_steps_write_rows(tmp_path):
     (lambda: drfq.simulate(LECTURE, "drfq", resource=1), "method 'drfq' takes no option resource"),
     (lambda: drfq.simulate(LECTURE, "fq", interval=0.3), "method 'fq' takes no option interval"),
     (lambda: drfbench.run("fifo", LECTURE, threads=2), "method 'fifo' takes no option threads"),
-    (lambda: drfq.simulate(LECTURE, "bottleneck", interval=0.0), "interval must be positive"),
+    (lambda: drfq.simulate(LECTURE, "bottleneck", interval=0.0), r"interval must lie in \(0, 1e\+09\]"),
     (lambda: drfq.simulate(LECTURE, "bottleneck", duration=10.0, interval=1e-8), "re-decides"),
-    (lambda: drfq.simulate(LECTURE, rtt=math.nan), "rtt must not be NaN"),
+    (lambda: drfq.simulate(LECTURE, rtt=math.nan), r"rtt must lie in \(0, 1e\+09\], got nan"),
     (lambda: drfq.simulate(LECTURE, seed=-1), "seed"),
     (lambda: drfq.simulate(LECTURE, literal=True, isa="generic"), "literal transcription has none"),
     (lambda: drfq.sweep(distributions=("zipf",)), "unknown cost distribution"),

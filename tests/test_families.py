@@ -1,5 +1,7 @@
 """Every registered family has the files docs/adding-a-family.md lists, and keeps its
 settings to itself: a family registered without one of them fails here, naming it."""
+import importlib
+import inspect
 import re
 from pathlib import Path
 
@@ -17,6 +19,7 @@ def family_files(family):
     return [
         ("its kernel", [ROOT / f"kernels/{family}.pyx"]),
         ("its package", [ROOT / f"drfbench/{family}/__init__.py"]),
+        ("its catalog: its input kinds and methods", [ROOT / f"drfbench/{family}/catalog.py"]),
         ("its pipeline steps (python -m drfbench.<family>)", [ROOT / f"drfbench/{family}/__main__.py"]),
         ("its literal transcription, the kernel's test oracle", [ROOT / f"drfbench/{family}/literal.py"]),
         ("its schema fragment, with its defaults", [ROOT / f"workflows/schemas/{family}.schema.yaml"]),
@@ -71,6 +74,17 @@ def test_a_family_page_shows_its_reference_figures(family):
     assert all((ROOT / "reference/default/figures" / n).is_file() for n in shown), shown
 
 
+@pytest.mark.parametrize("family", api.families())
+def test_a_family_declares_its_own_methods_in_its_catalog(family):
+    """The methods of drfbench/<family>/catalog.py are the family's, implemented in its
+    package; the kinds it declares are taken by a method."""
+    catalog = importlib.import_module(f"drfbench.{family}.catalog")
+    assert {m.family for m in catalog.METHODS} == {family}
+    assert [m.name for m in catalog.METHODS] == list(drfbench.methods(family=family))
+    assert [m.name for m in catalog.METHODS if not m.implementation.startswith(f"{family}.")] == []
+    assert all(drfbench.methods(takes=k.name) for k in catalog.KINDS)
+
+
 def test_every_input_kind_names_its_reader_and_entry_point():
     for kind in api.KINDS.values():
         assert kind.inputs and kind.entry.startswith("drfbench.")
@@ -91,3 +105,88 @@ def test_every_input_kind_is_fuzzed():
     assert fuzzed == set(api.KINDS), sorted(set(api.KINDS) ^ fuzzed)
     page = (ROOT / "docs/accepts.md").read_text()
     assert [k for k in api.KINDS if f"`{k}`" not in page] == []
+
+
+OPTION_TYPES = (int, float, bool, str, list)
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_every_option_is_declared_with_a_default_its_check_accepts(family):
+    """Each option of the family's methods: one declaration per name (the same Option for
+    every method taking it), a type, a one-line description, bounds that parse, a default
+    its own check accepts."""
+    declared = {}
+    for name in drfbench.methods(family=family):
+        for option in api.method_info(name).options.values():
+            assert declared.setdefault(option.name, option) is option, (name, option.name)
+    for option in declared.values():
+        assert option.type in OPTION_TYPES and option.description, option
+        assert "\n" not in option.description, option
+        if option.bounds:
+            assert re.fullmatch(r"[\[(][-\w.+]+, [-\w.+]+[\])]", option.bounds), option
+        assert option.check(option.default) is option.default
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_the_declarations_are_the_only_defaults(family):
+    """The registry fills in every option a method does not get (Method.checked), so an
+    implementation keeps a keyword default only for an option some of its methods do not
+    take; a kind's dispatch (drfbench.allocate) is a public function whose defaults are the
+    declared ones."""
+    by_implementation = {}
+    for name in drfbench.methods(family=family):
+        spec = api.method_info(name)
+        by_implementation.setdefault(spec.implementation, []).append(spec)
+    for implementation, specs in by_implementation.items():
+        dispatch = api.KINDS[specs[0].takes].dispatch
+        params = inspect.signature(api.function(dispatch or implementation)).parameters
+        for spec in specs:
+            assert set(spec.options) <= set(params), (spec.name, set(spec.options) - set(params))
+        if dispatch:
+            assert all(params[o].default == spec.options[o].default
+                       for spec in specs for o in spec.options), implementation
+            continue
+        everyone = set.intersection(*(set(spec.options) for spec in specs))
+        with_default = {o for o in everyone if params[o].default is not inspect.Parameter.empty}
+        assert with_default == set(), (implementation, with_default)
+
+
+def enums(part, defs):
+    """Every `enum` in a schema part, through items, anyOf/oneOf and $ref into `defs`."""
+    if isinstance(part, dict):
+        if "$ref" in part:
+            yield from enums(defs.get(part["$ref"].rpartition("/")[2], {}), defs)
+        if "enum" in part:
+            yield part["enum"]
+        for key in ("items", "anyOf", "oneOf"):
+            yield from enums(part.get(key), defs)
+    elif isinstance(part, list):
+        for item in part:
+            yield from enums(item, defs)
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_the_schema_fragment_names_only_declared_choices(family):
+    """A setting of the family's schema fragment named after one of its options with
+    choices (`slot_model`, or `slot_models` for a sweep of them) allows only those choices,
+    and a $def named `<family>_<option>` exactly them."""
+    fragment = yaml.safe_load((ROOT / f"workflows/schemas/{family}.schema.yaml").read_text())
+    defs = fragment.get("$defs", {})
+    options = {o.name: o for m in drfbench.methods(family=family)
+               for o in api.method_info(m).options.values() if o.choices}
+    for name, part in defs.items():
+        option = options.get(name.removeprefix(f"{family}_"))
+        if option:
+            assert [tuple(e) for e in enums(part, defs)] == [option.choices], name
+
+    def settings(part):
+        for key, sub in part.get("properties", {}).items():
+            yield key, sub
+            yield from settings(sub)
+    checked = 0
+    for key, part in settings(fragment["properties"][family]):
+        option = options.get(key) or options.get(key.removesuffix("s"))
+        for enum in enums(part, defs) if option else ():
+            assert set(enum) <= set(option.choices), (key, enum, option.choices)
+            checked += 1
+    assert checked or not any(o.name in str(fragment) for o in options.values())

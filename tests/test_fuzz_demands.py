@@ -468,7 +468,7 @@ def test_ceei_on_tiny_demands(demands, capfd):
 
 @pytest.mark.parametrize("option, value, words", [
     ("max_rounds", 2**70, "max_rounds must be at most"), ("max_rounds", 0, "max_rounds"),
-    ("deadline", 0, "deadline must be positive"), ("deadline", -1.0, "deadline"),
+    ("deadline", 0, "deadline must lie in (0, inf]"), ("deadline", -1.0, "deadline"),
     ("deadline", float("nan"), "deadline must not be NaN"), ("epsilon", 1.0, "epsilon"),
     ("epsilon", float("nan"), "epsilon"), ("threads", 2**40, "threads must be at most 1024"),
     ("threads", 0, "threads"), ("dtype", "int32", "dtype"), ("dtype", 5, "dtype"),

@@ -275,7 +275,7 @@ def test_the_long_forms_finds_are_refused():
     kernel's and the literal loop looped at one instant): float64 cannot tell its end from
     its start, refused naming it."""
     fuzz.refused(drf.schedule, [[1.0]], [[4.0]], "hadoop-slots", tasks=[0], slots=2**62,
-                 match="slots must be at most 10000000")
+                 match="slots must lie in [1, 1e7], got 4611686018427387904")
     fuzz.refused(drf.schedule, [[1.0]], [[5e-324]], match="past a float's range")
     fuzz.refused(run_trace, [[1.0], [1.0]], [0, 0], [0.0, 1.0], [1.0, 1e-300],
                  [[0.25], [0.25]], None, 1e300, match="row 1 (user 0, job 0) lasts 1e-300 s")

@@ -158,6 +158,7 @@ def test_unknown_knob_values_name_the_knob_and_its_choices():
         packer.simulate(infra, apps, "tetris", score="literal")
     assert drfbench.api.method_info("packer").defaults()["score"] == "literal"
     assert drfbench.api.method_info("tetris").defaults()["view"] == "ti-mra"
+    assert tuple(allocate.SCORES) == drfbench.api.method_info("packer").options["score"].choices
 
 
 # ---------------------------------------------------------------------------------------

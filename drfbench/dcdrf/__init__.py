@@ -9,7 +9,9 @@ Scale", SoCC'18): EDRF, DC-DRF and its run-time configurations, on divisible dem
     guarantees.table(...)                             §3's guarantees on small instances
     azure.table(data)                                 Fig. 2: Azure VMs becoming active/idle
 
-Modules: methods (how drfbench.allocate calls the kernels edrf, dcdrf and edrf_event),
+Modules: catalog (the family's input kind and methods, as the registry reads them),
+demands (the divisible-demands kind: allocate, AllocationResult, which drfbench exports),
+methods (how allocate calls the kernels edrf, dcdrf and edrf_event),
 literal (Algorithms 1 and 2 written literally, the kernels' specification), workloads,
 metrics, controller, churn, sweeps (the paper's configuration sweeps as pipeline steps),
 guarantees (§3's properties, its 1/(1 - eps) bound and Lemma 3.1, checked),
@@ -17,6 +19,7 @@ azure (Fig. 2's fractions of Azure VMs becoming active or idle, from data/azure/
 docs/families/dcdrf.md says what was chosen where the paper is silent.
 """
 from . import churn, controller, metrics, workloads
+from .demands import AllocationResult, allocate
 from .methods import BASELINE
 
-__all__ = ["BASELINE", "churn", "controller", "metrics", "workloads"]
+__all__ = ["AllocationResult", "BASELINE", "allocate", "churn", "controller", "metrics", "workloads"]

@@ -26,6 +26,8 @@ from .. import rows as tidy
 from .._command import COUNT, NATURAL, NONNEGATIVE, POSITIVE, Parser, input_file, output, run
 from .._machine import resolve_threads
 from .._validation import demand_matrix
+from .catalog import DEMANDS
+from .demands import allocate
 from .methods import BASELINE
 
 
@@ -77,7 +79,7 @@ def parse_args(argv):
 
 def checked(p, args):
     """The parsed arguments, with what depends on several of them checked (p.error)."""
-    known = api.methods(takes=api.DEMANDS)
+    known = api.methods(takes=DEMANDS)
     unknown = [m for m in args.methods + [args.baseline] if m not in known]
     if unknown:
         p.error(f"unknown method(s) {', '.join(unknown)}; methods taking divisible demands: "
@@ -178,7 +180,7 @@ def _main(args):
               f"{floor * 1e3:.2f} ms, one pass summing by resource {scatter_floor * 1e3:.2f} ms",
               flush=True)
 
-    baseline = api.allocate(demands[args.dtypes[-1]], args.baseline, weights=wl.weights)
+    baseline = allocate(demands[args.dtypes[-1]], args.baseline, weights=wl.weights)
     print(f"baseline {args.baseline}: {baseline.elapsed:.3f} s, {baseline.rounds} rounds", flush=True)
 
     rows = []
@@ -192,7 +194,7 @@ def _main(args):
         isa = args.isa if api.method_info(method).takes_option("isa") else None
         times = []
         for _ in range(args.repeats):   # keep only the last result: each holds an allocation
-            last = api.allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
+            last = allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
                                 threads=threads, deadline=args.deadline, isa=isa)
             times.append(last.elapsed)
         if last.isa not in stamps:

@@ -64,7 +64,9 @@ from . import metrics, workloads
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, Parser, input_file, output, run
 from .._machine import resolve_threads
+from .catalog import DEMANDS
 from .churn import Churn, Schedule
+from .demands import allocate
 from .methods import BASELINE
 
 __all__ = ["EpsilonController", "run_intervals", "converged_epsilon", "settle_intervals",
@@ -321,7 +323,7 @@ def _threads_for(method, threads):
 
 def tunable_methods():
     """The registered methods the controller can tune: those that take epsilon."""
-    return tuple(m for m in api.methods(takes=api.DEMANDS)
+    return tuple(m for m in api.methods(takes=DEMANDS)
                  if api.method_info(m).takes_option("epsilon"))
 
 
@@ -400,7 +402,7 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
             limit = {"max_rounds": max(1, int(math.floor(max_rounds * factor + 0.5)))}
             mode, shown = "rounds", limit["max_rounds"]
         epsilon, state = controller.epsilon, controller.state()
-        result = api.allocate(matrix, method, weights=weights, epsilon=epsilon,
+        result = allocate(matrix, method, weights=weights, epsilon=epsilon,
                               threads=_threads_for(method, threads), **limit)
         next_epsilon = controller.update(result.timed_out)
         row = {"interval": interval, "events": ";".join(change.events),
@@ -410,7 +412,7 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
                "threads": result.threads}
         if baseline is not None:
             if exact is None or change.demands_changed:
-                exact = api.allocate(matrix, baseline, weights=weights,
+                exact = allocate(matrix, baseline, weights=weights,
                                      threads=_threads_for(baseline, threads))
             row.update(utilization_ratio=metrics.utilization_ratio(result.allocation, exact.allocation),
                        fairness=metrics.fairness(result.allocation, exact.allocation),
@@ -596,9 +598,9 @@ def checked(p, args):
         p.error(str(exc))
     if args.baseline == "none":
         args.baseline = None
-    elif args.baseline != "auto" and args.baseline not in api.methods(takes=api.DEMANDS):
+    elif args.baseline != "auto" and args.baseline not in api.methods(takes=DEMANDS):
         p.error(f"unknown baseline {args.baseline!r}; registered: "
-                f"{', '.join(api.methods(takes=api.DEMANDS))}")
+                f"{', '.join(api.methods(takes=DEMANDS))}")
     return args
 
 
@@ -610,7 +612,7 @@ def _controller_settings(args):
 
 def _reference(matrix, method, weights, threads, rounds_mode):
     """Exact run of `method` at epsilon 0: its rounds, or the median of 3 kernel times."""
-    runs = [api.allocate(matrix, method, weights=weights, threads=_threads_for(method, threads))
+    runs = [allocate(matrix, method, weights=weights, threads=_threads_for(method, threads))
             for _ in range(1 if rounds_mode else 3)]
     return runs[0].rounds if rounds_mode else statistics.median(r.elapsed for r in runs)
 

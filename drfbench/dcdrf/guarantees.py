@@ -49,9 +49,9 @@ import numpy as np
 
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, SHARE, Parser, output, run
-from ..api import allocate
 from ..properties import misreports
 from . import literal
+from .demands import allocate
 
 CHECKS = ("pareto_epsilon", "strategy_proofness_epsilon", "fairness_bound", "lemma_3_1")
 TOL = 1e-9

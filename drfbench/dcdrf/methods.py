@@ -6,7 +6,7 @@ Sharing at Public Cloud Scale", SoCC'18): how `drfbench.allocate` calls their ke
                  pedrf1 are its run-time configurations)
     edrf-event   exact EDRF, event-driven (drfbench's own)      kernels/edrf_event.pyx
 
-The registry (drfbench.api) lists them with their options; the family's other modules
+The family's catalog (catalog.py) declares them with their options; the family's other modules
 are workloads (Table 3's demand profiles), metrics, controller and churn (the outer
 loop, section 5.5-5.6) and sweeps (the paper's configuration sweeps, pipeline steps).
 """
@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import _isa
 from .._validation import csr_from_arrays
-from ..api import NO_ROUND_LIMIT, output_array
+from .catalog import NO_ROUND_LIMIT
+from .demands import output_array
 
 # The exact method the family's metrics compare against (the fastest exact one).
 BASELINE = "edrf-event"

@@ -25,8 +25,9 @@ from .. import rows as tidy
 from .._command import COUNT, Parser, input_file, output, run
 from .._io import replacing
 from .._machine import cpu_info, omp_environment, openmp_loaded
-from ..api import allocate, method_info
+from ..api import method_info
 from . import metrics, workloads
+from .demands import allocate
 from .methods import allocation_from_levels
 
 SWEEPS = ("configs", "demands", "deadlines", "scaling")

@@ -13,7 +13,8 @@ import numpy as np
 from .. import rows as tidy
 from .._command import (COUNT, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, Parser, output,
                         run)
-from ..api import DEMANDS, methods
+from ..api import methods
+from .catalog import DEMANDS
 from .properties import CHECKS, TOL, lecture_examples, table_policies
 from .tasks import JobType, drf_vs_slots
 

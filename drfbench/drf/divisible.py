@@ -16,7 +16,6 @@ import numpy as np
 import scipy.optimize
 
 from .. import _validation as check
-from ..api import unit_weights
 from .tasks import task_demands
 
 SATURATED = 1e-12      # a resource with residual at most this counts as saturated
@@ -36,7 +35,7 @@ def divisible_demands(demands):
 def _weights(weights, n):
     """Validated weights (drfbench.allocate's bounds) scaled by a power of two, the largest
     in [1, 2): the policies depend on their ratios only."""
-    return unit_weights(check.tenant_weights(weights, n))[0]
+    return check.unit_weights(check.tenant_weights(weights, n))[0]
 
 
 def utilities(demands, allocation):

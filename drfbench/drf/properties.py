@@ -37,6 +37,7 @@ from .._validation import real_array, tenant_weights
 from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
                           instances_of, rounded, shortfall, violation, worst_departure,
                           worst_envy, worst_misreport)
+from .catalog import DEMANDS
 from .divisible import asset_fairness, ceei, divisible_demands, drf, utilities
 from .tasks import online_drf
 
@@ -155,7 +156,7 @@ class Policy(NamedPolicy):
     (array, sparse matrix, AllocationResult) to a dense float64 array and checks its shape
     and feasibility. A one-argument policy refuses unequal weights.
     """
-    takes = api.DEMANDS
+    takes = DEMANDS
 
     def __init__(self, fn, name=None):
         super().__init__(fn, name)
@@ -176,8 +177,8 @@ class Policy(NamedPolicy):
         def run(demands, weights=None):
             D = divisible_demands(demands)
             D = D / np.maximum(D.max(axis=1, initial=0.0), 1.0)[:, None]
-            return api.allocate(D, method, weights=weights, dtype=np.float64, **threads,
-                                **options).allocation
+            return api.run(method, D, takes=DEMANDS, weights=weights, dtype=np.float64,
+                           **threads, **options).allocation
         return run
 
     def __call__(self, demands, weights=None):
@@ -208,7 +209,7 @@ def policy_of(method, **options):
     """Registered method `method` (one taking divisible demands: drfbench.methods(takes=
     "demands")) as a Policy named by its label, run on one thread in float64 with
     `options` (e.g. epsilon=0.1; see Policy.registered)."""
-    spec = api.method_info(method, api.DEMANDS)
+    spec = api.method_info(method, DEMANDS)
     label = spec.label or spec.name
     if "epsilon" in options:
         label = f"{label} eps={options['epsilon']:g}"
@@ -482,7 +483,7 @@ def lecture_examples():
 
 
 CHECKS = PropertySet(
-    api.DEMANDS, Instance, read=read_instances, random=random_instances, pool=default_instances,
+    DEMANDS, Instance, read=read_instances, random=random_instances, pool=default_instances,
     policy=Policy,
     checks={"share_guarantee": share_guarantee, "strategy_proofness": strategy_proofness,
             "pareto_efficiency": pareto_efficiency, "envy_freeness": envy_freeness,

@@ -20,6 +20,7 @@ import numpy as np
 from .. import _inputs, _isa, api, sim
 from .. import _validation as check
 from .. import rows as tidy
+from .catalog import TASKS
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
     drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once on the machines (the work
     budget), and every task's dominant share of the machines' total finite, else a
     ValueError."""
-    spec = api.method_info(policy, api.TASKS)
+    spec = api.method_info(policy, TASKS)
     if spec.takes_option("slots"):
         if slots is None:
             raise ValueError(f"policy {spec.name!r} needs slots, the number of slots per machine")
@@ -111,7 +112,7 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
     return _isa.kernels(isa).drf.TaskScheduler(D, C, w, queue, k)
 
 
-def run_policy(spec, demands, machines, *, weights=None, tasks=None, slots=None, isa=None):
+def run_policy(spec, demands, machines, *, weights, tasks, isa, slots=None):
     """The registry's implementation of the task policies: launch tasks until no user's
     next task can start, a static run on an idle cluster. Returns a TaskAllocation."""
     s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, slots=slots,
@@ -127,7 +128,7 @@ def schedule(demands, machines, policy="online-drf", **options):
     """Run registered task policy `policy` (drfbench.methods(takes="tasks")) on an idle
     cluster until no user's next task can start; options as `scheduler`'s. Returns a
     TaskAllocation."""
-    return api.run(policy, demands, machines, takes=api.TASKS, **options)
+    return api.run(policy, demands, machines, takes=TASKS, **options)
 
 
 def online_drf(demands, capacity, *, weights=None, tasks=None):

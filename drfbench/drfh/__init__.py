@@ -14,7 +14,8 @@ Heterogeneous Servers"): fair sharing of heterogeneous servers by global dominan
 `python -m drfbench.drfh` runs the pipeline's steps; docs/families/drfh.md says what was
 chosen where the paper is silent.
 """
-from .exact import SOLVERS, Allocation, allocate
+from .catalog import SOLVERS
+from .exact import Allocation, allocate
 from .examples import worked_example
 from .literal import LiteralScheduler
 from .schedulers import capped, scheduler, slot_counts

@@ -32,17 +32,17 @@ from .. import rows as tidy
 from .._command import (COUNT, HORIZON, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, SHARE,
                         Parser, input_file, output, run)
 from .._io import replacing
+from .catalog import DEFAULT_SLOTS, SERVERS, SLOT_MODEL, TRACE
 from .exact import allocate
 from .examples import example_rows
 from .properties import CHECKS
-from .schedulers import DEFAULT_SLOTS, SLOT_MODELS
 from .sensitivity import study
 from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_phases,
                          dynamic_workload, mean_utilization, simulate)
 from .trace import alibaba_tasks, google_servers, read_frame, read_servers, tasks_frame
 
-POLICIES = list(api.methods(takes=api.SERVERS))
-SCHEDULERS = list(api.methods(takes=api.TRACE))
+POLICIES = list(api.methods(takes=SERVERS))
+SCHEDULERS = list(api.methods(takes=TRACE))
 
 
 def examples(args):
@@ -168,8 +168,8 @@ def parser():
     for name in ("slots-search", "sensitivity"):
         sub.choices[name].add_argument("--slots", type=COUNT, nargs="+", default=[10, 12, 14, 16, 20])
     for name in ("run", "slots-search", "sensitivity"):
-        sub.choices[name].add_argument("--slot-model", choices=SLOT_MODELS, default="timeshare",
-                                       help="how a task runs in a slot (drfh-slots)")
+        sub.choices[name].add_argument("--slot-model", choices=SLOT_MODEL.choices,
+                                       default=SLOT_MODEL.default, help=SLOT_MODEL.description)
     sub.choices["sensitivity"].add_argument("--task-scale", type=POSITIVE, default=1.0,
                                             help="the tasks' scale (recorded in the rows)")
     a = sub.choices["sharing"]

@@ -49,8 +49,8 @@ from .. import _validation as check
 from .. import api
 from .. import rows as tidy
 from .._inputs import demands_and_machines
+from .catalog import SERVERS
 
-SOLVERS = ("aggregate", "lp")
 # Relative tolerance of the rounds: a user rises if it can gain more than this fraction of
 # the level; a cap counts as reached within it. HiGHS runs with feasibility tolerances far
 # below it (LP_OPTIONS), on problems scaled to O(1). HiGHS's interior-point method (with
@@ -491,13 +491,11 @@ def allocate(demands, servers, method="drfh", **options):
     of their task), get 0 tasks and are listed in `.no_demand` and `.no_fit`.
     Returns an `Allocation`.
     """
-    return api.run(method, demands, servers, takes=api.SERVERS, **options)
+    return api.run(method, demands, servers, takes=SERVERS, **options)
 
 
-def run_exact(spec, demands, servers, *, weights=None, tasks=None, solver="aggregate"):
+def run_exact(spec, demands, servers, *, weights, tasks, solver="aggregate"):
     """The registry's implementation of drfh and per-server-drf (see `allocate`)."""
-    if solver not in SOLVERS:
-        raise ValueError(f"unknown solver {solver!r}; choose from {', '.join(SOLVERS)}")
     method = spec.name
     a, C, w, caps = checked(demands, servers, weights, tasks)
     start = time.perf_counter()

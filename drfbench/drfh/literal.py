@@ -5,6 +5,7 @@ import numpy as np
 from .. import _validation as check
 from .. import api
 from ..sim import FIT_SLACK, take_back
+from .catalog import TRACE
 from .schedulers import DEFAULT_SLOTS, slot_counts, task_queues, user_weights
 
 
@@ -14,7 +15,7 @@ class LiteralScheduler:
     decision by decision). Same constructor arguments and protocol as scheduler(...)."""
 
     def __init__(self, machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, weights=None):
-        api.method_info(name, api.TRACE)
+        api.method_info(name, TRACE)
         self.name = name
         self.C = check.machines(machines, trace.resources)
         self.limit = self.C * (1.0 + FIT_SLACK)

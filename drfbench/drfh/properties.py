@@ -25,6 +25,7 @@ from .. import api
 from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
                           instances_of, rounded, shortfall, violation, worst_departure,
                           worst_envy, worst_misreport)
+from .catalog import SERVERS
 from .exact import allocate, checked
 from .examples import worked_example
 
@@ -93,7 +94,7 @@ def read_server_instances(instances):
 class ServerPolicy(NamedPolicy):
     """A callable policy(demands, servers, weights, tasks) -> drfbench.drfh.Allocation,
     named; called on an instance, with other demands in place of its own if given."""
-    takes = api.SERVERS
+    takes = SERVERS
 
     @staticmethod
     def registered(method):
@@ -388,7 +389,7 @@ def table_instances(prop, count, seed=0, *, zeros=0.2):
 
 
 CHECKS = PropertySet(
-    api.SERVERS, ServerInstance, read=read_server_instances, random=random_server_instances,
+    SERVERS, ServerInstance, read=read_server_instances, random=random_server_instances,
     pool=table_instances, policy=ServerPolicy,
     checks={"server_pareto_efficiency": server_pareto_efficiency,
             "server_envy_freeness": server_envy_freeness,

@@ -18,11 +18,10 @@ from .. import _isa, api
 from .. import _validation as check
 from .._machine import resolve_threads
 from ..sim import Trace
+from .catalog import DEFAULT_SLOTS, TRACE
 
-DEFAULT_SLOTS = 14          # Table II's best
 # How a task runs in a slot (drfh-slots): "timeshare", with what it demands, the simulator
 # time-sharing an oversubscribed server; "capped", with at most the slot's share (`capped`)
-SLOT_MODELS = ("timeshare", "capped")
 
 
 def slot_counts(machines, k=DEFAULT_SLOTS):
@@ -81,7 +80,7 @@ def scheduler(machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, wei
     weights  per user, > 0 (default equal); index: use the server index (False: the
              literal scan, the benchmark's baseline); threads: of the literal best-fit scan
     """
-    api.method_info(name, api.TRACE)
+    api.method_info(name, TRACE)
     C = check.machines(machines, trace.resources, name="servers")
     per_server = slot_counts(C, slots) if name == "drfh-slots" else np.zeros(len(C), dtype=np.int64)
     if name == "drfh-slots" and not per_server.any():

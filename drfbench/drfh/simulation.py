@@ -13,8 +13,9 @@ import pandas as pd
 from .. import _validation as check
 from .. import api, sim
 from .. import rows as tidy
+from .catalog import TRACE
 from .literal import LiteralScheduler
-from .schedulers import DEFAULT_SLOTS, SLOT_MODELS, capped, scheduler as make
+from .schedulers import DEFAULT_SLOTS, capped, scheduler as make
 from .trace import read_servers, read_trace, tasks_frame
 
 # The work bounds of a run (docs/accepts.md). Samples: at most MAX_SAMPLES, and at most
@@ -113,7 +114,7 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     when it gets there. Time itself is exact at any scale: only a task whose start +
     duration == start in float64 is refused (drfbench.sim.simulate).
     """
-    return api.run(scheduler, servers, tasks, takes=api.TRACE, **options)
+    return api.run(scheduler, servers, tasks, takes=TRACE, **options)
 
 
 def _reach(trace, horizon, sample):
@@ -149,12 +150,12 @@ def _reach(trace, horizon, sample):
     return reach, bound, sample
 
 
-def run_scheduler(spec, servers, tasks, *, sample=60.0, horizon=math.inf, slots=DEFAULT_SLOTS,
-                  slot_model="timeshare", weights=None, index=True, threads=None, isa=None,
-                  literal=False):
-    """The registry's implementation of the trace schedulers (see `simulate`)."""
+def run_scheduler(spec, servers, tasks, *, sample, horizon, weights, index, threads, isa,
+                  literal, slots=DEFAULT_SLOTS, slot_model="timeshare"):
+    """The registry's implementation of the trace schedulers (see `simulate`): the options
+    as the registry checked them, their defaults declared in the family's catalog (slots
+    and slot_model: drfh-slots' only)."""
     scheduler = spec.name
-    check.choice(slot_model, "slot_model", SLOT_MODELS)
     resources, C, frame, trace = _frames(servers, tasks)
     if scheduler == "drfh-slots" and slot_model == "capped":
         trace = capped(trace, C, slots)

@@ -12,9 +12,10 @@ import sys
 
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, POSITIVE, Parser, output, run
-from ..api import FLOWS, methods
+from ..api import methods
+from .catalog import FLOWS, PACKET_COST
 from .evaluation import DISTRIBUTIONS, RATELESS, lecture, lecture_series, sweep
-from .model import INTERVAL, PACKET_COSTS, RTT
+from .model import INTERVAL, RTT
 
 
 def main(argv=None):
@@ -48,7 +49,8 @@ def main(argv=None):
     a.add_argument("--sources", nargs="+", default=list(RATELESS), choices=RATELESS)
     a.add_argument("--packets", type=COUNT, default=200,
                    help="packets per flow a run lasts for, about (at equal dominant shares)")
-    a.add_argument("--packet-costs", default="fixed", choices=PACKET_COSTS)
+    a.add_argument("--packet-costs", default=PACKET_COST.default, choices=PACKET_COST.choices,
+                   help=PACKET_COST.description)
     run(p, step, argv)
 
 

@@ -35,6 +35,7 @@ import numpy as np
 from .. import api
 from .. import rows as tidy
 from .. import _validation as check
+from .catalog import FLOWS
 from .model import INTERVAL, MAX_PACKETS, MAX_STATE, OPEN_LOOP, RTT, SOURCES, seconds
 from .simulate import simulate
 
@@ -136,7 +137,7 @@ def jain(x):
 
 
 def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DISTRIBUTIONS,
-          sources=RATELESS, schedulers=api.methods(takes=api.FLOWS), packets=200,
+          sources=RATELESS, schedulers=api.methods(takes=FLOWS), packets=200,
           packet_costs="fixed", rtt=RTT, interval=INTERVAL, seed=0):
     """One row per flows x resources x distribution x source x scheduler (see the module
     docstring); every scheduler of a configuration runs on the same flows. flows,

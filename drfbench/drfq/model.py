@@ -36,23 +36,16 @@ import numpy as np
 
 from .. import _inputs
 from .. import _validation as check
+from .catalog import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, MAX_SECONDS, MAX_STATE, PACKET_COSTS,
+                      RTT, SOURCES, STAGE_BUFFER)
 
 # The registry's flow schedulers (drfbench.methods(takes="flows")), in the order of the
 # kernel's switch (Settings.code).
 SCHEDULERS = ("drfq", "drfq-dovetail", "fq", "bottleneck", "fifo")
-SOURCES = ("backlogged", "constant", "poisson", "tcp")
-PACKET_COSTS = ("fixed", "uniform", "exponential")
 OPEN_LOOP = ("constant", "poisson")
 
-# Defaults of the run's settings, and where each comes from.
-INTERVAL = 0.3          # s: bottleneck fairness re-decided every 300 ms (the lecture's Click run)
-RTT = 1e-3              # s: the round trip of the TCP sources (the issue's example)
-BUFFER = 100            # packets per flow queue: about one bandwidth-delay product at the
-                        # lecture's rates (~1e5 packets/s x 1 ms), the rule of thumb of
-                        # Villamizar and Song (1994) quoted in RFC 3439
-STAGE_BUFFER = 32       # packets between consecutive resources (see literal.py)
-INITIAL_WINDOW = 10     # packets: TCP's initial window (RFC 6928)
-BINS = 100              # bins of the per-flow rate-over-time series
+# The run's settings' defaults (INTERVAL, RTT, BUFFER, STAGE_BUFFER, INITIAL_WINDOW, BINS),
+# the sources and packet costs: the family's catalog, where its options are declared.
 MAX_REDECISIONS = 1e8   # the bottleneck's re-decisions are kept: at most this many
 
 # Bounds that keep a run finite and its work bounded (docs/accepts.md). Times are seconds:
@@ -61,12 +54,10 @@ MAX_REDECISIONS = 1e8   # the bottleneck's re-decisions are kept: at most this m
 # anywhere would be served without end in no time: refused by `flows` and `read_inputs`);
 # rates packets/s in [1 / MAX_SECONDS, inf); weights in [1 / MAX_WEIGHT, MAX_WEIGHT] and
 # within _validation.MAX_WEIGHT_RATIO of each other (virtual times add cost / weight).
-MAX_SECONDS = 1e9
 MAX_WEIGHT = 1e12
 # The work budget (`budget`): the packets a run would simulate, estimated before it starts,
 # and the numbers its state holds (queues, stage buffers, TCP timers, series, re-decisions).
 MAX_PACKETS = 2**28     # about a minute of the kernel; keeps the int32 series exact
-MAX_STATE = 2**27       # numbers: 1 GiB
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15

@@ -14,8 +14,9 @@ import numpy as np
 from .. import _isa, api
 from .. import rows as tidy
 from . import literal as transcription
-from .model import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, PACKET_COSTS, RTT, SOURCES,
-                    STAGE_BUFFER, budget, flows as make_flows, settings as make_settings)
+from .catalog import FLOWS
+from .model import (INTERVAL, PACKET_COSTS, SOURCES, budget, flows as make_flows,
+                    settings as make_settings)
 
 
 @dataclass
@@ -28,7 +29,8 @@ class Result:
     served, and held a finished packet for want of room downstream; series (bins, n)
     departures per bin; bottleneck: the bottleneck scheduler's re-decisions, one per
     interval; decisions (time, flow) of every dispatch, if asked for; isa: the kernels'
-    variant ("literal" for the transcription)."""
+    variant ("literal" for the transcription); options: the scheduler's registered
+    options (its rows give resource and interval only where it takes them)."""
     flows: object
     settings: object
     served: np.ndarray
@@ -42,6 +44,7 @@ class Result:
     bottleneck: np.ndarray
     decisions: tuple | None
     isa: str
+    options: frozenset
 
     @property
     def scheduler(self):
@@ -88,8 +91,8 @@ class Result:
         stamped (drfbench.rows)."""
         s, f = self.settings, self.flows
         run = {"scheduler": s.scheduler, "duration": s.duration, "flows": f.n, "resources": f.m,
-               "resource": s.resource if self._takes("resource") else None,
-               "interval": s.interval if self._takes("interval") else None,
+               "resource": s.resource if "resource" in self.options else None,
+               "interval": s.interval if "interval" in self.options else None,
                "rtt": s.rtt, "buffer": s.buffer,
                "stage_buffer": s.stage_buffer, "packet_costs": PACKET_COSTS[f.packet_costs], "seed": f.seed,
                "literal": self.isa == "literal"}
@@ -119,9 +122,6 @@ class Result:
     def _variant(self):
         """The kernels' variant for the stamp (None, the default's, for the literal)."""
         return None if self.isa == "literal" else self.isa
-
-    def _takes(self, option):
-        return api.method_info(self.scheduler).takes_option(option)
 
 
 def _kernel(flows, s, isa, decisions):
@@ -181,14 +181,15 @@ def simulate(costs, scheduler="drfq", **options):
     A scheduler given an option it does not take refuses it (drfbench.run). The model and
     the schedulers' definitions: drfbench.drfq.literal.
     """
-    return api.run(scheduler, costs, takes=api.FLOWS, **options)
+    return api.run(scheduler, costs, takes=FLOWS, **options)
 
 
-def run_scheduler(spec, costs, *, duration=1.0, weights=None, rates=None, source="backlogged",
-                  packet_costs="fixed", resource=0, interval=INTERVAL, rtt=RTT, buffer=BUFFER,
-                  stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS, seed=0,
-                  decisions=False, literal=False, isa=None):
-    """The registry's implementation of the flow schedulers (see `simulate`)."""
+def run_scheduler(spec, costs, *, duration, weights, rates, source, packet_costs, rtt, buffer,
+                  stage_buffer, initial_window, bins, seed, decisions, literal, isa, resource=0,
+                  interval=INTERVAL):
+    """The registry's implementation of the flow schedulers (see `simulate`): the options
+    as the registry checked them, their defaults declared in the family's catalog
+    (resource and interval: those of fq and bottleneck only)."""
     f = make_flows(costs, weights, rates, source, packet_costs, seed)
     s = make_settings(f.m, spec.name, duration=duration, resource=resource, interval=interval,
                       rtt=rtt, buffer=buffer, stage_buffer=stage_buffer,
@@ -202,4 +203,5 @@ def run_scheduler(spec, costs, *, duration=1.0, weights=None, rates=None, source
         out, variant = _kernel(f, s, isa, decisions), _isa.kernels(isa).name
     return Result(f, s, out["served"], out["dispatched"], out["arrived"], out["dropped"],
                   out["work"], out["busy"], out["blocked"], out["series"], out["bottleneck"],
-                  (out["decision_time"], out["decision_flow"]) if decisions else None, variant)
+                  (out["decision_time"], out["decision_flow"]) if decisions else None, variant,
+                  spec.options)

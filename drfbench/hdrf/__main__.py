@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import rows as tidy
 from .._command import COUNT, FRACTION, NATURAL, NONNEGATIVE, POSITIVE, Parser, output, run
-from ..api import TREE, methods
+from ..api import methods
+from .catalog import TREE
 from .evaluation import (EVALUATION_TREE, SCALE_MACHINE, evaluate, jobs, run_at_scale,
                          scale_jobs, scale_tree)
 from .examples import example_rows

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
 from .._validation import machines as checked_machines
 from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
                           instances_of, violation)
+from .catalog import TREE
 from .tasks import schedule
 from .tree import tree as validated_tree
 
@@ -57,7 +57,7 @@ def read_trees(instances):
 
 class TreePolicy(NamedPolicy):
     """A callable policy(tree, machines) -> drfbench.hdrf.Schedule, named."""
-    takes = api.TREE
+    takes = TREE
 
     @staticmethod
     def registered(method):
@@ -208,7 +208,7 @@ def random_trees(count, seed=0, **options):
 
 # The table checks every property on the same random trees (random_trees' options).
 CHECKS = PropertySet(
-    api.TREE, TreeInstance, read=read_trees, random=random_trees, policy=TreePolicy,
+    TREE, TreeInstance, read=read_trees, random=random_trees, policy=TreePolicy,
     checks={"hierarchical_share_guarantee": hierarchical_share_guarantee,
             "tree_pareto_efficiency": tree_pareto_efficiency, "no_starvation": no_starvation},
     names={"hierarchical_share_guarantee": "Hierarchical share guarantee",

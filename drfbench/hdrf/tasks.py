@@ -21,10 +21,10 @@ from .. import _validation as check
 from .._validation import MAX_COUNT
 from .. import rows as tidy
 from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
+from .catalog import MAX_SETS, TREE
 from .tree import tree as as_tree
 
 MAX_RESOLUTION = 10**6             # allocate's quanta per leaf, at most
-MAX_SETS = 1024                    # kept open-sets, at most (kernels/hdrf.pyx's own limit)
 # Each registered policy: the kernel's mode, and whether it runs on the flattened tree.
 POLICY_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
                 "naive-hdrf": ("naive", False), "flatten": ("static", True),
@@ -93,7 +93,7 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
     name when given by name (a DataFrame, a dict of columns), else by position; tasks
     whole numbers in [0, 2**62] or inf (a leaf demanding nothing needs a count); at most
     drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once (the work budget)."""
-    spec = api.method_info(policy, api.TREE)
+    spec = api.method_info(policy, TREE)
     sets = check.positive_int(sets, "sets", upper=MAX_SETS)
     if not isinstance(incremental, (bool, np.bool_)):
         raise TypeError(f"incremental must be True or False, got {incremental!r:.80}")
@@ -116,7 +116,7 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
                                  queue, C, kernels.MODES[mode], incremental, sets or 0)
 
 
-def run_policy(spec, tree, machines, *, tasks=None, incremental=True, sets=None, isa=None):
+def run_policy(spec, tree, machines, *, tasks, incremental, sets, isa):
     """The registry's implementation of the tree policies: launch tasks on idle machines
     until the policy launches nothing more (for H-DRF: until every leaf is blocked).
     Returns a Schedule."""
@@ -142,7 +142,7 @@ def schedule(tree, machines, policy="hdrf", **options):
     """Run registered tree policy `policy` (drfbench.methods(takes="tree")) on idle
     machines until it launches nothing more; options as `scheduler`'s. Returns a
     Schedule."""
-    return api.run(policy, tree, machines, takes=api.TREE, **options)
+    return api.run(policy, tree, machines, takes=TREE, **options)
 
 
 def allocate(tree, capacity, policy="hdrf", *, resolution=1000, isa=None):

@@ -8,8 +8,8 @@ import sys
 
 from .. import rows as tidy
 from .._command import COUNT, FRACTION, NATURAL, POSITIVE, Parser, output, run
-from ..api import APPLICATIONS, methods
-from .allocate import SCORES
+from ..api import methods
+from .catalog import APPLICATIONS, SCORE, VIEW
 from .evaluation import evaluate, sensitivity
 from .model import VIEWS, Infrastructure
 from .workload import BOTTLENECK, TEMPORAL
@@ -50,12 +50,11 @@ def main(argv=None):
                        help="the resource that binds")
     a.add_argument("--views", type=_view, nargs="*", default=[], metavar="POLICY=VIEW",
                    help="what a policy is told (default ti-mra)")
-    a.add_argument("--score", choices=list(SCORES), default="literal",
-                   help="Packer's reading of Eq. 6-8")
+    a.add_argument("--score", choices=SCORE.choices, default=SCORE.default, help=SCORE.description)
     for out in ("series", "per-app", "summary", "rates"):
         a.add_argument(f"--{out}", type=output, required=True)
-    b.add_argument("--view", choices=VIEWS, default="ti-mra", help="what every policy is told")
-    b.add_argument("--scores", nargs="+", choices=list(SCORES), default=list(SCORES),
+    b.add_argument("--view", choices=VIEW.choices, default=VIEW.default, help=VIEW.description)
+    b.add_argument("--scores", nargs="+", choices=SCORE.choices, default=list(SCORE.choices),
                    help="Packer's readings of Eq. 6-8")
     b.add_argument("--out", type=output, required=True)
     run(p, step, argv)

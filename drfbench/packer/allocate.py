@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import _isa, api
 from .. import _validation as check
+from .catalog import APPLICATIONS
 from .model import (MAX_CELLS, Application, Infrastructure, active_span, check_fits, dependencies,
                     sort_nodes)
 from .workload import SLOTS
@@ -241,7 +242,7 @@ def place(cluster, app, policy="packer", *, score="literal", threads=1, kernels=
     server, or S + j for cloud service j), or None when it is rejected (nothing of it left
     behind). `policy`: a registered application policy (drfbench.methods(takes=
     "applications")); `score`: Packer's reading of Eq. 6-8 (SCORES)."""
-    api.method_info(policy, api.APPLICATIONS)
+    api.method_info(policy, APPLICATIONS)
     check.choice(score, "score", tuple(SCORES))
     if not isinstance(cluster, Cluster):
         raise TypeError(f"cluster must be a packer.Cluster, got {type(cluster).__name__}")

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import api
 from .allocate import REMOTE_PENALTY, SCORES, resource_weights
+from .catalog import APPLICATIONS
 from .model import active_span, dependencies, sort_nodes
 from .workload import SLOTS
 
@@ -102,7 +103,7 @@ class Reference:
     `place(app)` returns the locations or None."""
 
     def __init__(self, infra, horizon, policy="packer", score="literal"):
-        api.method_info(policy, api.APPLICATIONS)
+        api.method_info(policy, APPLICATIONS)
         self.infra, self.horizon, self.policy, self.score = infra, int(horizon), policy, score
         self.accepted = []
 

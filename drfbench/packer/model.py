@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as check
+from .catalog import VIEWS
 
 RESOURCES = ("cpu", "mem", "io_write", "io_read")   # R of Eq. 7 (BAND is the network)
-VIEWS = ("ti-mra", "peak")     # what a policy is told of an application (`request`)
 
 # Bounds that keep every computation finite and the work bounded (docs/accepts.md):
 # capacities (cores, GB, MBps, Gbps) in [MIN_CAPACITY, MAX_AMOUNT], demands and bandwidths

@@ -19,8 +19,9 @@ import numpy as np
 from .. import _isa, api
 from .. import _validation as check
 from .. import rows as tidy
-from .allocate import SCORES, Cluster, place
-from .model import (MAX_AMOUNT, RESOURCES, VIEWS, Application, Infrastructure, amount, check_fits,
+from .allocate import Cluster, place
+from .catalog import APPLICATIONS
+from .model import (MAX_AMOUNT, RESOURCES, Application, Infrastructure, amount, check_fits,
                     request)
 from .rates import work_conserving
 
@@ -201,14 +202,13 @@ def simulate(infrastructure, applications, policy="packer", **options):
     horizon (the last application's end) at most MAX_CELLS (2**24) cells, and the
     placement's work, servers x the applications' nodes x instants, at most MAX_WORK
     (2**36); beyond them a ValueError says which."""
-    return api.run(policy, infrastructure, applications, takes=api.APPLICATIONS, **options)
+    return api.run(policy, infrastructure, applications, takes=APPLICATIONS, **options)
 
 
-def run_policy(spec, infrastructure, applications, *, view="ti-mra", score="literal",
-               threads=None, isa=None):
-    """The registry's implementation of the application policies (see `simulate`)."""
-    check.choice(view, "view", VIEWS)
-    check.choice(score, "score", tuple(SCORES))
+def run_policy(spec, infrastructure, applications, *, view, threads, isa, score="literal"):
+    """The registry's implementation of the application policies (see `simulate`): the
+    options as the registry checked them, their defaults declared in the family's catalog
+    (score: packer's only)."""
     if not isinstance(infrastructure, Infrastructure):
         raise TypeError(f"infrastructure must be a packer.Infrastructure, got "
                         f"{type(infrastructure).__name__}")

@@ -1,0 +1,171 @@
+"""DC-DRF's input kind, divisible demands: `allocate`, the dispatch every method taking
+"demands" runs through (DC-DRF's own, drfbench.dcdrf.methods, and classic DRF's divisible
+policies, drfbench.drf.divisible), and its `AllocationResult` (drfbench.allocate and
+drfbench.AllocationResult).
+
+allocate checks the demands, the weights and the options once for every such method, then
+calls the method's implementation as f(spec, matrix, weights, epsilon=, deadline=,
+max_rounds=, threads=, isa=) on validated CSR demands and weights scaled by a power of two
+(the largest in [1, 2)); it returns (allocation values in the demands' sparsity, level,
+rounds, timed_out, elapsed, the kernels' variant).
+"""
+import mmap
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import _validation as check
+from .. import api
+from .._machine import MAX_THREADS, resolve_threads
+from .catalog import DEADLINE, DEMANDS, EPSILON, MAX_ROUNDS
+
+# Outputs of this many bytes or more get pages of their own (see output_array): the size
+# from which glibc's malloc maps new memory for every array anyway.
+OWN_PAGES_BYTES = 32 * 2**20
+# Options of allocate beyond demands, weights and dtype, with the value that means "not
+# asked for" (their defaults: a method that does not take an option accepts that value only).
+NEUTRAL = {o.name: o.default for o in (EPSILON, DEADLINE, MAX_ROUNDS, api.THREADS, api.ISA)}
+
+
+@dataclass(frozen=True)
+class AllocationResult:
+    """What `allocate` returns.
+
+    allocation: CSR array shaped like the demands, A_ir = fraction of resource r given to
+        tenant i (it shares its index arrays with the validated demands).
+    level: z_i per tenant, tenant i's weighted dominant share max_r A_ir / w_i, i.e. the
+        y at which it left (Algorithm 2; 0 for all-zero rows).
+    rounds: iterations of the inner loop; elapsed: the method's own wall-clock seconds;
+    timed_out: stopped by the deadline or the round budget before every tenant left.
+    """
+    allocation: sp.csr_array
+    level: np.ndarray
+    rounds: int
+    elapsed: float
+    timed_out: bool
+    method: str
+    epsilon: float
+    threads: int
+    isa: str
+
+    def rows(self, **columns):
+        """Tidy rows, one per tenant: the run's method, epsilon, threads, rounds, elapsed
+        and timed_out, then the tenant (its index), its level and its dominant share
+        max_r A_ir (`share`), with `columns` added, stamped with the variant that ran
+        (drfbench.rows)."""
+        run = {"method": self.method, "epsilon": self.epsilon, "threads": self.threads,
+               "rounds": self.rounds, "elapsed": self.elapsed, "timed_out": self.timed_out}
+        share = self.allocation.max(axis=1).toarray().ravel()
+        from .. import rows as tidy  # here: importing drfbench must not import drfbench.rows,
+        # which `python -m drfbench.rows` then runs a second copy of (runpy's RuntimeWarning)
+        return tidy.stamped(({**run, "tenant": i, "level": z, "share": s}
+                             for i, (z, s) in enumerate(zip(self.level.tolist(), share.tolist()))),
+                            isa=self.isa, **columns)
+
+
+def output_array(n, dtype):
+    """An uninitialized array of n items for a kernel's output. Large ones are anonymous
+    mappings of ordinary 4 KiB pages: numpy asks the OS for transparent huge pages on
+    large arrays, and with THP in "madvise" mode (defrag "madvise") a first touch of such
+    memory can stall on compaction: 0.5 s against 0.08 s for the 260 MB output of a
+    1M x 100K allocation on the development VM, in every call whose earlier results are
+    still held. The kernels write every entry, so nothing needs zeroing."""
+    dtype = np.dtype(dtype)
+    if n * dtype.itemsize < OWN_PAGES_BYTES:
+        return np.empty(n, dtype=dtype)
+    pages = mmap.mmap(-1, n * dtype.itemsize, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(pages, dtype=dtype, count=n)
+
+
+def _options(spec, epsilon, deadline, max_rounds, threads, isa):
+    """The options as the method's implementation gets them: checked (epsilon's and the
+    deadline's bounds as the catalog declares them), refused when the method does not
+    take them, defaults filled in (threads decided here)."""
+    if isa is not None and not isinstance(isa, str):
+        raise TypeError(f"isa must be a kernel variant's name (text) or None, got {isa!r}")
+    given = {"epsilon": EPSILON.check(check.real(epsilon, "epsilon")),
+             "deadline": deadline if deadline is None else
+             DEADLINE.check(check.duration(deadline, "deadline")),
+             "max_rounds": check.positive_int(max_rounds, "max_rounds"),
+             "threads": check.positive_int(threads, "threads", upper=MAX_THREADS), "isa": isa}
+    if spec.max_rounds is not None:
+        if given["max_rounds"] not in (None, spec.max_rounds):
+            raise ValueError(f"method {spec.name!r} always runs {spec.max_rounds} round(s); "
+                             f"got max_rounds={given['max_rounds']}")
+        given["max_rounds"] = spec.max_rounds
+    for option, neutral in NEUTRAL.items():
+        value = given[option]
+        if spec.takes_option(option) or value == neutral or (option == "threads" and value == 1):
+            continue
+        if option == "epsilon":
+            raise ValueError(f"method {spec.name!r} is exact and takes no epsilon (got {value}); "
+                             f"methods with a tolerance: {', '.join(_with('epsilon'))}")
+        if option == "threads":
+            raise ValueError(f"method {spec.name!r} is single-threaded; threads must be 1 or None, got {value}")
+        raise ValueError(f"method {spec.name!r} takes no {option} (got {value!r})")
+    given["threads"] = resolve_threads(given["threads"]) if spec.takes_option("threads") else 1
+    return given
+
+
+def _with(option):
+    return [m for m in api.methods(takes=DEMANDS) if api.method_info(m).takes_option(option)]
+
+
+def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=None,
+             max_rounds=None, threads=None, dtype=None, isa=None) -> AllocationResult:
+    """Allocate resources to tenants with a registered method that takes divisible demands
+    (`methods(takes="demands")`).
+
+    demands: dense 2-D array or scipy.sparse matrix, tenants x resources, entries the
+        fraction D_ir of resource r that tenant i demands: 0, or in [tiny, 1] where tiny
+        is the kernel float type's smallest normal number (np.finfo(dtype).tiny:
+        2.2e-308 for float64, 1.2e-38 for float32; a tenant's allocation is its demands
+        scaled by 1 / its largest demand). A DataFrame with text column labels, or a
+        dict of columns, gives the resources in its column order (allocate has no other
+        table to match names against); a DataFrame's other labels than 0..m-1 are
+        refused.
+    weights: positive weight per tenant (rho_i = w_i / d_ir*), default all ones; each in
+        [1e-300, 1e300] and all within a factor 1e9 (MAX_WEIGHT_RATIO) of each other.
+        Only their ratios matter: the kernels get them scaled by a power of two (the
+        largest in [1, 2)), and the levels are reported for the weights as given.
+    epsilon: DC-DRF's tolerance in [0, 1): a resource counts as exhausted once its
+        residual is at most epsilon (Algorithm 2 line 16).
+    deadline: seconds after which the inner loop stops at the end of its round (line 19);
+        max_rounds: the same, counted in rounds (deterministic, for reproducible runs),
+        at most 2**62. Exact EDRF exhausts at least one resource per round, so no run
+        needs more than n_resources + 1 rounds: past n_resources + 2 a run stops with a
+        RuntimeError (a bug to report) rather than running on.
+    threads: OpenMP threads in [1, 1024] (default: OMP_NUM_THREADS, else every usable
+        CPU).
+    dtype: float32 or float64 for the kernel (default: the demands' float type).
+    isa: kernel vector-width variant, "scalar", "generic", "avx2" or "avx512" (default:
+        $DRFBENCH_ISA, else the widest this CPU runs); one the CPU cannot run is refused.
+    Each method takes only some of these options (`method_info(name).options`); asking
+    one for an option it does not take is an error.
+    """
+    spec = api.method_info(method, DEMANDS)
+    options = _options(spec, epsilon, deadline, max_rounds, threads, isa)
+    if dtype is not None and not isinstance(dtype, np.dtype):
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
+    if not sp.issparse(demands):        # a DOK matrix is a dict, yet not one of columns
+        demands = check.by_name(demands, "demands")[1]
+    matrix = check.demand_matrix(demands, dtype)
+    w, shift = check.unit_weights(check.tenant_weights(weights, matrix.shape[0]))
+    budget = matrix.shape[1] + 2       # exact EDRF exhausts a resource per round
+    if spec.takes_option("max_rounds"):
+        options["max_rounds"] = min(options["max_rounds"] or budget, budget)
+    values, level, rounds, timed_out, elapsed, variant = spec.run(spec, matrix, w, **options)
+    if timed_out and rounds >= budget or not np.isfinite(level).all() or (level < 0).any():
+        raise RuntimeError(f"method {method!r} ran {rounds} rounds on demands of shape "
+                           f"{matrix.shape} and gave levels from {level.min()} to {level.max()} "
+                           f"(at most n_resources + 1 rounds and finite levels >= 0 expected): "
+                           "a bug in drfbench, please report it with the input")
+    return AllocationResult(
+        allocation=check.csr_from_arrays(values, matrix.indices, matrix.indptr, matrix.shape),
+        level=np.ldexp(level, shift), rounds=int(rounds), elapsed=float(elapsed),
+        timed_out=bool(timed_out), method=method, epsilon=options["epsilon"],
+        threads=options["threads"], isa=variant)

@@ -1,0 +1,68 @@
+"""DRFQ's entries in the registry (drfbench.api; Ghodsi, Sekar, Zaharia, Stoica:
+Multi-Resource Fair Queueing for Packet Processing, SIGCOMM'12; the cs262a lecture's
+closing experiment): the flows input kind and DRFQ with its rivals (drfq.simulate).
+Loaded by the registry without the package's modules."""
+from ..api import ISA, InputKind, Method, Option
+
+FLOWS = "flows"
+SOURCES = ("backlogged", "constant", "poisson", "tcp")
+PACKET_COSTS = ("fixed", "uniform", "exponential")
+# Defaults of the run's settings, and where each comes from.
+INTERVAL = 0.3          # s: bottleneck fairness re-decided every 300 ms (the lecture's Click run)
+RTT = 1e-3              # s: the round trip of the TCP sources (the issue's example)
+BUFFER = 100            # packets per flow queue: about one bandwidth-delay product at the
+                        # lecture's rates (~1e5 packets/s x 1 ms), the rule of thumb of
+                        # Villamizar and Song (1994) quoted in RFC 3439
+STAGE_BUFFER = 32       # packets between consecutive resources (see literal.py)
+INITIAL_WINDOW = 10     # packets: TCP's initial window (RFC 6928)
+BINS = 100              # bins of the per-flow rate-over-time series
+MAX_SECONDS = 1e9       # times (duration, rtt, interval) in (0, MAX_SECONDS]
+MAX_STATE = 2**27       # numbers a run's state holds: 1 GiB
+SECONDS = f"(0, {MAX_SECONDS:g}]"
+PACKETS = f"[1, {MAX_STATE}]"
+
+PACKET_COST = Option("packet_costs", str, "fixed", "per-packet factors of mean 1 on the costs",
+                     choices=PACKET_COSTS)
+_OPTIONS = (
+    Option("duration", float, 1.0, "seconds simulated", SECONDS),
+    Option("weights", list, None, "per flow, > 0 (None: equal)"),
+    Option("rates", float, None, "packets/s of the open-loop sources (one for all; a list per "
+           "flow from Python)"),
+    Option("source", str, "backlogged", "how packets arrive, or one per flow", choices=SOURCES),
+    PACKET_COST,
+    Option("rtt", float, RTT, "TCP's round trip (s)", SECONDS),
+    Option("buffer", int, BUFFER, "packets per flow queue", PACKETS),
+    Option("stage_buffer", int, STAGE_BUFFER, "packets between consecutive resources", PACKETS),
+    Option("initial_window", int, INITIAL_WINDOW, "TCP's initial window, packets", PACKETS),
+    Option("bins", int, BINS, "bins of the rate-over-time series (0: none)", f"[0, {MAX_STATE}]"),
+    Option("seed", int, 0, "the seed of every random draw", "[0, inf)"),
+    Option("decisions", bool, False, "keep every dispatch's (time, flow)"),
+    Option("literal", bool, False, "run the literal transcription (slow; the test oracle)"),
+    ISA,
+)
+RESOURCE = Option("resource", int, 0, "fq: the resource it fair-queues; bottleneck: its first "
+                  "choice", "[0, inf)")
+BOTTLENECK_INTERVAL = Option("interval", float, INTERVAL, "seconds between the bottleneck's "
+                             "re-decisions", SECONDS)
+
+KINDS = (
+    InputKind(FLOWS, ("costs",), "drfbench.drfq.simulate(costs, scheduler, ...)",
+              "drfq.model:read_inputs", names="flow"),
+)
+
+METHODS = (
+    Method("drfq", "drfq", FLOWS, "memoryless DRFQ: start-time fair queueing on each "
+           "packet's dominant processing time", "drfq.simulate:run_scheduler",
+           _OPTIONS, label="DRFQ"),
+    Method("drfq-dovetail", "drfq", FLOWS, "dovetailing DRFQ: virtual start and finish "
+           "times per resource, ordered by the largest start", "drfq.simulate:run_scheduler",
+           _OPTIONS, label="DRFQ (dovetailing)"),
+    Method("fq", "drfq", FLOWS, "single-resource fair queueing (SFQ) on one resource",
+           "drfq.simulate:run_scheduler", (*_OPTIONS, RESOURCE), label="FQ"),
+    Method("bottleneck", "drfq", FLOWS, "bottleneck fairness: SFQ on the resource "
+           "busiest over the last interval (300 ms in the lecture's Click run)",
+           "drfq.simulate:run_scheduler", (*_OPTIONS, RESOURCE, BOTTLENECK_INTERVAL),
+           label="Bottleneck"),
+    Method("fifo", "drfq", FLOWS, "first come, first served", "drfq.simulate:run_scheduler",
+           _OPTIONS, label="FIFO"),
+)
