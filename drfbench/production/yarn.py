@@ -76,7 +76,7 @@ def sort_by_usage(rows):
 
 
 def compare_rows(rows1, rows2, index):
-    """Lexicographic sign of rows1[i][index] - rows2[i][index] (compareRatios)."""
+    """Lexicographic sign of `rows1[i][index] - rows2[i][index]` (compareRatios)."""
     for p, q in zip(rows1, rows2):
         s = _sign(p[index] - q[index])
         if s:
