@@ -19,7 +19,7 @@
 # either by online DRF or by a Hadoop-style fair scheduler with k slots per machine. Each
 # type is one user with an endless backlog of jobs, run one after another. The data come
 # from the pipeline step `python -m drfbench.drf slots` (a discrete-event simulation whose
-# scheduling decisions are made by the kernel in kernels/drf.pyx); this notebook only
+# scheduling decisions are made by the kernel in drfbench/drf/drf.pyx); this notebook only
 # plots them.
 #
 # Model, where the lecture is silent: DRF launches a task only where it fits. The slot

@@ -19,7 +19,7 @@
 # spread over users by a seeded Zipf draw, drfbench.drfh.trace.alibaba_tasks) on servers
 # drawn from Table I, scaled with the fraction of jobs kept. Data: `python -m drfbench.drfh
 # slots-search` (Table II) and `run` (Figs. 5-7), each on drfbench.sim with the kernel
-# schedulers of kernels/drfh.pyx. Slots runs with the best k of Table II's search (the
+# schedulers of drfbench/drfh/drfh.pyx. Slots runs with the best k of Table II's search (the
 # paper's: 14).
 
 # %% tags=["parameters"]

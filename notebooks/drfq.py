@@ -22,7 +22,7 @@
 # ⟨7, 1⟩ µs (CPU-bound); bottleneck fairness (fair queueing on the resource found busiest
 # every 300 ms, in Click) makes TCP oscillate. The data come from the pipeline steps
 # `python -m drfbench.drfq lecture | series | sweep` (the packet-level simulator in
-# kernels/drfq.pyx); this notebook only draws them. The lecture's Click machine's speeds
+# drfbench/drfq/drfq.pyx); this notebook only draws them. The lecture's Click machine's speeds
 # are not ours, so each rate is compared as its ratio to the flow running alone.
 
 # %% tags=["parameters"]

@@ -18,7 +18,7 @@
 # along a tree of weighted queues: top-down, the child with the lowest dominant share gets
 # the next task, siblings' usage is rescaled to the lowest non-blocked one's, and blocked
 # nodes are ignored. The data come from the pipeline steps `python -m drfbench.hdrf
-# examples | properties | evaluate` (decisions by the kernel in kernels/hdrf.pyx; the
+# examples | properties | evaluate` (decisions by the kernel in drfbench/hdrf/hdrf.pyx; the
 # evaluation on the cluster simulator drfbench.sim); this notebook only draws them.
 #
 # The slides' evaluation gives neither its hierarchy nor its job list. Ours

@@ -19,7 +19,7 @@
 # 6-8), reserving bandwidth along the tree's paths; Tetris scores the alignment of demand
 # and residual and only penalizes the network; the slot scheme cuts each server into four
 # slots. The data come from `python -m drfbench.packer evaluate` (drfbench.packer, the
-# scoring in kernels/packer.pyx); this notebook only draws them. As in the paper, each
+# scoring in drfbench/packer/packer.pyx); this notebook only draws them. As in the paper, each
 # comparison is the percentage difference (Packer - other) / Packer x 100: positive values
 # mean Packer is higher.
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def family_files(family):
     """What docs/adding-a-family.md asks of a family: (what, the paths that would do)."""
     return [
-        ("its kernel", [ROOT / f"kernels/{family}.pyx"]),
+        ("its kernel", [ROOT / f"drfbench/{family}/{family}.pyx"]),
         ("its package", [ROOT / f"drfbench/{family}/__init__.py"]),
         ("its pipeline steps (python -m drfbench.<family>)", [ROOT / f"drfbench/{family}/__main__.py"]),
         ("its literal transcription, the kernel's test oracle", [ROOT / f"drfbench/{family}/literal.py"]),

@@ -379,7 +379,7 @@ def test_policy_launching_a_user_with_nothing_pending():
 
 
 # ---------------------------------------------------------------------------------------
-# The kernel (kernels/sim.pyx) against the literal loop in Python, bit for bit
+# The kernel (drfbench/sim/sim.pyx) against the literal loop in Python, bit for bit
 # ---------------------------------------------------------------------------------------
 
 

@@ -1,5 +1,5 @@
 """The middlebox simulator and every scheduler written literally: the specification of
-kernels/drfq.pyx and its test oracle, decision by decision. It scans every flow for each
+drfbench/drfq/drfq.pyx and its test oracle, decision by decision. It scans every flow for each
 decision and every packet in the pipeline for the virtual time, so it is slow; the kernel
 makes the same decisions with heaps and a running maximum (tests/test_drfq.py).
 

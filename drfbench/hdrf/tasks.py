@@ -1,4 +1,4 @@
-"""Hierarchical schedulers on a cluster (kernels/hdrf.pyx): static runs, the stateful
+"""Hierarchical schedulers on a cluster (drfbench/hdrf/hdrf.pyx): static runs, the stateful
 policy for drfbench.sim, and the divisible mode.
 
     schedule(tree, machines, policy)   launch tasks on an idle cluster until the policy
@@ -24,7 +24,7 @@ from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
 from .tree import tree as as_tree
 
 MAX_RESOLUTION = 10**6             # allocate's quanta per leaf, at most
-MAX_SETS = 1024                    # kept open-sets, at most (kernels/hdrf.pyx's own limit)
+MAX_SETS = 1024                    # kept open-sets, at most (drfbench/hdrf/hdrf.pyx's own limit)
 # Each registered policy: the kernel's mode, and whether it runs on the flattened tree.
 POLICY_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
                 "naive-hdrf": ("naive", False), "flatten": ("static", True),
