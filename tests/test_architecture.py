@@ -12,11 +12,11 @@ level, and drfbench.hdrf.evaluation, drfbench.hdrf.__main__ and drfbench.drfh.__
 imported drfbench.properties back (drfbench.properties -> drfbench.hdrf ->
 drfbench.properties)."""
 import ast
-from pathlib import Path
 
 import drfbench
+from conftest import ROOT
 
-PACKAGE = Path(__file__).resolve().parents[1] / "drfbench"
+PACKAGE = ROOT / "drfbench"
 WORKFLOW_ONLY = {"drfbench.pipeline"}
 FAMILIES = set(drfbench.families())
 
