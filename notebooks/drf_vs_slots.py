@@ -33,9 +33,6 @@ results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figure is written
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -43,7 +40,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "drf/drf_vs_slots")
+rows = figs.start(results, "drf/drf_vs_slots")
 first = rows.iloc[0]
 machine = figs.machine(rows)
 cpu, mem = (float(v) for v in str(first["machine"]).split())

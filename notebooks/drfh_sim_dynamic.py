@@ -28,17 +28,13 @@ results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figures are written
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "drfh/dynamic")
-summary = figs.read(results, "drfh/dynamic_summary")
+rows, summary = figs.start(results, "drfh/dynamic", "drfh/dynamic_summary")
 machine = figs.machine(rows)
 pool = str(rows["pool"].iloc[0]).split()
 setup = (f"{int(rows['servers'].iloc[0])} servers drawn from Table I (seed "

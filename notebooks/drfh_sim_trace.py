@@ -29,9 +29,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -39,7 +36,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-search = figs.read(results, "drfh/slots_search")
+search = figs.start(results, "drfh/slots_search")
 machine = figs.machine(search)
 names = [n for n in ("drfh-best-fit", "drfh-first-fit", "drfh-slots")
          if (Path(results) / f"drfh/run_{n}.csv").exists()]

@@ -30,9 +30,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -40,9 +37,8 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-series = figs.read(results, "packer/packer_series")
-apps = figs.read(results, "packer/packer_apps")
-summary = figs.read(results, "packer/packer_summary")
+series, apps, summary = figs.start(
+    results, "packer/packer_series", "packer/packer_apps", "packer/packer_summary")
 machine = figs.machine(summary)
 first = summary.iloc[0]
 setup = (f"{int(first['servers'])} servers ({int(first['per_rack'])} per rack, "
