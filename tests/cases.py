@@ -1,6 +1,6 @@
 """Shared test cases: random small instances for the comparisons with the literal transcriptions (drfbench.dcdrf.literal), the
-seeds of the random-instance tests, a task policy by slot count, and the families' part of
-a tiny pipeline config."""
+seeds of the random-instance tests, the result fields those comparisons name (conftest's
+assert_same), a task policy by slot count, and the families' part of a tiny pipeline config."""
 import numpy as np
 import pytest
 
