@@ -1,7 +1,14 @@
 """Build drfbench's Cython kernels.
 
-Every ``kernels/*.pyx`` is translated to C once and compiled into one extension package
-per vector-width variant (faiss's pattern), with OpenMP when the compiler has it:
+A kernel's source sits beside the package that calls it, drfbench/<family>/<name>.pyx; the
+house's own kernel (platform.pyx) and the declarations every kernel cimports (_common.pxd,
+_heap.pxd, _platform.pxd and its _platform.h) are in drfbench/_native/, a folder of sources
+that is not a Python package. The rule: every drfbench/**/*.pyx is a kernel, named by its
+file name (unique across drfbench/, whatever folder it is in). Each is translated to C once
+as a top-level module of that name (the __init__.py files around it play no part; its
+cimports of the shared .pxd resolve in drfbench/_native/) and compiled into one extension
+package per vector-width variant (faiss's pattern), with OpenMP when the compiler has it;
+drfbench/dcdrf/floor.pyx becomes drfbench._kernels.floor, drfbench._kernels_avx512.floor, ...
 
   drfbench._kernels          generic: the architecture's baseline ISA (SSE2 on x86-64)
   drfbench._kernels_scalar   no auto-vectorization (the paper's "scalar")
@@ -22,9 +29,9 @@ Cython directives are set once here for the whole build.
 Rebuilds are incremental, by content rather than by timestamps: pip builds an editable
 install in a fresh build environment every time, whose Cython and headers are all new
 files, so timestamps would make every run re-translate and recompile everything. A .pyx
-is translated again only when it, a header it can include (kernels/*.pxd, *.h), Cython's
-version or the directives changed (a fingerprint beside its .c in build/cython); an
-extension is compiled only when no build of the same C source with the same flags and
+is translated again only when it, a header it can include (any drfbench/**/*.pxd or *.h),
+Cython's version or the directives changed (a fingerprint beside its .c in build/cython);
+an extension is compiled only when no build of the same C source with the same flags and
 compiler is in build/kernel-cache, else the cached one is copied.
 
 One build runs at a time in a checkout (a lock on build/lock): the pipeline may build two
@@ -134,6 +141,8 @@ def fingerprint(*parts):
     return digest.hexdigest()
 
 
+PACKAGE = Path("drfbench")
+NATIVE = PACKAGE / "_native"          # the declarations every kernel shares
 C_DIR = Path("build/cython")
 CACHE = Path("build/kernel-cache")
 SHARED_UTILITY = "drfbench._cyutility"
@@ -141,25 +150,38 @@ SHARED_UTILITY = "drfbench._cyutility"
 METADATA = re.compile(rb"/\* BEGIN: Cython Metadata.*?END: Cython Metadata \*/", re.S)
 
 
-def translate(pyx_files):
-    """{name: kernels/<name>.pyx as C in build/cython}, each translated by Cython (all those
-    that need it at once, one process per CPU) only if its fingerprint (the .pyx, every
-    kernels/*.pxd and *.h, Cython's version, the directives) differs from the one recorded
-    beside its .c. Cython's utility code is left out of them: see shared_utility."""
-    headers = sorted(Path("kernels").glob("*.pxd")) + sorted(Path("kernels").glob("*.h"))
+def kernel_sources():
+    """{name: drfbench/**/<name>.pyx}: every kernel's source, by the name of its module
+    (setup.py's rule: its file name); two sources of one name are refused."""
+    sources = {}
+    for pyx in sorted(PACKAGE.rglob("*.pyx")):
+        if pyx.stem in sources:
+            sys.exit(f"setup.py: two kernels named {pyx.stem!r}: {sources[pyx.stem]} and {pyx}")
+        sources[pyx.stem] = pyx
+    return sources
+
+
+def translate(kernels):
+    """{name: its .pyx as C in build/cython} for `kernels` ({name: .pyx}), each translated
+    by Cython as the top-level module `name` (all those that need it at once, one process
+    per CPU) only if its fingerprint (the .pyx, every .pxd and .h under drfbench/, Cython's
+    version, the directives) differs from the one recorded beside its .c. Cython's utility
+    code is left out of them: see shared_utility."""
+    headers = sorted(PACKAGE.rglob("*.pxd")) + sorted(PACKAGE.rglob("*.h"))
     c_files, stale = {}, {}
-    for pyx in pyx_files:
+    for name, pyx in kernels.items():
         c_file = C_DIR / pyx.with_suffix(".c")
         recorded = c_file.with_name(c_file.name + ".fingerprint")
         key = fingerprint(Cython.__version__, sorted(DIRECTIVES.items()), SHARED_UTILITY,
                           *(b for f in [pyx, *headers] for b in (str(f), f.read_bytes())))
         if not (c_file.exists() and recorded.exists() and recorded.read_text() == key):
-            stale[pyx] = (recorded, key)
-        c_files[pyx.stem] = c_file
-    if stale:
-        cythonize([str(pyx) for pyx in stale], compiler_directives=DIRECTIVES,
-                  include_path=["kernels"], build_dir=str(C_DIR), force=True, quiet=True,
-                  nthreads=os.cpu_count(), shared_utility_qualified_name=SHARED_UTILITY)
+            stale[name] = (recorded, key)
+        c_files[name] = c_file
+    if stale:   # an Extension named `name` makes Cython translate it as that module
+        cythonize([Extension(name, [str(kernels[name])]) for name in stale],
+                  compiler_directives=DIRECTIVES, include_path=[str(NATIVE)],
+                  build_dir=str(C_DIR), force=True, quiet=True, nthreads=os.cpu_count(),
+                  shared_utility_qualified_name=SHARED_UTILITY)
         for recorded, key in stale.values():
             recorded.write_text(key)
     return c_files
@@ -270,8 +292,8 @@ def variant_source(c_file, package):
 
 with exclusive(Path("build/lock")):  # one build at a time in this checkout
     # Cython translates each .pyx to C once; every variant compiles that same C with its flags.
-    sources = translate(sorted(Path("kernels").glob("*.pyx")))
-    common = dict(include_dirs=[numpy.get_include(), "kernels"],
+    sources = translate(kernel_sources())
+    common = dict(include_dirs=[numpy.get_include(), str(NATIVE)],
                   define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")])
     extensions = [Extension(SHARED_UTILITY, [str(shared_utility())],
                             extra_compile_args=OPT_FLAGS + NO_DEBUG_INFO, **common)] + [

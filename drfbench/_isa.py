@@ -88,6 +88,6 @@ def _load(name):
 
 
 def kernels(isa=None):
-    """The kernel modules of the chosen variant, as attributes named after kernels/*.pyx
-    (.dcdrf, .edrf, ...), with .name and .compile_flags."""
+    """The kernel modules of the chosen variant, as attributes named after their sources
+    (drfbench/**/<name>.pyx: .dcdrf, .edrf, ...), with .name and .compile_flags."""
     return _load(resolve(isa))

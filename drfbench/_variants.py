@@ -1,8 +1,8 @@
 """The kernels' vector-width variants, the one table of them (faiss's pattern).
 
-setup.py compiles every kernels/*.pyx into the package of each variant it builds (`to_build`:
-by default the generic one and the widest this CPU runs), with OPT_FLAGS and the variant's
-compile flags; drfbench._isa picks at run time a variant whose CPU flags (as /proc/cpuinfo
+setup.py compiles every kernel (drfbench/**/*.pyx) into the package of each variant it
+builds (`to_build`: by default the generic one and the widest this CPU runs), with OPT_FLAGS
+and the variant's compile flags; drfbench._isa picks at run time a variant whose CPU flags (as /proc/cpuinfo
 names them) the machine has. setup.py loads this file by its path, before drfbench can be
 imported, so it imports nothing from drfbench.
 """

@@ -44,7 +44,7 @@ def main(argv=None):
         if not variants:
             parser.exit(0, f"{BUILD_COMMAND}: nothing this CPU runs was asked for\n")
     names = ",".join(variants)
-    if not (CHECKOUT / "setup.py").is_file() or not (CHECKOUT / "kernels").is_dir():
+    if not (CHECKOUT / "setup.py").is_file() or not (CHECKOUT / "drfbench/_native").is_dir():
         wanted = platform_variants() if "all" in variants else variants
         if all(built(name) for name in wanted):      # e.g. installed with DRFBENCH_VARIANTS=all
             parser.exit(0, f"{BUILD_COMMAND}: {', '.join(wanted)} already built\n")

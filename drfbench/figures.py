@@ -1,6 +1,6 @@
-"""What every figure notebook (notebooks/*.py) shares: reading a profile's results,
-the caption naming the machine that produced them, a mean's confidence interval over
-seeds, writing a figure as PNG and PDF, and a table as Markdown.
+"""What every figure notebook (notebooks/*.py) shares: its preamble (start), reading a
+profile's results, the caption naming the machine that produced them, a mean's confidence
+interval over seeds, writing a figure as PNG and PDF, and a table as Markdown.
 
 A notebook takes two parameters, `results` (a profile's results directory: the pipeline's
 results/<name>, or the committed reference/<name>) and `figures` (where it writes), so
@@ -14,6 +14,17 @@ import pandas as pd
 
 from . import rows
 from ._io import replacing
+
+
+def start(results, *names):
+    """A figure notebook's first step: matplotlib set to draw off screen (its Agg backend:
+    a notebook runs alike headless from the pipeline and in JupyterLab, and writes its
+    figures with save) and the results tables `names` read (see read), the table for one
+    name, a list of them for several."""
+    import matplotlib   # the figures' extra (pip install -e '.[notebooks]'), not the core's
+    matplotlib.use("Agg")
+    tables = [read(results, name) for name in names]
+    return tables[0] if len(tables) == 1 else tables
 
 
 def read(results, name):

@@ -38,9 +38,6 @@ figures = "../results/default/figures"  # where the figure is written
 # %%
 import warnings
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.ticker import NullFormatter
 import numpy as np
@@ -67,7 +64,7 @@ def log_ticks(axis, values):
     axis.set_ticks(inside, [f"{t:.3g}" for t in inside])
     axis.set_minor_formatter(NullFormatter())
 
-rows = figs.read(results, "dcdrf/demands")
+rows = figs.start(results, "dcdrf/demands")
 machine = figs.machine(rows)
 rows = rows[rows["method"].isin(["edrf", "edrf-event", "dcdrf"])].copy()
 rows["timed_out"] = rows["timed_out"].astype(str) == "True"

@@ -54,9 +54,6 @@ data = "../data"                      # the repository's data directory (vendore
 
 # %%
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -65,6 +62,8 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 from drfbench.dcdrf import azure
+
+figs.start(results)
 
 ATTRIBUTION = azure.ATTRIBUTION
 INTERVAL_MIN = azure.INTERVAL_MIN  # minutes per sample interval

@@ -46,8 +46,6 @@ figures = "../results/default/figures"  # where the figure is written
 import re
 
 import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -58,9 +56,8 @@ from matplotlib.patches import Patch
 
 from drfbench import figures as figs
 
-profiles = figs.read(results, "dcdrf/demands")
-scaling = figs.read(results, "dcdrf/scaling")
-extrapolated = figs.read(results, "dcdrf/edrf_extrapolated")
+profiles, scaling, extrapolated = figs.start(
+    results, "dcdrf/demands", "dcdrf/scaling", "dcdrf/edrf_extrapolated")
 # when no edrf run timed out the pipeline writes a placeholder row with only sweep, run,
 # extrapolated and fit_points (all empty but fit_points): keep the real rows only
 extrapolated = extrapolated.reindex(columns=list(dict.fromkeys(

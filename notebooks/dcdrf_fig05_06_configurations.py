@@ -55,8 +55,6 @@ figures = "../results/default/figures"  # where the figures are written
 
 # %%
 import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -65,7 +63,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "dcdrf/configs")
+rows = figs.start(results, "dcdrf/configs")
 machine = figs.machine(rows)
 # Runs the machine skipped (a kernel variant its CPU cannot run), said on the figures.
 skipped_note = " ".join(f"Not run: {reason}." for reason in rows.attrs.get("skipped", []))

@@ -38,9 +38,6 @@ results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figure is written
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -51,7 +48,7 @@ from drfbench import figures as figs
 from drfbench.dcdrf import workloads
 
 
-table = figs.read(results, "dcdrf/demands")
+table = figs.start(results, "dcdrf/demands")
 rows = table[table["method"] == "dcdrf"].copy()
 if rows.empty:
     raise ValueError(f"{results}/dcdrf/demands.csv has no dcdrf rows")

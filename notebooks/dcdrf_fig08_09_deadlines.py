@@ -50,9 +50,6 @@ results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figures are written
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -61,7 +58,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "dcdrf/deadlines")
+rows = figs.start(results, "dcdrf/deadlines")
 machine = figs.machine(rows)
 first = rows.iloc[0]
 rows["deadline_s"] = pd.to_numeric(rows["deadline"], errors="coerce")

@@ -53,9 +53,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.ticker import NullFormatter
 import numpy as np
@@ -67,6 +64,7 @@ from drfbench import figures as figs
 from drfbench.dcdrf.churn import Schedule
 from drfbench.dcdrf.controller import CONVERGED_LAST, converged_epsilon
 
+figs.start(results)
 NAMES = {"dcdrf": "DC-DRF", "sdcdrf": "sDC-DRF"}
 
 

@@ -33,9 +33,6 @@ figures = "../results/default/figures"  # where the figure is written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -43,8 +40,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "drf/drf_properties")
-ex = figs.read(results, "drf/drf_examples")
+rows, ex = figs.start(results, "drf/drf_properties", "drf/drf_examples")
 PROPERTY_ORDER = list(dict.fromkeys(rows["property_name"]))
 POLICY_ORDER = list(dict.fromkeys(rows["policy"]))
 machine = figs.machine(rows)

@@ -19,7 +19,7 @@
 # either by online DRF or by a Hadoop-style fair scheduler with k slots per machine. Each
 # type is one user with an endless backlog of jobs, run one after another. The data come
 # from the pipeline step `python -m drfbench.drf slots` (a discrete-event simulation whose
-# scheduling decisions are made by the kernel in kernels/drf.pyx); this notebook only
+# scheduling decisions are made by the kernel in drfbench/drf/drf.pyx); this notebook only
 # plots them.
 #
 # Model, where the lecture is silent: DRF launches a task only where it fits. The slot
@@ -33,9 +33,6 @@ results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figure is written
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -43,7 +40,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "drf/drf_vs_slots")
+rows = figs.start(results, "drf/drf_vs_slots")
 first = rows.iloc[0]
 machine = figs.machine(rows)
 cpu, mem = (float(v) for v in str(first["machine"]).split())

@@ -31,17 +31,13 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-examples = figs.read(results, "drfh/drfh_examples")
-properties = figs.read(results, "drfh/drfh_properties")
+examples, properties = figs.start(results, "drfh/drfh_examples", "drfh/drfh_properties")
 machine = figs.machine(properties)
 methods = {"per-server-drf": "Per-server DRF (Fig. 2)", "drfh": "DRFH (Fig. 3)"}
 servers = list(dict.fromkeys(examples["server_capacity"]))

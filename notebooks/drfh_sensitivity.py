@@ -40,9 +40,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -51,7 +48,7 @@ from IPython.display import Markdown, display
 from drfbench import figures as figs
 from drfbench.drfh.sensitivity import SIZE_CLASSES
 
-rows = figs.read(results, "drfh/drfh_sensitivity")
+rows = figs.start(results, "drfh/drfh_sensitivity")
 machine = figs.machine(rows)
 seeds = sorted(set(rows["seed"]))
 MODELS = [m for m in ("timeshare", "capped") if m in set(rows["slot_model"])]

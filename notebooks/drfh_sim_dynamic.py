@@ -19,7 +19,7 @@
 # from 500 s (Wang, Liang, Li, Sec. VI). The paper gives neither task counts nor durations:
 # ours are 700, 1,000 and 1,000 tasks of uniform [50, 150) s each
 # (drfbench.drfh.simulation.DYNAMIC_USERS), so that user 1 leaves near the paper's 1,080 s.
-# Data: `python -m drfbench.drfh dynamic` (Best-Fit DRFH, kernels/drfh.pyx, on drfbench.sim).
+# Data: `python -m drfbench.drfh dynamic` (Best-Fit DRFH, drfbench/drfh/drfh.pyx, on drfbench.sim).
 # A column `exact_share` in the shares file, where present, is drawn as dashed lines: the
 # exact DRFH allocation of the same users at the same instants.
 
@@ -28,17 +28,13 @@ results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figures are written
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-rows = figs.read(results, "drfh/dynamic")
-summary = figs.read(results, "drfh/dynamic_summary")
+rows, summary = figs.start(results, "drfh/dynamic", "drfh/dynamic_summary")
 machine = figs.machine(rows)
 pool = str(rows["pool"].iloc[0]).split()
 setup = (f"{int(rows['servers'].iloc[0])} servers drawn from Table I (seed "

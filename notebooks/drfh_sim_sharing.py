@@ -25,16 +25,13 @@ results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figures are written
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-table = figs.read(results, "drfh/sharing")
+table = figs.start(results, "drfh/sharing")
 machine = figs.machine(table)
 worse = table["shared"] < table["dedicated"] - 1e-12
 setup = (f"{len(table)} users, dedicated clouds of {int(table['dedicated_servers'].iloc[0])} "

@@ -19,7 +19,7 @@
 # spread over users by a seeded Zipf draw, drfbench.drfh.trace.alibaba_tasks) on servers
 # drawn from Table I, scaled with the fraction of jobs kept. Data: `python -m drfbench.drfh
 # slots-search` (Table II) and `run` (Figs. 5-7), each on drfbench.sim with the kernel
-# schedulers of kernels/drfh.pyx. Slots runs with the best k of Table II's search (the
+# schedulers of drfbench/drfh/drfh.pyx. Slots runs with the best k of Table II's search (the
 # paper's: 14).
 
 # %% tags=["parameters"]
@@ -29,9 +29,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -39,7 +36,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-search = figs.read(results, "drfh/slots_search")
+search = figs.start(results, "drfh/slots_search")
 machine = figs.machine(search)
 names = [n for n in ("drfh-best-fit", "drfh-first-fit", "drfh-slots")
          if (Path(results) / f"drfh/run_{n}.csv").exists()]

@@ -22,7 +22,7 @@
 # ⟨7, 1⟩ µs (CPU-bound); bottleneck fairness (fair queueing on the resource found busiest
 # every 300 ms, in Click) makes TCP oscillate. The data come from the pipeline steps
 # `python -m drfbench.drfq lecture | series | sweep` (the packet-level simulator in
-# kernels/drfq.pyx); this notebook only draws them. The lecture's Click machine's speeds
+# drfbench/drfq/drfq.pyx); this notebook only draws them. The lecture's Click machine's speeds
 # are not ours, so each rate is compared as its ratio to the flow running alone.
 
 # %% tags=["parameters"]
@@ -32,9 +32,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
@@ -42,9 +39,8 @@ from IPython.display import Markdown, display
 import drfbench
 from drfbench import figures as figs
 
-lecture = figs.read(results, "drfq/drfq_lecture")
-series = figs.read(results, "drfq/drfq_series")
-sweep = figs.read(results, "drfq/drfq_sweep")
+lecture, series, sweep = figs.start(
+    results, "drfq/drfq_lecture", "drfq/drfq_series", "drfq/drfq_sweep")
 machine = figs.machine(lecture)
 first = lecture.iloc[0]
 setup = (f"the lecture's flows ⟨1, 6⟩ and ⟨7, 1⟩ µs (CPU, NIC), {float(first['duration']):g} s "

@@ -18,7 +18,7 @@
 # along a tree of weighted queues: top-down, the child with the lowest dominant share gets
 # the next task, siblings' usage is rescaled to the lowest non-blocked one's, and blocked
 # nodes are ignored. The data come from the pipeline steps `python -m drfbench.hdrf
-# examples | properties | evaluate` (decisions by the kernel in kernels/hdrf.pyx; the
+# examples | properties | evaluate` (decisions by the kernel in drfbench/hdrf/hdrf.pyx; the
 # evaluation on the cluster simulator drfbench.sim); this notebook only draws them.
 #
 # The slides' evaluation gives neither its hierarchy nor its job list. Ours
@@ -35,9 +35,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -45,10 +42,8 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-examples = figs.read(results, "hdrf/hdrf_examples")
-properties = figs.read(results, "hdrf/hdrf_properties")
-throughput = figs.read(results, "hdrf/hdrf_throughput")
-summary = figs.read(results, "hdrf/hdrf_summary")
+examples, properties, throughput, summary = figs.start(
+    results, "hdrf/hdrf_examples", "hdrf/hdrf_properties", "hdrf/hdrf_throughput", "hdrf/hdrf_summary")
 machine = figs.machine(summary)
 first = summary.iloc[0]
 window = float(throughput["window"].iloc[0])

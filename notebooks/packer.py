@@ -19,7 +19,7 @@
 # 6-8), reserving bandwidth along the tree's paths; Tetris scores the alignment of demand
 # and residual and only penalizes the network; the slot scheme cuts each server into four
 # slots. The data come from `python -m drfbench.packer evaluate` (drfbench.packer, the
-# scoring in kernels/packer.pyx); this notebook only draws them. As in the paper, each
+# scoring in drfbench/packer/packer.pyx); this notebook only draws them. As in the paper, each
 # comparison is the percentage difference (Packer - other) / Packer x 100: positive values
 # mean Packer is higher.
 
@@ -30,9 +30,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -40,9 +37,8 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-series = figs.read(results, "packer/packer_series")
-apps = figs.read(results, "packer/packer_apps")
-summary = figs.read(results, "packer/packer_summary")
+series, apps, summary = figs.start(
+    results, "packer/packer_series", "packer/packer_apps", "packer/packer_summary")
 machine = figs.machine(summary)
 first = summary.iloc[0]
 setup = (f"{int(first['servers'])} servers ({int(first['per_rack'])} per rack, "

@@ -26,14 +26,11 @@ results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figures are written
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from drfbench import figures as figs
 
-rates = figs.read(results, "packer/packer_rates")
+rates = figs.start(results, "packer/packer_rates")
 machine = figs.machine(rates)
 server = int(rates["server"].iloc[0])
 capacity = float(rates["capacity"].iloc[0])

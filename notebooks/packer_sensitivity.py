@@ -46,9 +46,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -56,7 +53,7 @@ from IPython.display import Markdown, display
 
 from drfbench import figures as figs
 
-runs = figs.read(results, "packer/packer_sensitivity")
+runs = figs.start(results, "packer/packer_sensitivity")
 machine = figs.machine(runs)
 first = runs.iloc[0]
 seeds = sorted(set(runs["seed"]))

@@ -8,7 +8,7 @@ Placements: servers drawn from Table I; the cluster is filled from a backlog of 
 the Alibaba sample's shapes, then, in the steady state, one random running task is released
 and the scheduler asked to launch, over and over; the time per placement is the time spent
 in release_task + schedule() over the placements made. Both schedulers make the same
-decisions (tests/test_drfh_sim.py), so they are timed on the same sequence. Median of
+decisions (tests/drfh/test_drfh_sim.py), so they are timed on the same sequence. Median of
 `repeats` runs.
 """
 import argparse

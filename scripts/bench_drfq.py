@@ -1,5 +1,5 @@
 """Packets scheduled per second by the DRFQ middlebox simulator: the Cython kernel
-(kernels/drfq.pyx) against the literal transcription (drfbench.drfq.literal), with 2,
+(drfbench/drfq/drfq.pyx) against the literal transcription (drfbench.drfq.literal), with 2,
 1,000 and 100,000 backlogged flows on two resources, in one run.
 
     python scripts/bench_drfq.py                        # drfq; 3 million packets a run

@@ -6,7 +6,7 @@
 The tree (drfbench.hdrf.evaluation.scale_tree): depth 4, `--fanout` children per inner
 node, every leaf unbounded, with a task of 1-4 CPU, 1-16 GB and, for one leaf in five,
 1 GPU; integer weights 1-3 (seeded). The machines: identical, <32 CPU, 128 GB, 4 GPU>.
-A decision is one descent (launch or failed attempt; kernels/hdrf.pyx's `decisions`).
+A decision is one descent (launch or failed attempt; drfbench/hdrf/hdrf.pyx's `decisions`).
 
   fill   from an idle cluster, the first `--window` decisions (both modes), and, for the
          incremental mode, every decision until the cluster is full

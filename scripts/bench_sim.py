@@ -12,7 +12,7 @@ Workloads (seeded, synthetic):
            Python (one NumPy fit test per launch), sampled every 60 s.
   backlog  --users backlog users with random task shapes (the DRF-vs-slots experiment,
            larger) on --machines identical machines, scheduled by online DRF, the kernel
-           of kernels/drf.pyx (drfbench.drf.scheduler), until --horizon, sampled every 60 s.
+           of drfbench/drf/drf.pyx (drfbench.drf.scheduler), until --horizon, sampled every 60 s.
 An event is a task arrival, launch or completion (Simulation.events). Each run builds its
 policy afresh; the time counted is simulate() alone (median of --repeats), and again with
 the policy's calls timed and taken out: the simulator's own time. Prints one JSON line per
@@ -129,7 +129,7 @@ def main(argv=None):
     p.add_argument("--duration", type=float, default=300.0, help="mean task duration, s")
     p.add_argument("--horizon", type=float, default=1_800.0, help="backlog: simulated seconds")
     p.add_argument("--engine", choices=["kernel", "literal"], default="kernel",
-                   help="kernels/sim.pyx, or the loop in Python (drfbench.sim.literal)")
+                   help="drfbench/sim/sim.pyx, or the loop in Python (drfbench.sim.literal)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--profile", action="store_true", help="one cProfile run per workload")

@@ -17,7 +17,7 @@
 Timings are medians unless said otherwise (`compare` after one untimed call per
 configuration); the machine is shared, so compare ratios within one run. The floors:
 one streaming pass that sums the non-zeros (data, as float64), numpy's on one thread and
-the same split in two halves on two threads, and drfbench's (kernels/floor.pyx) on two
+the same split in two halves on two threads, and drfbench's (drfbench/dcdrf/floor.pyx) on two
 threads, both that one (stream) and one pass summing the non-zeros by resource
 (scatter: the least work of exact EDRF, which needs every resource's mu_r before its
 first round).

@@ -1,11 +1,10 @@
 """Shared test cases: random small instances for the comparisons with the literal transcriptions (drfbench.dcdrf.literal), the
-seeds of the random-instance tests, a task policy by slot count, and the families' part of
-a tiny pipeline config."""
-from pathlib import Path
-
+seeds of the random-instance tests, the result fields those comparisons name (conftest's
+assert_same), a task policy by slot count, and the families' part of a tiny pipeline config."""
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from drfbench import drf
 
 SAMPLE = 20   # random instances a test runs by default; the rest are marked slow
@@ -41,12 +40,11 @@ def random_instance(rng):
     return D, weights
 
 
-def assert_same(result, expected, rtol=1e-9):
-    A, z, rounds, timed_out = expected
-    np.testing.assert_allclose(result.allocation.toarray(), A, rtol=rtol, atol=1e-12)
-    np.testing.assert_allclose(result.level, z, rtol=rtol, atol=1e-12)
-    assert result.rounds == rounds
-    assert result.timed_out == timed_out
+# the fields of a DC-DRF result that drfbench.dcdrf.literal's functions return, in order
+DCDRF_FIELDS = ("allocation", "level", "rounds", "timed_out")
+# the fields of a drfbench.sim result, each the same in the kernel's and the literal loop's
+SIM_FIELDS = ("end", "events", "users", "resources", "samples", "completions", "jobs", "tasks",
+              "unschedulable", "pending", "rows")
 
 
 def task_policy(demands, machines, slots):
@@ -56,7 +54,7 @@ def task_policy(demands, machines, slots):
 
 
 # the figure notebooks' rules: `--omit-from` them runs a pipeline up to every family's rows
-NOTEBOOK_RULES = sorted(f"notebook_{p.stem}" for p in (Path(__file__).parents[1] / "notebooks").glob("*.py"))
+NOTEBOOK_RULES = sorted(f"notebook_{p.stem}" for p in (ROOT / "notebooks").glob("*.py"))
 
 
 def few_instances(config):

@@ -1,4 +1,4 @@
-"""The fuzz suite's harness (tests/test_fuzz_*.py): run an entry point on generated input in
+"""The fuzz suite's harness (tests/**/test_fuzz_*.py): run an entry point on generated input in
 a worker process, so that a hang fails that example instead of the whole test run.
 
     @fuzz.cases(weights=...)              # hypothesis.given, run twice: quick and long

@@ -19,11 +19,11 @@ import ast
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import drfbench
+from conftest import ROOT
 
-PACKAGE = Path(__file__).resolve().parents[1] / "drfbench"
+PACKAGE = ROOT / "drfbench"
 WORKFLOW_ONLY = {"drfbench.pipeline"}
 API_LINES = 250
 FAMILIES = set(drfbench.families())

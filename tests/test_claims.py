@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from drfbench import api, claims, rows
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "reference" / "claims"
 REFERENCE = ROOT / "reference"
 

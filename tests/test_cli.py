@@ -22,8 +22,8 @@ from drfbench import drfh, drfq, hdrf, packer, rows
 from drfbench.cli import main
 from drfbench.dcdrf import workloads
 from drfbench.drf import schedule
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMANDS = np.array([[0.1, 0.4, 0.0], [0.3, 0.1, 0.2], [0.05, 0.05, 0.5]])
 TREE = {"resources": ["cpu", "mem"],
         "children": {"research": {"weight": 2, "children": {

@@ -14,8 +14,8 @@ import pytest
 
 from drfbench import _command, _io
 from drfbench import rows as tidy
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "drfbench"
 SERVERS = "cpu,mem\n4,8\n8,4\n"
 TASKS = "user,job,arrival,duration,cpu,mem\na,1,0,10,1,1\nb,2,0,10,1,1\na,1,1,5,1,1\n"

@@ -10,12 +10,11 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FIGURES = sorted(p.stem for p in (ROOT / "reference/default/figures").glob("*.png"))
 CAPTIONS = ROOT / "workflows/report/figures"
 # The families whose pages write the papers' formulas as math (docs/families/<family>.md)

@@ -3,21 +3,19 @@ settings to itself: a family registered without one of them fails here, naming i
 import importlib
 import inspect
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
 import drfbench
 from drfbench import api
-
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 
 
 def family_files(family):
     """What docs/adding-a-family.md asks of a family: (what, the paths that would do)."""
     return [
-        ("its kernel", [ROOT / f"kernels/{family}.pyx"]),
+        ("its kernel", [ROOT / f"drfbench/{family}/{family}.pyx"]),
         ("its package", [ROOT / f"drfbench/{family}/__init__.py"]),
         ("its catalog: its input kinds and methods", [ROOT / f"drfbench/{family}/catalog.py"]),
         ("its pipeline steps (python -m drfbench.<family>)", [ROOT / f"drfbench/{family}/__main__.py"]),
@@ -25,7 +23,9 @@ def family_files(family):
         ("its schema fragment, with its defaults", [ROOT / f"workflows/schemas/{family}.schema.yaml"]),
         ("its rules", sorted((ROOT / "workflows/rules").glob(f"{family}*.smk"))),
         ("its notebooks", sorted((ROOT / "notebooks").glob(f"{family}*.py"))),
-        ("its tests", sorted((ROOT / "tests").glob(f"test_{family}*.py"))),
+        ("its tests", sorted((ROOT / f"tests/{family}").glob("test_*.py"))),
+        ("its fuzz tests, one module per input kind it brings",
+         sorted((ROOT / f"tests/{family}").glob("test_fuzz_*.py"))),
         ("its docs page", [ROOT / f"docs/families/{family}.md"]),
         ("its reference results", sorted((ROOT / f"reference/default/{family}").rglob("*.csv"))),
         ("its reference figures", sorted((ROOT / "reference/default/figures").glob(f"{family}_*.png"))),
@@ -97,9 +97,9 @@ def test_every_input_kind_names_its_reader_and_entry_point():
 
 def test_every_input_kind_is_fuzzed():
     """Each input kind is named in the FUZZED tuple of a fuzz test module
-    (tests/test_fuzz_*.py, docs/accepts.md), and every kind has its section on the page."""
+    (tests/**/test_fuzz_*.py, docs/accepts.md), and every kind has its section on the page."""
     fuzzed = set()
-    for path in (ROOT / "tests").glob("test_fuzz_*.py"):
+    for path in (ROOT / "tests").rglob("test_fuzz_*.py"):
         match = re.search(r"^FUZZED = \(([^)]*)\)", path.read_text(), re.M)
         fuzzed |= set(re.findall(r"\"(\w+)\"", match.group(1))) if match else set()
     assert fuzzed == set(api.KINDS), sorted(set(api.KINDS) ^ fuzzed)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
+
 pytestmark = pytest.mark.slow      # it builds the kernels into a new environment
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "drfbench"
 # files under drfbench/ that are not package data: sources and build products
 NOT_DATA = (".py", ".pyx", ".pxd", ".c", ".h", ".so", ".pyc")

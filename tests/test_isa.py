@@ -5,6 +5,7 @@ import pytest
 import drfbench
 from drfbench import _isa, build_variants
 from drfbench._variants import VARIANTS, WIDEST_FIRST, on_x86, to_build
+from conftest import ROOT
 
 
 def test_default_is_the_widest_runnable(monkeypatch):
@@ -78,13 +79,17 @@ def test_a_variant_that_was_not_built_is_not_chosen(monkeypatch):
 def test_every_kernel_of_a_runnable_variant_loads(isa):
     """Each variant's modules hold that variant's code: a module compiled with wider
     instructions (as once happened when variants compiled in parallel shared an object
-    file) dies of SIGILL on import, so import them in a child process."""
+    file) dies of SIGILL on import, so import them in a child process. It has a module
+    for every kernel source, drfbench/**/<name>.pyx, by its file name (setup.py's rule)."""
+    import ast
     import subprocess
     import sys
     code = f"from drfbench import _isa; print(sorted(vars(_isa.kernels({isa!r}))))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, f"variant {isa}: exit {done.returncode}\n{done.stderr[-2000:]}"
-    assert "dcdrf" in done.stdout
+    sources = {p.stem for p in (ROOT / "drfbench").rglob("*.pyx")}
+    assert "dcdrf" in sources and "platform" in sources
+    assert set(ast.literal_eval(done.stdout)) == sources | {"name", "compile_flags"}
 
 
 def test_build_variants_outside_a_checkout_checks_or_names_the_reinstall(monkeypatch, tmp_path, capsys):

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
+
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 
 

@@ -4,7 +4,6 @@ import csv
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -12,8 +11,8 @@ import yaml
 from drfbench import _isa, _machine, pipeline
 from drfbench.dcdrf import sweeps
 from cases import NOTEBOOK_RULES, few_instances
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--cores", "2"]
 PROFILES = ("smoke", "default", "paper")
 

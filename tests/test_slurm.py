@@ -12,16 +12,15 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import yaml
 
 from drfbench.dcdrf import sweeps
 from cases import NOTEBOOK_RULES, few_instances
+from conftest import ROOT
 
 pytestmark = pytest.mark.slurm
-ROOT = Path(__file__).resolve().parents[1]
 LOCAL_SLURM = ROOT / "tests/slurm/local-slurm"
 # up to every family's rows: the figures are the same notebooks on the same rows
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),

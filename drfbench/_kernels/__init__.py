@@ -1,1 +1,1 @@
-"""Compiled kernels (built by setup.py from kernels/*.pyx)."""
+"""Compiled kernels (built by setup.py from drfbench/**/*.pyx)."""

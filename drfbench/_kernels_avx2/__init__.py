@@ -1,1 +1,1 @@
-"""Compiled kernels, avx2 variant (built by setup.py from kernels/*.pyx)."""
+"""Compiled kernels, avx2 variant (built by setup.py from drfbench/**/*.pyx)."""

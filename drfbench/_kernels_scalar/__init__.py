@@ -1,1 +1,1 @@
-"""Compiled kernels, scalar variant (built by setup.py from kernels/*.pyx)."""
+"""Compiled kernels, scalar variant (built by setup.py from drfbench/**/*.pyx)."""

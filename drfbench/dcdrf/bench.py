@@ -8,7 +8,7 @@ epsilon x threads x dtype; epsilon only for methods that take it, threads only f
 parallel ones) --repeats times, and prints one line per configuration as it finishes:
 median kernel time (the kernel's own timer) with min and max, rounds, and the metrics
 against the baseline method's exact allocation. --floor adds the one-pass floors
-measured in the same run (kernels/floor.pyx: one streaming read of the non-zeros, and one
+measured in the same run (drfbench/dcdrf/floor.pyx: one streaming read of the non-zeros, and one
 pass adding each into its resource's sum, the least work of exact EDRF), and each
 method's time as a multiple of each. --csv writes the same rows, tidy, for later analysis.
 """
@@ -138,7 +138,7 @@ def peak_rss_mib():
 
 
 def floors(demands, threads, repeats, isa=None):
-    """Medians over `repeats` of kernels/floor.pyx's two floors on CSR `demands`, seconds:
+    """Medians over `repeats` of drfbench/dcdrf/floor.pyx's two floors on CSR `demands`, seconds:
     one streaming pass over the non-zeros, and one pass adding each into its resource's
     sum (the least work of exact EDRF)."""
     kernels = _isa.kernels(isa).floor

@@ -37,7 +37,7 @@ the largest measured value over its bound, at most 1 when it holds):
 Sharing incentive and envy-freeness, which §3 says DC-DRF keeps in full, are checked by
 classic DRF's property table (drfbench.drf.properties, its rows "DC-DRF eps=...").
 
-DC-DRF runs as drfbench.dcdrf.literal.dcdrf (Algorithm 2 transcribed; tests/test_dcdrf.py
+DC-DRF runs as drfbench.dcdrf.literal.dcdrf (Algorithm 2 transcribed; tests/dcdrf/test_dcdrf.py
 holds the kernels to it) on the small instances, and exact EDRF as literal.edrf; the
 lemma's larger instances run the registered kernels (dcdrf and edrf-event, float64, one
 thread) for their rounds. Tolerances: TOL on shares and ratios.

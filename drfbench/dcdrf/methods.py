@@ -1,10 +1,10 @@
 """The DC-DRF family's methods (Kash, O'Shea, Volos, "DC-DRF: Adaptive Multi-Resource
 Sharing at Public Cloud Scale", SoCC'18): how `drfbench.allocate` calls their kernels.
 
-    edrf         Algorithm 1, the conventional baseline        kernels/edrf.pyx
-    dcdrf        Algorithm 2's inner loop (sdcdrf, pedrf,       kernels/dcdrf.pyx
+    edrf         Algorithm 1, the conventional baseline        drfbench/dcdrf/edrf.pyx
+    dcdrf        Algorithm 2's inner loop (sdcdrf, pedrf,       drfbench/dcdrf/dcdrf.pyx
                  pedrf1 are its run-time configurations)
-    edrf-event   exact EDRF, event-driven (drfbench's own)      kernels/edrf_event.pyx
+    edrf-event   exact EDRF, event-driven (drfbench's own)      drfbench/dcdrf/edrf_event.pyx
 
 The family's catalog (catalog.py) declares them with their options; the family's other modules
 are workloads (Table 3's demand profiles), metrics, controller and churn (the outer
@@ -22,7 +22,7 @@ BASELINE = "edrf-event"
 
 
 def _run_kernel(name, tolerant, matrix, weights, epsilon, deadline, max_rounds, threads, isa):
-    """Call the kernel `name` (kernels/<name>.pyx's function of that name, in the chosen
+    """Call the kernel `name` (drfbench/dcdrf/<name>.pyx's function of that name, in the chosen
     variant) on validated CSR demands; `tolerant` kernels take epsilon and threads.
     Returns what drfbench.allocate expects of a method."""
     kernels = _isa.kernels(isa)
@@ -42,17 +42,17 @@ def _run_kernel(name, tolerant, matrix, weights, epsilon, deadline, max_rounds, 
 
 
 def run_edrf(spec, matrix, weights, **options):
-    """Algorithm 1 (kernels/edrf.pyx): every round re-sums rho * d over the active tenants."""
+    """Algorithm 1 (drfbench/dcdrf/edrf.pyx): every round re-sums rho * d over the active tenants."""
     return _run_kernel("edrf", False, matrix, weights, **options)
 
 
 def run_dcdrf(spec, matrix, weights, **options):
-    """Algorithm 2's inner loop (kernels/dcdrf.pyx), for dcdrf and its configurations."""
+    """Algorithm 2's inner loop (drfbench/dcdrf/dcdrf.pyx), for dcdrf and its configurations."""
     return _run_kernel("dcdrf", True, matrix, weights, **options)
 
 
 def run_edrf_event(spec, matrix, weights, **options):
-    """Exact EDRF as events (kernels/edrf_event.pyx); with epsilon, DC-DRF's rounds."""
+    """Exact EDRF as events (drfbench/dcdrf/edrf_event.pyx); with epsilon, DC-DRF's rounds."""
     return _run_kernel("edrf_event", True, matrix, weights, **options)
 
 

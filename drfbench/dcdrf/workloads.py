@@ -49,7 +49,7 @@ Choices made where the paper is silent (each one is a module constant):
 * Weights (``weights="random"``): uniform on [1, 4), float64, one per tenant.
 
 Determinism: every random number comes from a counter-based generator (splitmix64
-keyed by seed, stream and index) in kernels/workloads.pyx, so a tenant's row is a pure
+keyed by seed, stream and index) in drfbench/dcdrf/workloads.pyx, so a tenant's row is a pure
 function of (seed, tenant index, n_resources, profile): the same arguments give
 bit-identical arrays whatever the thread count, and growing n_tenants only appends rows.
 """

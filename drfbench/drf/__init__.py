@@ -1,7 +1,7 @@
 """Classic DRF (Ghodsi et al., NSDI'11) and the policies the DRF lecture (cs262a, Stoica &
 Ghodsi) compares it with, in its two models:
 
-Discrete tasks on a cluster (drfbench.drf.tasks; kernel kernels/drf.pyx)
+Discrete tasks on a cluster (drfbench.drf.tasks; kernel drfbench/drf/drf.pyx)
     online_drf(demands, machines)        "schedule a task to the user with the smallest
                                           dominant share", until no user's next task fits
     slot_schedule(demands, machines, k)  Hadoop fair scheduler: k slots per machine

@@ -1,4 +1,4 @@
-"""The online schedulers of kernels/drf.pyx written literally in Python: the kernel's
+"""The online schedulers of drfbench/drf/drf.pyx written literally in Python: the kernel's
 test oracle, launch by launch."""
 import numpy as np
 

@@ -1,5 +1,5 @@
 """Classic DRF's discrete tasks on a cluster: the online schedulers of the lecture
-(kernels/drf.pyx), static runs of them, and the lecture's DRF-vs-slots experiment on the
+(drfbench/drf/drf.pyx), static runs of them, and the lecture's DRF-vs-slots experiment on the
 cluster simulator drfbench.sim.
 
     demands[i]   resources one task of user i needs, in absolute units (e.g. <1 CPU, 4 GB>)

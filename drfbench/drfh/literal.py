@@ -1,5 +1,5 @@
 """The discrete DRFH schedulers written literally, one decision at a time with NumPy: the
-specification kernels/drfh.pyx is tested against, decision by decision."""
+specification drfbench/drfh/drfh.pyx is tested against, decision by decision."""
 import numpy as np
 
 from .. import _validation as check

@@ -1,4 +1,4 @@
-"""Discrete DRFH schedulers as drfbench.sim policies (kernels/drfh.pyx).
+"""Discrete DRFH schedulers as drfbench.sim policies (drfbench/drfh/drfh.pyx).
 
     scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots", slots=14, ...)
     slot_counts(machines, k)       k slots per maximum-size server, scaled to each server

@@ -3,7 +3,7 @@ Processing", SIGCOMM 2012): fair queueing of packets that need several resources
 middlebox in turn, against fair queueing on one resource and bottleneck fairness.
 
     simulate(costs, scheduler="drfq", duration=1.0, ...)   one run of the packet-level
-                                     middlebox simulator (kernels/drfq.pyx) under a
+                                     middlebox simulator (drfbench/drfq/drfq.pyx) under a
                                      registered flow scheduler (drfbench.methods(takes=
                                      "flows"): drfq, drfq-dovetail, fq, bottleneck, fifo),
                                      through drfbench.run: a Result with throughput,

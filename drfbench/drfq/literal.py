@@ -1,7 +1,7 @@
 """The middlebox simulator and every scheduler written literally: the specification of
-kernels/drfq.pyx and its test oracle, decision by decision. It scans every flow for each
+drfbench/drfq/drfq.pyx and its test oracle, decision by decision. It scans every flow for each
 decision and every packet in the pipeline for the virtual time, so it is slow; the kernel
-makes the same decisions with heaps and a running maximum (tests/test_drfq.py).
+makes the same decisions with heaps and a running maximum (tests/drfq/test_drfq.py).
 
 The middlebox. Resources 0 .. m-1 form a pipeline; each serves one packet at a time,
 without preemption, for the packet's cost on it. Between resources j-1 and j waits a FIFO

@@ -1,7 +1,7 @@
 """The model of the DRFQ middlebox (Ghodsi, Sekar, Zaharia, Stoica, "Multi-Resource Fair
 Queueing for Packet Processing", SIGCOMM 2012): flows, their packets' costs and sources,
 the run's settings, their validation, the flows kind's reader (a costs CSV), and the
-counter-based random numbers that the kernel (kernels/drfq.pyx) and the literal
+counter-based random numbers that the kernel (drfbench/drfq/drfq.pyx) and the literal
 transcription (literal.py) draw alike.
 
 Flows. Flow i sends packets that need time on every resource of a pipeline (resource 0

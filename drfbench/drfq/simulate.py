@@ -1,4 +1,4 @@
-"""drfq.simulate(): one run of the middlebox (kernels/drfq.pyx, or with literal=True the
+"""drfq.simulate(): one run of the middlebox (drfbench/drfq/drfq.pyx, or with literal=True the
 transcription in literal.py) through the registry (drfbench.api.run, input kind
 "flows"), and its Result.
 

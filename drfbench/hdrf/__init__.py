@@ -3,7 +3,7 @@ multi-resource fairness, and its rivals, on a tree of weighted nodes whose leave
 
     tree(spec)                          a validated Tree from a dict, a YAML/JSON file
     schedule(tree, machines, policy)    a static run: .tasks, .allocation, .order
-    scheduler(tree, machines, policy)   the kernel (kernels/hdrf.pyx), a drfbench.sim policy
+    scheduler(tree, machines, policy)   the kernel (drfbench/hdrf/hdrf.pyx), a drfbench.sim policy
     allocate(tree, capacity, policy)    divisible mode: each leaf's resource vector
 
 Policies (drfbench.methods(family="hdrf")): hdrf, static-hdrf, naive-hdrf, flatten,

@@ -1,4 +1,4 @@
-"""The hierarchical schedulers of kernels/hdrf.pyx, written literally in plain Python: the
+"""The hierarchical schedulers of drfbench/hdrf/hdrf.pyx, written literally in plain Python: the
 specification the kernel is tested against, decision by decision, bit for bit.
 
 At every decision, everything is computed from scratch, as the slides' Algorithm does
@@ -19,7 +19,7 @@ At every decision, everything is computed from scratch, as the slides' Algorithm
   with lowest dominant share M, rescale all siblings to have a dominant share M"; the
   slides' pseudo-code says "maximum", its prose and the paper's intent the lowest);
 - Alloc(W), from the root down, the child with the lowest key (weighted share) among the
-  eligible ones (see kernels/hdrf.pyx for each policy), its task on the first machine
+  eligible ones (see drfbench/hdrf/hdrf.pyx for each policy), its task on the first machine
   where it fits.
 """
 import math

@@ -1,4 +1,4 @@
-"""Hierarchical schedulers on a cluster (kernels/hdrf.pyx): static runs, the stateful
+"""Hierarchical schedulers on a cluster (drfbench/hdrf/hdrf.pyx): static runs, the stateful
 policy for drfbench.sim, and the divisible mode.
 
     schedule(tree, machines, policy)   launch tasks on an idle cluster until the policy

@@ -19,7 +19,7 @@ and >= 0; tasks a whole number in [0, MAX_COUNT] (2**62) or inf; the tree at mos
 MAX_DEPTH (100) levels deep and MAX_TREE_NODES (2**20) nodes, leaves included (a dict
 sharing one child dict many times expands to all its copies). The tree is kept as flat arrays in breadth-first order (a
 parent before its children, siblings in the order given): `parent`, `first_child`,
-`next_sibling`, `depth`, what kernels/hdrf.pyx walks.
+`next_sibling`, `depth`, what drfbench/hdrf/hdrf.pyx walks.
 """
 import math
 import numbers

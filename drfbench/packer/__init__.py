@@ -10,7 +10,7 @@ Tetris and slots.
     work_conserving(capacity, g, d, w)         Algorithm 2
 
 drfbench.packer.literal is Algorithm 1 and Eq. 6-8 written literally, the specification
-of kernels/packer.pyx; `python -m drfbench.packer` runs the pipeline's steps;
+of drfbench/packer/packer.pyx; `python -m drfbench.packer` runs the pipeline's steps;
 docs/families/packer.md says what was chosen where the paper is silent.
 """
 from .allocate import Cluster, place, resource_weights

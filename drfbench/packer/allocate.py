@@ -9,7 +9,7 @@ application in SortNodes order (line 5) on the feasible server with the best sco
 path (lines 16-17), or rejects the application whole, restoring what it had reserved
 (line 13). Policies:
 
-  packer  the score of Eq. 6-8 (kernels/packer.pyx: packer_compute, link_terms, add_paths)
+  packer  the score of Eq. 6-8 (drfbench/packer/packer.pyx: packer_compute, link_terms, add_paths)
           with the resource weights of `resource_weights`, in one of the readings of SCORES;
   tetris  Tetris' alignment score (the dot product of the node's normalized demand and the
           server's normalized residual, CPU, memory, disk and the NIC), times 1 -

@@ -1,4 +1,4 @@
-"""Literal transcriptions, the test oracles of kernels/packer.pyx and allocate.py: Algorithm
+"""Literal transcriptions, the test oracles of drfbench/packer/packer.pyx and allocate.py: Algorithm
 1 with 𝒬 recomputed from the accepted applications for every new one (lines 1-4), Eq. 6-8
 evaluated server by server as the paper writes them (Eq. 8 summed over t, then u ∈ ℰ(v),
 then l ∈ ℳ_e(u, v)) and in each of the other readings of allocate.SCORES (Eq. 7 negated:

@@ -11,11 +11,11 @@ a policy oversubscribes a machine, sampled metrics as arrays and tidy rows.
 
 A policy is any object with add_tasks(user, count), schedule() -> (users, machines) and
 release(user, machine) (sim.Policy); drfbench.drf.scheduler(...) builds the online DRF and
-slot schedulers of kernels/drf.pyx. sim.FifoFirstFit is a small example policy.
+slot schedulers of drfbench/drf/drf.pyx. sim.FifoFirstFit is a small example policy.
 
 Modules: workload (machines, Trace, Backlog: validated inputs), policies (the protocol,
 FifoFirstFit), engine (simulate: checks, samples, results; the loop is the kernel
-kernels/sim.pyx), literal (the same loop in plain Python, its specification).
+drfbench/sim/sim.pyx), literal (the same loop in plain Python, its specification).
 docs/simulator.md describes the model.
 """
 from . import literal

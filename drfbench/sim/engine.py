@@ -22,7 +22,7 @@ Processor sharing: every task on machine k progresses at speed
 (no thrashing penalty); a policy that never oversubscribes runs every task at speed 1.
 A sample at time s shows the state just before the events at s (after time 0's launches).
 
-The loop itself is the kernel kernels/sim.pyx (drfbench.sim.literal is the same loop in
+The loop itself is the kernel drfbench/sim/sim.pyx (drfbench.sim.literal is the same loop in
 plain Python, its specification); this module validates, prepares the arrays, takes the
 samples (NumPy) and assembles the results.
 """

@@ -1,4 +1,4 @@
-"""The simulator's event loop in plain Python: the readable specification of kernels/sim.pyx.
+"""The simulator's event loop in plain Python: the readable specification of drfbench/sim/sim.pyx.
 
     simulate(machines, workload, policy, *, horizon=inf, sample=None) -> Simulation
 

@@ -4,7 +4,7 @@
     TaskPolicy  a Policy that also wants to know which task finished (release_task)
     FifoFirstFit  strict first-come-first-served, first fit (tests, benchmarks)
 
-The online DRF and slot schedulers of kernels/drf.pyx (drfbench.drf.scheduler(...)) are
+The online DRF and slot schedulers of drfbench/drf/drf.pyx (drfbench.drf.scheduler(...)) are
 Policies; this package never imports them (drfbench.drf imports drfbench.sim).
 """
 from collections import deque
@@ -18,7 +18,7 @@ from .workload import FIT_SLACK, machines as _machines
 @runtime_checkable
 class Policy(Protocol):
     """What the simulator asks of a scheduler (the online DRF and slot schedulers of
-    kernels/drf.pyx, built by drfbench.drf.scheduler(...), have it).
+    drfbench/drf/drf.pyx, built by drfbench.drf.scheduler(...), have it).
 
     add_tasks(user, count)  `count` more tasks of `user` became pending (trace arrivals;
                             backlog users' queues are infinite from the start and never

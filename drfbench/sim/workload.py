@@ -16,9 +16,9 @@ import numpy as np
 
 from .._validation import MAX_COUNT, finite_non_negative, machines, real_array
 
-FIT_SLACK = 1e-12      # fits: demand <= capacity * (1 + FIT_SLACK), as in kernels/drf.pyx
+FIT_SLACK = 1e-12      # fits: demand <= capacity * (1 + FIT_SLACK), as in drfbench/drf/drf.pyx
 UNBOUNDED = -1         # the task kernels' code for an unbounded task queue
-# The work budget of the task schedulers (kernels/drf.pyx, kernels/hdrf.pyx): one
+# The work budget of the task schedulers (drfbench/drf/drf.pyx, drfbench/hdrf/hdrf.pyx): one
 # schedule() launches every task that fits, so the most tasks that can run at once on the
 # machines (given the task counts) is bounded, lest tiny tasks on huge machines run for ever.
 MAX_RUNNING = 10**7

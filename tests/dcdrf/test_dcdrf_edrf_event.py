@@ -15,7 +15,8 @@ from hypothesis.extra.numpy import arrays
 import drfbench
 from drfbench import _validation as check
 from drfbench.dcdrf import literal
-from cases import assert_same, random_instance, seeds
+from cases import DCDRF_FIELDS, random_instance, seeds
+from conftest import assert_same
 from drfbench.dcdrf import workloads
 
 METHOD = "edrf-event"
@@ -25,7 +26,7 @@ METHOD = "edrf-event"
 def test_matches_algorithm_1(seed):
     D, w = random_instance(np.random.default_rng(seed))
     res = drfbench.allocate(D, METHOD, weights=w, threads=1 + seed % 4)
-    assert_same(res, literal.edrf(D, w))
+    assert_same(res, literal.edrf(D, w), DCDRF_FIELDS, rtol=1e-9)
 
 
 @pytest.mark.parametrize("seed", seeds(300))
@@ -33,7 +34,7 @@ def test_matches_algorithm_2_at_epsilon(seed):
     D, w = random_instance(np.random.default_rng(5000 + seed))
     eps = [0.0, 0.01, 0.1, 0.3, 0.6][seed % 5]
     res = drfbench.allocate(D, METHOD, weights=w, epsilon=eps, threads=1 + seed % 2)
-    assert_same(res, literal.dcdrf(D, w, epsilon=eps))
+    assert_same(res, literal.dcdrf(D, w, epsilon=eps), DCDRF_FIELDS, rtol=1e-9)
 
 
 @pytest.mark.parametrize("seed", seeds(100))
@@ -42,10 +43,10 @@ def test_round_budget(seed):
     D, w = random_instance(rng)
     budget = int(rng.integers(1, 4))
     assert_same(drfbench.allocate(D, METHOD, weights=w, max_rounds=budget),
-                literal.edrf(D, w, max_rounds=budget))
+                literal.edrf(D, w, max_rounds=budget), DCDRF_FIELDS, rtol=1e-9)
     eps = [0.01, 0.1, 0.3][seed % 3]
     assert_same(drfbench.allocate(D, METHOD, weights=w, epsilon=eps, max_rounds=budget),
-                literal.dcdrf(D, w, epsilon=eps, max_rounds=budget))
+                literal.dcdrf(D, w, epsilon=eps, max_rounds=budget), DCDRF_FIELDS, rtol=1e-9)
 
 
 @pytest.mark.parametrize("seed", seeds(100))
@@ -65,8 +66,9 @@ def test_float32_matches_algorithm_1_on_the_same_values(seed):
               elements=st.sampled_from([0.0, 0.0, 0.125, 0.25, 0.5, 0.75, 1.0, 0.3, 0.7])),
        st.sampled_from([0.0, 0.05, 0.2]))
 def test_ties_and_zeros_hypothesis(D, eps):
-    assert_same(drfbench.allocate(D, METHOD, epsilon=eps), literal.dcdrf(D, epsilon=eps))
-    assert_same(drfbench.allocate(D, METHOD), literal.edrf(D))
+    assert_same(drfbench.allocate(D, METHOD, epsilon=eps),
+                literal.dcdrf(D, epsilon=eps), DCDRF_FIELDS, rtol=1e-9)
+    assert_same(drfbench.allocate(D, METHOD), literal.edrf(D), DCDRF_FIELDS, rtol=1e-9)
 
 
 def test_identical_tenants_leave_together():
@@ -239,7 +241,7 @@ def test_resources_left_with_rounding_residue_or_tiny_rates(threads, eps):
                                                            matrix.indptr, matrix.shape),
                           level=level, rounds=rounds, timed_out=timed_out)
     expected = literal.edrf(D, w) if eps == 0 else literal.dcdrf(D, w, epsilon=eps)
-    assert_same(res, expected)
+    assert_same(res, expected, DCDRF_FIELDS, rtol=1e-9)
     assert res.level[3] > 1e19 and 1e8 < res.level[5] < 1e10
     assert res.allocation.toarray()[:, 0].sum() < 1    # resource 0 was never exhausted
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import drfbench
+from conftest import assert_same
 from drfbench import api, drfq, rows
 from drfbench.drfq import model
 from drfbench.drfq.__main__ import main
@@ -17,7 +18,7 @@ US = 1e-6
 LECTURE = [[1 * US, 6 * US], [7 * US, 1 * US]]
 SCHEDULERS = drfbench.methods(takes="flows")
 OUTPUTS = ("served", "dispatched", "arrived", "dropped", "work", "busy_seconds",
-           "blocked_seconds", "series", "bottleneck")
+           "blocked_seconds", "series", "decisions", "bottleneck")
 
 
 def random_case(seed):
@@ -47,13 +48,6 @@ def own(options, scheduler):
     return {k: v for k, v in options.items() if spec.takes_option(k)}
 
 
-def assert_same(a, b, outputs=OUTPUTS):
-    for name in outputs:
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
-    for x, y in zip(a.decisions, b.decisions):
-        assert np.array_equal(x, y)
-
-
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
 def test_kernel_equals_literal_transcription(scheduler):
     for seed in range(12):
@@ -62,7 +56,7 @@ def test_kernel_equals_literal_transcription(scheduler):
         kernel = drfq.simulate(costs, scheduler, decisions=True, **options)
         literal = drfq.simulate(costs, scheduler, decisions=True, literal=True, **options)
         assert kernel.dispatched.sum() > 50
-        assert_same(kernel, literal)
+        assert_same(kernel, literal, OUTPUTS)
 
 
 def test_kernel_equals_literal_on_the_lecture_flows():
@@ -72,7 +66,7 @@ def test_kernel_equals_literal_on_the_lecture_flows():
                                rates=[1.5e5, 1.5e5] if source in model.OPEN_LOOP else None,
                                packet_costs="exponential", decisions=True), scheduler)
             assert_same(drfq.simulate(LECTURE, scheduler, **options),
-                        drfq.simulate(LECTURE, scheduler, literal=True, **options))
+                        drfq.simulate(LECTURE, scheduler, literal=True, **options), OUTPUTS)
 
 
 def test_single_resource_drfq_is_fair_queueing():
@@ -233,7 +227,8 @@ def test_bottleneck_oscillates_and_drfq_does_not():
 def test_same_seed_same_result():
     costs, options = random_case(5)
     options = own(dict(options, decisions=True), "drfq")
-    assert_same(drfq.simulate(costs, "drfq", **options), drfq.simulate(costs, "drfq", **options))
+    assert_same(drfq.simulate(costs, "drfq", **options), drfq.simulate(costs, "drfq", **options),
+                OUTPUTS)
     options.update(packet_costs="exponential")
     other = dict(options, seed=options["seed"] + 1)
     a, b = drfq.simulate(costs, "drfq", **options), drfq.simulate(costs, "drfq", **other)
@@ -298,7 +293,7 @@ def test_the_registry_has_every_scheduler_and_its_options():
 def test_simulate_is_drfbench_run():
     options = dict(duration=1e-3, source="tcp", rtt=1e-5, interval=2e-4, decisions=True)
     assert_same(drfq.simulate(LECTURE, "bottleneck", **options),
-                drfbench.run("bottleneck", LECTURE, **options))
+                drfbench.run("bottleneck", LECTURE, **options), OUTPUTS)
 
 
 def test_rows_take_columns():

@@ -1,4 +1,4 @@
-"""DRFH's discrete schedulers, traces and simulate(): the kernel (kernels/drfh.pyx) against
+"""DRFH's discrete schedulers, traces and simulate(): the kernel (drfbench/drfh/drfh.pyx) against
 the literal NumPy transcription decision by decision, the server index against the literal
 scan, no overcommitment, the paper's Fig. 1 example, the generic trace format and its
 errors."""

@@ -1,4 +1,4 @@
-"""The one-pass floors of kernels/floor.pyx return what they compute, on any thread count."""
+"""The one-pass floors of drfbench/dcdrf/floor.pyx return what they compute, on any thread count."""
 import numpy as np
 import pytest
 

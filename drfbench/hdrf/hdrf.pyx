@@ -89,7 +89,7 @@ room of some resource), but there a shape fits nowhere but on the machines relea
 since it last fitted nowhere (room only grows by releases, and each release tested the
 stuck shapes): while those are among the last RELEASES releases, they alone are tested.
 
-Fit: used[k, r] + d[r] <= cap[k, r] * (1 + FIT_SLACK), as kernels/drf.pyx; a machine that
+Fit: used[k, r] + d[r] <= cap[k, r] * (1 + FIT_SLACK), as drfbench/drf/drf.pyx; a machine that
 empties has its usage reset to exactly zero. Products that are summed pass through
 `opaque`, so that no build fuses them into multiply-adds the literal version does not do.
 """
@@ -106,7 +106,7 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long x) nogil     # trailing zero bits (x != 0)
     int __builtin_clzll(unsigned long long x) nogil     # leading zero bits (x != 0)
 
-cdef double FIT_SLACK = 1e-12        # as kernels/drf.pyx and drfbench.sim
+cdef double FIT_SLACK = 1e-12        # as drfbench/drf/drf.pyx and drfbench.sim
 cdef double EXHAUSTED = 1e-9         # a resource with at most this x its total free is used up
 cdef double PRUNE = 1e-9             # segment tree pruning margin, x the largest capacity
 cdef Py_ssize_t RELEASES = 64        # the last releases' machines, kept for the fit tests
@@ -305,7 +305,7 @@ cdef class TreeScheduler:
         self.cap = np.array(capacity)
         self.used = np.zeros((self.M, self.m))
         self.tasks_on = np.zeros(self.M, dtype=np.int64)
-        self.total = np.asarray(capacity).sum(axis=0)     # as kernels/drf.pyx
+        self.total = np.asarray(capacity).sum(axis=0)     # as drfbench/drf/drf.pyx
         self.consumed = np.zeros(self.m)
         self.margin = PRUNE * np.asarray(capacity).max(axis=0)
         self.running_all = 0
@@ -705,7 +705,7 @@ cdef class TreeScheduler:
                 self.units_stale = True
 
     cdef void _units(self) noexcept nogil:
-        """unit[i]: one task's dominant share over Y, over its weight (as kernels/drf.pyx);
+        """unit[i]: one task's dominant share over Y, over its weight (as drfbench/drf/drf.pyx);
         and every leaf's row."""
         cdef Py_ssize_t i, r
         cdef double dom

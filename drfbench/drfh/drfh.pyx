@@ -50,7 +50,7 @@ from cython.parallel cimport prange
 from _common cimport int64_t, uint8_t
 from _heap cimport IndexedHeap, iheap_remove, iheap_sift_down, iheap_sift_up, iheap_update
 
-cdef double FIT_SLACK = 1e-12        # as kernels/drf.pyx and drfbench.sim
+cdef double FIT_SLACK = 1e-12        # as drfbench/drf/drf.pyx and drfbench.sim
 cdef double PRUNE = 1e-9             # room pruning margin, x the largest capacity
 
 cdef enum:

@@ -3,7 +3,6 @@ fractions: the paper's active rule written out literally, the idle proxy, the pe
 95th percentiles, and the step's tidy table."""
 import gzip
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,8 +11,9 @@ import pytest
 from drfbench import rows as tidy
 from drfbench.dcdrf import azure
 from drfbench.dcdrf.__main__ import main as dcdrf_main
+from conftest import ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = ROOT / "data"
 
 
 def paper_active(cpu_max, cpu_avg):

@@ -11,7 +11,8 @@ from hypothesis.extra.numpy import arrays
 import drfbench
 from drfbench.dcdrf import demands, literal
 from drfbench import _isa, api
-from cases import assert_same, random_instance, seeds
+from cases import DCDRF_FIELDS, random_instance, seeds
+from conftest import assert_same
 
 FAST_METHODS = ("dcdrf", "sdcdrf", "pedrf", "pedrf1")
 # Every method computing DRF's allocation: the DC-DRF family and classic divisible DRF
@@ -22,7 +23,8 @@ DIVISIBLE = drfbench.methods(takes="demands")
 @pytest.mark.parametrize("seed", seeds(300))
 def test_edrf_matches_algorithm_1(seed):
     D, w = random_instance(np.random.default_rng(seed))
-    assert_same(drfbench.allocate(D, "edrf", weights=w), literal.edrf(D, w))
+    assert_same(drfbench.allocate(D, "edrf", weights=w), literal.edrf(D, w), DCDRF_FIELDS,
+                rtol=1e-9)
 
 
 @pytest.mark.parametrize("seed", seeds(300))
@@ -32,7 +34,7 @@ def test_dcdrf_matches_algorithm_2(seed):
     eps = [0.0, 0.01, 0.1, 0.3][seed % 4]
     threads = 1 + seed % 2
     assert_same(drfbench.allocate(D, "dcdrf", weights=w, epsilon=eps, threads=threads),
-                literal.dcdrf(D, w, epsilon=eps))
+                literal.dcdrf(D, w, epsilon=eps), DCDRF_FIELDS, rtol=1e-9)
 
 
 @pytest.mark.parametrize("seed", seeds(100))
@@ -41,10 +43,11 @@ def test_round_budget_matches_both_algorithms(seed):
     D, w = random_instance(rng)
     budget = int(rng.integers(1, 4))
     assert_same(drfbench.allocate(D, "edrf", weights=w, max_rounds=budget),
-                literal.edrf(D, w, max_rounds=budget))
+                literal.edrf(D, w, max_rounds=budget), DCDRF_FIELDS, rtol=1e-9)
     assert_same(drfbench.allocate(D, "pedrf", weights=w, max_rounds=budget),
-                literal.dcdrf(D, w, max_rounds=budget))
-    assert_same(drfbench.allocate(D, "pedrf1", weights=w), literal.dcdrf(D, w, max_rounds=1))
+                literal.dcdrf(D, w, max_rounds=budget), DCDRF_FIELDS, rtol=1e-9)
+    assert_same(drfbench.allocate(D, "pedrf1", weights=w),
+                literal.dcdrf(D, w, max_rounds=1), DCDRF_FIELDS, rtol=1e-9)
 
 
 @settings(max_examples=200, deadline=None)
@@ -52,8 +55,9 @@ def test_round_budget_matches_both_algorithms(seed):
               elements=st.sampled_from([0.0, 0.0, 0.125, 0.25, 0.5, 0.75, 1.0, 0.3, 0.7])),
        st.sampled_from([0.0, 0.05, 0.2]))
 def test_ties_and_zeros_hypothesis(D, eps):
-    assert_same(drfbench.allocate(D, "sdcdrf", epsilon=eps), literal.dcdrf(D, epsilon=eps))
-    assert_same(drfbench.allocate(D, "edrf"), literal.edrf(D))
+    assert_same(drfbench.allocate(D, "sdcdrf", epsilon=eps),
+                literal.dcdrf(D, epsilon=eps), DCDRF_FIELDS, rtol=1e-9)
+    assert_same(drfbench.allocate(D, "edrf"), literal.edrf(D), DCDRF_FIELDS, rtol=1e-9)
 
 
 @pytest.mark.parametrize("method", DRF_METHODS)

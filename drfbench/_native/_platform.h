@@ -1,5 +1,5 @@
 /* Platform code, the one place for it: whether OpenMP is on, prefetches, atomics, the
- * spin-wait pause and the opaque product. kernels/_platform.pxd declares all of it for
+ * spin-wait pause and the opaque product. drfbench/_native/_platform.pxd declares all of it for
  * Cython. */
 #ifndef DRFBENCH_PLATFORM_H
 #define DRFBENCH_PLATFORM_H

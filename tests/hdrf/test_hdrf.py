@@ -1,4 +1,4 @@
-"""H-DRF and its rivals (drfbench.hdrf, kernels/hdrf.pyx): the tree model and its checks,
+"""H-DRF and its rivals (drfbench.hdrf, drfbench/hdrf/hdrf.pyx): the tree model and its checks,
 the kernel against the literal transcription of the slides' algorithm (literal.py),
 incremental shares against the full recompute, at a full cluster too (kept open-sets; a
 long churn is marked slow), H-DRF on a flat tree against online DRF, the slides' examples

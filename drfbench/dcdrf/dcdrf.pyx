@@ -131,7 +131,7 @@ cdef void subtract_leavers(const floating* data, const int64_t* indptr,
 
     mu_r stops at 0: a tenant whose d_ir lies below the rounding of the sum it was part
     of would leave mu_r below 0 (a negative x at line 13); at 0 the ratio of line 13 is
-    infinite, as in kernels/edrf_event.pyx: r no longer binds. (A comparison, not fmax:
+    infinite, as in drfbench/dcdrf/edrf_event.pyx: r no longer binds. (A comparison, not fmax:
     the same value for the finite, never -0 differences here, without a call per
     non-zero.)"""
     cdef Py_ssize_t c, j

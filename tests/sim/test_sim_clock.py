@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from drfbench import sim
-from test_sim import Pinned, assert_same
+from cases import SIM_FIELDS
+from conftest import assert_same
+from test_sim import Pinned
 
 DAY = 86400.0
 LOOPS = (sim.simulate, sim.literal.simulate)
@@ -36,7 +38,7 @@ def test_ninety_days_end_exactly_at_start_plus_duration(simulate):
 def test_ninety_days_kernel_matches_literal():
     C, trace = ninety_days(seed=1, n=120)
     runs = [simulate(C, trace, sim.FifoFirstFit(C, trace), sample=3600.0) for simulate in LOOPS]
-    assert_same(*runs)
+    assert_same(*runs, SIM_FIELDS)
 
 
 def test_a_speed_change_moves_only_the_shared_stretch():
@@ -48,7 +50,7 @@ def test_a_speed_change_moves_only_the_shared_stretch():
                       [[1.0], [1.0], [1.0]])
     C = np.ones((2, 1))
     runs = [simulate(C, trace, Pinned([0, 1])) for simulate in LOOPS]
-    assert_same(*runs)
+    assert_same(*runs, SIM_FIELDS)
     end = runs[0].tasks["end"]
     assert end[1] == start + 2.0 and end[2] == start + 1.0
     assert end[0] == pytest.approx(60 * DAY + 1.0, rel=1e-15)

@@ -1,4 +1,4 @@
-"""Packer, Tetris and slots (drfbench.packer, kernels/packer.pyx): the model and its checks,
+"""Packer, Tetris and slots (drfbench.packer, drfbench/packer/packer.pyx): the model and its checks,
 the kernels' scores against the literal Eq. 6-8 (literal.py), every policy's decisions
 against its literal Algorithm 1, capacity at every instant, rejection leaving nothing
 behind, Algorithm 2, and the simulate() contract."""

@@ -11,14 +11,13 @@ import json
 import subprocess
 import sys
 import tracemalloc
-from pathlib import Path
 
 from drfbench import traces
 from drfbench.cli import main
 from drfbench.traces import _core
 from drfbench.traces.alibaba import OPENB_POD
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 S = 10**6       # microseconds in a second (the Google traces' unit)
 
 

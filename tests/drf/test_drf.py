@@ -1,4 +1,4 @@
-"""Classic DRF (drfbench.drf, kernels/drf.pyx): the online scheduler and slot scheduler
+"""Classic DRF (drfbench.drf, drfbench/drf/drf.pyx): the online scheduler and slot scheduler
 against a literal Python loop, the divisible policies on the lecture's worked examples and
 against each other / scipy, and the DRF-vs-slots simulator."""
 import numpy as np

@@ -17,7 +17,8 @@ import fuzz
 from drfbench import drf, sim
 from drfbench import _validation as check
 from drfbench.drf import literal
-from test_sim import assert_same
+from cases import SIM_FIELDS
+from conftest import assert_same
 
 FUZZED = ("tasks",)   # the input kinds this module fuzzes (tests/test_families.py)
 
@@ -155,7 +156,7 @@ def test_simulate_trace(machines, arrival, duration, user, demand, sample, horiz
     if outcome.refused:
         return
     trace, C, (kernel, expected) = outcome.value
-    assert_same(kernel, expected)
+    assert_same(kernel, expected, SIM_FIELDS)
     assert np.isfinite(kernel.samples["share"]).all()
     assert (kernel.samples["utilization"] <= 1 + 1e-12).all()
     started = ~np.isnan(kernel.tasks["start"])
@@ -190,7 +191,7 @@ def test_simulate_month_long_trace(case, sample):
                         float("inf"))
     assert not outcome.refused, outcome.error
     trace, C, (kernel, expected) = outcome.value
-    assert_same(kernel, expected)
+    assert_same(kernel, expected, SIM_FIELDS)
     T = kernel.tasks
     np.testing.assert_array_equal(T["end"], T["start"] + trace.duration)
     assert (T["start"] >= T["arrival"]).all()
@@ -228,7 +229,7 @@ def test_simulate_backlog(machines, demands, per_job, duration, jitter, slots, h
     if outcome.refused:
         return
     backlog, C, (kernel, expected) = outcome.value
-    assert_same(kernel, expected)
+    assert_same(kernel, expected, SIM_FIELDS)
     assert np.isfinite(kernel.samples["share"]).all()
     if not slots:
         assert (kernel.samples["utilization"] <= 1 + 1e-12).all()
