@@ -793,7 +793,7 @@ def _stability(table, root, name):
     `stability`) says, the claims whose verdict flipped on fresh seeds in a table."""
     path = Path(root) / name
     if not path.is_file():
-        return f"No stability report: `{name}` is not under `{root}` (docs/claims.md, \"Stability\")."
+        return f"No stability report: the results have no `{name}` (docs/claims.md, \"Stability\")."
     report = rows.read(path)
     rerun = report[report["fresh"] != NOT_RERUN]
     flipped = rerun[rerun["flipped"].astype(str) == "True"]
@@ -816,7 +816,7 @@ def _stability(table, root, name):
     return "\n".join(lines)
 
 
-def render(table, outcomes, root="reference"):
+def render(table, outcomes, root=None):
     """REPRODUCTION.md: the template with every {{claims SECTION}}, {{counts PAPER}},
     {{summary}} and {{stability FILE}} line replaced by the section's table, the paper's
     verdict counts, the counts of every paper and what the stability report FILE (under
@@ -836,6 +836,8 @@ def render(table, outcomes, root="reference"):
         if kind == "summary":
             out.append(_summary(table, outcomes))
         elif kind == "stability" and name:
+            if root is None:
+                raise ClaimError(f"{line.strip()}: render() needs the results directory")
             out.append(_stability(table, root, name))
         elif kind == "claims" and name in sections:
             placed.append(name)

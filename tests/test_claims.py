@@ -34,7 +34,7 @@ def outcomes(table):
 # --------------------------------------------------------------------------------------
 
 def test_reproduction_md_is_the_rendering_of_the_table(table, outcomes):
-    rendered = claims.render(table, outcomes)
+    rendered = claims.render(table, outcomes, REFERENCE)
     assert (ROOT / "REPRODUCTION.md").read_text() == rendered, (
         "REPRODUCTION.md is not the rendering of reference/claims/: run "
         "`drfbench claims --out REPRODUCTION.md` and read the diff")
@@ -353,3 +353,47 @@ def test_a_missing_file_or_column_names_the_claim(tmp_path):
     directory, results = small_table(tmp_path / "b", CLAIM.replace("mean(gain)}", "mean(loss)}"))
     with pytest.raises(claims.ClaimError, match="claim 'A1'.*loss"):
         claims.evaluate_table(claims.load(directory), results)
+
+
+def test_the_fingerprint_moves_with_a_rule_not_with_what_is_written_after_the_data(tmp_path):
+    directory, _ = small_table(tmp_path, CLAIM)
+    before = claims.fingerprint(claims.load(directory))
+    assert len(before) == 16 and before == claims.fingerprint(claims.load(directory))
+    paper = directory / "p.yaml"
+    text = paper.read_text()
+    paper.write_text(text.replace("verdict: reproduced", "verdict: reproduced\n        why: w")
+                     .replace("seeds)", "runs)"))
+    assert claims.fingerprint(claims.load(directory)) == before
+    paper.write_text(text.replace("mean(gain) > 0", "mean(gain) > 0.1"))
+    assert claims.fingerprint(claims.load(directory)) != before
+
+
+def test_the_stability_report_sets_each_verdict_beside_the_fresh_seeds_one(tmp_path):
+    second = CLAIM.replace("A1", "A2").replace("r.csv", "s.csv")
+    directory, results = small_table(tmp_path, CLAIM.replace("r.csv", "d/r.csv") + second.replace(
+        "s.csv", "d/s.csv"), template="{{claims s}}\n")
+    (directory / "head.md").write_text("{{summary}}\n{{stability stability.csv}}\n")
+    for name in ("r.csv", "s.csv"):
+        (results / "d").mkdir(exist_ok=True)
+        shutil.copy(results / "r.csv", results / "d" / name)
+    fresh = tmp_path / "fresh" / "d-seeds7"
+    fresh.mkdir(parents=True)
+    rows.write(rows.stamped([{"seed": s, "gain": g} for s, g in enumerate([-0.2, -0.25, -0.3])],
+                            isa="generic"), fresh / "r.csv")
+    table = claims.load(directory)
+    report = list(claims.stability(table, results, tmp_path / "fresh", 7))
+    assert [(r["claim"], r["reference"], r["fresh"], r["flipped"], r["missing"]) for r in report] == [
+        ("A1", "reproduced", "not reproduced", True, ""),
+        ("A2", "reproduced", claims.NOT_RERUN, False, "d/s.csv")]
+    assert {r["claims_table"] for r in report} == {claims.fingerprint(table)}
+    assert {r["seed_offset"] for r in report} == {7} and report[0]["git_commit"]
+    outcomes = claims.evaluate_table(table, results)
+    assert "No stability report: the results have no `stability.csv`" in claims.render(
+        table, outcomes, results)
+    rows.write(report, results / "stability.csv")
+    text = claims.render(table, outcomes, results)
+    assert "1 of 2 verdicts rerun, **1 flipped** (A1); 1 not rerun" in text and "`d/s.csv`" in text
+    assert "| A1 | reproduced | not reproduced |" in text and ", as now)" in text
+    paper = directory / "p.yaml"
+    paper.write_text(paper.read_text().replace("mean(gain) > 0", "mean(gain) > 0.01"))
+    assert "rules changed since" in claims.render(claims.load(directory), outcomes, results)
