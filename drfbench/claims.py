@@ -35,13 +35,13 @@ from . import _inputs, rows
 # The verdicts (docs/claims.md; `verdict` says the order a claim's rule tries them in).
 VERDICTS = ("reproduced", "direction only", "inconclusive", "not reproduced", "not testable")
 CLAIM_KEYS = {"id", "where", "claim", "paper", "values", "measured", "figure", "test",
-              "direction", "ci", "paper_value", "tolerance", "verdict", "why", "robust"}
+              "direction", "ci", "paper_value", "tolerance", "verdict", "why", "robust", "moves"}
 SELECTION_KEYS = {"file", "from", "where", "by", "of"}
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _MARKER = re.compile(r"^\{\{(claims|counts|summary|stability)(?: ([\w./-]+))?\}\}$")
 # What decides a verdict, and what the paper says: the fields `fingerprint` hashes (not
-# what is written after the data: measured, verdict, why, robust, figure).
+# what is written after the data: measured, verdict, why, robust, moves, figure).
 RULE_KEYS = ("id", "where", "claim", "paper", "values", "test", "direction", "ci",
              "paper_value", "tolerance")
 NOT_RERUN = "not rerun"     # a stability row whose claim reads a file the fresh run lacks
@@ -456,8 +456,10 @@ def _keys(table):
 def mutate(table, root, copies, seed=0):
     """Whether every rule can fail (docs/claims.md, "Rules that can fail"): each claim's
     verdict over `copies` Perturbed copies of the results under `root`, drawn from `seed`.
-    Returns (the claims whose verdict never moves from their verdict on `root`, without a
-    `robust` field saying why; the claims whose rule raises, each with its error)."""
+    A claim that says in `robust` why no such copy moves its verdict shows it move by its
+    `moves` instead (its values replaced by those expressions, on the results as they are).
+    Returns (the claims whose verdict never moves from their verdict on `root`; the claims
+    whose rule raises, each with its error)."""
     found = {o.claim["id"]: o.verdict for o in evaluate_table(table, root)}
     keys = _keys(table)
     rng = np.random.default_rng(seed)
@@ -482,21 +484,37 @@ def mutate(table, root, copies, seed=0):
                                 moved.add(claim["id"])
                     except (ClaimError, ArithmeticError) as exc:
                         raised.setdefault(claim["id"], str(exc))
+    results = Results(root)
+    for paper in table["papers"]:         # a robust claim's verdict moves by its `moves`
+        for claim in (c for s in paper["sections"] for c in s["claims"] if "robust" in c):
+            try:
+                with np.errstate(all="ignore"):
+                    shifted = compute(paper.get("values"), results, moves=claim["moves"])
+                    values = compute(claim.get("values"), results, shifted, moves=claim["moves"])
+                    if verdict(claim, values) != found[claim["id"]]:
+                        moved.add(claim["id"])
+            except (ClaimError, ArithmeticError) as exc:
+                raised.setdefault(claim["id"], f"`moves`: {exc}")
     fixed = [c["id"] for p in table["papers"] for s in p["sections"] if not s.get("ours")
-             for c in s["claims"] if c["verdict"] != "not testable" and "robust" not in c
+             for c in s["claims"] if c["verdict"] != "not testable"
              and c["id"] not in moved and c["id"] not in raised]
     return fixed, sorted(raised.items())
 
 
-def compute(specs, results, values=None, partial=False):
+def compute(specs, results, values=None, partial=False, moves=None):
     """Every value of `specs` ({name: selection or expression}), in order, each seeing the
     ones before it (and `values`); `partial`: a value whose results file is missing is
-    left a _Missing (raising where it is used) instead of raising here."""
+    left a _Missing (raising where it is used) instead of raising here; `moves` ({name:
+    expression}): a value named there replaced by its expression (over the values so far,
+    its own included) before the next is computed."""
     values = dict(values or {})
+    moves = moves or {}
     for name, spec in (specs or {}).items():
         try:
             values[name] = (select(spec, results, values) if isinstance(spec, dict)
                             else evaluate(spec, values))
+            if name in moves:
+                values[name] = evaluate(moves[name], values)
         except ClaimError as exc:
             if not isinstance(exc, MissingResults):
                 raise ClaimError(f"value {name!r}: {exc}") from None
@@ -668,6 +686,10 @@ def _check_claim(claim, section, where, seen):
             raise ClaimError(f"{where}: {exc}") from None
     if "robust" in claim and not (isinstance(claim["robust"], str) and claim["robust"].strip()):
         raise ClaimError(f"{where}: `robust` says in words why no perturbation moves the verdict")
+    if ("robust" in claim) != ("moves" in claim) or "moves" in claim and not (
+            isinstance(claim["moves"], dict) and claim["moves"]):
+        raise ClaimError(f"{where}: `robust` comes with `moves`, the values ({{name: "
+                         "expression}}) that move its verdict, and they with it")
     if claim["verdict"] != "reproduced" and not claim.get("why"):
         raise ClaimError(f"{where}: a verdict other than reproduced says `why`")
 

@@ -163,7 +163,7 @@ def _claims(args):
         fixed, raised = claims.mutate(table, args.results, args.mutate)
         for name in fixed:
             print(f"drfbench claims: claim {name}: its verdict never moves in {args.mutate} "
-                  "perturbed copies (a rule that cannot fail, or say why in `robust`)", file=sys.stderr)
+                  "perturbed copies (a rule that cannot fail; or say why in `robust` and show it move by `moves`)", file=sys.stderr)
         for name, error in raised:
             print(f"drfbench claims: claim {name}: its rule raises: {error}", file=sys.stderr)
         print(f"drfbench claims: {args.mutate} perturbed copies of {args.results}: {len(fixed)} "

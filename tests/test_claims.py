@@ -115,14 +115,18 @@ def test_mutate_finds_a_rule_that_cannot_fail_and_one_that_raises(tmp_path):
     plain = CLAIM.replace("  ci: gain\n  paper_value: 0\n  tolerance: at least\n", "")
     directory, results = small_table(tmp_path, (
         CLAIM.replace("tolerance: at least", "tolerance: at most").replace("paper_value: 0", "paper_value: 100")
-        + plain.replace("A1", "A2").replace("mean(gain) > 0", "mean(gain) > 0\n  robust: says why")
+        + plain.replace("A1", "A2").replace("mean(gain) > 0", "mean(gain) > 0\n  robust: says why\n"
+                                            "  moves: {gain: gain * 0 - 1}")
+        + plain.replace("A1", "A5").replace("mean(gain) > 0", "mean(gain) > 0\n  robust: says why\n"
+                                            "  moves: {gain: gain * 2}")
         + plain.replace("A1", "A3").replace("mean(gain) > 0", "one(late) > 0.2").replace(
             "of: mean(gain)}", "of: mean(gain)}\n    late: {file: r.csv, where: gain > 0.26, of: gain}")
         + plain.replace("A1", "A4").replace("mean(gain) > 0", "mean(gain) > 0.26").replace(
             "verdict: reproduced", "verdict: not reproduced\n  why: w")))
     table = claims.load(directory)
     fixed, raised = claims.mutate(table, results, 12)
-    assert fixed == ["A1"]             # any gain's interval is at most 100: it never moves
+    assert fixed == ["A1", "A5"]      # any gain's interval is at most 100: it never moves;
+    #                                   nor does A5 by its `moves` (A2 does)
     assert [name for name, _ in raised] == ["A3"] and "one()" in raised[0][1]
     assert claims.mutate(table, results, 12) == (fixed, raised)     # seeded
     done = subprocess.run([sys.executable, "-m", "drfbench", "claims", "--table", str(directory),
@@ -327,6 +331,8 @@ def test_a_stated_verdict_the_rule_does_not_give_is_a_disagreement(tmp_path):
     (("  tolerance: at least\n", ""), "comes with `paper_value`"),
     (("tolerance: at least", "tolerance: roughly"), "not one of"),
     (("verdict: reproduced", "robust: ''\n  verdict: reproduced"), "`robust` says in words"),
+    (("verdict: reproduced", "robust: big\n  verdict: reproduced"), "`robust` comes with `moves`"),
+    (("verdict: reproduced", "moves: {gain: 0}\n  verdict: reproduced"), "`robust` comes with `moves`"),
     (("  measured:", "  shown:"), "unknown field"),
 ])
 def test_a_malformed_claim_is_refused_naming_it(tmp_path, change, message):
