@@ -37,14 +37,16 @@ rule claims:
 # reference results; a claim reading a file of another profile is "not rerun". Copy the
 # report to reference/claims_stability.csv to render it under REPRODUCTION.md's summary.
 if config["seed_offset"]:
+    # the files the table reads of this profile, as this run (on fresh seeds) makes them
+    CLAIMS_FRESH = [str(Path("results", NAME, *rest)) for profile, *rest in
+                    (Path(f).parts for f in _claims.files(_claims.load(CLAIMS_TABLE)))
+                    if pipeline.fresh_name(profile, config["seed_offset"]) == NAME]
 
     rule claims_stability:
         localrule: True
         input:
             table=sorted(str(p) for p in Path(CLAIMS_TABLE).iterdir()),
-            results=[f"results/{NAME}/{f.split('/', 1)[1]}"
-                     for f in _claims.files(_claims.load(CLAIMS_TABLE))
-                     if pipeline.fresh_name(f.split("/")[0], config["seed_offset"]) == NAME],
+            results=CLAIMS_FRESH,
         output:
             f"results/{NAME}/claims_stability.csv",
         conda:
