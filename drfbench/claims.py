@@ -538,13 +538,18 @@ def fingerprint(table):
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def fresh_name(profile, offset):
+    """The results directory of profile `profile` run with seed offset `offset` (the
+    pipeline's `seed_offset`: results/<profile>-seeds<offset>/)."""
+    return f"{profile}-seeds{offset}"
+
+
 def stability(table, reference, root, offset):
     """The stability report's rows: each claim's verdict on the results under `reference`
     and on those of a run on fresh seeds (the pipeline's `seed_offset` = `offset`) under
     `root` (`<root>/<profile>-seeds<offset>/...`), `flipped` where they differ; a claim
     one of whose files the fresh run lacks is NOT_RERUN, naming the first (`missing`). Stamped with the
     table's fingerprint and the seed offset."""
-    from .pipeline import fresh_name
     found = {o.claim["id"]: o.verdict for o in evaluate_table(table, reference)}
     profiles = {Path(f).parts[0] for f in files(table)}
     results = Results(root, {p: fresh_name(p, offset) for p in profiles})

@@ -75,6 +75,7 @@ def offset_seeds(config):
     and to every entry of every `seeds` list, at any depth, and the results under
     results/<name>-seeds+k/ (the regeneration the claims' stability report compares with
     the reference seeds: workflows/claims.smk); k = 0: `config` as it is."""
+    from .claims import fresh_name
     k = config.get("seed_offset", 0)
     if not k:
         return copy.deepcopy(config)
@@ -89,8 +90,3 @@ def offset_seeds(config):
     out["seed"] += k
     out["name"] = fresh_name(config["name"], k)
     return out
-
-
-def fresh_name(name, offset):
-    """The results directory's name of profile `name` run with seed offset `offset`."""
-    return f"{name}-seeds{offset}"

@@ -40,7 +40,7 @@ if config["seed_offset"]:
     # the files the table reads of this profile, as this run (on fresh seeds) makes them
     CLAIMS_FRESH = [str(Path("results", NAME, *rest)) for profile, *rest in
                     (Path(f).parts for f in _claims.files(_claims.load(CLAIMS_TABLE)))
-                    if pipeline.fresh_name(profile, config["seed_offset"]) == NAME]
+                    if _claims.fresh_name(profile, config["seed_offset"]) == NAME]
 
     rule claims_stability:
         localrule: True
