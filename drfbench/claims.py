@@ -9,6 +9,8 @@ describes the table, the expression language and the verdict rules.
     text = claims.render(table, outcomes)                   # REPRODUCTION.md
     claims.disagreements(outcomes)                          # verdicts the table states wrongly
     claims.mutate(table, "reference", 12)                   # rules that cannot fail, or raise
+    claims.fingerprint(table)                               # the rules, as one hash
+    claims.stability(table, "reference", "results", 1000)   # verdicts on fresh seeds
 
 A value is a selection of a results file's rows (`file`, `where`, `by`, `of`) or an
 expression over earlier values; expressions are parsed with Python's `ast` and evaluated
@@ -17,6 +19,8 @@ subscripts, no other calls): a table can name columns and values, nothing else.
 """
 import ast
 import functools
+import hashlib
+import json
 import math
 import operator
 import re
@@ -31,15 +35,36 @@ from . import _inputs, rows
 # The verdicts (docs/claims.md; `verdict` says the order a claim's rule tries them in).
 VERDICTS = ("reproduced", "direction only", "inconclusive", "not reproduced", "not testable")
 CLAIM_KEYS = {"id", "where", "claim", "paper", "values", "measured", "figure", "test",
-              "direction", "ci", "paper_value", "tolerance", "verdict", "why", "robust"}
+              "direction", "ci", "paper_value", "tolerance", "verdict", "why", "robust", "moves"}
 SELECTION_KEYS = {"file", "from", "where", "by", "of"}
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-_MARKER = re.compile(r"^\{\{(claims|counts|summary)(?: ([\w-]+))?\}\}$")
+_MARKER = re.compile(r"^\{\{(claims|counts|summary|stability)(?: ([\w./-]+))?\}\}$")
+# What decides a verdict, and what the paper says: the fields `fingerprint` hashes (not
+# what is written after the data: measured, verdict, why, robust, moves, figure).
+RULE_KEYS = ("id", "where", "claim", "paper", "values", "test", "direction", "ci",
+             "paper_value", "tolerance")
+NOT_RERUN = "not rerun"     # a stability row whose claim reads a file the fresh run lacks
 
 
 class ClaimError(ValueError):
     """The claims table is malformed: a bad expression, an unknown name, a missing file."""
+
+
+class MissingResults(ClaimError):
+    """A results file the table reads (`name`, as the table names it) is not there."""
+
+    def __init__(self, message, name):
+        super().__init__(message)
+        self.name = name
+
+
+class _Missing:
+    """An earlier value that could not be computed for want of a results file: a claim
+    that names it raises its MissingResults."""
+
+    def __init__(self, error):
+        self.error = error
 
 
 def _ordered(a, b):
@@ -203,6 +228,8 @@ def evaluate(text, names):
         if isinstance(node, ast.Name):
             if node.id not in names:
                 raise ClaimError(f"{text!r}: unknown name {node.id!r}")
+            if isinstance(names[node.id], _Missing):
+                raise names[node.id].error
             return names[node.id]
         if isinstance(node, (ast.List, ast.Tuple)):
             return [visit(e) for e in node.elts]
@@ -292,17 +319,20 @@ class _Columns(dict):
 
 class Results:
     """The results files under `root`, read once each (through drfbench.rows.read, which
-    checks their provenance columns), "True"/"False" text turned into booleans."""
+    checks their provenance columns), "True"/"False" text turned into booleans; a file
+    `<profile>/...` is read from `<profiles[profile]>/...` where `profiles` names one."""
 
-    def __init__(self, root):
+    def __init__(self, root, profiles=None):
         self.root = Path(root)
+        self.profiles = dict(profiles or {})
         self._tables = {}
 
     def __call__(self, name):
         if name not in self._tables:
-            path = self.root / name
+            profile, _, rest = str(name).partition("/")
+            path = self.root / self.profiles.get(profile, profile) / rest
             if not path.is_file():
-                raise ClaimError(f"{path} does not exist")
+                raise MissingResults(f"{path} does not exist", name)
             table = rows.read(path)
             for column in table.columns:
                 if table[column].dtype == object or str(table[column].dtype) in ("str", "string"):
@@ -327,6 +357,9 @@ def select(spec, results, values):
         frame = results(spec["file"])
     else:
         sources = [spec["from"]] if isinstance(spec["from"], str) else list(spec["from"])
+        for source in sources:
+            if isinstance(values.get(source), _Missing):
+                raise values[source].error
         missing = [s for s in sources if s not in values or not isinstance(values[s], pd.Series)]
         if missing:
             raise ClaimError(f"`from` names {missing}, not earlier grouped values")
@@ -423,8 +456,10 @@ def _keys(table):
 def mutate(table, root, copies, seed=0):
     """Whether every rule can fail (docs/claims.md, "Rules that can fail"): each claim's
     verdict over `copies` Perturbed copies of the results under `root`, drawn from `seed`.
-    Returns (the claims whose verdict never moves from their verdict on `root`, without a
-    `robust` field saying why; the claims whose rule raises, each with its error)."""
+    A claim that says in `robust` why no such copy moves its verdict shows it move by its
+    `moves` instead (its values replaced by those expressions, on the results as they are).
+    Returns (the claims whose verdict never moves from their verdict on `root`; the claims
+    whose rule raises, each with its error)."""
     found = {o.claim["id"]: o.verdict for o in evaluate_table(table, root)}
     keys = _keys(table)
     rng = np.random.default_rng(seed)
@@ -449,23 +484,94 @@ def mutate(table, root, copies, seed=0):
                                 moved.add(claim["id"])
                     except (ClaimError, ArithmeticError) as exc:
                         raised.setdefault(claim["id"], str(exc))
+    results = Results(root)
+    for paper in table["papers"]:         # a robust claim's verdict moves by its `moves`
+        for claim in (c for s in paper["sections"] for c in s["claims"] if "robust" in c):
+            try:
+                with np.errstate(all="ignore"):
+                    shifted = compute(paper.get("values"), results, moves=claim["moves"])
+                    values = compute(claim.get("values"), results, shifted, moves=claim["moves"])
+                    if verdict(claim, values) != found[claim["id"]]:
+                        moved.add(claim["id"])
+            except (ClaimError, ArithmeticError) as exc:
+                raised.setdefault(claim["id"], f"`moves`: {exc}")
     fixed = [c["id"] for p in table["papers"] for s in p["sections"] if not s.get("ours")
-             for c in s["claims"] if c["verdict"] != "not testable" and "robust" not in c
+             for c in s["claims"] if c["verdict"] != "not testable"
              and c["id"] not in moved and c["id"] not in raised]
     return fixed, sorted(raised.items())
 
 
-def compute(specs, results, values=None):
+def compute(specs, results, values=None, partial=False, moves=None):
     """Every value of `specs` ({name: selection or expression}), in order, each seeing the
-    ones before it (and `values`)."""
+    ones before it (and `values`); `partial`: a value whose results file is missing is
+    left a _Missing (raising where it is used) instead of raising here; `moves` ({name:
+    expression}): a value named there replaced by its expression (over the values so far,
+    its own included) before the next is computed."""
     values = dict(values or {})
+    moves = moves or {}
     for name, spec in (specs or {}).items():
         try:
             values[name] = (select(spec, results, values) if isinstance(spec, dict)
                             else evaluate(spec, values))
+            if name in moves:
+                values[name] = evaluate(moves[name], values)
         except ClaimError as exc:
-            raise ClaimError(f"value {name!r}: {exc}") from None
+            if not isinstance(exc, MissingResults):
+                raise ClaimError(f"value {name!r}: {exc}") from None
+            error = MissingResults(f"value {name!r}: {exc}", exc.name)
+            if not partial:
+                raise error from None
+            values[name] = _Missing(error)
     return values
+
+
+def fingerprint(table):
+    """A hash of the table's rules and the papers' words (each claim's RULE_KEYS, each
+    paper's shared values): what a run's verdicts were decided by, recorded with the
+    results decided by it (the stability report, reference/*/README.md), so that a rule
+    changed after the data shows. Edits of measured, why, verdict or prose leave it."""
+    rules = [{"id": p["id"], "values": p.get("values"),
+              "claims": [{k: c[k] for k in RULE_KEYS if k in c}
+                         for s in p["sections"] for c in s["claims"]]}
+             for p in table["papers"]]
+    text = json.dumps(rules, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def fresh_name(profile, offset):
+    """The results directory of profile `profile` run with seed offset `offset` (the
+    pipeline's `seed_offset`: results/<profile>-seeds<offset>/)."""
+    return f"{profile}-seeds{offset}"
+
+
+def stability(table, reference, root, offset):
+    """The stability report's rows: each claim's verdict on the results under `reference`
+    and on those of a run on fresh seeds (the pipeline's `seed_offset` = `offset`) under
+    `root` (`<root>/<profile>-seeds<offset>/...`), `flipped` where they differ; a claim
+    one of whose files the fresh run lacks is NOT_RERUN, naming the first (`missing`). Stamped with the
+    table's fingerprint and the seed offset."""
+    found = {o.claim["id"]: o.verdict for o in evaluate_table(table, reference)}
+    profiles = {Path(f).parts[0] for f in files(table)}
+    results = Results(root, {p: fresh_name(p, offset) for p in profiles})
+    out = []
+    for paper in table["papers"]:
+        with np.errstate(all="ignore"):
+            shared = compute(paper.get("values"), results, partial=True)
+        for section in paper["sections"]:
+            for claim in section["claims"]:
+                if section.get("ours") or claim["verdict"] == "not testable":
+                    continue
+                try:
+                    with np.errstate(all="ignore"):
+                        fresh, why = verdict(claim, compute(claim.get("values"), results, shared)), ""
+                except MissingResults as exc:
+                    fresh, why = NOT_RERUN, exc.name
+                out.append({"claim": claim["id"], "paper": paper["id"],
+                            "reference": found[claim["id"]], "fresh": fresh,
+                            "flipped": fresh not in (NOT_RERUN, found[claim["id"]]),
+                            "missing": why})
+    return rows.stamped(out, isa=rows.NO_KERNEL, claims_table=fingerprint(table),
+                        seed_offset=offset)
 
 
 # --------------------------------------------------------------------------------------
@@ -585,6 +691,10 @@ def _check_claim(claim, section, where, seen):
             raise ClaimError(f"{where}: {exc}") from None
     if "robust" in claim and not (isinstance(claim["robust"], str) and claim["robust"].strip()):
         raise ClaimError(f"{where}: `robust` says in words why no perturbation moves the verdict")
+    if ("robust" in claim) != ("moves" in claim) or "moves" in claim and not (
+            isinstance(claim["moves"], dict) and claim["moves"]):
+        raise ClaimError(f"{where}: `robust` comes with `moves`, the values ({{name: "
+                         "expression}}) that move its verdict, and they with it")
     if claim["verdict"] != "reproduced" and not claim.get("why"):
         raise ClaimError(f"{where}: a verdict other than reproduced says `why`")
 
@@ -705,10 +815,39 @@ def _summary(table, outcomes):
     return "\n".join(lines)
 
 
-def render(table, outcomes):
-    """REPRODUCTION.md: the template with every {{claims SECTION}}, {{counts PAPER}} and
-    {{summary}} line replaced by the section's table, the paper's verdict counts and the
-    counts of every paper. Every section is placed exactly once."""
+def _stability(table, root, name):
+    """The {{stability FILE}} paragraph: what the stability report `root`/FILE (written by
+    `stability`) says, the claims whose verdict flipped on fresh seeds in a table."""
+    path = Path(root) / name
+    if not path.is_file():
+        return f"No stability report: the results have no `{name}` (docs/claims.md, \"Stability\")."
+    report = rows.read(path)
+    rerun = report[report["fresh"] != NOT_RERUN]
+    flipped = rerun[rerun["flipped"].astype(str) == "True"]
+    made, now = str(report["claims_table"].iloc[0]), fingerprint(table)
+    missing = sorted(set(report.loc[report["fresh"] == NOT_RERUN, "missing"]))
+    first = report.iloc[0]
+    lines = [
+        f"**Stability on fresh seeds** (`{name}`): the claims table (fingerprint "
+        f"`{made}`{', as now' if made == now else f'; the table now is `{now}`: rules changed since'}) "
+        f"decided every verdict again on a run with every seed offset by {first['seed_offset']}, "
+        f"at commit {str(first['git_commit'])[:10]} on {first['cpu_model']} "
+        f"({first['cpu_count']} CPUs), {first['timestamp']}: {len(rerun)} of {len(report)} "
+        f"verdicts rerun, **{len(flipped)} flipped**"
+        + (f" ({', '.join(flipped['claim'])}); " if len(flipped) else "; ")
+        + f"{len(report) - len(rerun)} not rerun (their files were not regenerated: "
+        + (", ".join(f"`{m}`" for m in missing) or "none") + ")."]
+    if len(flipped):
+        lines += ["", "| # | reference seeds | fresh seeds |", "|---|---|---|"]
+        lines += [f"| {r.claim} | {r.reference} | {r.fresh} |" for r in flipped.itertuples()]
+    return "\n".join(lines)
+
+
+def render(table, outcomes, root=None):
+    """REPRODUCTION.md: the template with every {{claims SECTION}}, {{counts PAPER}},
+    {{summary}} and {{stability FILE}} line replaced by the section's table, the paper's
+    verdict counts, the counts of every paper and what the stability report FILE (under
+    the results directory `root`) says. Every section is placed exactly once."""
     sections = {s["id"]: s for p in table["papers"] for s in p["sections"]}
     papers = {p["id"] for p in table["papers"]}
     placed = []
@@ -723,6 +862,10 @@ def render(table, outcomes):
         kind, name = match.groups()
         if kind == "summary":
             out.append(_summary(table, outcomes))
+        elif kind == "stability" and name:
+            if root is None:
+                raise ClaimError(f"{line.strip()}: render() needs the results directory")
+            out.append(_stability(table, root, name))
         elif kind == "claims" and name in sections:
             placed.append(name)
             out.append(_section_table(sections[name], [o for o in outcomes if o.section == name]))

@@ -6,6 +6,7 @@
                                                      a method on your own files: tidy rows
     drfbench bench ...                               the DC-DRF benchmark (drfbench.dcdrf.bench)
     drfbench claims [--table T] [--results DIR] [--out FILE] [--check] [--mutate N]
+                    [--fingerprint] [--stability FILE --fresh DIR --seed-offset K]
                                                      REPRODUCTION.md from the claims table
     drfbench convert FORMAT INPUT... --out-servers S --out-tasks T [--machines FILE...]
                                                      a public trace to the trace kind's files
@@ -30,7 +31,9 @@ not the one the table states; with --check it writes nothing and exits with stat
 --out differs from the rendering or a verdict disagrees. With --mutate N it renders nothing:
 it gives each verdict over N perturbed copies of the results (claims.mutate) and lists
 the claims whose verdict never moves (and say no `robust`) and the rules that raise,
-exit status 1 when there is one.
+exit status 1 when there is one. --fingerprint prints the hash of the table's rules
+(claims.fingerprint); --stability FILE writes the stability report, each verdict on
+--results beside the one on a run on fresh seeds (claims.stability).
 """
 import argparse
 import itertools
@@ -97,6 +100,15 @@ def _parser():
     c.add_argument("--check", action="store_true",
                    help="write nothing: exit status 1 when --out differs from the rendering "
                         "or a verdict disagrees with its rule")
+    c.add_argument("--fingerprint", action="store_true",
+                   help="print the claims table's fingerprint (a hash of its rules) and exit")
+    c.add_argument("--stability", metavar="FILE",
+                   help="render nothing: write the stability report (each verdict on --results "
+                        "and on the run on fresh seeds under --fresh) to FILE")
+    c.add_argument("--fresh", default="results", metavar="DIR",
+                   help="with --stability: the directory holding <profile>-seeds<offset>/")
+    c.add_argument("--seed-offset", type=int, default=1000, metavar="K",
+                   help="with --stability: the fresh run's seed_offset (default 1000)")
     c.add_argument("--mutate", type=int, metavar="N",
                    help="render nothing: each verdict over N perturbed copies of the results; "
                         "exit status 1 when a verdict never moves or a rule raises")
@@ -151,20 +163,30 @@ def _print_table(header, rows):
 def _claims(args):
     from . import claims              # pandas and PyYAML: loaded by this subcommand only
     table = claims.load(args.table)
+    if args.fingerprint:
+        print(claims.fingerprint(table))
+        return 0
+    if args.stability:
+        report = list(claims.stability(table, args.results, args.fresh, args.seed_offset))
+        tidy.write(report, args.stability)
+        print(f"drfbench claims: {sum(r['fresh'] != claims.NOT_RERUN for r in report)} of "
+              f"{len(report)} verdicts rerun on fresh seeds, {sum(r['flipped'] for r in report)} "
+              f"flipped: {args.stability}", file=sys.stderr)
+        return 0
     if args.mutate is not None:
         if args.mutate < 1:
             raise ValueError(f"--mutate {args.mutate}: the number of copies is at least 1")
         fixed, raised = claims.mutate(table, args.results, args.mutate)
         for name in fixed:
             print(f"drfbench claims: claim {name}: its verdict never moves in {args.mutate} "
-                  "perturbed copies (a rule that cannot fail, or say why in `robust`)", file=sys.stderr)
+                  "perturbed copies (a rule that cannot fail; or say why in `robust` and show it move by `moves`)", file=sys.stderr)
         for name, error in raised:
             print(f"drfbench claims: claim {name}: its rule raises: {error}", file=sys.stderr)
         print(f"drfbench claims: {args.mutate} perturbed copies of {args.results}: {len(fixed)} "
               f"verdict(s) that never move, {len(raised)} rule(s) that raise", file=sys.stderr)
         return 1 if fixed or raised else 0
     outcomes = claims.evaluate_table(table, args.results)
-    text = claims.render(table, outcomes)
+    text = claims.render(table, outcomes, args.results)
     problems = claims.disagreements(outcomes)
     if args.check:
         if args.out is None:

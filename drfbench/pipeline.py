@@ -66,4 +66,27 @@ def configure(config, directory):
         from snakemake.exceptions import WorkflowError
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise WorkflowError(f"Error validating config: {errors[0]}{more}")
+    config.update(offset_seeds(config))
     return config
+
+
+def offset_seeds(config):
+    """A copy of `config` run on fresh seeds: with `seed_offset` k > 0, k added to `seed`
+    and to every entry of every `seeds` list, at any depth, and the results under
+    results/<name>-seeds+k/ (the regeneration the claims' stability report compares with
+    the reference seeds: workflows/claims.smk); k = 0: `config` as it is."""
+    from .claims import fresh_name
+    k = config.get("seed_offset", 0)
+    if not k:
+        return copy.deepcopy(config)
+
+    def shifted(node, key=None):
+        if isinstance(node, dict):
+            return {name: shifted(value, name) for name, value in node.items()}
+        if key == "seeds":
+            return [seed + k for seed in node]
+        return node
+    out = shifted(config)
+    out["seed"] += k
+    out["name"] = fresh_name(config["name"], k)
+    return out

@@ -34,7 +34,7 @@ def outcomes(table):
 # --------------------------------------------------------------------------------------
 
 def test_reproduction_md_is_the_rendering_of_the_table(table, outcomes):
-    rendered = claims.render(table, outcomes)
+    rendered = claims.render(table, outcomes, REFERENCE)
     assert (ROOT / "REPRODUCTION.md").read_text() == rendered, (
         "REPRODUCTION.md is not the rendering of reference/claims/: run "
         "`drfbench claims --out REPRODUCTION.md` and read the diff")
@@ -115,14 +115,18 @@ def test_mutate_finds_a_rule_that_cannot_fail_and_one_that_raises(tmp_path):
     plain = CLAIM.replace("  ci: gain\n  paper_value: 0\n  tolerance: at least\n", "")
     directory, results = small_table(tmp_path, (
         CLAIM.replace("tolerance: at least", "tolerance: at most").replace("paper_value: 0", "paper_value: 100")
-        + plain.replace("A1", "A2").replace("mean(gain) > 0", "mean(gain) > 0\n  robust: says why")
+        + plain.replace("A1", "A2").replace("mean(gain) > 0", "mean(gain) > 0\n  robust: says why\n"
+                                            "  moves: {gain: gain * 0 - 1}")
+        + plain.replace("A1", "A5").replace("mean(gain) > 0", "mean(gain) > 0\n  robust: says why\n"
+                                            "  moves: {gain: gain * 2}")
         + plain.replace("A1", "A3").replace("mean(gain) > 0", "one(late) > 0.2").replace(
             "of: mean(gain)}", "of: mean(gain)}\n    late: {file: r.csv, where: gain > 0.26, of: gain}")
         + plain.replace("A1", "A4").replace("mean(gain) > 0", "mean(gain) > 0.26").replace(
             "verdict: reproduced", "verdict: not reproduced\n  why: w")))
     table = claims.load(directory)
     fixed, raised = claims.mutate(table, results, 12)
-    assert fixed == ["A1"]             # any gain's interval is at most 100: it never moves
+    assert fixed == ["A1", "A5"]      # any gain's interval is at most 100: it never moves;
+    #                                   nor does A5 by its `moves` (A2 does)
     assert [name for name, _ in raised] == ["A3"] and "one()" in raised[0][1]
     assert claims.mutate(table, results, 12) == (fixed, raised)     # seeded
     done = subprocess.run([sys.executable, "-m", "drfbench", "claims", "--table", str(directory),
@@ -327,6 +331,8 @@ def test_a_stated_verdict_the_rule_does_not_give_is_a_disagreement(tmp_path):
     (("  tolerance: at least\n", ""), "comes with `paper_value`"),
     (("tolerance: at least", "tolerance: roughly"), "not one of"),
     (("verdict: reproduced", "robust: ''\n  verdict: reproduced"), "`robust` says in words"),
+    (("verdict: reproduced", "robust: big\n  verdict: reproduced"), "`robust` comes with `moves`"),
+    (("verdict: reproduced", "moves: {gain: 0}\n  verdict: reproduced"), "`robust` comes with `moves`"),
     (("  measured:", "  shown:"), "unknown field"),
 ])
 def test_a_malformed_claim_is_refused_naming_it(tmp_path, change, message):
@@ -353,3 +359,47 @@ def test_a_missing_file_or_column_names_the_claim(tmp_path):
     directory, results = small_table(tmp_path / "b", CLAIM.replace("mean(gain)}", "mean(loss)}"))
     with pytest.raises(claims.ClaimError, match="claim 'A1'.*loss"):
         claims.evaluate_table(claims.load(directory), results)
+
+
+def test_the_fingerprint_moves_with_a_rule_not_with_what_is_written_after_the_data(tmp_path):
+    directory, _ = small_table(tmp_path, CLAIM)
+    before = claims.fingerprint(claims.load(directory))
+    assert len(before) == 16 and before == claims.fingerprint(claims.load(directory))
+    paper = directory / "p.yaml"
+    text = paper.read_text()
+    paper.write_text(text.replace("verdict: reproduced", "verdict: reproduced\n        why: w")
+                     .replace("seeds)", "runs)"))
+    assert claims.fingerprint(claims.load(directory)) == before
+    paper.write_text(text.replace("mean(gain) > 0", "mean(gain) > 0.1"))
+    assert claims.fingerprint(claims.load(directory)) != before
+
+
+def test_the_stability_report_sets_each_verdict_beside_the_fresh_seeds_one(tmp_path):
+    second = CLAIM.replace("A1", "A2").replace("r.csv", "s.csv")
+    directory, results = small_table(tmp_path, CLAIM.replace("r.csv", "d/r.csv") + second.replace(
+        "s.csv", "d/s.csv"), template="{{claims s}}\n")
+    (directory / "head.md").write_text("{{summary}}\n{{stability stability.csv}}\n")
+    for name in ("r.csv", "s.csv"):
+        (results / "d").mkdir(exist_ok=True)
+        shutil.copy(results / "r.csv", results / "d" / name)
+    fresh = tmp_path / "fresh" / "d-seeds7"
+    fresh.mkdir(parents=True)
+    rows.write(rows.stamped([{"seed": s, "gain": g} for s, g in enumerate([-0.2, -0.25, -0.3])],
+                            isa="generic"), fresh / "r.csv")
+    table = claims.load(directory)
+    report = list(claims.stability(table, results, tmp_path / "fresh", 7))
+    assert [(r["claim"], r["reference"], r["fresh"], r["flipped"], r["missing"]) for r in report] == [
+        ("A1", "reproduced", "not reproduced", True, ""),
+        ("A2", "reproduced", claims.NOT_RERUN, False, "d/s.csv")]
+    assert {r["claims_table"] for r in report} == {claims.fingerprint(table)}
+    assert {r["seed_offset"] for r in report} == {7} and report[0]["git_commit"]
+    outcomes = claims.evaluate_table(table, results)
+    assert "No stability report: the results have no `stability.csv`" in claims.render(
+        table, outcomes, results)
+    rows.write(report, results / "stability.csv")
+    text = claims.render(table, outcomes, results)
+    assert "1 of 2 verdicts rerun, **1 flipped** (A1); 1 not rerun" in text and "`d/s.csv`" in text
+    assert "| A1 | reproduced | not reproduced |" in text and ", as now)" in text
+    paper = directory / "p.yaml"
+    paper.write_text(paper.read_text().replace("mean(gain) > 0", "mean(gain) > 0.01"))
+    assert "rules changed since" in claims.render(claims.load(directory), outcomes, results)

@@ -391,3 +391,14 @@ def test_captions_say_what_they_count(tiny_run):
     instances = yaml.safe_load(config.read_text())["drf"]["instances"]
     assert f"{instances} random instances per check, plus the lecture's 2 examples" in text
     assert "None" not in text and "drfbench 0." in text
+
+
+def test_a_seed_offset_runs_every_seed_afresh_under_its_own_name():
+    config = {**load("default"), "seed_offset": 1000}
+    fresh = pipeline.offset_seeds(config)
+    assert fresh["name"] == "default-seeds1000" and fresh["seed"] == config["seed"] + 1000
+    assert fresh["packer"]["seeds"] == [s + 1000 for s in config["packer"]["seeds"]]
+    assert fresh["drfh"]["sensitivity"]["seeds"] == [
+        s + 1000 for s in config["drfh"]["sensitivity"]["seeds"]]
+    assert fresh["packer"]["servers"] == config["packer"]["servers"]
+    assert pipeline.offset_seeds({**config, "seed_offset": 0}) == {**config, "seed_offset": 0}

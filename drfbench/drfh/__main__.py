@@ -72,16 +72,18 @@ COMMANDS = {
 
 
 def exact_shares(rows, servers, jobs):
-    """Fig. 4's exact DRFH beside Best-Fit: each share row gets `exact_share`, the user's
-    global dominant share under exact DRFH (divisible, unlimited tasks) among the users
-    whose job is running at that time (submitted, not finished); NaN for others."""
+    """Fig. 4's exact DRFH beside Best-Fit: `rows` (a result's streamed Rows) with
+    `exact_share` added to each, as they are made: on a share row the user's global
+    dominant share under exact DRFH (divisible, unlimited tasks) among the users whose job
+    is running at that time (submitted, not finished), NaN for others; empty on other rows."""
     labels = [label for label, *_ in DYNAMIC_USERS]
     demands = np.array([demand for _, demand, *_ in DYNAMIC_USERS])
     span = jobs.set_index("user")[["submit", "finish"]]
     cache = {}
-    for row in rows:
+
+    def exact(row):
         if row["metric"] != "share":
-            continue
+            return None
         t = row["time"]
         present = tuple(u for u in labels if span.loc[u, "submit"] <= t
                         and not span.loc[u, "finish"] <= t)
@@ -89,8 +91,8 @@ def exact_shares(rows, servers, jobs):
             idx = [labels.index(u) for u in present]
             shares = allocate(demands[idx], servers.to_numpy(), "drfh").shares if idx else []
             cache[present] = dict(zip(present, np.asarray(shares, dtype=float).tolist()))
-        row["exact_share"] = cache[present].get(row["user"], np.nan)
-    return rows
+        return cache[present].get(row["user"], np.nan)
+    return tidy.Rows(lambda: ({**row, "exact_share": exact(row)} for row in rows))
 
 
 def slots_table(text):
