@@ -328,13 +328,13 @@ def _check_guarantees(queues, parent, vec, resources):
     for k in range(len(queues)):
         if queues[k]["leaf"]:
             continue
-        own = "the cluster's capacity" if k == 0 else "its guarantee"
         over = sums[k] > g[k] * (1 + FIT_SLACK)
         if (k == 0 or queues[k]["guaranteed"]) and over.any():
             r = int(np.argmax(over))
-            raise ValueError(f"queue {queues[k]['path'] or 'the root'!r}: its children's "
-                             f"guarantees of {resources[r]!r} sum to {sums[k, r]:g}, above "
-                             f"{own} {g[k, r]:g}")
+            whose, own = (("the top queues'", "the cluster's capacity") if k == 0 else
+                          (f"queue {queues[k]['path']!r}: its children's", "its guarantee"))
+            raise ValueError(f"{whose} guarantees of {resources[r]!r} sum to {sums[k, r]:g}, "
+                             f"above {own} {g[k, r]:g}")
 
 
 def _jobs(spec, m, index, leaves, paths, capacity, limit, parent, resources):
