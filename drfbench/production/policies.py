@@ -31,9 +31,11 @@ start one task per decision.
   leaves as users, shares the queues' `shares`), usage billed per second by
   slurm.billable (weights 1 / the cluster's capacity, MAX_TRES by default) and decayed
   with `half_life` (slurm.decayed);
-- yarn-fair-drf: from the root down, the child that goes first by yarn.compare (usage of
-  its subtree, min share its guarantee, its weight, start time 0, its path), with
-  YARN-11482's fix unless fixed=False.
+- yarn-fair-drf: from the root down, the first child once the children are sorted (as
+  FSParentQueue sorts them; Python's sort is a TimSort as Java's List.sort, so the
+  pre-fix comparator, which is not antisymmetric, is asked the same pairs) by
+  yarn.compare (usage of its subtree, min share its guarantee, its weight, start time 0,
+  its path), with YARN-11482's fix unless fixed=False.
 
 The policy keeps its own clock from the events it is told (arrivals and completions: it
 never oversubscribes, so a task ends its duration after it starts).
@@ -269,10 +271,10 @@ class RulePolicy:
             kids = [c for c in self.children[q] if self._holds(c, ready)]
             items = [yarn.Schedulable(self.usage[c].tolist(), s.guarantee[c].tolist(),
                                       float(s.weight[c]), 0.0, s.paths[c]) for c in kids]
-            best = min(range(len(kids)), key=functools.cmp_to_key(
+            ranked = sorted(range(len(kids)), key=functools.cmp_to_key(
                 lambda a, b: yarn.compare(items[a], items[b], self.total.tolist(),
                                           fixed=self.fixed)))
-            q = kids[best]
+            q = kids[ranked[0]]
         return q
 
     def _associations(self):
