@@ -90,6 +90,7 @@ class RulePolicy:
         self.start = {}
         self.now = 0.0
         self.children = {q: s.children(q) for q in range(len(s.paths))}
+        self.kueue_tree = None                        # Cohorts at the current usage
         if rule == "mesos-drf":
             self.sorter = mesos.DRFSorter()
             for q in s.leaves.tolist():
@@ -121,6 +122,11 @@ class RulePolicy:
         users, machines, passed = [], [], set()
         while True:
             ready = {q: line[0][2] for q, line in self.line.items() if line and q not in passed}
+            if ready:             # a head whose task fits on no node now is passed over
+                heads = self.scenario.demand[list(ready.values())]
+                fits = (self.used[None] + heads[:, None] <= self.room).all(axis=2).any(axis=1)
+                passed.update(q for q, ok in zip(list(ready), fits.tolist()) if not ok)
+                ready = {q: j for q, j in ready.items() if q not in passed}
             if not ready:
                 break
             q = self._pick(ready)
@@ -145,7 +151,7 @@ class RulePolicy:
             self.usage[a] = np.maximum(self.usage[a] - d, 0.0)
         if self.rule == "mesos-drf":
             self.sorter.unallocated(s.paths[q], machine, self._named(d))
-        self._rebill(q)
+        self._changed(q)
 
     def release(self, user, machine):
         raise TypeError("RulePolicy needs to know which task finished: the simulator calls "
@@ -191,7 +197,7 @@ class RulePolicy:
         self.waiting[j] -= len(where)
         if not self.waiting[j]:
             heapq.heappop(self.line[q])
-        self._rebill(q)
+        self._changed(q)
 
     # -- the rules ------------------------------------------------------------------------
 
@@ -222,7 +228,13 @@ class RulePolicy:
         return -int(s.priority[j]), float(s.arrival[j]), int(j)
 
     def _cohorts(self):
-        """The queues as Kueue's Cohorts with the current usage (see the module docstring)."""
+        """The queues as Kueue's Cohorts with the current usage (see the module docstring),
+        made again only after a launch or a completion."""
+        if self.kueue_tree is None:
+            self.kueue_tree = self._make_cohorts()
+        return self.kueue_tree
+
+    def _make_cohorts(self):
         s = self.scenario
         nodes = {}
         for q, path in enumerate(s.paths):
@@ -298,7 +310,10 @@ class RulePolicy:
                     self.rate[q] * dt
         self.now = max(self.now, now)
 
-    def _rebill(self, q):
+    def _changed(self, q):
+        """After a launch or a completion in leaf q: Kueue's cohorts are out of date,
+        Slurm's billing rate is q's new usage billed."""
+        self.kueue_tree = None
         if self.rule == "slurm-fairtree":
             self.rate[q] = slurm.billable(self._named(self.usage[q]), self.tres_weights,
                                           max_tres=self.max_tres)
