@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from drfbench import sim
-from drfbench.production import policies
+from drfbench.production import policies, sidebyside
 from drfbench.production.policies import RULES, RulePolicy
 from drfbench.production.scenario import scenario
 
@@ -227,3 +227,27 @@ def test_run_is_simulate_with_the_policy():
     res = policies.run(s, "armada")
     _, ref = launches(s, "armada")
     np.testing.assert_array_equal(res.tasks["start"], ref.tasks["start"])
+
+
+def test_side_by_side_file_is_the_function(tmp_path):
+    """The committed scenario file is what sidebyside.write makes (seed 0): the two
+    cannot drift apart."""
+    sidebyside.write(tmp_path / "s.yaml")
+    assert (tmp_path / "s.yaml").read_text() == sidebyside.PATH.read_text()
+    s = scenario(sidebyside.PATH)
+    assert len(s.capacity) == 16 and s.node_types == ("cpu", "gpu")
+    assert s.node_type.tolist() == [0] * 12 + [1] * 4
+    assert s.arrival[s.queue == s.paths.index("batch")].max() < 1800
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_side_by_side_runs_within_capacity(rule):
+    """Every rule runs the side-by-side scenario to the end: every task starts once, no
+    node holds more than its capacity, GPU tasks only on GPU nodes."""
+    s = scenario(sidebyside.PATH)
+    res = policies.run(s, rule)
+    t = res.tasks
+    assert (t["machine"] >= 0).all() and np.isfinite(t["end"]).all()
+    assert (peak_use(res, s) <= s.capacity).all()
+    gpu = s.demand[t["user"], 2] > 0
+    assert (s.node_type[t["machine"][gpu]] == 1).all()
