@@ -104,6 +104,20 @@ class RulePolicy:
             self.billed = np.zeros(len(s.paths))             # decayed usage per leaf
             self.rate = np.zeros(len(s.paths))               # billing per second now
             self.tres_weights = {r: 1.0 / t for r, t in zip(s.resources, self.total) if t > 0}
+        self._check_startable()
+
+    def _check_startable(self):
+        """Refuse a job the rule would never start, on the empty cluster: a gang beyond its
+        queues' limits or the nodes, or (Kueue) beyond its ClusterQueue's quota."""
+        s = self.scenario
+        for j, q in enumerate(s.queue.tolist()):
+            n = int(s.tasks[j]) if self.gang else 1
+            why = self._beyond(q, n * s.demand[j]) or (
+                None if self._place(q, j, n) is not None else "the nodes")
+            if why:
+                raise ValueError(f"job {j} (queue {s.paths[q]!r}): {self.rule} would never "
+                                 f"start it: {n} task(s) of <"
+                                 f"{', '.join(f'{v:g}' for v in s.demand[j])}> exceed {why}")
 
     def _named(self, vector):
         return dict(zip(self.scenario.resources, map(float, vector)))
@@ -159,20 +173,28 @@ class RulePolicy:
 
     # -- placement ------------------------------------------------------------------------
 
+    def _beyond(self, q, request):
+        """What keeps `request` from starting in leaf q now (a queue's limit, Kueue's
+        available quota), or None."""
+        s = self.scenario
+        for a in self.ancestry[q]:
+            over = self.usage[a] + request > s.limit[a] * (1.0 + sim.FIT_SLACK)
+            if over.any():
+                return f"queue {s.paths[a]!r}'s limit of {s.resources[np.argmax(over)]!r}"
+        if self.rule == "kueue":
+            tree = self._cohorts()
+            for r, name in enumerate(s.resources):
+                if request[r] > available(tree, s.paths[q], (FLAVOUR, name)) * \
+                        (1.0 + sim.FIT_SLACK):
+                    return f"what its ClusterQueue may use of {name!r} (quota and limits)"
+        return None
+
     def _place(self, q, j, n):
         """Nodes for n tasks of job j (first fit each), or None if they do not all fit
         within the limits (and Kueue's available quota) and on the nodes."""
-        s = self.scenario
-        d = s.demand[j]
-        request = n * d
-        for a in self.ancestry[q]:
-            if (self.usage[a] + request > s.limit[a] * (1.0 + sim.FIT_SLACK)).any():
-                return None
-        if self.rule == "kueue":
-            tree = self._cohorts()
-            if any(request[r] > available(tree, s.paths[q], (FLAVOUR, name)) *
-                   (1.0 + sim.FIT_SLACK) for r, name in enumerate(s.resources)):
-                return None
+        d = self.scenario.demand[j]
+        if self._beyond(q, n * d) is not None:
+            return None
         used, where = self.used.copy(), []
         for _ in range(n):
             fit = np.flatnonzero((used + d <= self.room).all(axis=1))

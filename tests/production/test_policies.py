@@ -251,3 +251,25 @@ def test_side_by_side_runs_within_capacity(rule):
     assert (peak_use(res, s) <= s.capacity).all()
     gpu = s.demand[t["user"], 2] > 0
     assert (s.node_type[t["machine"][gpu]] == 1).all()
+
+
+def test_a_job_never_started_is_refused():
+    """A ClusterQueue with no quota and borrowing limit 0 admits nothing (Kueue); a gang
+    of 3 tasks of 3 cpu on two 4-cpu nodes never fits at once (the gang rules), while
+    mesos-drf starts its tasks one by one; a gang above its queue's limit."""
+    spec = {"resources": ["cpu"], "nodes": {"n": {"capacity": [4], "count": 2}},
+            "children": {"a": {"borrowing_limit": [0]}, "b": {"limit": [6]}},
+            "jobs": [{"queue": "a", "demand": [1], "duration": 1}]}
+    with pytest.raises(ValueError, match=r"job 0 \(queue 'a'\): kueue would never start it: "
+                                         r"1 task\(s\) of <1> exceed what its ClusterQueue"):
+        RulePolicy(spec, "kueue")
+    RulePolicy(spec, "armada")
+    spec["jobs"] = [{"queue": "a", "demand": [3], "duration": 1, "tasks": 3}]
+    with pytest.raises(ValueError, match=r"armada would never start it: 3 task\(s\) of <3> "
+                                         "exceed the nodes"):
+        RulePolicy(spec, "armada")
+    RulePolicy(spec, "mesos-drf")
+    spec["jobs"] = [{"queue": "b", "demand": [2], "duration": 1, "tasks": 4}]
+    with pytest.raises(ValueError, match="slurm-fairtree would never start it: 4 task"
+                                         r"\(s\) of <2> exceed queue 'b''s limit of 'cpu'"):
+        RulePolicy(spec, "slurm-fairtree")
