@@ -54,6 +54,7 @@ RULES = ("kueue", "armada", "mesos-drf", "slurm-fairtree", "yarn-fair-drf")
 GANG = frozenset({"kueue", "armada", "slurm-fairtree"})
 FLAVOUR = "default"              # Kueue's one resource flavour here
 HALF_LIFE = 7 * 24 * 3600.0      # Slurm's default PriorityDecayHalfLife (7 days)
+CLUSTER = "cluster"              # the Mesos sorter's one agent
 
 
 class RulePolicy:
@@ -98,8 +99,8 @@ class RulePolicy:
                 self.sorter.activate(s.paths[q])
             for q in range(1, len(s.paths)):
                 self.sorter.update_weight(s.paths[q], float(s.weight[q]))
-            for k, cap in enumerate(s.capacity):
-                self.sorter.add_agent(k, self._named(cap))
+            # one agent holding the whole cluster: the sorter's shares need only the total
+            self.sorter.add_agent(CLUSTER, self._named(self.total))
         if rule == "slurm-fairtree":
             self.billed = np.zeros(len(s.paths))             # decayed usage per leaf
             self.rate = np.zeros(len(s.paths))               # billing per second now
@@ -164,7 +165,7 @@ class RulePolicy:
         for a in self.ancestry[q]:
             self.usage[a] = np.maximum(self.usage[a] - d, 0.0)
         if self.rule == "mesos-drf":
-            self.sorter.unallocated(s.paths[q], machine, self._named(d))
+            self.sorter.unallocated(s.paths[q], CLUSTER, self._named(d))
         self._changed(q)
 
     def release(self, user, machine):
@@ -213,7 +214,7 @@ class RulePolicy:
             self.start[int(self.first_row[j] + self.launched[j])] = self.now
             self.launched[j] += 1
             if self.rule == "mesos-drf":
-                self.sorter.allocated(s.paths[q], k, self._named(d))
+                self.sorter.allocated(s.paths[q], CLUSTER, self._named(d))
         for a in self.ancestry[q]:
             self.usage[a] += len(where) * d
         self.waiting[j] -= len(where)
