@@ -46,6 +46,7 @@ import math
 
 import numpy as np
 
+from .. import _validation as check
 from .. import sim
 from . import armada, kueue, mesos, slurm, yarn
 from .scenario import scenario as as_scenario
@@ -70,8 +71,11 @@ class RulePolicy:
         if rule == "yarn-fair-drf" and not fixed and len(s.resources) != 2:
             raise ValueError("fixed=False reproduces YARN-11482 with two resources only; the "
                              f"scenario has {len(s.resources)}")
+        for name, value in (("fixed", fixed), ("max_tres", max_tres)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {value!r:.80}")
         self.fixed, self.max_tres = bool(fixed), bool(max_tres)
-        self.half_life = float(half_life)
+        self.half_life = check.real(half_life, "half_life")
         if rule == "slurm-fairtree":
             slurm.decayed(0.0, 0.0, self.half_life)          # refuses a bad half-life
         m = len(s.resources)

@@ -168,7 +168,7 @@ def _whole(value, where, field, low, high):
 
 
 def _vector(value, m, where, field, allow_inf=False):
-    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
+    if not isinstance(value, (list, tuple, np.ndarray)) or np.asarray(value, dtype=object).ndim != 1:
         raise ValueError(f"{where}: {field} must be a list of {m} numbers, one per resource, "
                          f"got {value!r:.80}")
     if len(value) != m:

@@ -218,6 +218,10 @@ def test_policy_checks_its_options():
         RulePolicy(HETERO, "yarn-fair-drf", fixed=False)
     with pytest.raises(ValueError, match="half_life must exceed"):
         RulePolicy(HETERO, "slurm-fairtree", half_life=0.5)
+    with pytest.raises(ValueError, match="half_life must not be NaN"):
+        RulePolicy(HETERO, "slurm-fairtree", half_life=float("nan"))
+    with pytest.raises(TypeError, match="fixed must be True or False, got 'no'"):
+        RulePolicy(HETERO, "yarn-fair-drf", fixed="no")
     with pytest.raises(TypeError, match="release_task"):
         RulePolicy(HETERO, "armada").release(0, 0)
 

@@ -201,3 +201,15 @@ def test_bounds_on_expanded_sizes():
     node.pop("children")
     with pytest.raises(ValueError, match="deeper than 100 levels"):
         scenario(mutated(("children",), deep))
+
+
+def test_vectors_as_arrays_and_empty_jobs():
+    """A dict may give its vectors as 1-D NumPy arrays; a 2-D one is refused; a scenario
+    without jobs is read (nothing to run)."""
+    spec = mutated(("nodes", "gpu", "capacity"), np.array([16, 64, 4]))
+    assert scenario(spec).capacity[2].tolist() == [16, 64, 4]
+    with pytest.raises(ValueError, match="node type 'gpu': capacity must be a list of 3 "
+                                         "numbers"):
+        scenario(mutated(("nodes", "gpu", "capacity"), np.array([[16, 64, 4]])))
+    s = scenario(mutated(("jobs",), []))
+    assert s.demand.shape == (0, 3) and len(s.trace()) == 0
