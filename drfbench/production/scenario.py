@@ -48,7 +48,6 @@ import numpy as np
 from .. import _inputs
 from .._validation import (MAX_MACHINE_CELLS, MAX_MACHINES, MAX_TREE_NODES, MAX_WEIGHT,
                            MAX_WEIGHT_RATIO, MIN_WEIGHT)
-from ..hdrf.tree import MAX_DEPTH
 from ..sim import FIT_SLACK, Trace
 
 QUEUE_KEYS = frozenset({"weight", "children", "guarantee", "limit", "borrowing_limit",
@@ -60,6 +59,7 @@ JOB_KEYS = frozenset({"queue", "arrival", "tasks", "demand", "duration", "priori
 TOP_KEYS = frozenset({"resources", "nodes", "children", "jobs"})
 MAX_TASKS = 10**7             # tasks of all jobs together: the simulator's trace rows
 MAX_PRIORITY = 2**31          # |priority| (Kubernetes' PriorityClass values are int32)
+MAX_DEPTH = 100               # levels below the root, as an H-DRF tree's
 
 
 @dataclass(frozen=True, eq=False)
