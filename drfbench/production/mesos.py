@@ -59,6 +59,8 @@ class _Allocation:
         if short:
             raise ValueError(f"{who} holds {held} on agent {agent!r}, not {q}")
         for r, v in q.items():
+            if not v:                       # a zero quantity is nothing to give back
+                continue
             held[r] -= v
             self.totals[r] -= v
             if held[r] <= 0:

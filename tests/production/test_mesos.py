@@ -418,3 +418,18 @@ def test_bad_calls_are_named(call, message):
     s = sorter_with("cpus:10", "a")
     with pytest.raises(ValueError, match=message):
         call(s)
+
+
+def test_unallocated_zero_quantity():
+    """Giving back a quantity of 0 of a resource the client never held is nothing to give
+    back (it raised KeyError); the other resources go back."""
+    s = DRFSorter()
+    s.add_agent(AGENT, {"cpus": 10, "gpus": 2})
+    s.add("a")
+    s.activate("a")
+    s.allocated("a", AGENT, {"cpus": 2, "gpus": 0})
+    s.unallocated("a", AGENT, {"cpus": 2, "gpus": 0})
+    assert s.allocation("a") == {}
+    s.allocated("a", AGENT, {"cpus": 1, "gpus": 1})
+    s.unallocated("a", AGENT, {"cpus": 1, "gpus": 0})
+    assert s.allocation("a") == {"gpus": 1}

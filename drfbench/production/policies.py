@@ -1,0 +1,379 @@
+"""The production rules as cluster-simulator policies on a Scenario: which queue's job goes
+next decided by each rule's pure function (drfbench.production's modules), without
+preemption.
+
+    policy(scenario, rule, **options) -> RulePolicy   a drfbench.sim TaskPolicy
+    run(scenario, rule, **options) -> drfbench.sim.Simulation
+
+Users are jobs (user j is the scenario's job j, Scenario.trace()), so that a policy picks
+among jobs. At each decision the rule picks one leaf queue among those holding a waiting
+job (a leaf's jobs wait in order of priority, highest first, then arrival, then their
+order in the file; the head of the line blocks the rest of its queue); the leaf's head job
+starts if it fits within the limits of its queue and every ancestor and on the nodes, its
+tasks each on the first node (in index order) with room, else the leaf is passed over
+until the next call. The rules that admit whole jobs (`GANG`: kueue, armada,
+slurm-fairtree) start all of a job's tasks at once or none; mesos-drf and yarn-fair-drf
+start one task per decision.
+
+- kueue: the admission tournament (pkg/scheduler, fair sharing): from the root cohort
+  down, the child whose winner is not borrowing (after admission), then whose dominant
+  resource share with the winner's request (kueue.dominant_resource_share, compared by
+  kueue.compare) is lower, then the job's priority and arrival; queues become
+  ClusterQueues (leaves) and cohorts (inner queues) of one flavour, quotas the
+  guarantees (an inner queue's own quota what its guarantee adds to its children's,
+  the root's the capacity no top queue is guaranteed), with borrowing and lending
+  limits; a job is admitted only within what its ClusterQueue may use (`available`);
+- armada: the leaf whose cost with the job added (armada.cost, weight 1 / priority
+  factor) is lowest; queues are flat (inner queues only bound by their limits);
+- mesos-drf: leaves below their guarantee on some resource first (the quota stage), each
+  stage in the hierarchical DRF sorter's order (mesos.DRFSorter, weights by path);
+- slurm-fairtree: the highest FairShare (slurm.fair_tree over the queues as accounts and
+  leaves as users, shares the queues' `shares`), usage billed per second by
+  slurm.billable (weights 1 / the cluster's capacity, MAX_TRES by default) and decayed
+  with `half_life` (slurm.decayed);
+- yarn-fair-drf: from the root down, the first child once the children are sorted (as
+  FSParentQueue sorts them; Python's sort is a TimSort as Java's List.sort, so the
+  pre-fix comparator, which is not antisymmetric, is asked the same pairs) by
+  yarn.compare (usage of its subtree, min share its guarantee, its weight, start time 0,
+  its path), with YARN-11482's fix unless fixed=False.
+
+The policy keeps its own clock from the events it is told (arrivals and completions: it
+never oversubscribes, so a task ends its duration after it starts).
+"""
+import functools
+import heapq
+import math
+
+import numpy as np
+
+from .. import _validation as check
+from .. import sim
+from . import armada, kueue, mesos, slurm, yarn
+from .scenario import scenario as as_scenario
+
+RULES = ("kueue", "armada", "mesos-drf", "slurm-fairtree", "yarn-fair-drf")
+GANG = frozenset({"kueue", "armada", "slurm-fairtree"})
+FLAVOUR = "default"              # Kueue's one resource flavour here
+HALF_LIFE = 7 * 24 * 3600.0      # Slurm's default PriorityDecayHalfLife (7 days)
+CLUSTER = "cluster"              # the Mesos sorter's one agent
+
+
+class RulePolicy:
+    """A production rule on a Scenario as a drfbench.sim policy (see the module
+    docstring). State: used (M, m) and running (M,) per node, usage (Q, m) per queue (its
+    subtree's running tasks), launched (J,) tasks per job, now (the clock)."""
+
+    def __init__(self, spec, rule, *, half_life=HALF_LIFE, max_tres=True, fixed=True):
+        if rule not in RULES:
+            raise ValueError(f"rule must be one of {', '.join(map(repr, RULES))}; got {rule!r}")
+        s = self.scenario = as_scenario(spec)
+        self.rule, self.gang = rule, rule in GANG
+        if rule == "yarn-fair-drf" and not fixed and len(s.resources) != 2:
+            raise ValueError("fixed=False reproduces YARN-11482 with two resources only; the "
+                             f"scenario has {len(s.resources)}")
+        for name, value in (("fixed", fixed), ("max_tres", max_tres)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {value!r:.80}")
+        self.fixed, self.max_tres = bool(fixed), bool(max_tres)
+        self.half_life = check.real(half_life, "half_life")
+        if rule == "slurm-fairtree":
+            slurm.decayed(0.0, 0.0, self.half_life)          # refuses a bad half-life
+        m = len(s.resources)
+        self.total = s.capacity.sum(axis=0)
+        self.room = s.capacity * (1.0 + sim.FIT_SLACK)
+        self.used = np.zeros_like(s.capacity)
+        self.running = np.zeros(len(s.capacity), dtype=np.int64)
+        self.usage = np.zeros((len(s.paths), m))
+        self.ancestry = [s.ancestry(q) for q in range(len(s.paths))]
+        J = len(s.arrival)
+        order = np.argsort(s.arrival, kind="stable")
+        self.first_row = np.zeros(J, dtype=np.int64)
+        self.first_row[order] = np.cumsum(s.tasks[order]) - s.tasks[order]
+        self.waiting = np.zeros(J, dtype=np.int64)
+        self.launched = np.zeros(J, dtype=np.int64)
+        self.line = {int(q): [] for q in s.leaves}   # per leaf: heap of (-prio, arrival, j)
+        self.start = {}
+        self.now = 0.0
+        self.children = {q: s.children(q) for q in range(len(s.paths))}
+        self.kueue_tree = None                        # Cohorts at the current usage
+        if rule == "mesos-drf":
+            self.sorter = mesos.DRFSorter()
+            for q in s.leaves.tolist():
+                self.sorter.add(s.paths[q])
+                self.sorter.activate(s.paths[q])
+            for q in range(1, len(s.paths)):
+                self.sorter.update_weight(s.paths[q], float(s.weight[q]))
+            # one agent holding the whole cluster: the sorter's shares need only the total
+            self.sorter.add_agent(CLUSTER, self._named(self.total))
+        if rule == "slurm-fairtree":
+            self.billed = np.zeros(len(s.paths))             # decayed usage per leaf
+            self.rate = np.zeros(len(s.paths))               # billing per second now
+            self.tres_weights = {r: 1.0 / t for r, t in zip(s.resources, self.total) if t > 0}
+        self._check_startable()
+
+    def _check_startable(self):
+        """Refuse a job the rule would never start, on the empty cluster: a gang beyond its
+        queues' limits or the nodes, or (Kueue) beyond its ClusterQueue's quota."""
+        s = self.scenario
+        for j, q in enumerate(s.queue.tolist()):
+            n = int(s.tasks[j]) if self.gang else 1
+            why = self._beyond(q, n * s.demand[j]) or (
+                None if self._place(q, j, n) is not None else "the nodes")
+            if why:
+                raise ValueError(f"job {j} (queue {s.paths[q]!r}): {self.rule} would never "
+                                 f"start it: {n} task(s) of <"
+                                 f"{', '.join(f'{v:g}' for v in s.demand[j])}> exceed {why}")
+
+    def _named(self, vector):
+        return dict(zip(self.scenario.resources, map(float, vector)))
+
+    # -- the simulator's calls ----------------------------------------------------------
+
+    def add_tasks(self, user, count):
+        self._advance(float(self.scenario.arrival[user]))
+        if not self.waiting[user] and not self.launched[user]:
+            s = self.scenario
+            heapq.heappush(self.line[int(s.queue[user])],
+                           (-int(s.priority[user]), float(s.arrival[user]), int(user)))
+        self.waiting[user] += count
+
+    def schedule(self):
+        users, machines, passed = [], [], set()
+        while True:
+            ready = {q: line[0][2] for q, line in self.line.items() if line and q not in passed}
+            if ready:             # a head whose task fits on no node now is passed over
+                heads = self.scenario.demand[list(ready.values())]
+                fits = (self.used[None] + heads[:, None] <= self.room).all(axis=2).any(axis=1)
+                passed.update(q for q, ok in zip(list(ready), fits.tolist()) if not ok)
+                ready = {q: j for q, j in ready.items() if q not in passed}
+            if not ready:
+                break
+            q = self._pick(ready)
+            j = ready[q]
+            n = int(self.waiting[j]) if self.gang else 1
+            where = self._place(q, j, n)
+            if where is None:
+                passed.add(q)
+                continue
+            self._launch(q, j, where)
+            users += [j] * n
+            machines += where
+        return np.array(users, dtype=np.int64), np.array(machines, dtype=np.int64)
+
+    def release_task(self, task, user, machine):
+        s = self.scenario
+        self._advance(self.start.pop(task) + float(s.duration[user]))
+        d, q = s.demand[user], int(s.queue[user])
+        self.running[machine] -= 1
+        sim.take_back(self.used, machine, self.running[machine], d)
+        for a in self.ancestry[q]:
+            self.usage[a] = np.maximum(self.usage[a] - d, 0.0)
+        if self.rule == "mesos-drf":
+            self.sorter.unallocated(s.paths[q], CLUSTER, self._named(d))
+        self._changed(q)
+
+    def release(self, user, machine):
+        raise TypeError("RulePolicy needs to know which task finished: the simulator calls "
+                        "release_task(task, user, machine)")
+
+    # -- placement ------------------------------------------------------------------------
+
+    def _beyond(self, q, request):
+        """What keeps `request` from starting in leaf q now (a queue's limit, Kueue's
+        available quota), or None."""
+        s = self.scenario
+        for a in self.ancestry[q]:
+            over = self.usage[a] + request > s.limit[a] * (1.0 + sim.FIT_SLACK)
+            if over.any():
+                return f"queue {s.paths[a]!r}'s limit of {s.resources[np.argmax(over)]!r}"
+        if self.rule == "kueue":
+            tree = self._cohorts()
+            for r, name in enumerate(s.resources):
+                if request[r] > available(tree, s.paths[q], (FLAVOUR, name)) * \
+                        (1.0 + sim.FIT_SLACK):
+                    return f"what its ClusterQueue may use of {name!r} (quota and limits)"
+        return None
+
+    def _place(self, q, j, n):
+        """Nodes for n tasks of job j (first fit each), or None if they do not all fit
+        within the limits (and Kueue's available quota) and on the nodes."""
+        d = self.scenario.demand[j]
+        if self._beyond(q, n * d) is not None:
+            return None
+        used, where = self.used.copy(), []
+        for _ in range(n):
+            fit = np.flatnonzero((used + d <= self.room).all(axis=1))
+            if not fit.size:
+                return None
+            used[fit[0]] += d
+            where.append(int(fit[0]))
+        return where
+
+    def _launch(self, q, j, where):
+        s = self.scenario
+        d = s.demand[j]
+        for k in where:
+            self.used[k] += d
+            self.running[k] += 1
+            self.start[int(self.first_row[j] + self.launched[j])] = self.now
+            self.launched[j] += 1
+            if self.rule == "mesos-drf":
+                self.sorter.allocated(s.paths[q], CLUSTER, self._named(d))
+        for a in self.ancestry[q]:
+            self.usage[a] += len(where) * d
+        self.waiting[j] -= len(where)
+        if not self.waiting[j]:
+            heapq.heappop(self.line[q])
+        self._changed(q)
+
+    # -- the rules ------------------------------------------------------------------------
+
+    def _pick(self, ready):
+        """The leaf whose head job goes next among `ready` ({leaf: head job})."""
+        s = self.scenario
+        if self.rule == "kueue":
+            return self._tournament(0, ready, self._cohorts())[0]
+        if self.rule == "armada":
+            def key(q):
+                j = ready[q]
+                n = self.waiting[j]
+                c = armada.cost(self.usage[q] + n * s.demand[j], self.total,
+                                weight=1.0 / s.priority_factor[q])
+                return (float(c),) + self._job_key(j)
+            return min(ready, key=key)
+        if self.rule == "mesos-drf":
+            order = {p: i for i, p in enumerate(self.sorter.sort())}
+            below = (self.usage < s.guarantee).any(axis=1)
+            return min(ready, key=lambda q: (not below[q], order[s.paths[q]]))
+        if self.rule == "slurm-fairtree":
+            fs = slurm.fair_tree(self._associations())
+            return min(ready, key=lambda q: (-fs[s.paths[q]].fairshare,) + self._job_key(ready[q]))
+        return self._yarn_descend(0, ready)
+
+    def _job_key(self, j):
+        s = self.scenario
+        return -int(s.priority[j]), float(s.arrival[j]), int(j)
+
+    def _cohorts(self):
+        """The queues as Kueue's Cohorts with the current usage (see the module docstring),
+        made again only after a launch or a completion."""
+        if self.kueue_tree is None:
+            self.kueue_tree = self._make_cohorts()
+        return self.kueue_tree
+
+    def _make_cohorts(self):
+        s = self.scenario
+        nodes = {}
+        for q, path in enumerate(s.paths):
+            kids = self.children[q]
+            own = s.guarantee[q] - s.guarantee[kids].sum(axis=0) if kids else s.guarantee[q]
+            quotas = {}
+            for r, name in enumerate(s.resources):
+                b, lend = s.borrowing_limit[q, r], s.lending_limit[q, r]
+                quotas[(FLAVOUR, name)] = kueue.Quota(
+                    max(0.0, float(own[r])), None if math.isinf(b) else float(b),
+                    None if math.isinf(lend) else float(lend))
+            node = {"parent": None if q == 0 else s.paths[s.parent[q]],
+                    "weight": float(s.weight[q]), "quotas": quotas}
+            if not kids:
+                node["usage"] = {(FLAVOUR, name): float(u)
+                                 for name, u in zip(s.resources, self.usage[q])}
+            nodes[path] = node
+        return kueue.Cohorts(nodes)
+
+    def _tournament(self, q, ready, tree):
+        """(leaf, job, request) winning below queue q: Kueue's admission tournament."""
+        s = self.scenario
+        if not self.children[q]:
+            j = ready[q]
+            return q, j, {(FLAVOUR, r): float(v) for r, v in
+                          zip(s.resources, self.waiting[j] * s.demand[j])}
+        entrants = []
+        for c in self.children[q]:
+            if self._holds(c, ready):
+                leaf, j, request = self._tournament(c, ready, tree)
+                share = kueue.dominant_resource_share(tree, s.paths[c], request)
+                entrants.append((share.borrowing, share, self._job_key(j), (leaf, j, request)))
+
+        def order(a, b):
+            return ((a[0] > b[0]) - (a[0] < b[0]) or kueue.compare(a[1], b[1])
+                    or (a[2] > b[2]) - (a[2] < b[2]))
+        return min(entrants, key=functools.cmp_to_key(order))[3]
+
+    def _holds(self, q, ready):
+        """Whether queue q's subtree holds a ready leaf."""
+        return q in ready or any(self._holds(c, ready) for c in self.children[q])
+
+    def _yarn_descend(self, q, ready):
+        s = self.scenario
+        while self.children[q]:
+            kids = [c for c in self.children[q] if self._holds(c, ready)]
+            items = [yarn.Schedulable(self.usage[c].tolist(), s.guarantee[c].tolist(),
+                                      float(s.weight[c]), 0.0, s.paths[c]) for c in kids]
+            ranked = sorted(range(len(kids)), key=functools.cmp_to_key(
+                lambda a, b: yarn.compare(items[a], items[b], self.total.tolist(),
+                                          fixed=self.fixed)))
+            q = kids[ranked[0]]
+        return q
+
+    def _associations(self):
+        s = self.scenario
+        tree = {}
+        for q, path in enumerate(s.paths):
+            a = {"parent": None if q == 0 else s.paths[s.parent[q]]}
+            if q:
+                a["shares"] = float(s.shares[q])
+            if not self.children[q]:
+                a["user"], a["usage"] = True, float(self.billed[q])
+            tree[path] = a
+        return tree
+
+    def _advance(self, now):
+        """Move the clock to `now`; Slurm's usage decays and accrues the billing meanwhile."""
+        if self.rule == "slurm-fairtree" and now > self.now:
+            dt = now - self.now
+            for q in self.scenario.leaves.tolist():
+                self.billed[q] = slurm.decayed(self.billed[q], dt, self.half_life) + \
+                    self.rate[q] * dt
+        self.now = max(self.now, now)
+
+    def _changed(self, q):
+        """After a launch or a completion in leaf q: Kueue's cohorts are out of date,
+        Slurm's billing rate is q's new usage billed."""
+        self.kueue_tree = None
+        if self.rule == "slurm-fairtree":
+            self.rate[q] = slurm.billable(self._named(self.usage[q]), self.tres_weights,
+                                          max_tres=self.max_tres)
+
+
+def available(tree, name, fr):
+    """How much of `fr` ClusterQueue `name` of a kueue.Cohorts may still take: its
+    guaranteed (local) quota left, plus what its parent has left, capped by its borrowing
+    limit (pkg/cache/scheduler/resource_node.go, available)."""
+    parent = tree.parent[name]
+    usage = tree.usage[name].get(fr, 0)
+    subtree = tree.subtree[name].get(fr, 0)
+    if parent is None:
+        return subtree - usage
+    local = tree.local_quota(name, fr)
+    from_parent = available(tree, parent, fr)
+    limit = tree.quotas[name].get(fr, kueue.Quota(0)).borrowing_limit
+    if limit is not None:
+        stored = subtree - local
+        used_there = max(0, usage - local)
+        from_parent = min(stored - used_there + limit, from_parent)
+    return max(0, local - usage) + from_parent
+
+
+def policy(spec, rule, **options):
+    """The RulePolicy of `rule` (one of RULES) on a scenario (a Scenario, a dict or a
+    file); options: half_life (s, slurm-fairtree), max_tres (slurm-fairtree), fixed
+    (yarn-fair-drf)."""
+    return RulePolicy(spec, rule, **options)
+
+
+def run(spec, rule, *, horizon=math.inf, sample=None, **options):
+    """Simulate the scenario's jobs under `rule` (drfbench.sim.simulate on its nodes)."""
+    s = as_scenario(spec)
+    return sim.simulate(s.capacity, s.trace(), RulePolicy(s, rule, **options),
+                        horizon=horizon, sample=sample)
