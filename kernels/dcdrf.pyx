@@ -230,7 +230,6 @@ def dcdrf(const floating[::1] data, const int32_t[::1] indices, const int64_t[::
     exhausted_arr = np.empty(R, dtype=np.int32)
     marked_arr = np.zeros(n_tenants, dtype=np.uint8)
     colptr_arr = np.zeros(R + 1, dtype=np.int64)
-    rows_arr = np.empty(indices.shape[0], dtype=np.int32)
     tenant_members = np.empty(n_tenants, dtype=np.int32)
     leaving_arr = np.empty(n_tenants, dtype=np.int32)
     resource_members = np.empty(R, dtype=np.int32)
@@ -255,7 +254,6 @@ def dcdrf(const floating[::1] data, const int32_t[::1] indices, const int64_t[::
     cdef int32_t[::1] tmembers = tenant_members, rmembers = resource_members
     cdef int32_t[::1] tcount = ten_count_arr, rcount = res_count_arr, leaving = leaving_arr
     cdef int32_t[::1] exhausted = exhausted_arr, n_exhausted = n_exhausted_arr
-    cdef int32_t[::1] rows = rows_arr
     cdef int64_t[::1] colptr = colptr_arr
     cdef uint8_t[::1] marked = marked_arr
     ten.members = &tmembers[0] if n_tenants else NULL
@@ -272,7 +270,10 @@ def dcdrf(const floating[::1] data, const int32_t[::1] indices, const int64_t[::
     cdef double* scale_p = &scale[0] if n_tenants else NULL
     cdef int32_t* exhausted_p = &exhausted[0] if R else NULL
     cdef int32_t* n_exhausted_p = &n_exhausted[0] if res.n_tiles else NULL
-    cdef int32_t* rows_p = &rows[0] if rows.shape[0] else NULL
+    # Line 16's index lives in the allocation's buffer until line 23 writes the allocation
+    # over it (at most one 4-byte tenant id per non-zero, which a float32 or float64 entry
+    # holds): no memory of its own, and the buffer's pages are faulted in once, not twice.
+    cdef int32_t* rows_p = <int32_t*>&allocation[0] if allocation.shape[0] else NULL
     cdef uint8_t* marked_p = &marked[0] if n_tenants else NULL
 
     with nogil:
