@@ -22,8 +22,9 @@ the same for any thread count:
   - line 17 splits resources into one range per thread, and each range subtracts its
     leaving tenants in tenant order;
   - line 13 is a minimum, which does not depend on order.
-Each tile keeps its live members packed at its start, so a round costs the live tenants'
-non-zeros plus the live resources, not the whole matrix.
+Each tile keeps its live members packed at its start, so a round costs the live tenants
+and resources, the tenant lists of the resources exhausted in it and the leavers' rows,
+not the whole matrix.
 """
 import numpy as np
 
