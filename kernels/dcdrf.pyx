@@ -31,12 +31,13 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
-                      tenant_scales, write_allocation)
+                      prefetch_span, tenant_scales, write_allocation)
 
 cdef enum:
     TENANT_TILE = 2048      # tenants per tenant tile (line 16)
     RESOURCE_TILE = 1024    # resources per resource tile (lines 13, 15)
     MU_BLOCKS = 16          # fixed blocks for the initial sum of line 8
+    PREFETCH_AHEAD = 8      # line 17 requests leavers' rows this many leavers ahead
 
 
 cdef struct Tiles:
@@ -138,15 +139,28 @@ cdef void evict_tenants(Tiles ten, Py_ssize_t c, double y, const uint8_t* marked
     n_leaving[c] = <int32_t>left
 
 
+cdef inline void prefetch_part(const floating* data, const int32_t* indices,
+                               const int64_t* indptr, int32_t i, int32_t r_begin,
+                               int32_t r_end, Py_ssize_t R) noexcept nogil:
+    """Request the cache lines of tenant i's row that resources [r_begin, r_end) of R
+    would take if its non-zeros were spread evenly (the whole row on one thread)."""
+    cdef int64_t lo = indptr[i], n = indptr[i + 1] - indptr[i]
+    cdef int64_t a = lo + n * r_begin // R, b = lo + (n * r_end + R - 1) // R
+    prefetch_span(&data[a], &data[b])
+    prefetch_span(&indices[a], &indices[b])
+
+
 cdef void subtract_leavers(const floating* data, const int64_t* indptr,
                            const int32_t* indices, const double* scale, Tiles ten,
                            const int32_t* leaving, const int32_t* n_leaving,
-                           int32_t r_begin, int32_t r_end,
+                           int32_t r_begin, int32_t r_end, Py_ssize_t R,
                            double* mu, int32_t* users) noexcept nogil:
     """Line 17 for resources [r_begin, r_end): mu_r -= rho_i * d_ir for each tenant that
     left this round, in tenant order; users[r] counts the active tenants demanding r.
     Each leaver's row is entered where its range begins (a binary search), so a thread
-    walks only its own range's non-zeros, not every leaver's whole row.
+    walks only its own range's non-zeros, not every leaver's whole row; that part of the
+    row is requested PREFETCH_AHEAD leavers ahead, and the next tile's first ones while a
+    tile runs (the rows of a round's leavers lie anywhere in the matrix).
 
     mu_r stops at 0: a tenant whose d_ir lies below the rounding of the sum it was part
     of would leave mu_r below 0 (a negative x at line 13); at 0 the ratio of line 13 is
@@ -158,7 +172,17 @@ cdef void subtract_leavers(const floating* data, const int64_t* indptr,
     cdef int64_t k, end
     cdef double left
     for c in range(ten.n_tiles):
+        if c == 0:
+            for j in range(min(n_leaving[0], <int32_t>PREFETCH_AHEAD)):
+                prefetch_part(data, indices, indptr, leaving[j], r_begin, r_end, R)
+        if c + 1 < ten.n_tiles:     # the next tile's first leavers, while this one runs
+            for j in range(min(n_leaving[c + 1], <int32_t>PREFETCH_AHEAD)):
+                prefetch_part(data, indices, indptr, leaving[(c + 1) * ten.size + j],
+                              r_begin, r_end, R)
         for j in range(n_leaving[c]):
+            if j + PREFETCH_AHEAD < n_leaving[c]:
+                prefetch_part(data, indices, indptr, leaving[c * ten.size + j + PREFETCH_AHEAD],
+                              r_begin, r_end, R)
             i = leaving[c * ten.size + j]
             end = indptr[i + 1]
             k = first_at_least(indices, indptr[i], end, r_begin)
@@ -336,7 +360,8 @@ def dcdrf(const floating[::1] data, const int32_t[::1] indices, const int64_t[::
             for j in prange(n_ranges, schedule='static', num_threads=n_threads):
                 subtract_leavers(D, &indptr[0], cols, scale_p, ten, leaving_p,
                                  n_leaving_p, <int32_t>(j * R // n_ranges),
-                                 <int32_t>((j + 1) * R // n_ranges), mu_p, users_p)  # line 17
+                                 <int32_t>((j + 1) * R // n_ranges), R, mu_p,
+                                 users_p)                           # line 17
             rounds = rounds + 1
             n_active = 0
             for c in range(ten.n_tiles):
