@@ -1,10 +1,11 @@
 # Shared helpers for every kernel: the fused value type, index types, the rounding
 # slack (declared with the rest of _platform.h in _platform.pxd), a monotonic wall
-# clock usable without the GIL, the tenants' scales and the allocation writer.
-from libc.stdint cimport int32_t, int64_t, uint8_t
+# clock usable without the GIL, a span's prefetch, the tenants' scales and the
+# allocation writer.
+from libc.stdint cimport int32_t, int64_t, uint8_t, uintptr_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cython.parallel cimport prange
-from _platform cimport ROUNDING_SLACK
+from _platform cimport LINE, ROUNDING_SLACK, prefetch
 
 cdef enum:
     ALLOCATION_CHUNK = 1024    # tenants per chunk of write_allocation
@@ -20,6 +21,14 @@ cdef inline double now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+cdef inline void prefetch_span(const void* begin, const void* end) noexcept nogil:
+    """Request every cache line of the bytes [begin, end)."""
+    cdef uintptr_t line = <uintptr_t>begin & ~(<uintptr_t>LINE - 1)
+    while line < <uintptr_t>end:
+        prefetch(<const void*>line)
+        line = line + LINE
 
 
 cdef inline double row_scale(const floating* data, const int64_t* indptr,

@@ -37,10 +37,10 @@ import numpy as np
 
 from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY
-from libc.stdint cimport uint16_t, uint32_t, uint64_t, uintptr_t
+from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
-                      row_scale, write_allocation, write_row)
+                      prefetch_span, row_scale, write_allocation, write_row)
 from _platform cimport LINE, load_acquire, pause, prefetch, prefetch_write, store_release
 from _heap cimport Entry, Heap, HEAP_EXTRA, heap_build, heap_init, pop, push, sift_down
 
@@ -159,14 +159,6 @@ cdef inline bint fresh_top(Heap* h, const Events* ev, double value) noexcept nog
             h.entry[0].key = key
             return True
     return False
-
-
-cdef inline void prefetch_span(const void* begin, const void* end) noexcept nogil:
-    """Request every cache line of the bytes [begin, end)."""
-    cdef uintptr_t line = <uintptr_t>begin & ~(<uintptr_t>LINE - 1)
-    while line < <uintptr_t>end:
-        prefetch(<const void*>line)
-        line = line + LINE
 
 
 cdef inline void prefetch_row(const floating* data, const int32_t* cols, const int64_t* ptr,

@@ -152,6 +152,17 @@ def test_threads_give_identical_results(medium, threads, isa):
         assert one.rounds == many.rounds
 
 
+@pytest.mark.parametrize("eps", (0.0, 1e-3))
+def test_dcdrf_matches_algorithm_2_across_tiles_and_threads(eps):
+    """Line 16 from the exhausted resources' tenant lists: 5,000 tenants fill three tenant
+    tiles, which 2 and 3 threads split into ranges, each entering a resource's tenants
+    where its range begins; every level and round as Algorithm 2's."""
+    D = random_sparse(5000, 300, 0.03, seed=11)
+    expected = literal.dcdrf(D.toarray(), epsilon=eps)
+    for threads in (1, 2, 3):
+        assert_same(drfbench.allocate(D, "dcdrf", epsilon=eps, threads=threads), expected)
+
+
 @pytest.mark.parametrize("method", ("edrf", "dcdrf"))
 def test_float32_matches_float64(medium, method):
     f64 = drfbench.allocate(medium, method, dtype=np.float64)
