@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._io import replacing
+
 PATH = Path(__file__).parent / "data" / "side_by_side.yaml"
 HORIZON = 3600.0          # the last submissions
 
@@ -69,4 +71,5 @@ def write(path, seed=0):
     head = {k: v for k, v in spec.items() if k != "jobs"}
     lines = [f"{key}: {json.dumps(value)}" for key, value in head.items()]
     lines += ["jobs:"] + [f"  - {json.dumps(job)}" for job in spec["jobs"]]
-    Path(path).write_text("\n".join(lines) + "\n")
+    with replacing(path) as tmp:
+        tmp.write_text("\n".join(lines) + "\n")
