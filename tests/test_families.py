@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 import drfbench
-from drfbench import api
+from drfbench import api, pipeline
 from conftest import ROOT
 
 
@@ -39,12 +39,20 @@ def test_a_family_has_every_file_the_page_lists(family):
     assert missing == [], f"family {family!r} lacks " + "; ".join(missing)
 
 
+def fragment(family):
+    """The family's schema fragment as written, and as drfbench.pipeline completes it."""
+    path = ROOT / f"workflows/schemas/{family}.schema.yaml"
+    raw = yaml.safe_load(path.read_text())
+    return raw, pipeline.declared(raw, family, path.name)
+
+
 @pytest.mark.parametrize("family", api.families())
 def test_a_family_owns_one_config_key_with_defaults(family):
     """Its schema fragment defines one top-level key, named after it, every setting of
-    which has a default (the default profile's value): profiles only scale them."""
-    fragment = yaml.safe_load((ROOT / f"workflows/schemas/{family}.schema.yaml").read_text())
-    assert list(fragment["properties"]) == [family]
+    which has a default (the default profile's value, or its option's declared default):
+    profiles only scale them."""
+    _, completed = fragment(family)
+    assert list(completed["properties"]) == [family]
 
     def without_default(part, path):
         for key, sub in part.get("properties", {}).items():
@@ -52,7 +60,7 @@ def test_a_family_owns_one_config_key_with_defaults(family):
                 yield from without_default(sub, f"{path}.{key}")
             elif "default" not in sub:
                 yield f"{path}.{key}"
-    assert list(without_default(fragment["properties"][family], family)) == []
+    assert list(without_default(completed["properties"][family], family)) == []
 
 
 @pytest.mark.parametrize("family", api.families())
@@ -151,42 +159,46 @@ def test_the_declarations_are_the_only_defaults(family):
         assert with_default == set(), (implementation, with_default)
 
 
-def enums(part, defs):
-    """Every `enum` in a schema part, through items, anyOf/oneOf and $ref into `defs`."""
+def parts(part):
+    """Every object in a schema part, at any depth."""
     if isinstance(part, dict):
-        if "$ref" in part:
-            yield from enums(defs.get(part["$ref"].rpartition("/")[2], {}), defs)
-        if "enum" in part:
-            yield part["enum"]
-        for key in ("items", "anyOf", "oneOf"):
-            yield from enums(part.get(key), defs)
-    elif isinstance(part, list):
-        for item in part:
-            yield from enums(item, defs)
+        yield part
+        part = list(part.values())
+    for item in part if isinstance(part, list) else ():
+        yield from parts(item)
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_the_schema_fragment_copies_no_declaration(family):
+    """A setting that is an option, or a list of methods, says so (`x-option`,
+    `x-methods`) and drfbench.pipeline fills in the declaration: no fragment lists an
+    option's choices or a family's or kind's methods by hand."""
+    raw, _ = fragment(family)
+    declared = {frozenset(o.choices) for m in drfbench.methods()
+                for o in api.method_info(m).options.values() if o.choices}
+    declared |= {frozenset(drfbench.methods(takes=k)) for k in api.KINDS}
+    declared |= {frozenset(drfbench.methods(family=f)) for f in api.families()}
+    copied = [p["enum"] for p in parts(raw) if frozenset(p.get("enum", ())) in declared]
+    assert copied == []
 
 
 @pytest.mark.parametrize("family", api.families())
 def test_the_schema_fragment_names_only_declared_choices(family):
-    """A setting of the family's schema fragment named after one of its options with
-    choices (`slot_model`, or `slot_models` for a sweep of them) allows only those choices,
-    and a $def named `<family>_<option>` exactly them."""
-    fragment = yaml.safe_load((ROOT / f"workflows/schemas/{family}.schema.yaml").read_text())
-    defs = fragment.get("$defs", {})
+    """A setting of the family's completed schema fragment named after one of its options
+    with choices (`slot_model`, or `slot_models` for a sweep of them) allows only those
+    choices."""
+    _, completed = fragment(family)
     options = {o.name: o for m in drfbench.methods(family=family)
                for o in api.method_info(m).options.values() if o.choices}
-    for name, part in defs.items():
-        option = options.get(name.removeprefix(f"{family}_"))
-        if option:
-            assert [tuple(e) for e in enums(part, defs)] == [option.choices], name
 
     def settings(part):
         for key, sub in part.get("properties", {}).items():
             yield key, sub
             yield from settings(sub)
     checked = 0
-    for key, part in settings(fragment["properties"][family]):
+    for key, part in settings(completed["properties"][family]):
         option = options.get(key) or options.get(key.removesuffix("s"))
-        for enum in enums(part, defs) if option else ():
+        for enum in [p["enum"] for p in parts(part) if "enum" in p] if option else ():
             assert set(enum) <= set(option.choices), (key, enum, option.choices)
             checked += 1
-    assert checked or not any(o.name in str(fragment) for o in options.values())
+    assert checked or not any(o.name in str(completed) for o in options.values())
