@@ -1,8 +1,13 @@
 """Every registered family has the files docs/adding-a-family.md lists, and keeps its
 settings to itself: a family registered without one of them fails here, naming it."""
+import csv
 import importlib
 import inspect
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -202,3 +207,76 @@ def test_the_schema_fragment_names_only_declared_choices(family):
             assert set(enum) <= set(option.choices), (key, enum, option.choices)
             checked += 1
     assert checked or not any(o.name in str(completed) for o in options.values())
+
+
+# Where a family's files lie (docs/adding-a-family.md): `{f}` is its name.
+FAMILY_PLACES = (r"drfbench/{f}/.+", r"tests/{f}/.+", r"workflows/rules/{f}(_\w+)?\.smk",
+                 r"workflows/schemas/{f}\.schema\.yaml", r"notebooks/{f}(_\w+)?\.py",
+                 r"workflows/report/figures/{f}_\w+\.rst", r"docs/families/{f}\.md",
+                 r"reference/\w+/{f}/.+", r"reference/\w+/figures/{f}_\w+\.(png|md)",
+                 r"reference/claims/{f}\.(yaml|md)")
+TEMPLATE = ROOT / "tests/template"
+TEMPLATE_NAME = "skeleton"
+
+
+def in_family_places(path, family):
+    return any(re.fullmatch(place.format(f=re.escape(family)), path) for place in FAMILY_PLACES)
+
+
+def test_a_family_s_files_lie_in_its_places():
+    """Every file of the checkout named after a family (a folder or a file name `<family>`,
+    `<family>_...`, `<family>.`) lies in one of that family's places, and so does every
+    file of the template."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    named = re.compile(r"(^|/)({})([_./-]|$)".format("|".join(map(re.escape, api.families()))))
+    stray = [p for p in tracked if not p.startswith("tests/template/")
+             and (m := named.search(p)) and not in_family_places(p, m.group(2))]
+    assert stray == []
+    template = [str(p.relative_to(TEMPLATE)) for p in TEMPLATE.rglob("*") if p.is_file()
+                and p.name != "conftest.py" and "__pycache__" not in p.parts]
+    assert template and [p for p in template if not in_family_places(p, TEMPLATE_NAME)] == []
+
+
+@pytest.mark.slow
+def test_a_family_from_the_template_runs_through_the_command_and_the_pipeline(tmp_path):
+    """The template copied under a new name into a copy of the checkout, with one line
+    added to the smoke profile and no other file edited: its method runs through
+    `drfbench run`, its tests pass and its rule and notebook through the pipeline."""
+    name, checkout = "toyfam", tmp_path / "checkout"
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("drfbench", "workflows", "notebooks", "tests", "reference/claims"):
+        shutil.copytree(ROOT / part, checkout / part, ignore=skip)
+    shutil.rmtree(checkout / "tests/template")
+    for part in ("Snakefile", "pyproject.toml"):
+        shutil.copy(ROOT / part, checkout / part)
+    for source in TEMPLATE.rglob("*"):
+        target = checkout / str(source.relative_to(TEMPLATE)).replace(TEMPLATE_NAME, name)
+        if source.is_file() and source.name != "conftest.py" and source.suffix != ".pyc":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(source.read_text().replace(TEMPLATE_NAME, name)
+                              .replace(TEMPLATE_NAME.capitalize(), name.capitalize()))
+    with open(checkout / "workflows/config/smoke.yaml", "a") as profile:
+        profile.write(f"{name}: {{users: 20, resources: 3}}\n")     # the one shared line
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+
+    def run(*command, cwd=tmp_path):
+        proc = subprocess.run([sys.executable, *command], cwd=cwd, env=env,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return proc
+
+    (tmp_path / "demands.csv").write_text("user,cpu,mem\nann,0.1,0.4\nbob,0.3,0.1\n")
+    run("-m", "drfbench", "run", name, "demands.csv", "--scale", "0.5", "--out", "rows.csv")
+    with open(tmp_path / "rows.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["user"] for r in rows] == ["ann", "bob"]
+    assert float(rows[0]["dominant_share"]) == pytest.approx(0.5 / (1 + 1 / 3))  # mem runs out
+    run("-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/{name}", cwd=checkout)
+    table, figure = (f"results/smoke/{name}/{name}_shares.csv",
+                     f"results/smoke/figures/{name}_shares.png")
+    run("-m", "snakemake", "--snakefile", str(checkout / "Snakefile"), "--cores", "2",
+        "--directory", str(tmp_path / "work"), "--", table, figure)
+    with open(tmp_path / "work" / table) as f:
+        assert len(list(csv.DictReader(f))) == 20
+    assert (tmp_path / "work" / figure).stat().st_size > 0
