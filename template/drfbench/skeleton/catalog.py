@@ -4,7 +4,7 @@ dominant shares for users whose demands never end (Ghodsi et al., NSDI'11, Sec. 
 Loaded by the registry without the package's modules."""
 from ..api import InputKind, Method, Option
 
-DEMANDS = "skeleton-demands"
+DEMANDS = "skeleton_demands"
 
 SCALE = Option("scale", float, 1.0, "the fraction of every resource shared out", "(0, 1]")
 

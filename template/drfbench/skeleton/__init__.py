@@ -1,5 +1,5 @@
 """The skeleton family: the template every family starts from (docs/adding-a-family.md,
-copied from tests/template/ by tests/test_families.py), one input kind, one method, one
+copied from template/ by tests/test_families.py), one input kind, one method, one
 option, one pipeline step, one notebook.
 
     share(demands, method="skeleton", scale=1.0)    equal dominant shares (drfbench.run)

@@ -44,7 +44,7 @@ def run_equal(spec, demands, *, scale):
 
 
 def read_inputs(path, names=False):
-    """The skeleton-demands kind's reader (`drfbench run`): a CSV, one row per user, one
+    """The skeleton_demands kind's reader (`drfbench run`): a CSV, one row per user, one
     column per resource (a first column `user` names the users); with `names` the pair
     (array, the users' names as written or None)."""
     table = _inputs.read_csv(path, "demands", name_column=True)
