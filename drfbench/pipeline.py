@@ -51,7 +51,10 @@ def declared(part, family, where):
         return part
     part = {key: declared(value, family, where) for key, value in part.items()}
     if "x-methods" in part:
-        part["enum"] = list(api.methods(**part.pop("x-methods")))
+        which = part.pop("x-methods")
+        part["enum"] = list(api.methods(**which))
+        if not part["enum"]:
+            raise ValueError(f"{where}: x-methods {which}: no registered method")
     if "x-option" in part:
         name = part.pop("x-option")
         options = {o for m in api.methods(family=family) for o in api.method_info(m).options.values()

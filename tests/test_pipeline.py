@@ -201,6 +201,10 @@ def test_schema_settings_of_options_come_from_their_declarations(tmp_path):
                                                .replace("x-option: rtt", "x-option: rtts"))
     with pytest.raises(ValueError, match="drfq.schema.yaml: x-option 'rtts': family 'drfq' declares no"):
         pipeline.schema(tmp_path)
+    (tmp_path / "drfq.schema.yaml").write_text((SCHEMAS / "drfq.schema.yaml").read_text()
+                                               .replace("takes: flows", "takes: flow"))
+    with pytest.raises(ValueError, match="drfq.schema.yaml: x-methods {'takes': 'flow'}: no registered"):
+        pipeline.schema(tmp_path)
 
 
 def test_schema_rejects_unknown_variant(tmp_path):
