@@ -23,6 +23,10 @@ box with the rows of that paper's claims table (reference/claims/<paper>.yaml, i
 sections named or all) by verdict, linked to the paper's part of REPRODUCTION.md: the
 page opens with what was reproduced, read from the table itself.
 
+Families. docs/index.md's marker `<!-- families -->` becomes a row of its pages table per
+page of docs/families/, by file name: the page's title and its family's registered
+methods, so that adding a family edits no shared page.
+
 Figure gallery. gallery.md shows every reference figure with its caption: the one the
 pipeline's report gives it (workflows/report/figures/<name>.rst: what the paper's figure
 shows, what ours shows, the family, the paper's figure and the claim rows reading it), so a
@@ -80,6 +84,7 @@ GALLERY = "gallery.md"
 CAPTIONS = ROOT / "workflows" / "report" / "figures"
 # REPRODUCTION.md's links into the repository: a docs page becomes the site's page, any
 # other path (a results folder) a code span, as the site holds no such file
+_FAMILIES = "<!-- families -->"
 _REPO_LINK = re.compile(r"\[([^\]]+)\]\(((?!https?:)[^)\s]+)\)")
 
 
@@ -203,7 +208,21 @@ def _site_link(match):
     return text if text.startswith("`") else f"`{text}`"
 
 
+def families(docs):
+    """The pages table's rows of the families (module docstring): one per page of
+    `docs`/families/, its title and its family's methods."""
+    from drfbench import api
+    rows = []
+    for path in sorted((Path(docs) / "families").glob("*.md")):
+        title = path.read_text(encoding="utf-8").partition("\n")[0].removeprefix("# ")
+        methods = ", ".join(f"`{m}`" for m in api.methods(family=path.stem))
+        rows.append(f"| [{title}](families/{path.name}) | methods {methods}; API reference |")
+    return "\n".join(rows)
+
+
 def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri == "index.md":
+        markdown = markdown.replace(_FAMILIES, families(config.docs_dir))
     if page.file.src_uri == REPRODUCTION:
         markdown = _REPO_LINK.sub(_site_link, markdown)
     markdown = _VERDICTS.sub(verdicts, markdown)

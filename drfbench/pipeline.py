@@ -7,16 +7,69 @@ with one workflows/schemas/<family>.schema.yaml per family (that family's top-le
 with a `default` for each of its settings), so that a family adds its keys, and their
 defaults, without editing a shared file; a profile (workflows/config/<profile>.yaml) sets
 only what it scales.
+
+A setting that is a method's option is not spelled out in a fragment: `{x-option: NAME}`
+stands for the JSON schema of the family's declaration of option NAME (its type, bounds,
+choices, description and default, from drfbench/<family>/catalog.py; the fragment may
+give the pipeline its own `default`), and `{x-methods: {takes: KIND}}` (or `{family:
+FAMILY}`) for the names of the registered methods, `drfbench.methods(**...)`.
 """
 import copy
+import math
 from pathlib import Path
 
 COMMON_SCHEMA = "config.schema.yaml"
+JSON_TYPES = {int: "integer", float: "number", bool: "boolean", str: "string", list: "array"}
+
+
+def option_schema(option):
+    """The JSON schema of a declared `api.Option`: its type, bounds, choices, description
+    and default (None: no default)."""
+    part = {"type": JSON_TYPES[option.type], "description": option.description}
+    if option.choices:
+        part["enum"] = list(option.choices)
+    if option.bounds:
+        low, high = (float(x) for x in option.bounds[1:-1].split(","))
+        for bound, key, closed in ((low, "minimum", option.bounds[0] == "["),
+                                   (high, "maximum", option.bounds[-1] == "]")):
+            if not math.isinf(bound):
+                key = key if closed else f"exclusive{key.capitalize()}"
+                part[key] = int(bound) if bound.is_integer() else bound
+    if option.default is not None:
+        part["default"] = option.default
+    return part
+
+
+def declared(part, family, where):
+    """`part` of a fragment with every `x-option` and `x-methods` replaced by what it
+    stands for (`family`: the fragment's key, whose options are meant; `where`: the file,
+    for errors)."""
+    from . import api
+    if isinstance(part, list):
+        return [declared(item, family, where) for item in part]
+    if not isinstance(part, dict):
+        return part
+    part = {key: declared(value, family, where) for key, value in part.items()}
+    if "x-methods" in part:
+        which = part.pop("x-methods")
+        part["enum"] = list(api.methods(**which))
+        if not part["enum"]:
+            raise ValueError(f"{where}: x-methods {which}: no registered method")
+    if "x-option" in part:
+        name = part.pop("x-option")
+        options = {o for m in api.methods(family=family) for o in api.method_info(m).options.values()
+                   if o.name == name}
+        if len(options) != 1:
+            raise ValueError(f"{where}: x-option {name!r}: family {family!r} declares "
+                             f"{len(options) or 'no'} option(s) of that name")
+        part = option_schema(options.pop()) | part
+    return part
 
 
 def schema(directory):
     """The merged JSON schema of the config: the common schema, plus the `properties`,
-    `required` keys and `$defs` of each family's *.schema.yaml in `directory`."""
+    `required` keys and `$defs` of each family's *.schema.yaml in `directory`, its
+    `x-option` and `x-methods` replaced by the registry's declarations."""
     import yaml
     directory = Path(directory)
     merged = yaml.safe_load((directory / COMMON_SCHEMA).read_text())
@@ -24,6 +77,7 @@ def schema(directory):
         if path.name == COMMON_SCHEMA:
             continue
         part = yaml.safe_load(path.read_text())
+        part = declared(part, next(iter(part.get("properties", {})), None), path.name)
         for key in ("properties", "$defs"):
             clash = set(part.get(key, {})) & set(merged.get(key, {}))
             if clash:

@@ -1,14 +1,19 @@
 """Every registered family has the files docs/adding-a-family.md lists, and keeps its
 settings to itself: a family registered without one of them fails here, naming it."""
+import csv
 import importlib
 import inspect
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 import yaml
 
 import drfbench
-from drfbench import api
+from drfbench import api, pipeline
 from conftest import ROOT
 
 
@@ -39,12 +44,20 @@ def test_a_family_has_every_file_the_page_lists(family):
     assert missing == [], f"family {family!r} lacks " + "; ".join(missing)
 
 
+def fragment(family):
+    """The family's schema fragment as written, and as drfbench.pipeline completes it."""
+    path = ROOT / f"workflows/schemas/{family}.schema.yaml"
+    raw = yaml.safe_load(path.read_text())
+    return raw, pipeline.declared(raw, family, path.name)
+
+
 @pytest.mark.parametrize("family", api.families())
 def test_a_family_owns_one_config_key_with_defaults(family):
     """Its schema fragment defines one top-level key, named after it, every setting of
-    which has a default (the default profile's value): profiles only scale them."""
-    fragment = yaml.safe_load((ROOT / f"workflows/schemas/{family}.schema.yaml").read_text())
-    assert list(fragment["properties"]) == [family]
+    which has a default (the default profile's value, or its option's declared default):
+    profiles only scale them."""
+    _, completed = fragment(family)
+    assert list(completed["properties"]) == [family]
 
     def without_default(part, path):
         for key, sub in part.get("properties", {}).items():
@@ -52,16 +65,16 @@ def test_a_family_owns_one_config_key_with_defaults(family):
                 yield from without_default(sub, f"{path}.{key}")
             elif "default" not in sub:
                 yield f"{path}.{key}"
-    assert list(without_default(fragment["properties"][family], family)) == []
+    assert list(without_default(completed["properties"][family], family)) == []
 
 
 @pytest.mark.parametrize("family", api.families())
-def test_a_family_is_named_on_its_page_and_in_the_readme(family):
+def test_a_family_is_named_on_its_page(family):
+    """Its page names every method (docs/index.md's row of it is generated: docs_hooks.py;
+    the README's table is the front page's summary, not a list a family must join)."""
     labels = [api.method_info(m).name for m in drfbench.methods(family=family)]
     page = (ROOT / f"docs/families/{family}.md").read_text()
-    readme = (ROOT / "README.md").read_text()
     assert all(f"`{name}`" in page for name in labels), [n for n in labels if f"`{n}`" not in page]
-    assert f"docs/families/{family}.md" in readme
 
 
 @pytest.mark.parametrize("family", api.families())
@@ -97,14 +110,17 @@ def test_every_input_kind_names_its_reader_and_entry_point():
 
 def test_every_input_kind_is_fuzzed():
     """Each input kind is named in the FUZZED tuple of a fuzz test module
-    (tests/**/test_fuzz_*.py, docs/accepts.md), and every kind has its section on the page."""
+    (tests/**/test_fuzz_*.py), and every kind has its section in docs/accepts.md or on the
+    page of a family whose methods take it."""
     fuzzed = set()
     for path in (ROOT / "tests").rglob("test_fuzz_*.py"):
         match = re.search(r"^FUZZED = \(([^)]*)\)", path.read_text(), re.M)
         fuzzed |= set(re.findall(r"\"(\w+)\"", match.group(1))) if match else set()
     assert fuzzed == set(api.KINDS), sorted(set(api.KINDS) ^ fuzzed)
-    page = (ROOT / "docs/accepts.md").read_text()
-    assert [k for k in api.KINDS if f"`{k}`" not in page] == []
+    pages = {k: (ROOT / "docs/accepts.md").read_text() + "".join(
+        (ROOT / f"docs/families/{api.method_info(m).family}.md").read_text()
+        for m in drfbench.methods(takes=k)) for k in api.KINDS}
+    assert [k for k, text in pages.items() if f"`{k}`" not in text] == []
 
 
 OPTION_TYPES = (int, float, bool, str, list)
@@ -151,42 +167,118 @@ def test_the_declarations_are_the_only_defaults(family):
         assert with_default == set(), (implementation, with_default)
 
 
-def enums(part, defs):
-    """Every `enum` in a schema part, through items, anyOf/oneOf and $ref into `defs`."""
+def parts(part):
+    """Every object in a schema part, at any depth."""
     if isinstance(part, dict):
-        if "$ref" in part:
-            yield from enums(defs.get(part["$ref"].rpartition("/")[2], {}), defs)
-        if "enum" in part:
-            yield part["enum"]
-        for key in ("items", "anyOf", "oneOf"):
-            yield from enums(part.get(key), defs)
-    elif isinstance(part, list):
-        for item in part:
-            yield from enums(item, defs)
+        yield part
+        part = list(part.values())
+    for item in part if isinstance(part, list) else ():
+        yield from parts(item)
+
+
+@pytest.mark.parametrize("family", api.families())
+def test_the_schema_fragment_copies_no_declaration(family):
+    """A setting that is an option, or a list of methods, says so (`x-option`,
+    `x-methods`) and drfbench.pipeline fills in the declaration: no fragment lists an
+    option's choices or a family's or kind's methods by hand."""
+    raw, _ = fragment(family)
+    declared = {frozenset(o.choices) for m in drfbench.methods()
+                for o in api.method_info(m).options.values() if o.choices}
+    declared |= {frozenset(drfbench.methods(takes=k)) for k in api.KINDS}
+    declared |= {frozenset(drfbench.methods(family=f)) for f in api.families()}
+    copied = [p["enum"] for p in parts(raw) if frozenset(p.get("enum", ())) in declared]
+    assert copied == []
 
 
 @pytest.mark.parametrize("family", api.families())
 def test_the_schema_fragment_names_only_declared_choices(family):
-    """A setting of the family's schema fragment named after one of its options with
-    choices (`slot_model`, or `slot_models` for a sweep of them) allows only those choices,
-    and a $def named `<family>_<option>` exactly them."""
-    fragment = yaml.safe_load((ROOT / f"workflows/schemas/{family}.schema.yaml").read_text())
-    defs = fragment.get("$defs", {})
+    """A setting of the family's completed schema fragment named after one of its options
+    with choices (`slot_model`, or `slot_models` for a sweep of them) allows only those
+    choices."""
+    _, completed = fragment(family)
     options = {o.name: o for m in drfbench.methods(family=family)
                for o in api.method_info(m).options.values() if o.choices}
-    for name, part in defs.items():
-        option = options.get(name.removeprefix(f"{family}_"))
-        if option:
-            assert [tuple(e) for e in enums(part, defs)] == [option.choices], name
 
     def settings(part):
         for key, sub in part.get("properties", {}).items():
             yield key, sub
             yield from settings(sub)
     checked = 0
-    for key, part in settings(fragment["properties"][family]):
+    for key, part in settings(completed["properties"][family]):
         option = options.get(key) or options.get(key.removesuffix("s"))
-        for enum in enums(part, defs) if option else ():
+        for enum in [p["enum"] for p in parts(part) if "enum" in p] if option else ():
             assert set(enum) <= set(option.choices), (key, enum, option.choices)
             checked += 1
-    assert checked or not any(o.name in str(fragment) for o in options.values())
+    assert checked or not any(o.name in str(completed) for o in options.values())
+
+
+# Where a family's files lie (docs/adding-a-family.md): `{f}` is its name.
+FAMILY_PLACES = (r"drfbench/{f}/.+", r"tests/{f}/.+", r"workflows/rules/{f}(_\w+)?\.smk",
+                 r"workflows/schemas/{f}\.schema\.yaml", r"notebooks/{f}(_\w+)?\.py",
+                 r"workflows/report/figures/{f}_\w+\.rst", r"docs/families/{f}\.md",
+                 r"reference/\w+/{f}/.+", r"reference/\w+/figures/{f}_\w+\.(png|md)",
+                 r"reference/claims/{f}\.(yaml|md)")
+TEMPLATE = ROOT / "template"
+TEMPLATE_NAME = "skeleton"
+
+
+def in_family_places(path, family):
+    return any(re.fullmatch(place.format(f=re.escape(family)), path) for place in FAMILY_PLACES)
+
+
+def test_a_family_s_files_lie_in_its_places():
+    """Every file of the checkout named after a family (a folder or a file name `<family>`,
+    `<family>_...`, `<family>.`) lies in one of that family's places, and so does every
+    file of the template."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    named = re.compile(r"(^|/)({})([_./-]|$)".format("|".join(map(re.escape, api.families()))))
+    stray = [p for p in tracked if not p.startswith("template/")
+             and (m := named.search(p)) and not in_family_places(p, m.group(2))]
+    assert stray == []
+    template = [str(p.relative_to(TEMPLATE)) for p in TEMPLATE.rglob("*") if p.is_file()
+                and "__pycache__" not in p.parts]
+    assert template and [p for p in template if not in_family_places(p, TEMPLATE_NAME)] == []
+
+
+@pytest.mark.slow
+def test_a_family_from_the_template_runs_through_the_command_and_the_pipeline(tmp_path):
+    """The template copied under a new name into a copy of the checkout, with one line
+    added to the smoke profile and no other file edited: its method runs through
+    `drfbench run`, its tests pass and its rule and notebook through the pipeline."""
+    name, checkout = "toyfam", tmp_path / "checkout"
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("drfbench", "workflows", "notebooks", "tests", "reference/claims"):
+        shutil.copytree(ROOT / part, checkout / part, ignore=skip)
+    for part in ("Snakefile", "pyproject.toml"):
+        shutil.copy(ROOT / part, checkout / part)
+    for source in TEMPLATE.rglob("*"):
+        target = checkout / str(source.relative_to(TEMPLATE)).replace(TEMPLATE_NAME, name)
+        if source.is_file() and "__pycache__" not in source.parts:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(source.read_text().replace(TEMPLATE_NAME, name)
+                              .replace(TEMPLATE_NAME.capitalize(), name.capitalize()))
+    with open(checkout / "workflows/config/smoke.yaml", "a") as profile:
+        profile.write(f"{name}: {{users: 20, resources: 3}}\n")     # the one shared line
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+
+    def run(*command, cwd=tmp_path):
+        proc = subprocess.run([sys.executable, *command], cwd=cwd, env=env,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return proc
+
+    (tmp_path / "demands.csv").write_text("user,cpu,mem\nann,0.1,0.4\nbob,0.3,0.1\n")
+    run("-m", "drfbench", "run", name, "demands.csv", "--scale", "0.5", "--out", "rows.csv")
+    with open(tmp_path / "rows.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["user"] for r in rows] == ["ann", "bob"]
+    assert float(rows[0]["dominant_share"]) == pytest.approx(0.5 / (1 + 1 / 3))  # mem runs out
+    run("-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/{name}", cwd=checkout)
+    table, figure = (f"results/smoke/{name}/{name}_shares.csv",
+                     f"results/smoke/figures/{name}_shares.png")
+    run("-m", "snakemake", "--snakefile", str(checkout / "Snakefile"), "--cores", "2",
+        "--directory", str(tmp_path / "work"), "--", table, figure)
+    with open(tmp_path / "work" / table) as f:
+        assert len(list(csv.DictReader(f))) == 20
+    assert (tmp_path / "work" / figure).stat().st_size > 0

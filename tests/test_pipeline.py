@@ -8,6 +8,7 @@ import sys
 import pytest
 import yaml
 
+import drfbench
 from drfbench import _isa, _machine, pipeline
 from drfbench.dcdrf import sweeps
 from cases import NOTEBOOK_RULES, few_instances
@@ -176,6 +177,34 @@ def test_schema_rejects_bad_config_naming_the_key(tmp_path, key, value):
     bad.write_text(yaml.safe_dump(config))
     code, out = snakemake(tmp_path, "--configfile", str(bad), "--dry-run")
     assert code != 0 and "Error validating config" in out and key in out
+
+
+def test_schema_settings_of_options_come_from_their_declarations(tmp_path):
+    """`x-option` is the catalog's declaration (a pipeline default of its own kept),
+    `x-methods` the registry's names; a name the family does not declare is an error
+    naming the file."""
+    from drfbench.drfh.catalog import SLOT_MODEL
+    from drfbench.drfq.catalog import PACKET_COST
+    merged = pipeline.schema(SCHEMAS)["properties"]
+    sim = merged["drfh"]["properties"]["sim"]["properties"]
+    assert sim["slot_model"] == pipeline.option_schema(SLOT_MODEL) == {
+        "type": "string", "description": SLOT_MODEL.description,
+        "enum": ["timeshare", "capped"], "default": "timeshare"}
+    assert sim["horizon"]["default"] == 3600 and sim["horizon"]["minimum"] == 0
+    drfq = merged["drfq"]["properties"]
+    assert drfq["packet_costs"]["enum"] == list(PACKET_COST.choices)
+    assert drfq["rtt"]["exclusiveMinimum"] == 0 and drfq["rtt"]["maximum"] == 1e9
+    assert drfq["schedulers"]["items"]["enum"] == list(drfbench.methods(takes="flows"))
+    for name in ("config.schema.yaml", "drfq.schema.yaml"):
+        (tmp_path / name).write_text((SCHEMAS / name).read_text())
+    (tmp_path / "drfq.schema.yaml").write_text((SCHEMAS / "drfq.schema.yaml").read_text()
+                                               .replace("x-option: rtt", "x-option: rtts"))
+    with pytest.raises(ValueError, match="drfq.schema.yaml: x-option 'rtts': family 'drfq' declares no"):
+        pipeline.schema(tmp_path)
+    (tmp_path / "drfq.schema.yaml").write_text((SCHEMAS / "drfq.schema.yaml").read_text()
+                                               .replace("takes: flows", "takes: flow"))
+    with pytest.raises(ValueError, match="drfq.schema.yaml: x-methods {'takes': 'flow'}: no registered"):
+        pipeline.schema(tmp_path)
 
 
 def test_schema_rejects_unknown_variant(tmp_path):
