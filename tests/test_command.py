@@ -205,7 +205,7 @@ def test_every_command_line_goes_through_the_one_boundary():
     for path in command_modules():
         name = str(path.relative_to(ROOT))
         if name in ("drfbench/build_variants.py", "drfbench/_command.py",
-                    "drfbench/__main__.py", "drfbench/dcdrf/__main__.py"):
+                    "drfbench/__main__.py"):
             continue
         text = path.read_text()
         if "ArgumentParser(" in text or "_command import" not in text:
@@ -242,8 +242,7 @@ def test_every_file_write_goes_through_the_atomic_writer():
 def test_a_familys_steps_share_one_preamble(tmp_path, capsys):
     """_command.steps builds a family's parser, a subparser per step with the common --out
     and --seed; run_step runs the step inside the boundary, then reports it in one line.
-    Every registered family's __main__ builds on them (but DC-DRF's, which still switches
-    on its first argument)."""
+    Every registered family's __main__ builds on them."""
     p, sub = _command.steps("demo", "a demo family", {"one": "the first", "two": "the second"})
     assert set(sub) == {"one", "two"}
 
@@ -257,6 +256,6 @@ def test_a_familys_steps_share_one_preamble(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         _command.run_step(p, body, ["one", "--seed", "3"])
     assert exc.value.code == 2 and "--out" in capsys.readouterr().err
-    mains = [PACKAGE / family / "__main__.py" for family in api.families() if family != "dcdrf"]
+    mains = [PACKAGE / family / "__main__.py" for family in api.families()]
     assert [m for m in mains if "steps(" not in m.read_text()
             or "run_step(" not in m.read_text()] == []
