@@ -172,8 +172,8 @@ def register(method: Method) -> Method:
     if method.name in _registry(_REGISTRY):
         raise ValueError(f"a method named {method.name!r} is already registered")
     if method.takes not in _KINDS:
-        raise ValueError(f"method {method.name!r}: unknown input kind {method.takes!r}; known: "
-                         f"{', '.join(_KINDS)}")
+        raise ValueError(f"method {method.name!r}: unknown input kind {method.takes!r}; "
+                         f"known: {', '.join(_KINDS)}")
     _REGISTRY[method.name] = method
     return method
 
