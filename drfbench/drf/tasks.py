@@ -112,10 +112,11 @@ def scheduler(demands, machines, policy="online-drf", **options):
     return _isa.kernels(isa).drf.TaskScheduler(D, C, w, queue, k)
 
 
-def run_policy(spec, demands, machines, **options):
+def run_policy(spec, demands, machines, *, weights, tasks, isa, slots=None):
     """The registry's implementation of the task policies: launch tasks until no user's
     next task can start, a static run on an idle cluster. Returns a TaskAllocation."""
-    s = scheduler(demands, machines, spec.name, **options)
+    s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, isa=isa,
+                  **({"slots": slots} if spec.takes_option("slots") else {}))
     users, where = s.schedule()
     count = s.launched
     return TaskAllocation(policy=spec.name, tasks=count,
