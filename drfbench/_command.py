@@ -7,6 +7,9 @@ every `drfbench` subcommand and `python -m drfbench.rows`:
     a.add_argument("--tasks", type=input_file)          # refused unless it is a file
     return run(p, body, argv)                           # body(args): the step
 
+A family's pipeline steps build their parser with `steps` (a subparser per step, the common
+--out and --seed) and run with `run_step` (the same boundary, then the one-line report).
+
 `run` parses, then runs the step inside `boundary`: an error of bad input (a ValueError,
 TypeError or OSError: a missing or malformed file, a bad value, an unwritable path; a
 kernel variant this machine cannot run) is one line on stderr, `PROG: error: ...`, and
@@ -108,6 +111,32 @@ def run(parser, body, argv=None, command="command"):
     prog = parser.prog if not isinstance(step, str) else f"{parser.prog} {step}"
     with boundary(prog):
         return body(args)
+
+
+def steps(family, description, helps, flags=("out", "seed")):
+    """The parser of a family's pipeline steps, `python -m drfbench.<family> <step> ...`: a
+    subparser per step (`helps`: step -> one line), each taking the common flags named in
+    `flags`: --out (the rows file, required), --seed (a natural number, default 0). Returns
+    (the parser, {step: its subparser}), for each step's own flags; `run_step` runs it."""
+    p = Parser(prog=f"python -m drfbench.{family}", description=description)
+    sub = p.add_subparsers(dest="command", required=True)
+    for name, text in helps.items():
+        a = sub.add_parser(name, help=text)
+        if "out" in flags:
+            a.add_argument("--out", type=output, required=True, help="the rows (CSV)")
+        if "seed" in flags:
+            a.add_argument("--seed", type=NATURAL, default=0, help="the seed of every random draw")
+    return p, sub.choices
+
+
+def run_step(parser, body, argv=None):
+    """Run the step `argv` names (a parser of `steps`): body(args) inside `boundary` (bad
+    input one line, its files all or none), then one line on stderr, `<family> <step> ->
+    <what body returns, else --out>`."""
+    def step(args):
+        shown = body(args) or args.out
+        print(f"{parser.prog.rpartition('.')[2]} {args.command} -> {shown}", file=sys.stderr)
+    return run(parser, step, argv)
 
 
 # --------------------------------------------------------------------------------------

@@ -1,16 +1,12 @@
 """The registry of every method drfbench knows, and the one dispatch, `run()`.
 
-A method is one `Method` in REGISTRY: its name, family, input kind, its options (each an
-`Option`: type, default, bounds, one-line description) and its implementation
-("module:function" in drfbench, imported on first use: reading the registry loads no
-kernel). An input kind is one `InputKind` in KINDS: its inputs, the function users call,
-its file reader and property checks. The registry names no family: each declares its
-kinds and methods in its own `drfbench/<family>/catalog.py` (KINDS, METHODS), loaded on
-first use without the package's `__init__`, every family's kinds before any method,
-families in name order. Every run goes through `run` (each family's public function is
-`run` for its kind): options checked against the method's declarations (a tolerance for
-exact EDRF, slots for H-DRF, a value out of bounds: a clear error), defaults filled in,
-the thread count decided once.
+A method is one `Method` in REGISTRY (its options each an `Option`; its implementation
+"module:function", imported on first use: reading the registry loads no kernel), an input
+kind one `InputKind` in KINDS. The registry names no family: each declares its kinds and
+methods in its own `drfbench/<family>/catalog.py` (KINDS, METHODS), loaded on first use
+without the package's `__init__`, families in name order. Every run goes through `run`:
+options checked against the method's declarations (a clear error), defaults filled in,
+the thread count decided once, literal=True for the methods with a transcription.
 """
 import importlib
 import importlib.util
@@ -65,6 +61,8 @@ THREADS = Option("threads", int, None, "OpenMP threads (None: OMP_NUM_THREADS, e
                  "usable CPU)", f"[1, {MAX_THREADS}]")
 ISA = Option("isa", str, None, "the kernels' vector-width variant (None: $DRFBENCH_ISA, else "
              "the widest this CPU runs)")
+LITERAL = Option("literal", bool, False, "run the literal transcription instead of the kernel "
+                 "(slow; the test oracle)")
 
 
 @dataclass(frozen=True)
@@ -93,11 +91,8 @@ class InputKind:
         if len(paths) != len(self.inputs):
             raise ValueError(f"input kind {self.name!r} takes {len(self.inputs)} input(s) "
                              f"({', '.join(self.inputs)}), got {len(paths)}")
-        labels = None
-        if names and self.names:
-            inputs, labels = function(self.reader)(*paths, names=True)
-        else:
-            inputs = function(self.reader)(*paths)
+        read = function(self.reader)
+        inputs, labels = read(*paths, names=True) if names and self.names else (read(*paths), None)
         inputs = tuple(inputs) if len(self.inputs) > 1 else (inputs,)
         return (inputs, labels) if names else inputs
 
@@ -111,8 +106,8 @@ class Method:
     function", called by `run` as f(spec, *inputs, **options) (or by its kind's dispatch);
     options: the `Option`s it takes (a tuple, held by name); label: its name in tables;
     exact: gives the exact allocation (a fairness baseline); conventional: the literal,
-    slow baseline, timed within a budget; max_rounds: a fixed round budget, if any.
-    """
+    slow baseline, timed within a budget; max_rounds: a fixed round budget, if any; literal:
+    the implementation runs its paper's transcription given literal=True (LITERAL, added)."""
     name: str
     family: str
     takes: str
@@ -123,9 +118,11 @@ class Method:
     exact: bool = False
     conventional: bool = False
     max_rounds: int | None = None
+    literal: bool = False
 
     def __post_init__(self):
         given = self.options.values() if isinstance(self.options, dict) else self.options
+        given = (*given, LITERAL) if self.literal else given
         object.__setattr__(self, "options", dict(sorted((o.name, o) for o in given)))
 
     def takes_option(self, option):
@@ -147,9 +144,8 @@ class Method:
         (Option.check), the others at their defaults, threads resolved to an int."""
         unknown = sorted(set(options) - set(self.options))
         if unknown:
-            takes = ", ".join(self.options) or "none"
             raise ValueError(f"method {self.name!r} takes no option {', '.join(unknown)}; "
-                             f"its options: {takes}")
+                             f"its options: {', '.join(self.options) or 'none'}")
         options = {name: o.check(options[name]) if name in options else o.default
                    for name, o in self.options.items()}
         if "threads" in options:
@@ -172,8 +168,7 @@ def register_kind(kind: InputKind) -> InputKind:
 
 
 def register(method: Method) -> Method:
-    """Add `method` (a user's own allocator joins this way, `implementation` pointing at
-    its module)."""
+    """Add `method` (a user's own allocator joins this way)."""
     if method.name in _registry(_REGISTRY):
         raise ValueError(f"a method named {method.name!r} is already registered")
     if method.takes not in _KINDS:
@@ -211,10 +206,11 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def methods(family=None, takes=None) -> tuple[str, ...]:
-    """Names of the registered methods, optionally only those of one family or input kind."""
-    return tuple(m.name for m in _registry(_REGISTRY).values()
-                 if family in (None, m.family) and takes in (None, m.takes))
+def methods(family=None, takes=None, literal=None) -> tuple[str, ...]:
+    """Names of the registered methods, optionally only those of one family or input kind,
+    or (literal=True) those with a literal transcription."""
+    return tuple(m.name for m in _registry(_REGISTRY).values() if family in (None, m.family)
+                 and takes in (None, m.takes) and literal in (None, m.literal))
 
 
 def method_info(name, takes=None) -> Method:
@@ -239,9 +235,13 @@ def families() -> tuple[str, ...]:
 
 def run(method, *inputs, takes=None, **options):
     """Run registered method `method` on its kind's inputs with `options` (`takes`
-    insists on a kind; a kind with a dispatch of its own gets the call)."""
+    insists on a kind; a kind with a dispatch of its own gets the call; literal=True: the
+    transcription, for a method with one)."""
     spec = method_info(method, takes)
     kind = _KINDS[spec.takes]
+    if "literal" in options and not spec.literal:
+        raise ValueError(f"method {spec.name!r} has no literal transcription; methods with "
+                         f"one: {', '.join(methods(literal=True))}")
     if len(inputs) != len(kind.inputs):
         raise TypeError(f"method {spec.name!r} takes {len(kind.inputs)} input(s) "
                         f"({', '.join(kind.inputs)}), got {len(inputs)}")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from drfbench import _command, _io
+from drfbench import _command, _io, api
 from drfbench import rows as tidy
 from conftest import ROOT
 
@@ -205,7 +205,7 @@ def test_every_command_line_goes_through_the_one_boundary():
     for path in command_modules():
         name = str(path.relative_to(ROOT))
         if name in ("drfbench/build_variants.py", "drfbench/_command.py",
-                    "drfbench/__main__.py", "drfbench/dcdrf/__main__.py"):
+                    "drfbench/__main__.py"):
             continue
         text = path.read_text()
         if "ArgumentParser(" in text or "_command import" not in text:
@@ -237,3 +237,25 @@ def test_every_file_write_goes_through_the_atomic_writer():
                 if target not in ALLOWED and APPEND_ONLY.get(name) != target:
                     bypass.append(f"{name}:{line_no}: {line.strip()}")
     assert bypass == []
+
+
+def test_a_familys_steps_share_one_preamble(tmp_path, capsys):
+    """_command.steps builds a family's parser, a subparser per step with the common --out
+    and --seed; run_step runs the step inside the boundary, then reports it in one line.
+    Every registered family's __main__ builds on them."""
+    p, sub = _command.steps("demo", "a demo family", {"one": "the first", "two": "the second"})
+    assert set(sub) == {"one", "two"}
+
+    def body(args):
+        with _io.replacing(Path(args.out)) as tmp:
+            tmp.write_text(f"{args.command} {args.seed}")
+
+    out = tmp_path / "o.txt"
+    _command.run_step(p, body, ["two", "--out", str(out), "--seed", "3"])
+    assert out.read_text() == "two 3" and capsys.readouterr().err == f"demo two -> {out}\n"
+    with pytest.raises(SystemExit) as exc:
+        _command.run_step(p, body, ["one", "--seed", "3"])
+    assert exc.value.code == 2 and "--out" in capsys.readouterr().err
+    mains = [PACKAGE / family / "__main__.py" for family in api.families()]
+    assert [m for m in mains if "steps(" not in m.read_text()
+            or "run_step(" not in m.read_text()] == []

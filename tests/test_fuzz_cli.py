@@ -28,11 +28,10 @@ import fuzz
 from drfbench import _command
 
 # Every command with a `main(argv)`; the steps of one with subcommands are found from its
-# parser (dcdrf's steps beyond the sweeps are their own modules' mains).
+# parser.
 COMMANDS = {
-    "drfbench.cli": [[]], "drfbench.rows": [[]], "drfbench.dcdrf.sweeps": [[]],
-    "drfbench.dcdrf.controller": [[]], "drfbench.dcdrf.guarantees": [[]],
-    "drfbench.dcdrf.azure": [[]], "drfbench.dcdrf.bench": [[]], "drfbench.drf.__main__": [[]],
+    "drfbench.cli": [[]], "drfbench.rows": [[]], "drfbench.dcdrf.__main__": [[]],
+    "drfbench.dcdrf.bench": [[]], "drfbench.drf.__main__": [[]],
     "drfbench.hdrf.__main__": [[]], "drfbench.drfh.__main__": [[]],
     "drfbench.packer.__main__": [[]], "drfbench.drfq.__main__": [[]],
 }

@@ -1,24 +1,27 @@
-"""The DC-DRF family's pipeline steps (workflows/rules/dcdrf_*.smk):
+"""The DC-DRF family's pipeline steps (workflows/rules/dcdrf_*.smk), in one parser:
 
     python -m drfbench.dcdrf workload | baseline | run | extrapolate ...   the sweeps (sweeps.py)
     python -m drfbench.dcdrf controller ...                              the outer loop (controller.py)
     python -m drfbench.dcdrf guarantees ...                              §3's guarantees (guarantees.py)
     python -m drfbench.dcdrf azure ...                                   Fig. 2's Azure activity (azure.py)
 """
-import sys
-
+from .._command import run_step, steps
 from . import azure, controller, guarantees, sweeps
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["controller"]:
-        return controller.main(argv[1:])
-    if argv[:1] == ["guarantees"]:
-        return guarantees.main(argv[1:])
-    if argv[:1] == ["azure"]:
-        return azure.main(argv[1:])
-    return sweeps.main(argv)
+    p, sub = steps("dcdrf", "DC-DRF's pipeline steps: the sweeps, the outer loop, §3's "
+                   "guarantees, Fig. 2's Azure activity.",
+                   {**sweeps.STEPS, "controller": "the outer loop: epsilon tuned over control "
+                    "intervals", "guarantees": "§3's guarantees on small random instances",
+                    "azure": "Fig. 2's Azure activity"}, flags=())
+    sweeps.arguments(sub)
+    for name, module in (("controller", controller), ("guarantees", guarantees),
+                         ("azure", azure)):
+        module.arguments(sub[name])
+    bodies = {**sweeps.BODIES, "guarantees": guarantees.step, "azure": azure.step,
+              "controller": lambda args: controller.step(sub["controller"], args)}
+    return run_step(p, lambda args: bodies[args.command](args), argv)
 
 
 if __name__ == "__main__":

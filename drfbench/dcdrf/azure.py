@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .. import rows as tidy
-from .._command import COUNT, Parser, output, run
+from .._command import COUNT, output
 
 INTERVAL_MIN = 5         # minutes per sample interval
 WINDOW = 350             # intervals per window: the paper's Figure 2 spans 350 intervals
@@ -156,18 +156,17 @@ def table(data, window=WINDOW):
     return tidy.stamped([{c: row.get(c, "") for c in COLUMNS} for row in rows])
 
 
-def main(argv=None):
-    p = Parser(prog="python -m drfbench.dcdrf azure", description=__doc__.split("\n\n")[0])
+def arguments(p):
+    """The step's flags, added to `p` (its parser under python -m drfbench.dcdrf)."""
     p.add_argument("--data", default="data", help="the repository's data directory")
     p.add_argument("--out", required=True, type=output, help="the table (CSV)")
     p.add_argument("--window", type=COUNT, default=WINDOW, help="intervals per window")
-    return run(p, _main, argv, command=None)
 
 
-def _main(args):
+def step(args):
+    """The step: the table, written to --out."""
     rows = table(args.data, args.window)
     tidy.write(rows, args.out)
     windows = [r for r in rows if r["level"] == "window"]
     print(f"{len(rows) - len(windows)} intervals, {len(windows)} windows of {args.window}",
           file=sys.stderr)
-    return 0

@@ -513,9 +513,15 @@ def _changes(text):
 
 
 def parser():
-    p = Parser(prog="python -m drfbench.dcdrf controller",
-                                description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The controller's parser on its own (main, parse_args)."""
+    p = Parser(prog="python -m drfbench.dcdrf controller", description=__doc__.split("\n\n")[0],
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    arguments(p)
+    return p
+
+
+def arguments(p):
+    """The step's flags, added to `p` (its parser, alone or under python -m drfbench.dcdrf)."""
     p.add_argument("--demand-profile", default="G0", choices=workloads.DEMAND_PROFILES, help="Table 3")
     p.add_argument("--tenants", type=COUNT, default=20_000)
     p.add_argument("--resources", type=COUNT, default=2_000)
@@ -562,7 +568,6 @@ def parser():
     p.add_argument("--csv", type=output, required=True, help="tidy rows, one per interval")
     p.add_argument("--summary", type=output,
                    help="one row per run: converged epsilon, settling times")
-    return p
 
 
 def parse_args(argv):
@@ -631,9 +636,17 @@ def _progress(row):
 
 
 def main(argv=None):
-    """The controller's step: its --csv and --summary written together, or neither."""
+    """The controller's step on its own: its --csv and --summary written together, or
+    neither; (rows, summary)."""
     p = parser()
     return run(p, lambda args: _main(checked(p, args)), argv, command=None)
+
+
+def step(p, args):
+    """The step under python -m drfbench.dcdrf (`p` its parser): as `main`; the file to
+    report, --csv."""
+    _main(checked(p, args))
+    return args.csv
 
 
 def _main(args):

@@ -48,7 +48,7 @@ import sys
 import numpy as np
 
 from .. import rows as tidy
-from .._command import COUNT, NATURAL, SHARE, Parser, output, run
+from .._command import COUNT, NATURAL, SHARE, output
 from ..properties import misreports
 from . import literal
 from .demands import allocate
@@ -273,8 +273,8 @@ def table(instances=100, bound_instances=600, seed=0, epsilons=(0.01, 0.1),
     return tidy.stamped(rows)
 
 
-def main(argv=None):
-    p = Parser(prog="python -m drfbench.dcdrf guarantees", description=__doc__.split("\n\n")[0])
+def arguments(p):
+    """The step's flags, added to `p` (its parser under python -m drfbench.dcdrf)."""
     p.add_argument("--out", required=True, type=output, help="the table (CSV)")
     p.add_argument("--instances", type=COUNT, default=100, help="small random instances")
     p.add_argument("--bound-instances", type=COUNT, default=600,
@@ -287,13 +287,12 @@ def main(argv=None):
     p.add_argument("--lemma-instances", type=COUNT, default=10)
     p.add_argument("--demanded", type=COUNT, default=4,
                    help="resources per tenant in the lemma's instances")
-    return run(p, _main, argv, command=None)
 
 
-def _main(args):
+def step(args):
+    """The step: the table, written to --out."""
     if any(e >= 1 for e in args.epsilons):
         raise ValueError("--epsilons must lie in (0, 1)")
     rows = table(args.instances, args.bound_instances, args.seed, tuple(args.epsilons),
                  tuple(args.resources), args.lemma_instances, args.demanded, progress=sys.stderr)
     tidy.write(rows, args.out)
-    return 0

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import _isa
 from .. import rows as tidy
-from .._command import COUNT, Parser, input_file, output, run
+from .._command import COUNT, input_file, output, run_step, steps
 from .._io import replacing
 from .._machine import cpu_info, omp_environment, openmp_loaded
 from ..api import method_info
@@ -224,17 +224,24 @@ def cmd_extrapolate(args):
                          "fit": fit, "fit_points": len(done), **stamp}], args.out)
 
 
-def main(argv=None):
-    p = Parser(prog="python -m drfbench.dcdrf", description=__doc__.split("\n\n")[0])
-    sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("workload", help="generate one workload file")
+STEPS = {"workload": "generate one workload file",
+         "baseline": "exact allocation levels of a workload",
+         "run": "measure one configuration, one row per repetition",
+         "extrapolate": "Algorithm 1 time at scales past the budget"}
+BODIES = {"workload": cmd_workload, "baseline": cmd_baseline, "run": cmd_run,
+          "extrapolate": cmd_extrapolate}
+
+
+def arguments(sub):
+    """The steps' flags, added to their parsers (`sub`: step -> its parser)."""
+    a = sub["workload"]
     a.add_argument("--workload", required=True, help="PROFILE-TENANTSxRESOURCES-sSEED")
     a.add_argument("--out", type=output, required=True)
-    a = sub.add_parser("baseline", help="exact allocation levels of a workload")
+    a = sub["baseline"]
     a.add_argument("--workload-file", type=input_file, required=True)
     a.add_argument("--method", required=True)
     a.add_argument("--out", type=output, required=True)
-    a = sub.add_parser("run", help="measure one configuration, one row per repetition")
+    a = sub["run"]
     a.add_argument("--sweep", required=True, choices=SWEEPS)
     a.add_argument("--run", required=True, help="run id (see run_id)")
     a.add_argument("--workload-file", type=input_file, required=True)
@@ -242,12 +249,15 @@ def main(argv=None):
     a.add_argument("--repeats", type=COUNT, default=3)
     a.add_argument("--out", type=output, required=True)
     a.add_argument("--log", type=output, help="progress lines, appended (kept if the run fails)")
-    a = sub.add_parser("extrapolate", help="Algorithm 1 time at scales past the budget")
+    a = sub["extrapolate"]
     a.add_argument("--scaling", type=input_file, required=True)
     a.add_argument("--demands", type=input_file, required=True,
                    help="the demand-profile sweep's rows")
     a.add_argument("--out", type=output, required=True)
-    steps = {"workload": cmd_workload, "baseline": cmd_baseline, "run": cmd_run,
-             "extrapolate": cmd_extrapolate}
-    run(p, lambda args: steps[args.command](args), argv)
 
+
+def main(argv=None):
+    """The sweeps' steps on their own (python -m drfbench.dcdrf has them beside the others)."""
+    p, sub = steps("dcdrf", __doc__.split("\n\n")[0], STEPS, flags=())
+    arguments(sub)
+    run_step(p, lambda args: BODIES[args.command](args), argv)

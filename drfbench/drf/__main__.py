@@ -11,8 +11,8 @@ import sys
 import numpy as np
 
 from .. import rows as tidy
-from .._command import (COUNT, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, Parser, output,
-                        run)
+from .._command import (COUNT, NONNEGATIVE, POSITIVE, PROPER_FRACTION, output, run_step,
+                        steps)
 from ..api import methods
 from .catalog import DEMANDS
 from .properties import CHECKS, TOL, lecture_examples, table_policies
@@ -49,27 +49,23 @@ def slots(p, args):
 
 
 def main(argv=None):
-    p = Parser(prog="python -m drfbench.drf",
-                                description="The DRF lecture's property table and its DRF vs "
-                                            "slots experiment.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p, sub = steps("drf", "The DRF lecture's property table and its DRF vs slots experiment.",
+                   {"properties": "the lecture's property table, checked empirically",
+                    "slots": "the lecture's DRF vs slots experiment, as a tidy CSV"})
     demand_methods = list(methods(takes=DEMANDS))
-    a = sub.add_parser("properties", help="the lecture's property table, checked empirically")
-    a.add_argument("--out", type=output, required=True,
-                   help="the table, one row per (policy, property)")
+    a = sub["properties"]
     a.add_argument("--examples", type=output, help="also write the lecture's worked examples here")
     a.add_argument("--methods", nargs="+", default=demand_methods, choices=demand_methods,
                    metavar="METHOD", help="registered methods taking divisible demands, one "
                                           f"row each (default: all: {' '.join(demand_methods)})")
     a.add_argument("--instances", type=COUNT, default=200, help="random instances per check")
-    a.add_argument("--seed", type=NATURAL, default=0)
     a.add_argument("--epsilons", type=NONNEGATIVE, nargs="*", default=[0.01, 0.1],
                    help="one row per epsilon for the methods that take one")
     a.add_argument("--zeros", type=PROPER_FRACTION, nargs="+", default=[0.0, 0.2],
                    help="fractions of zero demands in the random instances, one table each "
                         "(0: every user demands every resource, the lecture's setting)")
     a.add_argument("--tol", type=NONNEGATIVE, default=TOL)
-    a = sub.add_parser("slots", help="the lecture's DRF vs slots experiment, as a tidy CSV")
+    a = sub["slots"]
     a.add_argument("--machines", type=COUNT, default=48)
     a.add_argument("--machine", type=NONNEGATIVE, nargs="+", default=[4.0, 15.0],
                    help="one machine's capacity per resource (default: 4 CPU, 15 GB)")
@@ -82,13 +78,8 @@ def main(argv=None):
     a.add_argument("--jitter", type=NONNEGATIVE, default=0.2,
                    help="task durations times exp(jitter * N(0, 1))")
     a.add_argument("--sample", type=POSITIVE, default=60.0)
-    a.add_argument("--seed", type=NATURAL, default=0)
-    a.add_argument("--out", type=output, required=True)
-
-    def step(args):
-        {"properties": properties, "slots": slots}[args.command](p, args)
-        print(f"drf {args.command} -> {args.out}", file=sys.stderr)
-    run(p, step, argv)
+    run_step(p, lambda args: {"properties": properties, "slots": slots}[args.command](p, args),
+             argv)
 
 
 if __name__ == "__main__":

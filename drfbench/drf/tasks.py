@@ -72,8 +72,7 @@ def read_inputs(demands_path, machines_path, names=False):
     return _inputs.demands_and_machines(demands_path, machines_path, names=names)
 
 
-def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=None, slots=None,
-              isa=None):
+def scheduler(demands, machines, policy="online-drf", **options):
     """A stateful task scheduler, registered task policy `policy` ("online-drf", or
     "hadoop-slots" with `slots` per machine; drfbench.methods(takes="tasks")): a policy for
     the cluster simulator drfbench.sim. Its methods: schedule() -> (users, machines)
@@ -88,14 +87,15 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
     an infinite queue); slots: an integer in [1, drfbench.sim.MAX_RUNNING]. At most
     drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once on the machines (the work
     budget), and every task's dominant share of the machines' total finite, else a
-    ValueError."""
+    ValueError. The options are the policy's, checked and defaulted by the registry
+    (Method.checked: one check, one set of defaults with drf.schedule)."""
     spec = api.method_info(policy, TASKS)
+    o = spec.checked(options)
+    weights, tasks, isa = o["weights"], o["tasks"], o["isa"]
     if spec.takes_option("slots"):
-        if slots is None:
+        if o["slots"] is None:
             raise ValueError(f"policy {spec.name!r} needs slots, the number of slots per machine")
-        k = check.positive_int(slots, "slots", upper=sim.MAX_RUNNING)   # the kernel's int
-    elif slots is not None:
-        raise ValueError(f"policy {spec.name!r} takes no slots (got {slots!r})")
+        k = check.positive_int(o["slots"], "slots", upper=sim.MAX_RUNNING)   # the kernel's int
     else:
         k = 0
     names, D = _named_demands(demands)
@@ -115,8 +115,8 @@ def scheduler(demands, machines, policy="online-drf", *, weights=None, tasks=Non
 def run_policy(spec, demands, machines, *, weights, tasks, isa, slots=None):
     """The registry's implementation of the task policies: launch tasks until no user's
     next task can start, a static run on an idle cluster. Returns a TaskAllocation."""
-    s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, slots=slots,
-                  isa=isa)
+    s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, isa=isa,
+                  **({"slots": slots} if spec.takes_option("slots") else {}))
     users, where = s.schedule()
     count = s.launched
     return TaskAllocation(policy=spec.name, tasks=count,

@@ -30,7 +30,7 @@ import pandas as pd
 from .. import api
 from .. import rows as tidy
 from .._command import (COUNT, HORIZON, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, SHARE,
-                        Parser, input_file, output, run)
+                        input_file, output, run_step, steps)
 from .._io import replacing
 from .catalog import DEFAULT_SLOTS, SERVERS, SLOT_MODEL, TRACE
 from .exact import allocate
@@ -123,17 +123,17 @@ def shared_table(text):
 
 
 def parser():
-    p = Parser(prog="python -m drfbench.drfh",
-                                description="DRFH (heterogeneous servers): the pipeline's steps.")
-    sub = p.add_subparsers(dest="command", required=True)
-    for name, (text, _, extra) in COMMANDS.items():
-        a = sub.add_parser(name, help=text)
-        a.add_argument("--out", type=output, required=True, help="the rows (CSV)")
+    p, sub = steps("drfh", "DRFH (heterogeneous servers): the pipeline's steps.",
+                   {**{name: text for name, (text, _, _) in COMMANDS.items()},
+                    "convert": "write the generic trace format", "dynamic": "Fig. 4",
+                    "run": "one scheduler on a trace (Figs. 5-7)", "slots-search": "Table II",
+                    "sharing": "Fig. 8",
+                    "sensitivity": "Table II and Figs. 5-7 under one slot model"}, flags=("out",))
+    for name, (_, _, extra) in COMMANDS.items():
         for flags, options in extra:
-            a.add_argument(*flags, **options)
-    c = sub.add_parser("convert", help="write the generic trace format")
+            sub[name].add_argument(*flags, **options)
+    c = sub["convert"]
     c.add_argument("source", choices=["alibaba", "google"])
-    c.add_argument("--out", type=output, required=True)
     c.add_argument("--seed", type=NATURAL, default=0)
     c.add_argument("--servers", type=COUNT, default=2000, help="google: servers to draw")
     c.add_argument("--users", type=COUNT, default=100, help="alibaba: users the jobs go to")
@@ -142,25 +142,21 @@ def parser():
     c.add_argument("--cores", type=POSITIVE, default=96.0, help="alibaba: cores of a size-1 server")
     c.add_argument("--task-scale", type=POSITIVE, default=1.0,
                    help="alibaba: every task's demands times this")
-    d = sub.add_parser("dynamic", help="Fig. 4")
-    d.add_argument("--out", type=output, required=True)
+    d = sub["dynamic"]
     d.add_argument("--summary", type=output, required=True)
     d.add_argument("--seed", type=NATURAL, default=0)
     d.add_argument("--servers", type=COUNT, default=100)
     d.add_argument("--sample", type=POSITIVE, default=10.0)
-    for name, text in (("run", "one scheduler on a trace (Figs. 5-7)"),
-                       ("slots-search", "Table II"), ("sharing", "Fig. 8"),
-                       ("sensitivity", "Table II and Figs. 5-7 under one slot model")):
-        a = sub.add_parser(name, help=text)
+    for name in ("run", "slots-search", "sharing", "sensitivity"):
+        a = sub[name]
         a.add_argument("--servers", type=input_file, required=True,
                        help="servers CSV (generic format)")
         a.add_argument("--tasks", type=input_file, required=True, help="tasks CSV (generic format)")
-        a.add_argument("--out", type=output, required=True)
         a.add_argument("--horizon", type=HORIZON, default=math.inf,
                        help="stop at this time (completion is counted there)")
         a.add_argument("--sample", type=POSITIVE, default=60.0)
         a.add_argument("--seed", type=NATURAL, default=0)
-    a = sub.choices["run"]
+    a = sub["run"]
     a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
     a.add_argument("--slots", type=COUNT, default=DEFAULT_SLOTS)
     a.add_argument("--slots-from", type=slots_table,
@@ -168,13 +164,13 @@ def parser():
     a.add_argument("--jobs", type=output, required=True, help="the job table")
     a.add_argument("--users", type=output, required=True, help="per-user task completion")
     for name in ("slots-search", "sensitivity"):
-        sub.choices[name].add_argument("--slots", type=COUNT, nargs="+", default=[10, 12, 14, 16, 20])
+        sub[name].add_argument("--slots", type=COUNT, nargs="+", default=[10, 12, 14, 16, 20])
     for name in ("run", "slots-search", "sensitivity"):
-        sub.choices[name].add_argument("--slot-model", choices=SLOT_MODEL.choices,
+        sub[name].add_argument("--slot-model", choices=SLOT_MODEL.choices,
                                        default=SLOT_MODEL.default, help=SLOT_MODEL.description)
-    sub.choices["sensitivity"].add_argument("--task-scale", type=POSITIVE, default=1.0,
+    sub["sensitivity"].add_argument("--task-scale", type=POSITIVE, default=1.0,
                                             help="the tasks' scale (recorded in the rows)")
-    a = sub.choices["sharing"]
+    a = sub["sharing"]
     a.add_argument("--shared", type=shared_table, required=True,
                    help="the shared run's per-user table (run --users)")
     a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
@@ -182,7 +178,7 @@ def parser():
 
 
 def main(argv=None):
-    run(parser(), step, argv)
+    run_step(parser(), step, argv)
 
 
 def step(args):
@@ -261,7 +257,6 @@ def step(args):
                         "dedicated_servers": len(servers), "scheduler": args.scheduler,
                         "horizon": args.horizon, "seed": args.seed, **stamp})
         tidy.write(out, args.out)
-    print(f"drfh {args.command} -> {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

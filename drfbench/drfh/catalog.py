@@ -24,7 +24,6 @@ _TRACE_OPTIONS = (
     Option("index", bool, True, "find servers through the server index (False: a linear "
            "scan)"),
     THREADS, ISA,
-    Option("literal", bool, False, "run the literal scheduler (the slow test oracle)"),
 )
 SLOTS = Option("slots", int, DEFAULT_SLOTS, "slots per maximum server, scaled to each server",
                "[1, inf)")
@@ -48,11 +47,12 @@ METHODS = (
            "server alone", "drfh.exact:run_exact", _SERVER_OPTIONS, label="Per-server DRF"),
     Method("drfh-first-fit", "drfh", TRACE, "First-Fit DRFH: the lowest global "
            "dominant share, on the first server where its task fits",
-           "drfh.simulation:run_scheduler", _TRACE_OPTIONS, label="First-Fit DRFH"),
+           "drfh.simulation:run_scheduler", _TRACE_OPTIONS, label="First-Fit DRFH",
+           literal=True),
     Method("drfh-best-fit", "drfh", TRACE, "Best-Fit DRFH: the lowest global dominant "
            "share, on the server minimizing Eq. 9", "drfh.simulation:run_scheduler",
-           _TRACE_OPTIONS, label="Best-Fit DRFH"),
+           _TRACE_OPTIONS, label="Best-Fit DRFH", literal=True),
     Method("drfh-slots", "drfh", TRACE, "slots: k per maximum server, scaled to each "
            "server (Sec. VI's baseline)", "drfh.simulation:run_scheduler",
-           (*_TRACE_OPTIONS, SLOTS, SLOT_MODEL), label="Slots"),
+           (*_TRACE_OPTIONS, SLOTS, SLOT_MODEL), label="Slots", literal=True),
 )

@@ -8,10 +8,8 @@ DRFQ family's pipeline steps (workflows/rules/drfq.smk), each writing tidy rows
   sweep    flows x resources x cost distributions x sources, every scheduler: fairness,
            utilization, drops
 """
-import sys
-
 from .. import rows as tidy
-from .._command import COUNT, NATURAL, POSITIVE, Parser, output, run
+from .._command import COUNT, POSITIVE, run_step, steps
 from ..api import methods
 from .catalog import FLOWS, PACKET_COST
 from .evaluation import DISTRIBUTIONS, RATELESS, lecture, lecture_series, sweep
@@ -19,29 +17,24 @@ from .model import INTERVAL, RTT
 
 
 def main(argv=None):
-    p = Parser(prog="python -m drfbench.drfq",
-                                description="DRFQ against fair queueing, bottleneck fairness "
-                                            "and FIFO: the lecture's experiment and a sweep.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p, sub = steps("drfq", "DRFQ against fair queueing, bottleneck fairness and FIFO: the "
+                   "lecture's experiment and a sweep.",
+                   {"lecture": "the lecture's two flows under every scheduler",
+                    "series": "the lecture's flows' rates over time (TCP)",
+                    "sweep": "flows x resources x cost distributions, every scheduler"})
     schedulers = list(methods(takes=FLOWS))
-    for name, text in (("lecture", "the lecture's two flows under every scheduler"),
-                       ("series", "the lecture's flows' rates over time (TCP)"),
-                       ("sweep", "flows x resources x cost distributions, every scheduler")):
-        a = sub.add_parser(name, help=text)
-        a.add_argument("--out", type=output, required=True)
+    for a in sub.values():
         a.add_argument("--rtt", type=POSITIVE, default=RTT, help="TCP's round trip (s)")
         a.add_argument("--interval", type=POSITIVE, default=INTERVAL,
                        help="seconds between the bottleneck's re-decisions")
-        a.add_argument("--seed", type=NATURAL, default=0)
     for name in ("lecture", "series"):
-        sub.choices[name].add_argument("--duration", type=POSITIVE, default=5.0,
-                                       help="seconds simulated per run")
-    sub.choices["lecture"].add_argument("--sources", nargs="+", default=list(RATELESS),
-                                        choices=RATELESS)
-    a = sub.choices["series"]
+        sub[name].add_argument("--duration", type=POSITIVE, default=5.0,
+                               help="seconds simulated per run")
+    sub["lecture"].add_argument("--sources", nargs="+", default=list(RATELESS), choices=RATELESS)
+    a = sub["series"]
     a.add_argument("--schedulers", nargs="+", default=["bottleneck", "drfq"], choices=schedulers)
     a.add_argument("--bin-width", type=POSITIVE, default=0.01, help="seconds per rate bin")
-    a = sub.choices["sweep"]
+    a = sub["sweep"]
     a.add_argument("--schedulers", nargs="+", default=schedulers, choices=schedulers)
     a.add_argument("--flows", type=COUNT, nargs="+", default=[2, 10, 100, 1000, 10000])
     a.add_argument("--resources", type=COUNT, nargs="+", default=[2, 3, 4])
@@ -51,11 +44,11 @@ def main(argv=None):
                    help="packets per flow a run lasts for, about (at equal dominant shares)")
     a.add_argument("--packet-costs", default=PACKET_COST.default, choices=PACKET_COST.choices,
                    help=PACKET_COST.description)
-    run(p, step, argv)
+    run_step(p, step, argv)
 
 
 def step(args):
-    """The step `args.command`: its rows, written when it succeeds."""
+    """The step `args.command`: its rows, written when it succeeds; what it wrote."""
     if args.command == "lecture":
         table = lecture(args.duration, args.rtt, args.interval, args.sources, args.seed)
     elif args.command == "series":
@@ -66,7 +59,7 @@ def step(args):
                       args.schedulers, args.packets, args.packet_costs, args.rtt,
                       args.interval, args.seed)
     tidy.write(table, args.out)
-    print(f"drfq {args.command} -> {args.out} ({len(table)} rows)", file=sys.stderr)
+    return f"{args.out} ({len(table)} rows)"
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ _OPTIONS = (
     Option("bins", int, BINS, "bins of the rate-over-time series (0: none)", f"[0, {MAX_STATE}]"),
     Option("seed", int, 0, "the seed of every random draw", "[0, inf)"),
     Option("decisions", bool, False, "keep every dispatch's (time, flow)"),
-    Option("literal", bool, False, "run the literal transcription (slow; the test oracle)"),
     ISA,
 )
 RESOURCE = Option("resource", int, 0, "fq: the resource it fair-queues; bottleneck: its first "
@@ -53,16 +52,17 @@ KINDS = (
 METHODS = (
     Method("drfq", "drfq", FLOWS, "memoryless DRFQ: start-time fair queueing on each "
            "packet's dominant processing time", "drfq.simulate:run_scheduler",
-           _OPTIONS, label="DRFQ"),
+           _OPTIONS, label="DRFQ", literal=True),
     Method("drfq-dovetail", "drfq", FLOWS, "dovetailing DRFQ: virtual start and finish "
            "times per resource, ordered by the largest start", "drfq.simulate:run_scheduler",
-           _OPTIONS, label="DRFQ (dovetailing)"),
+           _OPTIONS, label="DRFQ (dovetailing)",
+           literal=True),
     Method("fq", "drfq", FLOWS, "single-resource fair queueing (SFQ) on one resource",
-           "drfq.simulate:run_scheduler", (*_OPTIONS, RESOURCE), label="FQ"),
+           "drfq.simulate:run_scheduler", (*_OPTIONS, RESOURCE), label="FQ", literal=True),
     Method("bottleneck", "drfq", FLOWS, "bottleneck fairness: SFQ on the resource "
            "busiest over the last interval (300 ms in the lecture's Click run)",
            "drfq.simulate:run_scheduler", (*_OPTIONS, RESOURCE, BOTTLENECK_INTERVAL),
-           label="Bottleneck"),
+           label="Bottleneck", literal=True),
     Method("fifo", "drfq", FLOWS, "first come, first served", "drfq.simulate:run_scheduler",
-           _OPTIONS, label="FIFO"),
+           _OPTIONS, label="FIFO", literal=True),
 )

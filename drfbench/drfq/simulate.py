@@ -1,6 +1,6 @@
-"""drfq.simulate(): one run of the middlebox (drfbench/drfq/drfq.pyx, or with literal=True the
-transcription in literal.py) through the registry (drfbench.api.run, input kind
-"flows"), and its Result.
+"""drfq.simulate(): one run of the middlebox (drfbench/drfq/drfq.pyx through its facade,
+kernel.py, or with literal=True the transcription in literal.py) through the registry
+(drfbench.api.run, input kind "flows"), and its Result.
 
 Dominant share here is in time, as DRFQ defines it: the fraction of the run during which
 a flow's packets held its dominant resource, max_j work[i, j] / duration, where work[i, j]
@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _isa, api
 from .. import rows as tidy
+from . import kernel
 from . import literal as transcription
 from .catalog import FLOWS
 from .model import (INTERVAL, PACKET_COSTS, SOURCES, budget, flows as make_flows,
@@ -124,33 +125,6 @@ class Result:
         return None if self.isa == "literal" else self.isa
 
 
-def _kernel(flows, s, isa, decisions):
-    """The kernel's outputs, as literal.simulate returns them."""
-    n, m = flows.n, flows.m
-    out = {"served": np.zeros(n, np.int64), "dispatched": np.zeros(n, np.int64),
-           "arrived": np.zeros(n, np.int64), "dropped": np.zeros(n, np.int64),
-           "work": np.zeros((n, m)), "busy": np.zeros(m), "blocked": np.zeros(m),
-           "series": np.zeros((s.bins, n), np.int32),
-           "bottleneck": np.zeros(s.boundaries if s.scheduler == "bottleneck" else 0, np.int64)}
-    room = 1024 if decisions else 0
-    while True:
-        for a in out.values():
-            a[...] = 0
-        log_t, log_f = np.zeros(room), np.zeros(room, np.int64)
-        made, dispatched = _isa.kernels(isa).drfq.simulate(
-            flows.costs, flows.weights, flows.source, flows.rates, flows.seed,
-            flows.packet_costs, s.code, s.resource, s.duration, s.interval, s.rtt, s.buffer,
-            s.stage_buffer, s.initial_window, out["served"], out["dispatched"], out["arrived"],
-            out["dropped"], out["work"], out["busy"], out["blocked"], out["series"],
-            out["bottleneck"], log_t, log_f)
-        if not decisions or dispatched <= room:
-            break
-        room = dispatched                  # deterministic: the same run, with room for all
-    out["bottleneck"] = out["bottleneck"][:made]
-    out["decision_time"], out["decision_flow"] = log_t[:dispatched], log_f[:dispatched]
-    return out
-
-
 def simulate(costs, scheduler="drfq", **options):
     """Simulate the middlebox for `duration` seconds under registered flow scheduler
     `scheduler` (drfbench.methods(takes="flows"): "drfq", "drfq-dovetail", "fq",
@@ -198,10 +172,10 @@ def run_scheduler(spec, costs, *, duration, weights, rates, source, packet_costs
     if literal and isa is not None:
         raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal transcription has none")
     if literal:
-        out, variant = transcription.simulate(f, s), "literal"
+        out, variant = kernel.Outputs(**transcription.simulate(f, s)), "literal"
     else:
-        out, variant = _kernel(f, s, isa, decisions), _isa.kernels(isa).name
-    return Result(f, s, out["served"], out["dispatched"], out["arrived"], out["dropped"],
-                  out["work"], out["busy"], out["blocked"], out["series"], out["bottleneck"],
-                  (out["decision_time"], out["decision_flow"]) if decisions else None, variant,
+        out, variant = kernel.simulate(f, s, isa=isa, decisions=decisions), _isa.kernels(isa).name
+    return Result(f, s, out.served, out.dispatched, out.arrived, out.dropped, out.work,
+                  out.busy, out.blocked, out.series, out.bottleneck,
+                  (out.decision_time, out.decision_flow) if decisions else None, variant,
                   spec.options)

@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 from .. import rows as tidy
-from .._command import COUNT, FRACTION, NATURAL, NONNEGATIVE, POSITIVE, Parser, output, run
+from .._command import COUNT, FRACTION, NONNEGATIVE, POSITIVE, output, run_step, steps
 from ..api import methods
 from .catalog import TREE
 from .evaluation import (EVALUATION_TREE, SCALE_MACHINE, evaluate, jobs, run_at_scale,
@@ -25,25 +25,21 @@ from .properties import CHECKS
 
 
 def main(argv=None):
-    p = Parser(prog="python -m drfbench.hdrf",
-                                description="H-DRF and its rivals: the slides' examples, the "
-                                            "hierarchical properties, the 50-machine evaluation.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p, sub = steps("hdrf", "H-DRF and its rivals: the slides' examples, the hierarchical "
+                   "properties, the 50-machine evaluation.",
+                   {"examples": "the slides' worked examples, every policy",
+                    "properties": "the hierarchical properties on random trees",
+                    "evaluate": "the 50-machine, 100-job evaluation on the simulator",
+                    "scale": "a 100K-leaf tree, 10,000 machines, a million tasks"})
     policies = list(methods(takes=TREE))
-    for name, text in (("examples", "the slides' worked examples, every policy"),
-                       ("properties", "the hierarchical properties on random trees"),
-                       ("evaluate", "the 50-machine, 100-job evaluation on the simulator"),
-                       ("scale", "a 100K-leaf tree, 10,000 machines, a million tasks")):
-        a = sub.add_parser(name, help=text)
+    for name, a in sub.items():
         a.add_argument("--policies", nargs="+", default=["hdrf"] if name == "scale" else policies,
                        choices=policies)
-        a.add_argument("--out", type=output, required=True)
-        a.add_argument("--seed", type=NATURAL, default=0)
-    a = sub.choices["properties"]
+    a = sub["properties"]
     a.add_argument("--instances", type=COUNT, default=200, help="random trees per check")
     a.add_argument("--room", type=POSITIVE, default=4.0,
                    help="each leaf's guarantee holds at least this many of its tasks")
-    a = sub.choices["evaluate"]
+    a = sub["evaluate"]
     a.add_argument("--summary", type=output, required=True, help="the per-policy summary rows")
     a.add_argument("--machines", type=COUNT, default=50)
     a.add_argument("--machine", type=NONNEGATIVE, nargs=3, default=[4.0, 6.0, 1.0],
@@ -54,12 +50,12 @@ def main(argv=None):
     a.add_argument("--sample", type=POSITIVE, default=10.0, help="seconds between samples")
     a.add_argument("--window", type=POSITIVE, default=120.0,
                    help="seconds per throughput row (mean running, tasks finished)")
-    a = sub.choices["scale"]
+    a = sub["scale"]
     a.add_argument("--fanout", type=COUNT, default=18, help="children per inner node (depth 4)")
     a.add_argument("--machines", type=COUNT, default=10000)
     a.add_argument("--tasks", type=COUNT, default=1_000_000)
     a.add_argument("--span", type=POSITIVE, default=600.0, help="seconds over which jobs arrive")
-    run(p, step, argv)
+    run_step(p, step, argv)
 
 
 def step(args):
@@ -89,7 +85,6 @@ def step(args):
                      window=args.window)
         tidy.write([{**row, **stamp} for row in throughput], args.out)
         tidy.write([{**row, **stamp} for row in summary], args.summary)
-    print(f"hdrf {args.command} -> {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from .._validation import MAX_COUNT
 from .. import rows as tidy
 from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
 from .catalog import MAX_SETS, TREE
+from .literal import Reference
 from .tree import tree as as_tree
 
 MAX_RESOLUTION = 10**6             # allocate's quanta per leaf, at most
@@ -76,7 +77,7 @@ def _leaf_label(t):
 
 
 def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, sets=None,
-              isa=None):
+              isa=None, literal=False):
     """The stateful scheduler of registered tree policy `policy`: a drfbench.sim policy
     whose users are the leaves in order, the kernel's TreeScheduler on the validated tree
     (flattened for "flatten") and machines. Its methods: schedule() -> (leaves, machines)
@@ -92,7 +93,9 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
     Bounds: the tree's (drfbench.hdrf.tree); machines matched to the tree's resources by
     name when given by name (a DataFrame, a dict of columns), else by position; tasks
     whole numbers in [0, 2**62] or inf (a leaf demanding nothing needs a count); at most
-    drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once (the work budget)."""
+    drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once (the work budget).
+    literal=True: the slides' algorithm written literally (literal.Reference, slow: the
+    kernel's test oracle) instead of the kernel."""
     spec = api.method_info(policy, TREE)
     sets = check.positive_int(sets, "sets", upper=MAX_SETS)
     if not isinstance(incremental, (bool, np.bool_)):
@@ -109,6 +112,11 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
     running_bound(t.demand, C, queue, _leaf_label(t))
     if flat:
         t = t.flattened()
+    if literal:
+        if isa is not None:
+            raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal "
+                             "transcription has none")
+        return Reference(t, C, mode, queue)
     shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
     kernels = _isa.kernels(isa).hdrf
     return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.weight,
@@ -116,22 +124,23 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
                                  queue, C, kernels.MODES[mode], incremental, sets or 0)
 
 
-def run_policy(spec, tree, machines, *, tasks, incremental, sets, isa):
+def run_policy(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
     """The registry's implementation of the tree policies: launch tasks on idle machines
     until the policy launches nothing more (for H-DRF: until every leaf is blocked).
     Returns a Schedule."""
     t = as_tree(tree)
     s = scheduler(t, machines, spec.name, tasks=tasks, incremental=incremental, sets=sets,
-                  isa=isa)
+                  isa=isa, literal=literal)
     leaves, where = s.schedule()
     paths = t.leaf_paths
-    held = s.launched[:, None] * t.demand
+    launched = np.asarray(s.launched)          # the literal Reference's is a list
+    held = launched[:, None] * t.demand
     C = check.machines(machines, len(t.resources), resources=t.resources)
     total = C.sum(axis=0)
     used = t.subtree_sums(held)
     shares = np.divide(used, total, out=np.zeros_like(used), where=total > 0).max(axis=1)
     return Schedule(policy=spec.name, resources=t.resources,
-                    tasks={p: int(n) for p, n in zip(paths, s.launched.tolist())},
+                    tasks={p: int(n) for p, n in zip(paths, launched.tolist())},
                     allocation={p: held[i] for i, p in enumerate(paths)},
                     order=[(paths[i], k) for i, k in zip(leaves.tolist(), where.tolist())],
                     shares={p: float(v) for p, v in zip(t.paths[1:], shares[1:].tolist())},

@@ -4,10 +4,9 @@ the same seeded workloads on the paper's tree (evaluation.py, Figs. 3-8), and th
 sensitivity study's runs for one setting of the workload and of what the policies are
 told."""
 import argparse
-import sys
 
 from .. import rows as tidy
-from .._command import COUNT, FRACTION, NATURAL, POSITIVE, Parser, output, run
+from .._command import COUNT, FRACTION, NATURAL, POSITIVE, output, run_step, steps
 from ..api import methods
 from .catalog import APPLICATIONS, SCORE, VIEW
 from .evaluation import evaluate, sensitivity
@@ -26,14 +25,13 @@ def _view(text):
 
 
 def main(argv=None):
-    p = Parser(prog="python -m drfbench.packer",
-                                description="Packer, Tetris and slots: the paper's evaluation "
-                                            "and the sensitivity study.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p, sub = steps("packer", "Packer, Tetris and slots: the paper's evaluation and the "
+                   "sensitivity study.",
+                   {"evaluate": "every policy on seeded workloads (Figs. 3-8)",
+                    "sensitivity": "every policy, Packer in each reading of Eq. 6-8, for one "
+                                   "setting of the workload and the view"}, flags=())
     policies = list(methods(takes=APPLICATIONS))
-    a = sub.add_parser("evaluate", help="every policy on seeded workloads (Figs. 3-8)")
-    b = sub.add_parser("sensitivity", help="every policy, Packer in each reading of Eq. 6-8, "
-                                           "for one setting of the workload and the view")
+    a, b = sub["evaluate"], sub["sensitivity"]
     for c in (a, b):
         c.add_argument("--policies", nargs="+", default=policies, choices=policies)
         c.add_argument("--servers", type=COUNT, default=1200)
@@ -57,11 +55,12 @@ def main(argv=None):
     b.add_argument("--scores", nargs="+", choices=SCORE.choices, default=list(SCORE.choices),
                    help="Packer's readings of Eq. 6-8")
     b.add_argument("--out", type=output, required=True)
-    run(p, step, argv)
+    run_step(p, step, argv)
 
 
 def step(args):
-    """The step `args.command`, its files written together or not at all."""
+    """The step `args.command`, its files written together or not at all; evaluate's
+    summary, the file to report."""
     infra = Infrastructure(args.servers, per_rack=args.per_rack, racks_per_agg=args.racks_per_agg)
     stamp = {"servers": args.servers, "per_rack": args.per_rack,
              "racks_per_agg": args.racks_per_agg, "apps": args.apps, "arrival_rate": args.rate,
@@ -73,8 +72,7 @@ def step(args):
                            args.policies, args.scores, view=args.view, temporal=args.temporal,
                            bottleneck=args.bottleneck, threads=args.threads)
         tidy.write([{**row, **stamp} for row in rows], args.out)
-        print(f"packer sensitivity -> {args.out}", file=sys.stderr)
-        return
+        return None
     series, apps, summary, rates = evaluate(infra, args.apps, args.rate, args.mapreduce,
                                             args.seeds, args.policies, args.threads,
                                             views=dict(args.views), temporal=args.temporal,
@@ -82,7 +80,7 @@ def step(args):
     for table, path in ((series, args.series), (apps, args.per_app), (summary, args.summary),
                         (rates, args.rates)):
         tidy.write([{**row, **stamp} for row in table], path)
-    print(f"packer evaluate -> {args.summary}", file=sys.stderr)
+    return args.summary
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ application in SortNodes order (line 5) on the feasible server with the best sco
 path (lines 16-17), or rejects the application whole, restoring what it had reserved
 (line 13). Policies:
 
-  packer  the score of Eq. 6-8 (drfbench/packer/packer.pyx: packer_compute, link_terms, add_paths)
+  packer  the score of Eq. 6-8 (drfbench/packer/packer.pyx through kernel.Kernel: packer, add_edge)
           with the resource weights of `resource_weights`, in one of the readings of SCORES;
   tetris  Tetris' alignment score (the dot product of the node's normalized demand and the
           server's normalized residual, CPU, memory, disk and the NIC), times 1 -
@@ -31,9 +31,10 @@ import numbers
 
 import numpy as np
 
-from .. import _isa, api
+from .. import api
 from .. import _validation as check
 from .catalog import APPLICATIONS
+from .kernel import Kernel, Scores
 from .model import (MAX_CELLS, Application, Infrastructure, active_span, check_fits, dependencies,
                     sort_nodes)
 from .workload import SLOTS
@@ -178,50 +179,43 @@ class _Placement:
             getattr(self.c, kind)[i, self.win] = values
 
 
-def _scores(cluster, app, v, deps, loc, policy, w, k, threads, score_name="literal"):
+def _scores(cluster, app, v, deps, loc, policy, w, kernel, threads, score_name="literal"):
     """(score, ok) per server for node v: the kernel's score (Packer's in the reading
     `score_name` of SCORES) and whether its demands and each of its edges alone fit."""
     infra, t0 = cluster.infra, app.arrival
     S = infra.servers
     sign, network = SCORES[score_name]
-    score = np.empty(S)
-    ok = np.empty(S, dtype=np.uint8)
     if policy == "packer":
-        k.packer_compute(cluster.server, infra.inverse_capacity, app.demand[v], t0, w[:4], sign,
-                         score, ok, threads)
+        scores = kernel.packer(cluster, app.demand[v], t0, w[:4], sign, threads)
     elif policy == "tetris":
         band_in = np.zeros(app.duration)
         for e, _ in deps:
             band_in += app.bandwidth[e]
-        k.tetris_compute(cluster.server, infra.inverse_capacity, app.demand[v], t0, cluster.link,
-                         infra.inverse_link_capacity, band_in, infra.physical, score, ok, threads)
+        scores = kernel.tetris(cluster, app.demand[v], t0, band_in, threads)
     else:
         lo, hi = active_span(app, v)
-        k.slot_fit(cluster.slots, t0 + lo, t0 + hi, SLOTS, infra.capacity,
-                   app.demand[v].max(axis=0), ok, threads)
-        score[:] = -np.arange(S, dtype=float)                    # first fit
+        scores = Scores(-np.arange(S, dtype=float),                       # first fit
+                        kernel.slot_fit(cluster, t0 + lo, t0 + hi, SLOTS,
+                                        app.demand[v].max(axis=0), threads))
+    score = scores.score
     if deps:
         if policy != "packer":
             network = "links"
         wb = w[4] if policy == "packer" else 0.0
-        term = np.empty((infra.links, app.duration if network == "bottleneck" else 1))
-        lok = np.empty(infra.links, dtype=np.uint8)
-        zero = np.zeros(S)
+        into = scores if policy == "packer" else scores._replace(score=np.zeros(S))
         down = np.arange(infra.physical, infra.physical + infra.servers + infra.racks + infra.aggs)
         for e, u in deps:
             links = np.concatenate([np.array(infra.chain(int(loc[u])), dtype=np.int64), down])
-            k.link_terms(cluster.link, infra.inverse_link_capacity, app.bandwidth[e], t0, wb,
-                         links, term, lok, threads)
-            k.add_paths(term, lok, int(loc[u]), infra.rack_of, infra.agg_of, infra.racks,
-                        infra.aggs, k.PATH_MODES[network], wb * app.duration,
-                        score if policy == "packer" else zero, ok, threads)
+            kernel.add_edge(cluster, app.bandwidth[e], t0, wb, links, int(loc[u]), network,
+                            wb * app.duration, app.duration if network == "bottleneck" else 1,
+                            into, threads)
         if policy == "tetris":
             sources = {int(loc[u]) for _, u in deps}
             local = np.zeros(S, dtype=bool)
             if len(sources) == 1 and min(sources) < S:
                 local[min(sources)] = True
             score[~local] *= 1.0 - REMOTE_PENALTY
-    return score, ok.view(bool)
+    return score, scores.ok.view(bool)
 
 
 def _best(cluster, app, deps, loc, score):
@@ -237,11 +231,12 @@ def _best(cluster, app, deps, loc, score):
     return None
 
 
-def place(cluster, app, policy="packer", *, score="literal", threads=1, kernels=None):
+def place(cluster, app, policy="packer", *, score="literal", threads=1, kernel=None):
     """Algorithm 1 for one application (module docstring): the location of each node (a
     server, or S + j for cloud service j), or None when it is rejected (nothing of it left
     behind). `policy`: a registered application policy (drfbench.methods(takes=
-    "applications")); `score`: Packer's reading of Eq. 6-8 (SCORES)."""
+    "applications")); `score`: Packer's reading of Eq. 6-8 (SCORES); kernel: a
+    packer.kernel.Kernel (default: the default variant's)."""
     api.method_info(policy, APPLICATIONS)
     check.choice(score, "score", tuple(SCORES))
     if not isinstance(cluster, Cluster):
@@ -249,7 +244,7 @@ def place(cluster, app, policy="packer", *, score="literal", threads=1, kernels=
     if not isinstance(app, Application):
         raise TypeError(f"app must be a packer.Application, got {type(app).__name__}")
     check_fits(cluster.infra, [app])
-    k = kernels or _isa.kernels().packer
+    kernel = kernel or Kernel()
     infra = cluster.infra
     if app.arrival + app.duration > cluster.horizon:
         raise ValueError(f"application {app.name!r} runs past the cluster's horizon")
@@ -264,7 +259,7 @@ def place(cluster, app, policy="packer", *, score="literal", threads=1, kernels=
                 p.undo()
                 return None
         else:
-            value, ok = _scores(cluster, app, v, deps[v], loc, policy, w, k, threads, score)
+            value, ok = _scores(cluster, app, v, deps[v], loc, policy, w, kernel, threads, score)
             if len(deps[v]) > 1:
                 ok &= together(cluster, app, deps[v], loc)
             n = _best(cluster, app, deps[v], loc, np.where(ok, value, -np.inf))

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _isa, api
+from .. import api
 from .. import _validation as check
 from .. import rows as tidy
 from .allocate import Cluster, place
 from .catalog import APPLICATIONS
+from .kernel import Kernel
 from .model import (MAX_AMOUNT, RESOURCES, Application, Infrastructure, amount, check_fits,
                     request)
 from .rates import work_conserving
@@ -227,12 +228,12 @@ def run_policy(spec, infrastructure, applications, *, view, threads, isa, score=
                          f"steps, more than the budget of {MAX_WORK} (packer.simulate.MAX_WORK)")
     horizon = max((a.arrival + a.duration for a in apps), default=0)
     cluster = Cluster(infrastructure, horizon)
-    k = _isa.kernels(isa).packer
+    kernel = Kernel(isa)
     requests = [request(a, view) for a in apps]
     placements, seconds = [], np.empty(len(apps))
     for i, a in enumerate(requests):
         start = time.perf_counter()
-        placements.append(place(cluster, a, spec.name, score=score, threads=threads, kernels=k))
+        placements.append(place(cluster, a, spec.name, score=score, threads=threads, kernel=kernel))
         seconds[i] = time.perf_counter() - start
     return Result(spec.name, infrastructure, apps, placements, seconds, cluster.server, cluster.link,
                   view=view, score=score if spec.name == "packer" else None,

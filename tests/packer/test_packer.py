@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import drfbench
-from drfbench import _isa, packer
-from drfbench.packer import allocate, literal
+from drfbench import packer
+from drfbench.packer import allocate, kernel, literal
 from drfbench.packer.model import dependencies, sort_nodes
 
 
@@ -125,14 +125,14 @@ def test_bad_json_and_policy(tmp_path):
 @pytest.mark.parametrize("seed", range(6))
 def test_kernel_scores_equal_the_literal_transcription(seed):
     infra, apps = small(seed)
-    k = _isa.kernels().packer
+    k = kernel.Kernel()
     cluster = allocate.Cluster(infra, max(a.arrival + a.duration for a in apps))
     checked = 0
     for a in apps:
         deps = dependencies(a)
         loc = np.full(len(a.nodes), -1)
         w = packer.resource_weights(cluster, a.arrival)
-        placed = allocate.place(cluster, a, "packer", kernels=k)        # loads the cluster
+        placed = allocate.place(cluster, a, "packer", kernel=k)        # loads the cluster
         if placed is None:
             continue
         for v in sort_nodes(a).tolist():                                  # re-score on the final state
@@ -206,12 +206,12 @@ def test_rejected_application_leaves_nothing_behind():
     infra = packer.Infrastructure(servers=2, per_rack=1)
     first = packer.workload(6, seed=2, rate=5.0, infrastructure=infra)
     cluster = allocate.Cluster(infra, 80)
-    k = _isa.kernels().packer
+    k = kernel.Kernel()
     rejected = 0
     for a in first:
         before = (cluster.server.copy(), cluster.link.copy(), cluster.slots.copy())
         for policy in drfbench.methods(takes="applications"):
-            got = allocate.place(cluster, a, policy, kernels=k)
+            got = allocate.place(cluster, a, policy, kernel=k)
             if got is None:
                 rejected += 1
                 assert np.array_equal(cluster.server, before[0])
@@ -223,7 +223,7 @@ def test_rejected_application_leaves_nothing_behind():
     big = app(nodes=["x", "y", "z"], edges=[("x", "y")], demand=np.full((3, 3, 4), 9.0),
               bandwidth=np.zeros((1, 3)))
     cluster = allocate.Cluster(infra, 3)
-    assert allocate.place(cluster, big, "packer", kernels=k) is None
+    assert allocate.place(cluster, big, "packer", kernel=k) is None
     assert np.array_equal(cluster.server, allocate.Cluster(infra, 3).server)
 
 

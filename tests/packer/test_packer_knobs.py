@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import drfbench
-from drfbench import _isa, packer
-from drfbench.packer import allocate, literal
+from drfbench import packer
+from drfbench.packer import allocate, kernel, literal
 from drfbench.packer.model import active_span, dependencies, request, sort_nodes
 from drfbench.packer.workload import BOTTLENECK, PHASES, TEMPORAL, TROUGH
 
@@ -168,7 +168,7 @@ def test_unknown_knob_values_name_the_knob_and_its_choices():
 
 @pytest.mark.parametrize("score", SCORES)
 def test_kernel_scores_equal_the_literal_reading(score):
-    k = _isa.kernels().packer
+    k = kernel.Kernel()
     checked = 0
     for seed in range(3):
         infra, apps = small(seed)
@@ -176,7 +176,7 @@ def test_kernel_scores_equal_the_literal_reading(score):
         for a in apps:
             deps = dependencies(a)
             w = packer.resource_weights(cluster, a.arrival)
-            placed = allocate.place(cluster, a, "packer", score=score, kernels=k)
+            placed = allocate.place(cluster, a, "packer", score=score, kernel=k)
             if placed is None:
                 continue
             loc = np.full(len(a.nodes), -1)
@@ -222,7 +222,7 @@ def test_the_readings_differ_where_the_paper_is_ambiguous():
     cluster = allocate.Cluster(infra, 2)
     cluster.server[2, :, :] -= 2.0                                    # server 2 fuller
     loc = np.array([0, -1])
-    k = _isa.kernels().packer
+    k = kernel.Kernel()
     w = np.ones(5)
     best = {}
     for score in SCORES:
