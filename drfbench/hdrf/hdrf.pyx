@@ -95,6 +95,7 @@ empties has its usage reset to exactly zero. Products that are summed pass throu
 """
 import numpy as np
 
+cimport cython
 from libc.math cimport INFINITY
 from libc.stdint cimport uint64_t
 from libc.string cimport memcmp, memcpy
@@ -143,6 +144,202 @@ cdef inline uint64_t mix(uint64_t x) noexcept nogil:
     return x ^ (x >> 31)
 
 
+@cython.final
+cdef class OpenSets:
+    """OpenSets(rows, m, sets, bits, hash): the open-set cache, the kept sets.
+
+      rows     the inner nodes: per set, each one's row (key, then U: m + 1 doubles) and
+               flags, rows in id order (a parent's row below its children's)
+      sets     the most open-sets kept (>= 1; 0: as many as SET_MEMORY bytes hold, at
+               most MAX_SETS); each takes `set_bytes`
+      bits, hash  the open-set now (a bitset of shapes, its hash): the first set's key
+    Its interface to the scheduler: switch(bits, hash, keep) makes the open-set's kept
+    set current (`rec`, `flags`: its rows), found by its hash or made from the current
+    one; log(j) notes a change under row j; replay(extra) marks the rows logged since the
+    current set was synced, pop(j) takes the highest marked row (bottom-up), synced()
+    stamps the current set up to date; stale() makes every set be recomputed in full.
+    """
+    cdef Py_ssize_t I, m, W, R
+    cdef readonly Py_ssize_t sets              # the most open-sets kept
+    cdef readonly Py_ssize_t set_bytes         # memory per kept set
+    cdef readonly Py_ssize_t n_sets            # kept now
+    cdef readonly long long built              # kept sets made for an open-set not kept
+    cdef readonly long long reused             # switches to an open-set kept
+    cdef Py_ssize_t cur
+    cdef double* rec                           # the current set's rows and flags
+    cdef uint8_t* flags
+    # per set: every inner node's key and U (a row as the leaves'), flags; its key (bits,
+    # hash); the log position it reflects (-1: none); its last use (LRU), hash chains
+    cdef double[:, :, ::1] set_rec
+    cdef uint8_t[:, ::1] set_flags
+    cdef uint64_t[:, ::1] set_bits
+    cdef uint64_t[::1] set_hash
+    cdef int64_t[::1] set_synced
+    cdef int64_t[::1] set_used, set_next, buckets
+    cdef long long clock
+    cdef uint64_t[::1] delta                   # shapes in a new set xor its source's
+    cdef int64_t[::1] log                      # the rows above changed leaves (a ring of R)
+    cdef long long changes
+    cdef uint64_t[::1] marks, marked           # dirty rows: a bit each, and a bit per 64
+                                               # of those words that are not zero
+
+    def __init__(self, Py_ssize_t rows, Py_ssize_t m, Py_ssize_t sets,
+                 const uint64_t[::1] bits, uint64_t hash):
+        cdef Py_ssize_t buckets = 1
+        if sets < 0:
+            raise ValueError(f"sets must be >= 1, or 0 for as many as {SET_MEMORY} bytes hold; "
+                             f"got {sets}")
+        self.I, self.m, self.W = rows, m, bits.shape[0]
+        self.R = 4 * rows
+        # per kept set: U, key, open and demanding per inner node; its bits; its hash,
+        # log position, clock, chain link and (at most) two hash buckets
+        self.set_bytes = rows * (8 * (m + 1) + 1) + 8 * self.W + 8 * 6
+        self.sets = sets if sets > 0 else max(1, min(MAX_SETS, SET_MEMORY // self.set_bytes))
+        self.set_rec = np.empty((self.sets, rows, m + 1))
+        self.set_flags = np.empty((self.sets, rows), dtype=np.uint8)
+        self.set_bits = np.zeros((self.sets, self.W), dtype=np.uint64)
+        self.set_hash = np.zeros(self.sets, dtype=np.uint64)
+        self.set_synced = np.full(self.sets, -1, dtype=np.int64)
+        self.set_used = np.zeros(self.sets, dtype=np.int64)
+        self.set_next = np.full(self.sets, -1, dtype=np.int64)
+        while buckets < 2 * self.sets:
+            buckets *= 2
+        self.buckets = np.full(buckets, -1, dtype=np.int64)
+        self.delta = np.zeros(self.W, dtype=np.uint64)
+        self.log = np.zeros(self.R, dtype=np.int64)
+        self.marks = np.zeros((rows + 63) // 64, dtype=np.uint64)
+        self.marked = np.zeros((rows + 4095) // 4096, dtype=np.uint64)
+        self.n_sets = 1                        # the first kept set: the open-set now
+        self._key(0, &bits[0], hash)
+        self._point(0)
+
+    cdef void _point(self, Py_ssize_t v) noexcept nogil:
+        """Kept set v is the current one."""
+        self.cur = v
+        self.rec = &self.set_rec[v, 0, 0]
+        self.flags = &self.set_flags[v, 0]
+
+    cdef void _key(self, Py_ssize_t v, const uint64_t* bits, uint64_t hash) noexcept nogil:
+        """Kept set v is for open-set `bits`: its bits, its hash chain."""
+        cdef Py_ssize_t w
+        cdef int64_t b = hash & (self.buckets.shape[0] - 1)
+        for w in range(self.W):
+            self.set_bits[v, w] = bits[w]
+        self.set_hash[v] = hash
+        self.set_next[v] = self.buckets[b]
+        self.buckets[b] = v
+
+    cdef void _unkey(self, Py_ssize_t v) noexcept nogil:
+        """Kept set v leaves its hash chain."""
+        cdef int64_t b = self.set_hash[v] & (self.buckets.shape[0] - 1), p = -1, x
+        x = self.buckets[b]
+        while x != v:
+            p = x
+            x = self.set_next[x]
+        if p < 0:
+            self.buckets[b] = self.set_next[v]
+        else:
+            self.set_next[p] = self.set_next[v]
+
+    cdef bint _is(self, Py_ssize_t v, const uint64_t* bits, uint64_t hash) noexcept nogil:
+        """Kept set v is for open-set `bits`."""
+        return self.set_hash[v] == hash and memcmp(
+            &self.set_bits[v, 0], bits, self.W * sizeof(uint64_t)) == 0
+
+    cdef Py_ssize_t _victim(self, bint keep) noexcept nogil:
+        """The slot for an open-set not kept: a free one, else the least recently used
+        (the current one itself with sets=1, or if not `keep`: the baseline keeps
+        nothing)."""
+        cdef Py_ssize_t v, best = self.cur
+        if not keep:
+            self._unkey(best)
+            return best
+        if self.n_sets < self.sets:
+            self.n_sets += 1
+            return self.n_sets - 1
+        for v in range(self.n_sets):
+            if v != self.cur and (best == self.cur or self.set_used[v] < self.set_used[best]):
+                best = v
+        self._unkey(best)
+        return best
+
+    cdef bint switch(self, const uint64_t* bits, uint64_t hash, bint keep) noexcept nogil:
+        """Make the kept set of open-set `bits` current: found by its hash, or made from
+        the current one (copied; `delta` then holds the shapes in one and not the other,
+        whose leaves are to be recomputed, and it returns True)."""
+        cdef Py_ssize_t v, src = self.cur, w
+        if self._is(src, bits, hash):
+            return False
+        v = self.buckets[hash & (self.buckets.shape[0] - 1)]
+        while v >= 0 and not self._is(v, bits, hash):
+            v = self.set_next[v]
+        if v >= 0:
+            self.reused += 1
+            self._point(v)
+            return False
+        self.built += 1
+        for w in range(self.W):
+            self.delta[w] = self.set_bits[src, w] ^ bits[w]
+        v = self._victim(keep)
+        if v != src:
+            memcpy(&self.set_rec[v, 0, 0], &self.set_rec[src, 0, 0],
+                   self.I * (self.m + 1) * sizeof(double))
+            memcpy(&self.set_flags[v, 0], &self.set_flags[src, 0], self.I)
+            self.set_synced[v] = self.set_synced[src]
+        self._key(v, bits, hash)
+        self._point(v)
+        return True
+
+    cdef inline void log_change(self, int64_t j) noexcept nogil:
+        """A leaf under inner row j changed."""
+        self.log[self.changes % self.R] = j
+        self.changes += 1
+
+    cdef void stale(self) noexcept nogil:
+        """Every kept set is recomputed in full when next used (every leaf changed)."""
+        cdef Py_ssize_t v
+        for v in range(self.n_sets):
+            self.set_synced[v] = -1
+
+    cdef bint replay(self, long long extra) noexcept nogil:
+        """Mark the rows logged since the current set was last synced; False (none marked)
+        if it never was, or if those and `extra` more rows to mark are more than the log
+        holds: then every row is to be recomputed."""
+        cdef long long e, start = self.set_synced[self.cur]
+        if start < 0 or self.changes - start + extra > self.R:
+            return False
+        for e in range(start, self.changes):
+            self.mark(self.log[e % self.R])
+        return True
+
+    cdef void synced(self) noexcept nogil:
+        """The current set reflects every change logged so far; it was used now."""
+        self.set_synced[self.cur] = self.changes
+        self.clock += 1
+        self.set_used[self.cur] = self.clock
+
+    cdef inline void mark(self, Py_ssize_t j) noexcept nogil:
+        """Inner row j is dirty."""
+        self.marks[j >> 6] |= (<uint64_t>1) << (j & 63)
+        self.marked[j >> 12] |= (<uint64_t>1) << ((j >> 6) & 63)
+
+    cdef Py_ssize_t pop(self, Py_ssize_t j) noexcept nogil:
+        """The highest dirty row at or below row j's group of 4096 rows, made clean, or
+        -1."""
+        cdef Py_ssize_t g = j >> 12, w
+        while g >= 0:
+            if self.marked[g] == 0:
+                g -= 1
+                continue
+            w = 64 * g + 63 - __builtin_clzll(self.marked[g])
+            if self.marks[w]:
+                j = 64 * w + 63 - __builtin_clzll(self.marks[w])
+                self.marks[w] &= ~((<uint64_t>1) << (j & 63))
+                return j
+            self.marked[g] &= ~((<uint64_t>1) << (w & 63))    # its word was emptied
+        return -1
+
+
 cdef class TreeScheduler:
     """TreeScheduler(parent, first_child, next_sibling, weight, guarantee, leaves, demand,
                      shape, shapes, queued, capacity, mode, incremental=True, sets=0)
@@ -160,15 +357,11 @@ cdef class TreeScheduler:
                SET_MEMORY bytes hold, at most MAX_SETS); each takes `set_bytes`
     A policy for drfbench.sim: schedule(), release(leaf, machine), add_tasks(leaf, count).
     """
-    cdef Py_ssize_t N, L, S, m, M, P, I, W, R
+    cdef Py_ssize_t N, L, S, m, M, P, I, W
     cdef int mode
     cdef public bint incremental               # may change at any time: same shares
     cdef readonly long long decisions          # descents: launches and failed attempts
     cdef readonly long long recomputed         # leaf rows and inner nodes recomputed
-    cdef readonly Py_ssize_t sets              # the most open-sets kept
-    cdef readonly Py_ssize_t set_bytes         # memory per kept set
-    cdef readonly long long sets_built         # kept sets made for an open-set not kept
-    cdef readonly long long sets_reused        # switches to an open-set kept
     # the tree
     cdef int64_t[::1] parent, first_child, next_sibling, leaf_node, node_leaf
     cdef int64_t[::1] inner_node, inner_row    # inner nodes in id order; node -> row, -1
@@ -225,26 +418,12 @@ cdef class TreeScheduler:
     cdef int64_t[::1] wanted                   # per shape: its leaves with tasks
     cdef uint8_t[::1] live                     # per shape: in the set, and wanted
     cdef Py_ssize_t n_live                     # 0: no leaf is open
-    # the log of changed leaves (a ring of R entries)
-    cdef int64_t[::1] log
-    cdef long long changes, clock
-    # the kept sets: per set, every inner node's key and U (a row as the leaves'), flags
-    cdef double[:, :, ::1] set_rec
-    cdef uint8_t[:, ::1] set_flags
-    cdef uint64_t[:, ::1] set_bits
-    cdef uint64_t[::1] set_hash
-    cdef int64_t[::1] set_synced               # the log position it reflects, -1: none
-    cdef int64_t[::1] set_used, set_next, buckets      # LRU clock; hash chains
-    cdef uint64_t[::1] delta                   # shapes in the new set xor its source's
-    cdef Py_ssize_t n_sets, cur
+    # the inner nodes' rows and flags per open-set met, the log of changes, dirty rows
+    cdef OpenSets kept
     cdef long long n_delta                     # leaves with tasks of the shapes in delta
-    cdef double* crec                          # the current set's rows and flags
-    cdef uint8_t* cflags
     cdef double** child_rec                    # _inner's: its children's rows, flags,
     cdef uint8_t* child_flags                  # rescaling factors
     cdef double* child_factor
-    # dirty inner rows: a bit each, and a bit per 64 of those words that are not zero
-    cdef uint64_t[::1] marks, marked
     cdef int64_t[::1] scratch                  # capacity's depth-first search: children
 
     def __init__(self, const int64_t[::1] parent, const int64_t[::1] first_child,
@@ -254,10 +433,7 @@ cdef class TreeScheduler:
                  const int64_t[::1] shape, const double[:, ::1] shapes,
                  const int64_t[::1] queued, const double[:, ::1] capacity, int mode,
                  bint incremental=True, Py_ssize_t sets=0):
-        cdef Py_ssize_t i, k, buckets = 1
-        if sets < 0:
-            raise ValueError(f"sets must be >= 1, or 0 for as many as {SET_MEMORY} bytes hold; "
-                             f"got {sets}")
+        cdef Py_ssize_t i, k
         self.N = parent.shape[0]
         self.L = leaves.shape[0]
         self.S = shapes.shape[0]
@@ -346,30 +522,7 @@ cdef class TreeScheduler:
             self.code[i] = mix(<uint64_t>i + <uint64_t>0x9e3779b97f4a7c15)
         self.hash = 0
         self.n_live = 0
-        self.R = 4 * self.I
-        self.log = np.zeros(self.R, dtype=np.int64)
-        self.changes = 0
-        self.clock = 0
-        # per kept set: U, key, open and demanding per inner node; its bits; its hash,
-        # log position, clock, chain link and (at most) two hash buckets
-        self.set_bytes = self.I * (8 * (self.m + 1) + 1) + 8 * self.W + 8 * 6
-        self.sets = sets if sets > 0 else max(1, min(MAX_SETS, SET_MEMORY // self.set_bytes))
-        self.set_rec = np.empty((self.sets, self.I, self.m + 1))
-        self.set_flags = np.empty((self.sets, self.I), dtype=np.uint8)
-        self.set_bits = np.zeros((self.sets, self.W), dtype=np.uint64)
-        self.set_hash = np.zeros(self.sets, dtype=np.uint64)
-        self.set_synced = np.full(self.sets, -1, dtype=np.int64)
-        self.set_used = np.zeros(self.sets, dtype=np.int64)
-        self.set_next = np.full(self.sets, -1, dtype=np.int64)
-        while buckets < 2 * self.sets:
-            buckets *= 2
-        self.buckets = np.full(buckets, -1, dtype=np.int64)
-        self.delta = np.zeros(self.W, dtype=np.uint64)
         self.n_delta = 0
-        self.sets_built = 0
-        self.sets_reused = 0
-        self.marks = np.zeros((self.I + 63) // 64, dtype=np.uint64)
-        self.marked = np.zeros((self.I + 4095) // 4096, dtype=np.uint64)
         self.scratch = np.zeros(self.N, dtype=np.int64)
         k = np.bincount(np.asarray(parent)[1:], minlength=1).max() if self.N > 1 else 1
         self.child_rec = <double**>PyMem_Malloc(k * sizeof(double*))
@@ -382,9 +535,7 @@ cdef class TreeScheduler:
             self._place_witness(i, self._last_fit(i))
             self._update_set(i)
         self.units_stale = True
-        self.n_sets = 1                        # the first kept set: the open-set now
-        self._key(0)
-        self._point(0)
+        self.kept = OpenSets(self.I, self.m, sets, self.bits, self.hash)
         self._settle()
 
     def __dealloc__(self):
@@ -598,8 +749,7 @@ cdef class TreeScheduler:
         and the log."""
         self._leaf(i)
         self._enter(i)
-        self.log[self.changes % self.R] = self.leaf_up[i]
-        self.changes += 1
+        self.kept.log_change(self.leaf_up[i])
 
     cdef void _has_tasks(self, Py_ssize_t i, bint before) noexcept nogil:
         """Leaf i's queue changed: if it started or stopped having tasks, its shape's count."""
@@ -726,8 +876,8 @@ cdef class TreeScheduler:
             flags[0] = 0 if s < 0 else DEMANDING | self.in_set[s]
             return &self.leaf_rec[c, 0]
         j = self.inner_row[c]
-        flags[0] = self.cflags[j]
-        return self.crec + j * (self.m + 1)
+        flags[0] = self.kept.flags[j]
+        return self.kept.rec + j * (self.m + 1)
 
     cdef void _inner(self, Py_ssize_t j) noexcept nogil:
         """UpdateS at inner node j (a row), from its children (slides, "Algorithm"): its
@@ -743,7 +893,7 @@ cdef class TreeScheduler:
         for a in range(self.scan_ptr[j], self.scan_ptr[j + 1]):
             self._child(self.scan_node[a], &child)
             flags |= child
-        self.cflags[j] = flags
+        self.kept.flags[j] = flags
         if j > 0:
             self._sum(j)
         self.recomputed += 1
@@ -754,7 +904,7 @@ cdef class TreeScheduler:
         cdef Py_ssize_t r, a, count = self.n_children[j]
         cdef int64_t n = self.inner_node[j], first = self.row_first[j]
         cdef double f = INFINITY, total, s = 0.0
-        cdef double* row = self.crec + j * (self.m + 1)
+        cdef double* row = self.kept.rec + j * (self.m + 1)
         cdef double* child
         for a in range(count):         # f: the lowest key among the open children
             child = self._child(first + a, &self.child_flags[a])
@@ -781,13 +931,14 @@ cdef class TreeScheduler:
         rows), to be recomputed next: the dirty nodes lie anywhere in memory."""
         cdef int64_t first = self.row_first[j], kid = self.kid_row[j]
         cdef Py_ssize_t width = (self.m + 1) * sizeof(double)
-        prefetch(self.crec + j * (self.m + 1))
+        prefetch(self.kept.rec + j * (self.m + 1))
         prefetch(&self.wants[first])
         if j > 0 and self.kid_inner[j] < self.n_children[j]:     # (the root sums nothing)
             self._prefetch_span(<char*>&self.leaf_rec[first, 0], self.n_children[j] * width)
         if kid >= 0:
-            self._prefetch_span(<char*>(self.crec + kid * (self.m + 1)), self.kid_inner[j] * width)
-            prefetch(self.cflags + kid)
+            self._prefetch_span(<char*>(self.kept.rec + kid * (self.m + 1)),
+                                self.kid_inner[j] * width)
+            prefetch(self.kept.flags + kid)
 
     cdef inline void _prefetch_span(self, char* start, Py_ssize_t size) noexcept nogil:
         cdef Py_ssize_t b = 0
@@ -795,151 +946,49 @@ cdef class TreeScheduler:
             prefetch(start + b)
             b += LINE
 
-    cdef inline void _push(self, Py_ssize_t j) noexcept nogil:
-        """Inner row j is dirty."""
-        self.marks[j >> 6] |= (<uint64_t>1) << (j & 63)
-        self.marked[j >> 12] |= (<uint64_t>1) << ((j >> 6) & 63)
-
-    cdef Py_ssize_t _highest(self, Py_ssize_t j) noexcept nogil:
-        """The highest dirty row at or below row j's group of 4096 rows, or -1."""
-        cdef Py_ssize_t g = j >> 12, w
-        while g >= 0:
-            if self.marked[g] == 0:
-                g -= 1
-                continue
-            w = 64 * g + 63 - __builtin_clzll(self.marked[g])
-            if self.marks[w]:
-                return 64 * w + 63 - __builtin_clzll(self.marks[w])
-            self.marked[g] &= ~((<uint64_t>1) << (w & 63))    # its word was emptied
-        return -1
-
-    # -- the kept sets ----------------------------------------------------------------------
-
-    cdef void _point(self, Py_ssize_t v) noexcept nogil:
-        """Kept set v is the current one."""
-        self.cur = v
-        self.crec = &self.set_rec[v, 0, 0]
-        self.cflags = &self.set_flags[v, 0]
-
-    cdef void _key(self, Py_ssize_t v) noexcept nogil:
-        """Kept set v is for the open-set now: its bits, its hash chain."""
-        cdef Py_ssize_t w
-        cdef int64_t b = self.hash & (self.buckets.shape[0] - 1)
-        for w in range(self.W):
-            self.set_bits[v, w] = self.bits[w]
-        self.set_hash[v] = self.hash
-        self.set_next[v] = self.buckets[b]
-        self.buckets[b] = v
-
-    cdef void _unkey(self, Py_ssize_t v) noexcept nogil:
-        """Kept set v leaves its hash chain."""
-        cdef int64_t b = self.set_hash[v] & (self.buckets.shape[0] - 1), p = -1, x
-        x = self.buckets[b]
-        while x != v:
-            p = x
-            x = self.set_next[x]
-        if p < 0:
-            self.buckets[b] = self.set_next[v]
-        else:
-            self.set_next[p] = self.set_next[v]
-
-    cdef bint _is_now(self, Py_ssize_t v) noexcept nogil:
-        """Kept set v is for the open-set now."""
-        return self.set_hash[v] == self.hash and memcmp(
-            &self.set_bits[v, 0], &self.bits[0], self.W * sizeof(uint64_t)) == 0
-
-    cdef Py_ssize_t _victim(self) noexcept nogil:
-        """The slot for an open-set not kept: a free one, else the least recently used
-        (the current one itself with sets=1, or for the baseline, which keeps nothing)."""
-        cdef Py_ssize_t v, best = self.cur
-        if not self.incremental:
-            self._unkey(best)
-            return best
-        if self.n_sets < self.sets:
-            self.n_sets += 1
-            return self.n_sets - 1
-        for v in range(self.n_sets):
-            if v != self.cur and (best == self.cur or self.set_used[v] < self.set_used[best]):
-                best = v
-        self._unkey(best)
-        return best
-
-    cdef void _switch(self) noexcept nogil:
-        """Make the kept set of the open-set now current: found by its hash, or made from
-        the current one (copied, the leaves of the shapes that differ to be recomputed)."""
-        cdef Py_ssize_t v, src = self.cur, w, s
-        cdef uint64_t word
-        v = self.buckets[self.hash & (self.buckets.shape[0] - 1)]
-        while v >= 0 and not self._is_now(v):
-            v = self.set_next[v]
-        if v >= 0:
-            self.sets_reused += 1
-            self._point(v)
-            return
-        self.sets_built += 1
-        self.n_delta = 0
-        for w in range(self.W):
-            word = self.set_bits[src, w] ^ self.bits[w]
-            self.delta[w] = word
-            while word:
-                s = 64 * w + __builtin_ctzll(word)
-                self.n_delta += self.wanted[s]
-                word &= word - 1
-        v = self._victim()
-        if v != src:
-            memcpy(&self.set_rec[v, 0, 0], &self.set_rec[src, 0, 0],
-                   self.I * (self.m + 1) * sizeof(double))
-            memcpy(&self.set_flags[v, 0], &self.set_flags[src, 0], self.I)
-            self.set_synced[v] = self.set_synced[src]
-        self._key(v)
-        self._point(v)
+    # -- UpdateS ---------------------------------------------------------------------------
 
     cdef void _settle(self) noexcept nogil:
         """UpdateS for the open-set now: its kept set brought up to date, the nodes under
         the leaves changed since it was last used recomputed (or every inner node)."""
-        cdef Py_ssize_t v, j, after, w, s, a
-        cdef long long e, start
+        cdef Py_ssize_t j, after, w, s, a
         cdef uint64_t word
         cdef bint full = not self.incremental
         if self.units_stale or full:
             self._units()
             if self.units_stale:
-                for v in range(self.n_sets):
-                    self.set_synced[v] = -1
+                self.kept.stale()
             self.units_stale = False
         self.n_delta = 0
-        if self.moved and not self._is_now(self.cur):
-            self._switch()
+        if self.moved and self.kept.switch(&self.bits[0], self.hash, self.incremental):
+            for w in range(self.W):
+                word = self.kept.delta[w]
+                while word:
+                    self.n_delta += self.wanted[64 * w + __builtin_ctzll(word)]
+                    word &= word - 1
         self.moved = False
-        v = self.cur
-        start = self.set_synced[v]
-        if full or start < 0 or self.changes - start + self.n_delta > self.R:
+        if full or not self.kept.replay(self.n_delta):
             for j in range(self.I - 1, -1, -1):     # breadth-first ids: children first
                 self._inner(j)
         else:
-            for e in range(start, self.changes):
-                self._push(self.log[e % self.R])
             for w in range(self.W if self.n_delta else 0):
-                word = self.delta[w]
+                word = self.kept.delta[w]
                 while word:
                     s = 64 * w + __builtin_ctzll(word)
                     for a in range(self.shape_ptr[s], self.shape_ptr[s + 1]):
                         if self.queue[self.shape_leaves[a]] != 0:
-                            self._push(self.leaf_up[self.shape_leaves[a]])
+                            self.kept.mark(self.leaf_up[self.shape_leaves[a]])
                     word &= word - 1
-            j = self._highest(self.I - 1)       # bottom-up: a parent's row is below
+            j = self.kept.pop(self.I - 1)       # bottom-up: a parent's row is below
             while j >= 0:                       # its children's
-                self.marks[j >> 6] &= ~((<uint64_t>1) << (j & 63))
                 if j > 0:
-                    self._push(self.up_row[j])
-                after = self._highest(j)
+                    self.kept.mark(self.up_row[j])
+                after = self.kept.pop(j)
                 if after >= 0:
                     self._prefetch(after)
                 self._inner(j)
                 j = after
-        self.set_synced[v] = self.changes
-        self.clock += 1
-        self.set_used[v] = self.clock
+        self.kept.synced()
 
     # -- Alloc ----------------------------------------------------------------------------
 
@@ -962,7 +1011,7 @@ cdef class TreeScheduler:
     cdef Py_ssize_t _descend(self, bint naive) noexcept nogil:
         """Alloc: from the root to a leaf, each time the eligible child with the lowest key."""
         cdef int64_t n = 0
-        if not self.cflags[0] & (DEMANDING if naive else OPEN):
+        if not self.kept.flags[0] & (DEMANDING if naive else OPEN):
             return -1
         while self.node_leaf[n] < 0:
             n = self._lowest_child(n, naive)
@@ -986,7 +1035,7 @@ cdef class TreeScheduler:
         cdef Py_ssize_t r
         cdef double* U
         while a > 0:
-            U = self.crec + self.inner_row[a] * (self.m + 1) + 1
+            U = self.kept.rec + self.inner_row[a] * (self.m + 1) + 1
             for r in range(self.m):
                 if U[r] + (self.demand[i, r] if i >= 0 else 0.0) > \
                         self.guarantee[a] * self.total[r] * (1.0 + FIT_SLACK):
@@ -1058,7 +1107,7 @@ cdef class TreeScheduler:
             i = self._descend(True)
             return i if i >= 0 and self.witness[self.shape[i]] >= 0 else -1
         if self.mode == CAPACITY or self.mode == CAPACITY_PARETO:
-            i = self._search(0, 0) if self.cflags[0] & OPEN else -1
+            i = self._search(0, 0) if self.kept.flags[0] & OPEN else -1
             if i >= 0 or self.mode == CAPACITY:
                 return i
         return self._descend(False)
@@ -1207,7 +1256,7 @@ cdef class TreeScheduler:
         self._settle()
         self._sum(0)
         return self._nodes(np.asarray(self.leaf_rec)[self.leaf_node, 0],
-                           np.asarray(self.set_rec[self.cur])[:, 0])
+                           np.asarray(self.kept.set_rec[self.kept.cur])[:, 0])
 
     @property
     def node_usage(self):
@@ -1215,7 +1264,7 @@ cdef class TreeScheduler:
         self._settle()
         self._sum(0)
         return self._nodes(np.asarray(self.leaf_rec)[self.leaf_node, 1:],
-                           np.asarray(self.set_rec[self.cur])[:, 1:])
+                           np.asarray(self.kept.set_rec[self.kept.cur])[:, 1:])
 
     @property
     def blocked(self):
@@ -1223,7 +1272,8 @@ cdef class TreeScheduler:
         self._settle()
         leaf_open = (np.asarray(self.queue) != 0) & \
             (np.asarray(self.witness)[np.asarray(self.shape)] >= 0)
-        return self._nodes(~leaf_open, (np.asarray(self.set_flags[self.cur]) & OPEN) == 0)
+        return self._nodes(~leaf_open,
+                           (np.asarray(self.kept.set_flags[self.kept.cur]) & OPEN) == 0)
 
     @property
     def exhausted(self):
@@ -1233,4 +1283,24 @@ cdef class TreeScheduler:
     @property
     def sets_kept(self):
         """Open-sets whose shares are kept now (at most `sets`)."""
-        return self.n_sets
+        return self.kept.n_sets
+
+    @property
+    def sets(self):
+        """The most open-sets whose shares are kept."""
+        return self.kept.sets
+
+    @property
+    def set_bytes(self):
+        """Memory per kept set, in bytes."""
+        return self.kept.set_bytes
+
+    @property
+    def sets_built(self):
+        """Kept sets made for an open-set not kept."""
+        return self.kept.built
+
+    @property
+    def sets_reused(self):
+        """Switches to an open-set kept."""
+        return self.kept.reused
