@@ -12,21 +12,12 @@ siblings' ids consecutive): parent, first_child, next_sibling. Per node: its usa
 "scaled" for H-DRF), its key (its dominant share s_i over its weight), whether its subtree
 can still place a task (`open`: not blocked) and whether it still has tasks (`demanding`).
 
-Modes (the policy; flattening is STATIC on the flattened tree):
-  HDRF      UpdateS: a node's U is the sum of its children's, the open (non-blocked)
-            children first rescaled so that each has the lowest key among them, f (slide
-            "Re-scaling Consumption Vectors", "Ignore Blocked Nodes"); blocked children
-            count as they are; dominant shares over Y, the resources not used up
-            cluster-wide. Alloc: from the root, the open child with the lowest key.
-  STATIC    U the plain sum of the children's usage (no rescaling), shares over every
-            resource; Alloc as H-DRF's (slide "Static H-DRF": top-down equalize).
-  NAIVE     STATIC's shares; Alloc takes the lowest key among children that still have
-            tasks, whether or not they can place one; a task that fits nowhere is waited
-            for (nothing else launches): Hadoop's reservation of a node.
-  CAPACITY  STATIC's order, but a task launches only if every node on its path then holds
-            at most its guaranteed fraction of each resource; depth-first, so the next
-            lowest is tried when one cannot launch. CAPACITY_PARETO: the same, then, when
-            nothing fits within the guarantees, STATIC's choice (idle capacity filled).
+Three pieces: the policies (each one's rule in one place: its UpdateS in the POLICIES
+table, its Alloc in one method of TreeScheduler's "the policies" section: _hdrf, _naive,
+_capacity, _capacity_pareto; flattening is STATIC on the flattened tree); the open-set
+cache, OpenSets (the inner nodes' shares kept per open-set); and TreeScheduler, which
+holds the tree, the leaves' rows, the machines with their fit hints and witnesses, and
+the tournaments, and brings the shares up to date (UpdateS) through the cache.
 
 Incremental shares, per open-set. A node's state (U, key, open, demanding) depends on its
 subtree's leaves, each of which has a row of its own (U = running x demand, key = running x
@@ -135,6 +126,27 @@ cdef enum:
 
 MODES = {"hdrf": HDRF, "static": STATIC, "naive": NAIVE, "capacity": CAPACITY,
          "capacity-pareto": CAPACITY_PARETO}
+
+
+cdef struct Policy:
+    # UpdateS: a node's U is the sum of its children's, the open (non-blocked) children
+    # first rescaled so that each has f, the lowest key among them (slide "Re-scaling
+    # Consumption Vectors", "Ignore Blocked Nodes"; blocked children count as they are),
+    # else the plain sum
+    bint rescale
+    # the dominant shares are over Y, the resources not used up cluster-wide, else over
+    # every resource
+    bint over_y
+    # Alloc keeps every node within its guarantees: the leaves' TOP_WITHIN tournaments
+    bint guarantees
+
+# Each mode's UpdateS (its Alloc: TreeScheduler's "the policies" section)
+cdef Policy POLICIES[5]
+POLICIES[HDRF] = Policy(rescale=True, over_y=True, guarantees=False)
+POLICIES[STATIC] = Policy(rescale=False, over_y=False, guarantees=False)
+POLICIES[NAIVE] = Policy(rescale=False, over_y=False, guarantees=False)
+POLICIES[CAPACITY] = Policy(rescale=False, over_y=False, guarantees=True)
+POLICIES[CAPACITY_PARETO] = Policy(rescale=False, over_y=False, guarantees=True)
 
 
 cdef inline uint64_t mix(uint64_t x) noexcept nogil:
@@ -359,6 +371,7 @@ cdef class TreeScheduler:
     """
     cdef Py_ssize_t N, L, S, m, M, P, I, W
     cdef int mode
+    cdef Policy policy                         # POLICIES[mode]
     cdef public bint incremental               # may change at any time: same shares
     cdef readonly long long decisions          # descents: launches and failed attempts
     cdef readonly long long recomputed         # leaf rows and inner nodes recomputed
@@ -439,7 +452,10 @@ cdef class TreeScheduler:
         self.S = shapes.shape[0]
         self.m = demand.shape[1]
         self.M = capacity.shape[0]
+        if not 0 <= mode < len(MODES):
+            raise ValueError(f"mode must be a value of MODES, got {mode}")
         self.mode = mode
+        self.policy = POLICIES[mode]
         self.incremental = incremental
         self.decisions = 0
         self.recomputed = 0
@@ -573,8 +589,7 @@ cdef class TreeScheduler:
         self.shape_groups = np.argsort(shape[starts], kind="stable")
         self.shape_gptr = np.searchsorted(shape[starts][self.shape_groups],
                                           np.arange(self.S + 1))
-        capacity = self.mode == CAPACITY or self.mode == CAPACITY_PARETO
-        self.V, self.T = (2, 3) if capacity else (1, 2)
+        self.V, self.T = (2, 3) if self.policy.guarantees else (1, 2)
         self.games = np.full((self.V, int(2 * np.sum(self.group_width))), -1, dtype=np.int64)
         self.tops = np.full((self.T, int(2 * np.sum(width))), -1, dtype=np.int64)
         self.excluded = np.zeros(self.L, dtype=np.uint8)
@@ -849,7 +864,7 @@ cdef class TreeScheduler:
         cdef uint8_t left
         for r in range(self.m):
             left = self.total[r] > 0.0 and (
-                self.mode != HDRF or self.total[r] - self.consumed[r] > EXHAUSTED * self.total[r])
+                not self.policy.over_y or self.total[r] - self.consumed[r] > EXHAUSTED * self.total[r])
             if left != self.in_y[r]:
                 self.in_y[r] = left
                 self.units_stale = True
@@ -914,7 +929,7 @@ cdef class TreeScheduler:
         for a in range(count):
             child = self.child_rec[a]
             self.child_factor[a] = 1.0
-            if self.mode == HDRF and self.child_flags[a] & OPEN and child[0] > 0.0:
+            if self.policy.rescale and self.child_flags[a] & OPEN and child[0] > 0.0:
                 self.child_factor[a] = f / child[0]
         for r in range(self.m):        # summed in the children's order, as the reference
             total = 0.0
@@ -1100,17 +1115,42 @@ cdef class TreeScheduler:
             self._enter(self.excl[self.n_excl])
         return found
 
+    # -- the policies: Alloc (their UpdateS: POLICIES) -------------------------------------
+
     cdef Py_ssize_t _choose(self) noexcept nogil:
-        """The leaf whose task launches next, or -1 (nothing launches)."""
-        cdef Py_ssize_t i
+        """The leaf whose task launches next under the policy, or -1 (nothing launches)."""
         if self.mode == NAIVE:
-            i = self._descend(True)
-            return i if i >= 0 and self.witness[self.shape[i]] >= 0 else -1
-        if self.mode == CAPACITY or self.mode == CAPACITY_PARETO:
-            i = self._search(0, 0) if self.kept.flags[0] & OPEN else -1
-            if i >= 0 or self.mode == CAPACITY:
-                return i
+            return self._naive()
+        if self.mode == CAPACITY:
+            return self._capacity()
+        if self.mode == CAPACITY_PARETO:
+            return self._capacity_pareto()
+        return self._hdrf()
+
+    cdef Py_ssize_t _hdrf(self) noexcept nogil:
+        """H-DRF, and static H-DRF (flatten: static on the flattened tree): from the root,
+        the open child with the lowest key (slides' Alloc; "Static H-DRF": top-down
+        equalize)."""
         return self._descend(False)
+
+    cdef Py_ssize_t _naive(self) noexcept nogil:
+        """Naive H-DRF: from the root, the child with the lowest key among those that still
+        have tasks, whether or not they can place one; a task that fits nowhere is waited
+        for (nothing else launches): Hadoop's reservation of a node."""
+        cdef Py_ssize_t i = self._descend(True)
+        return i if i >= 0 and self.witness[self.shape[i]] >= 0 else -1
+
+    cdef Py_ssize_t _capacity(self) noexcept nogil:
+        """Capacity: static H-DRF's order, but a task launches only if every node on its
+        path then holds at most its guaranteed fraction of each resource; depth-first, so
+        the next lowest is tried when one cannot launch."""
+        return self._search(0, 0) if self.kept.flags[0] & OPEN else -1
+
+    cdef Py_ssize_t _capacity_pareto(self) noexcept nogil:
+        """Capacity-Pareto: capacity's choice, then, when nothing fits within the
+        guarantees, static H-DRF's (idle capacity filled)."""
+        cdef Py_ssize_t i = self._capacity()
+        return i if i >= 0 else self._hdrf()
 
     # -- events ---------------------------------------------------------------------------
 
