@@ -12,12 +12,14 @@ siblings' ids consecutive): parent, first_child, next_sibling. Per node: its usa
 "scaled" for H-DRF), its key (its dominant share s_i over its weight), whether its subtree
 can still place a task (`open`: not blocked) and whether it still has tasks (`demanding`).
 
-Three pieces: the policies (each one's rule in one place: its UpdateS in the POLICIES
-table, its Alloc in one method of TreeScheduler's "the policies" section: _hdrf, _naive,
-_capacity, _capacity_pareto; flattening is STATIC on the flattened tree); the open-set
-cache, OpenSets (the inner nodes' shares kept per open-set); and TreeScheduler, which
-holds the tree, the leaves' rows, the machines with their fit hints and witnesses, and
-the tournaments, and brings the shares up to date (UpdateS) through the cache.
+The pieces: the policies, each one's rule in one place (its UpdateS a row of the
+POLICIES table, its Alloc one method in TreeScheduler's "the policies" section: _hdrf,
+_naive, _capacity, _capacity_pareto; flattening is STATIC on the flattened tree);
+Machines (the machines' usage, the fit hints and the witnesses: which shapes fit
+somewhere, the open-set's changes); OpenSets, the open-set cache (the inner nodes' shares
+kept per open-set, the log of changes, the dirty rows); and TreeScheduler, which holds
+the tree, the leaves' rows and the tournaments, keeps the open-set, and runs UpdateS
+(through the cache) and the policy's Alloc.
 
 Incremental shares, per open-set. A node's state (U, key, open, demanding) depends on its
 subtree's leaves, each of which has a row of its own (U = running x demand, key = running x
@@ -154,6 +156,243 @@ cdef inline uint64_t mix(uint64_t x) noexcept nogil:
     x = (x ^ (x >> 30)) * <uint64_t>0xbf58476d1ce4e5b9
     x = (x ^ (x >> 27)) * <uint64_t>0x94d049bb133111eb
     return x ^ (x >> 31)
+
+
+@cython.final
+cdef class Machines:
+    """Machines(capacity, shapes): the machines, and where each task shape fits.
+
+      capacity (M, m) float64: cap[k, r]
+      shapes   (S, m) float64: the distinct demand vectors
+    Its interface to the scheduler: fits(s, k); fits_somewhere(s) (shape s has a
+    witness); first_fit(s), the machine a task of shape s launches on; take(k, d) and
+    free(k, d), a task of demand d placed on or gone from machine k, each returning how
+    many shapes it gave a new witness or none, listed in `changed` (the open-set's
+    changes). Usage: `used` and `tasks_on` per machine; a segment tree of room
+    (cap * (1 + FIT_SLACK) - used) maxima; per shape, its fit hints and its witness
+    (watch lists per machine), or stuck.
+    """
+    cdef Py_ssize_t M, m, S, P
+    cdef double[:, ::1] cap, used, room, shapes
+    cdef int64_t[::1] tasks_on
+    cdef double[::1] margin
+    cdef int64_t[::1] witness, watch_next, watch_prev, watch_head
+    cdef int64_t[::1] stuck, stuck_pos
+    cdef int64_t[::1] first_hint, last_hint    # per shape: no fit below / above
+    cdef int64_t[::1] since                    # per shape: fits only on released[since:]
+    cdef int64_t[::1] released                 # the machines of the last RELEASES releases
+    cdef long long n_released
+    cdef Py_ssize_t n_stuck
+    cdef int64_t[::1] changed                  # the shapes the last take or free moved
+
+    def __init__(self, const double[:, ::1] capacity, const double[:, ::1] shapes):
+        cdef Py_ssize_t k, s
+        self.M, self.m, self.S = capacity.shape[0], capacity.shape[1], shapes.shape[0]
+        self.shapes = np.array(shapes)
+        self.cap = np.array(capacity)
+        self.used = np.zeros((self.M, self.m))
+        self.tasks_on = np.zeros(self.M, dtype=np.int64)
+        self.margin = PRUNE * np.asarray(capacity).max(axis=0)
+        self.P = 1
+        while self.P < self.M:
+            self.P *= 2
+        self.room = np.full((2 * self.P, self.m), -INFINITY)
+        for k in range(self.M):
+            self._set_room(k)
+        self.witness = np.full(self.S, -1, dtype=np.int64)
+        self.watch_next = np.full(self.S, -1, dtype=np.int64)
+        self.watch_prev = np.full(self.S, -1, dtype=np.int64)
+        self.watch_head = np.full(self.M, -1, dtype=np.int64)
+        self.stuck = np.zeros(self.S, dtype=np.int64)
+        self.stuck_pos = np.full(self.S, -1, dtype=np.int64)
+        self.first_hint = np.zeros(self.S, dtype=np.int64)
+        self.last_hint = np.full(self.S, self.M - 1, dtype=np.int64)
+        self.since = np.full(self.S, -1, dtype=np.int64)
+        self.released = np.zeros(RELEASES, dtype=np.int64)
+        self.n_released = 0
+        self.n_stuck = 0
+        self.changed = np.zeros(self.S, dtype=np.int64)
+        for s in range(self.S):
+            self._place_witness(s, self.last_fit(s))
+
+    cdef inline bint fits_somewhere(self, Py_ssize_t s) noexcept nogil:
+        """Shape s fits on some machine now (it has a witness)."""
+        return self.witness[s] >= 0
+
+    cdef Py_ssize_t take(self, Py_ssize_t k, const double* d) noexcept nogil:
+        """A task of demand d placed on machine k; then k's watchers re-tested, each one
+        that no longer fits there given a new witness or none (in `changed`: returns how
+        many)."""
+        cdef Py_ssize_t r, n = 0
+        cdef int64_t w, after
+        for r in range(self.m):
+            self.used[k, r] = self.used[k, r] + d[r]
+        self.tasks_on[k] += 1
+        self._set_room(k)
+        w = self.watch_head[k]
+        while w >= 0:
+            after = self.watch_next[w]
+            if not self.fits(w, k):
+                self._unwatch(w)
+                self._place_witness(w, self.last_fit(w))
+                self.changed[n] = w
+                n += 1
+            w = after
+        return n
+
+    cdef Py_ssize_t free(self, Py_ssize_t k, const double* d) noexcept nogil:
+        """A task of demand d on machine k finished (a machine that empties has its usage
+        reset to exactly zero); the stuck shapes that fit on k now watch it (in
+        `changed`: returns how many)."""
+        cdef Py_ssize_t r, s, n = 0
+        cdef int64_t j
+        self.tasks_on[k] -= 1
+        for r in range(self.m):
+            if self.tasks_on[k] == 0:
+                self.used[k, r] = 0.0
+            else:
+                self.used[k, r] = max(0.0, self.used[k, r] - d[r])
+        self._set_room(k)
+        for s in range(self.S):                 # k may fit any shape now
+            self.first_hint[s] = min(self.first_hint[s], k)
+            self.last_hint[s] = max(self.last_hint[s], k)
+        self.released[self.n_released % RELEASES] = k
+        self.n_released += 1
+        s = 0
+        while s < self.n_stuck:                 # the stuck shapes that fit on k now: there
+            j = self.stuck[s]                   # alone (each release since they stuck
+            if self.fits(j, k):                 # tested them)
+                self._place_witness(j, k)       # moves the last stuck shape to s
+                self.since[j] = self.n_released - 1
+                self.changed[n] = j
+                n += 1
+            else:
+                s += 1
+        return n
+
+    # -- fit, the segment tree ------------------------------------------------------------
+
+    cdef inline bint fits(self, Py_ssize_t s, Py_ssize_t k) noexcept nogil:
+        """A task of shape s fits on machine k."""
+        cdef Py_ssize_t r
+        for r in range(self.m):
+            if self.used[k, r] + self.shapes[s, r] > self.cap[k, r] * (1.0 + FIT_SLACK):
+                return False
+        return True
+
+    cdef void _set_room(self, Py_ssize_t k) noexcept nogil:
+        """Machine k's room into the segment tree, and the maxima above it."""
+        cdef Py_ssize_t x = self.P + k, r
+        for r in range(self.m):
+            self.room[x, r] = self.cap[k, r] * (1.0 + FIT_SLACK) - self.used[k, r]
+        x = x // 2
+        while x >= 1:
+            for r in range(self.m):
+                self.room[x, r] = max(self.room[2 * x, r], self.room[2 * x + 1, r])
+            x = x // 2
+
+    cdef Py_ssize_t _machine(self, Py_ssize_t s, Py_ssize_t x, Py_ssize_t left,
+                             Py_ssize_t width, bint last, Py_ssize_t lo,
+                             Py_ssize_t hi) noexcept nogil:
+        """The first (or last) machine in [lo, hi] under segment-tree node x (machines
+        left .. left + width - 1) where a task of shape s fits, or -1. A subtree whose
+        room is short of the task on some resource (by more than the rounding margin) is
+        skipped; the machine itself is tested exactly (fits)."""
+        cdef Py_ssize_t r, half, found
+        if left > hi or left + width <= lo:
+            return -1
+        for r in range(self.m):
+            if self.shapes[s, r] > self.room[x, r] + self.margin[r]:
+                return -1
+        if width == 1:
+            return left if self.fits(s, left) else -1
+        half = width // 2
+        found = self._machine(s, 2 * x + last, left + half * last, half, last, lo, hi)
+        if found >= 0:
+            return found
+        return self._machine(s, 2 * x + 1 - last, left + half * (1 - last), half, last, lo, hi)
+
+    cdef Py_ssize_t _released_fit(self, Py_ssize_t s, bint last) noexcept nogil:
+        """The first (or last) machine where shape s fits among those released since
+        since[s] (outside them it fits nowhere), or -1."""
+        cdef long long e
+        cdef Py_ssize_t k, best = -1
+        for e in range(self.since[s], self.n_released):
+            k = self.released[e % RELEASES]
+            if (best < 0 or (k > best if last else k < best)) and self.fits(s, k):
+                best = k
+        return best
+
+    cdef bint _few_released(self, Py_ssize_t s) noexcept nogil:
+        """Shape s fits only on machines among the last RELEASES releases'."""
+        return self.since[s] >= 0 and self.n_released - self.since[s] <= RELEASES
+
+    cdef Py_ssize_t first_fit(self, Py_ssize_t s) noexcept nogil:
+        """The first machine where shape s fits (-1: none). No machine below
+        first_hint[s] fits it: launches only take room, and a release on k lowers the
+        hint to k; so a fill searches each machine about once per shape. At a full
+        cluster, where the segment tree's per-resource maxima prune little, a shape that
+        fitted nowhere since a few releases ago is tested on their machines alone."""
+        if self._few_released(s):
+            self.first_hint[s] = self._released_fit(s, False)
+        else:
+            self.first_hint[s] = self._machine(s, 1, 0, self.P, False, self.first_hint[s],
+                                               self.M - 1)
+        return self.first_hint[s]
+
+    cdef Py_ssize_t last_fit(self, Py_ssize_t s) noexcept nogil:
+        """The last machine where shape s fits (-1: none); none above last_hint[s] does."""
+        if self._few_released(s):
+            self.last_hint[s] = self._released_fit(s, True)
+        else:
+            self.last_hint[s] = self._machine(s, 1, 0, self.P, True, 0, self.last_hint[s])
+        return self.last_hint[s]
+
+    # -- witnesses: which shapes fit somewhere ---------------------------------------------
+
+    cdef void _watch(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
+        cdef int64_t head = self.watch_head[k]
+        self.witness[i] = k
+        self.watch_prev[i] = -1
+        self.watch_next[i] = head
+        if head >= 0:
+            self.watch_prev[head] = i
+        self.watch_head[k] = i
+
+    cdef void _unwatch(self, Py_ssize_t i) noexcept nogil:
+        cdef int64_t k = self.witness[i], p = self.watch_prev[i], n = self.watch_next[i]
+        if k < 0:
+            return
+        if p >= 0:
+            self.watch_next[p] = n
+        else:
+            self.watch_head[k] = n
+        if n >= 0:
+            self.watch_prev[n] = p
+        self.witness[i] = -1
+
+    cdef void _unstick(self, Py_ssize_t i) noexcept nogil:
+        cdef int64_t p = self.stuck_pos[i], last
+        if p < 0:
+            return
+        self.n_stuck -= 1
+        last = self.stuck[self.n_stuck]
+        self.stuck[p] = last
+        self.stuck_pos[last] = p
+        self.stuck_pos[i] = -1
+
+    cdef void _place_witness(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
+        """Shape i fits on machine k, or nowhere (k = -1): watch k or be stuck. A stuck
+        shape fits only where a later release makes room (since[i])."""
+        if k >= 0:
+            self._unstick(i)
+            self._watch(i, k)
+        else:
+            self.since[i] = self.n_released
+            if self.stuck_pos[i] < 0:
+                self.stuck[self.n_stuck] = i
+                self.stuck_pos[i] = self.n_stuck
+                self.n_stuck += 1
 
 
 @cython.final
@@ -383,7 +622,7 @@ cdef class TreeScheduler:
     # parent's row
     cdef int64_t[::1] row_first, n_children, kid_row, kid_inner, up_row, leaf_up
     cdef double[::1] weight, guarantee
-    cdef double[:, ::1] demand, shapes
+    cdef double[:, ::1] demand
     cdef int64_t[::1] shape, shape_ptr, shape_leaves     # leaves by shape (CSR)
     # a wide row's (TOURNAMENT leaf children or more) leaf children in groups of one
     # shape (-1: a leaf of another row), each group a tournament per variant
@@ -402,10 +641,9 @@ cdef class TreeScheduler:
     cdef uint8_t[::1] excluded                 # capacity's search: leaves out of reach
     cdef int64_t[::1] excl
     cdef Py_ssize_t n_excl
-    # machines: usage, and a segment tree of room (cap * (1 + FIT_SLACK) - used) maxima
-    cdef double[:, ::1] cap, used, room
-    cdef int64_t[::1] tasks_on
-    cdef double[::1] total, consumed, margin
+    # the machines, where each shape fits; the cluster's resources, in use
+    cdef Machines machines
+    cdef double[::1] total, consumed
     cdef long long running_all
     # leaves: their own rows, shared by every kept set
     cdef int64_t[::1] queue, running_, launched_
@@ -415,14 +653,6 @@ cdef class TreeScheduler:
                                                # else -1; INNER
     cdef uint8_t[::1] in_y
     cdef bint units_stale                      # Y changed: every unit and leaf row
-    # shapes: a witness machine each (watch lists per machine), or stuck (fit nowhere)
-    cdef int64_t[::1] witness, watch_next, watch_prev, watch_head
-    cdef int64_t[::1] stuck, stuck_pos
-    cdef int64_t[::1] first_hint, last_hint    # per shape: no fit below / above
-    cdef int64_t[::1] since                    # per shape: fits only on released[since:]
-    cdef int64_t[::1] released                 # the machines of the last RELEASES releases
-    cdef long long n_released
-    cdef Py_ssize_t n_stuck
     # the open-set now: the shapes that fit somewhere
     cdef uint8_t[::1] in_set
     cdef uint64_t[::1] bits, code              # the set as a bitset; per shape, its code
@@ -488,25 +718,15 @@ cdef class TreeScheduler:
         self.up_row = rows[np.maximum(np.asarray(parent)[inner], 0)]
         self.leaf_up = rows[np.asarray(parent)[np.asarray(leaves)]]
         self.demand = np.array(demand)
-        self.shapes = np.array(shapes)
         self.shape = np.array(shape)
         self.shape_leaves = np.argsort(shape, kind="stable")
         self.shape_ptr = np.searchsorted(np.asarray(shape)[self.shape_leaves],
                                          np.arange(self.S + 1))
         self._groups()
-        self.cap = np.array(capacity)
-        self.used = np.zeros((self.M, self.m))
-        self.tasks_on = np.zeros(self.M, dtype=np.int64)
+        self.machines = Machines(capacity, shapes)
         self.total = np.asarray(capacity).sum(axis=0)     # as drfbench/drf/drf.pyx
         self.consumed = np.zeros(self.m)
-        self.margin = PRUNE * np.asarray(capacity).max(axis=0)
         self.running_all = 0
-        self.P = 1
-        while self.P < self.M:
-            self.P *= 2
-        self.room = np.full((2 * self.P, self.m), -INFINITY)
-        for k in range(self.M):
-            self._set_room(k)
         self.queue = np.array(queued)
         self.running_ = np.zeros(self.L, dtype=np.int64)
         self.launched_ = np.zeros(self.L, dtype=np.int64)
@@ -515,18 +735,6 @@ cdef class TreeScheduler:
         self.wants = np.full(self.N, INNER, dtype=np.int32)
         np.asarray(self.wants)[leaves] = np.where(np.asarray(queued) != 0, shape, -1)
         self.in_y = np.zeros(self.m, dtype=np.uint8)
-        self.witness = np.full(self.S, -1, dtype=np.int64)
-        self.watch_next = np.full(self.S, -1, dtype=np.int64)
-        self.watch_prev = np.full(self.S, -1, dtype=np.int64)
-        self.watch_head = np.full(self.M, -1, dtype=np.int64)
-        self.stuck = np.zeros(self.S, dtype=np.int64)
-        self.stuck_pos = np.full(self.S, -1, dtype=np.int64)
-        self.first_hint = np.zeros(self.S, dtype=np.int64)
-        self.last_hint = np.full(self.S, self.M - 1, dtype=np.int64)
-        self.since = np.full(self.S, -1, dtype=np.int64)
-        self.released = np.zeros(RELEASES, dtype=np.int64)
-        self.n_released = 0
-        self.n_stuck = 0
         self.wanted = np.bincount(np.asarray(shape)[np.asarray(queued) != 0],
                                   minlength=self.S).astype(np.int64)
         self.in_set = np.zeros(self.S, dtype=np.uint8)
@@ -548,7 +756,6 @@ cdef class TreeScheduler:
             raise MemoryError()
         self._resources_left()
         for i in range(self.S):                # (the tournaments are played in _units)
-            self._place_witness(i, self._last_fit(i))
             self._update_set(i)
         self.units_stale = True
         self.kept = OpenSets(self.I, self.m, sets, self.bits, self.hash)
@@ -605,137 +812,13 @@ cdef class TreeScheduler:
         """The tournaments' widths: the powers of two at least `sizes` (and 1)."""
         return 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
 
-    # -- machines: fit, the segment tree --------------------------------------------------
-
-    cdef bint _fits(self, Py_ssize_t s, Py_ssize_t k) noexcept nogil:
-        """A task of shape s fits on machine k."""
-        cdef Py_ssize_t r
-        for r in range(self.m):
-            if self.used[k, r] + self.shapes[s, r] > self.cap[k, r] * (1.0 + FIT_SLACK):
-                return False
-        return True
-
-    cdef void _set_room(self, Py_ssize_t k) noexcept nogil:
-        """Machine k's room into the segment tree, and the maxima above it."""
-        cdef Py_ssize_t x = self.P + k, r
-        for r in range(self.m):
-            self.room[x, r] = self.cap[k, r] * (1.0 + FIT_SLACK) - self.used[k, r]
-        x = x // 2
-        while x >= 1:
-            for r in range(self.m):
-                self.room[x, r] = max(self.room[2 * x, r], self.room[2 * x + 1, r])
-            x = x // 2
-
-    cdef Py_ssize_t _machine(self, Py_ssize_t s, Py_ssize_t x, Py_ssize_t left,
-                             Py_ssize_t width, bint last, Py_ssize_t lo,
-                             Py_ssize_t hi) noexcept nogil:
-        """The first (or last) machine in [lo, hi] under segment-tree node x (machines
-        left .. left + width - 1) where a task of shape s fits, or -1. A subtree whose
-        room is short of the task on some resource (by more than the rounding margin) is
-        skipped; the machine itself is tested exactly (_fits)."""
-        cdef Py_ssize_t r, half, found
-        if left > hi or left + width <= lo:
-            return -1
-        for r in range(self.m):
-            if self.shapes[s, r] > self.room[x, r] + self.margin[r]:
-                return -1
-        if width == 1:
-            return left if self._fits(s, left) else -1
-        half = width // 2
-        found = self._machine(s, 2 * x + last, left + half * last, half, last, lo, hi)
-        if found >= 0:
-            return found
-        return self._machine(s, 2 * x + 1 - last, left + half * (1 - last), half, last, lo, hi)
-
-    cdef Py_ssize_t _released_fit(self, Py_ssize_t s, bint last) noexcept nogil:
-        """The first (or last) machine where shape s fits among those released since
-        since[s] (outside them it fits nowhere), or -1."""
-        cdef long long e
-        cdef Py_ssize_t k, best = -1
-        for e in range(self.since[s], self.n_released):
-            k = self.released[e % RELEASES]
-            if (best < 0 or (k > best if last else k < best)) and self._fits(s, k):
-                best = k
-        return best
-
-    cdef bint _few_released(self, Py_ssize_t s) noexcept nogil:
-        """Shape s fits only on machines among the last RELEASES releases'."""
-        return self.since[s] >= 0 and self.n_released - self.since[s] <= RELEASES
-
-    cdef Py_ssize_t _first_fit(self, Py_ssize_t s) noexcept nogil:
-        """The first machine where shape s fits (-1: none). No machine below
-        first_hint[s] fits it: launches only take room, and a release on k lowers the
-        hint to k; so a fill searches each machine about once per shape. At a full
-        cluster, where the segment tree's per-resource maxima prune little, a shape that
-        fitted nowhere since a few releases ago is tested on their machines alone."""
-        if self._few_released(s):
-            self.first_hint[s] = self._released_fit(s, False)
-        else:
-            self.first_hint[s] = self._machine(s, 1, 0, self.P, False, self.first_hint[s],
-                                               self.M - 1)
-        return self.first_hint[s]
-
-    cdef Py_ssize_t _last_fit(self, Py_ssize_t s) noexcept nogil:
-        """The last machine where shape s fits (-1: none); none above last_hint[s] does."""
-        if self._few_released(s):
-            self.last_hint[s] = self._released_fit(s, True)
-        else:
-            self.last_hint[s] = self._machine(s, 1, 0, self.P, True, 0, self.last_hint[s])
-        return self.last_hint[s]
-
-    # -- witnesses: which shapes fit somewhere ---------------------------------------------
-
-    cdef void _watch(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
-        cdef int64_t head = self.watch_head[k]
-        self.witness[i] = k
-        self.watch_prev[i] = -1
-        self.watch_next[i] = head
-        if head >= 0:
-            self.watch_prev[head] = i
-        self.watch_head[k] = i
-
-    cdef void _unwatch(self, Py_ssize_t i) noexcept nogil:
-        cdef int64_t k = self.witness[i], p = self.watch_prev[i], n = self.watch_next[i]
-        if k < 0:
-            return
-        if p >= 0:
-            self.watch_next[p] = n
-        else:
-            self.watch_head[k] = n
-        if n >= 0:
-            self.watch_prev[n] = p
-        self.witness[i] = -1
-
-    cdef void _unstick(self, Py_ssize_t i) noexcept nogil:
-        cdef int64_t p = self.stuck_pos[i], last
-        if p < 0:
-            return
-        self.n_stuck -= 1
-        last = self.stuck[self.n_stuck]
-        self.stuck[p] = last
-        self.stuck_pos[last] = p
-        self.stuck_pos[i] = -1
-
-    cdef void _place_witness(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
-        """Shape i fits on machine k, or nowhere (k = -1): watch k or be stuck. A stuck
-        shape fits only where a later release makes room (since[i])."""
-        if k >= 0:
-            self._unstick(i)
-            self._watch(i, k)
-        else:
-            self.since[i] = self.n_released
-            if self.stuck_pos[i] < 0:
-                self.stuck[self.n_stuck] = i
-                self.stuck_pos[i] = self.n_stuck
-                self.n_stuck += 1
-
     # -- the open-set and the log ---------------------------------------------------------
 
     cdef void _update_set(self, Py_ssize_t s) noexcept nogil:
         """Shape s is in the open-set if it fits somewhere; live if a leaf with tasks has
         it too. (Whether a leaf has tasks is its own row's: were the set only the live
         shapes, tasks arriving and running out would make it change as often.)"""
-        cdef uint8_t inside = self.witness[s] >= 0
+        cdef uint8_t inside = self.machines.fits_somewhere(s)
         cdef uint8_t live = inside and self.wanted[s] > 0
         cdef Py_ssize_t a
         if inside != self.in_set[s]:
@@ -858,13 +941,15 @@ cdef class TreeScheduler:
     # -- shares ---------------------------------------------------------------------------
 
     cdef void _resources_left(self) noexcept nogil:
-        """Y, the resources not used up cluster-wide (H-DRF); every resource otherwise.
-        A change of Y (H-DRF) changes every leaf's unit, so every share."""
+        """Y, the resources not used up cluster-wide (policy.over_y: H-DRF); every
+        resource otherwise. A change of Y (H-DRF) changes every leaf's unit, so every
+        share."""
         cdef Py_ssize_t r
         cdef uint8_t left
         for r in range(self.m):
-            left = self.total[r] > 0.0 and (
-                not self.policy.over_y or self.total[r] - self.consumed[r] > EXHAUSTED * self.total[r])
+            left = self.total[r] > 0.0 and (not self.policy.over_y or
+                                             self.total[r] - self.consumed[r] >
+                                             EXHAUSTED * self.total[r])
             if left != self.in_y[r]:
                 self.in_y[r] = left
                 self.units_stale = True
@@ -1138,7 +1223,7 @@ cdef class TreeScheduler:
         have tasks, whether or not they can place one; a task that fits nowhere is waited
         for (nothing else launches): Hadoop's reservation of a node."""
         cdef Py_ssize_t i = self._descend(True)
-        return i if i >= 0 and self.witness[self.shape[i]] >= 0 else -1
+        return i if i >= 0 and self.machines.fits_somewhere(self.shape[i]) else -1
 
     cdef Py_ssize_t _capacity(self) noexcept nogil:
         """Capacity: static H-DRF's order, but a task launches only if every node on its
@@ -1155,29 +1240,19 @@ cdef class TreeScheduler:
     # -- events ---------------------------------------------------------------------------
 
     cdef void _launch(self, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
-        """A task of leaf i on machine k; then re-test k's watchers."""
-        cdef Py_ssize_t r
-        cdef int64_t w, after
+        """A task of leaf i on machine k; then the shapes that no longer fit there."""
+        cdef Py_ssize_t r, x
         for r in range(self.m):
-            self.used[k, r] = self.used[k, r] + self.demand[i, r]
             self.consumed[r] = self.consumed[r] + self.demand[i, r]
-        self.tasks_on[k] += 1
         self.running_all += 1
-        self._set_room(k)
         self.running_[i] += 1
         self.launched_[i] += 1
         if self.queue[i] > 0:
             self.queue[i] -= 1
             self._has_tasks(i, True)
         self._changed(i)
-        w = self.watch_head[k]
-        while w >= 0:
-            after = self.watch_next[w]
-            if not self._fits(w, k):
-                self._unwatch(w)
-                self._place_witness(w, self._last_fit(w))
-                self._update_set(w)
-            w = after
+        for x in range(self.machines.take(k, &self.demand[i, 0])):
+            self._update_set(self.machines.changed[x])
         self._resources_left()
 
     def schedule(self, long long max_tasks=-1):
@@ -1197,7 +1272,7 @@ cdef class TreeScheduler:
             i = self._choose()
             if i < 0:
                 break
-            k = self._first_fit(self.shape[i])
+            k = self.machines.first_fit(self.shape[i])
             self._launch(i, k)
             if count == size:
                 size *= 2
@@ -1212,42 +1287,24 @@ cdef class TreeScheduler:
 
     def release(self, Py_ssize_t leaf, Py_ssize_t machine):
         """A task of `leaf` running on `machine` finished: free its resources."""
-        cdef Py_ssize_t r, s
-        cdef int64_t i = leaf, k = machine, j
+        cdef Py_ssize_t r, x
+        cdef int64_t i = leaf, k = machine
         if not 0 <= leaf < self.L:
             raise IndexError(f"leaf {leaf} out of range [0, {self.L})")
         if not 0 <= machine < self.M:
             raise IndexError(f"machine {machine} out of range [0, {self.M})")
-        if self.running_[i] <= 0 or self.tasks_on[k] <= 0:
+        if self.running_[i] <= 0 or self.machines.tasks_on[k] <= 0:
             raise ValueError(f"leaf {leaf} has no task running on machine {machine}")
         self.running_[i] -= 1
-        self.tasks_on[k] -= 1
         self.running_all -= 1
         for r in range(self.m):
-            if self.tasks_on[k] == 0:
-                self.used[k, r] = 0.0
-            else:
-                self.used[k, r] = max(0.0, self.used[k, r] - self.demand[i, r])
             if self.running_all == 0:
                 self.consumed[r] = 0.0
             else:
                 self.consumed[r] = max(0.0, self.consumed[r] - self.demand[i, r])
-        self._set_room(k)
         self._changed(i)
-        for s in range(self.S):                 # k may fit any shape now
-            self.first_hint[s] = min(self.first_hint[s], k)
-            self.last_hint[s] = max(self.last_hint[s], k)
-        self.released[self.n_released % RELEASES] = k
-        self.n_released += 1
-        s = 0
-        while s < self.n_stuck:                 # the stuck shapes that fit on k now: there
-            j = self.stuck[s]                   # alone (each release since they stuck
-            if self._fits(j, k):                # tested them)
-                self._place_witness(j, k)       # moves the last stuck shape to s
-                self.since[j] = self.n_released - 1
-                self._update_set(j)
-            else:
-                s += 1
+        for x in range(self.machines.free(k, &self.demand[i, 0])):
+            self._update_set(self.machines.changed[x])
         self._resources_left()
 
     def add_tasks(self, Py_ssize_t leaf, long long count):
@@ -1279,7 +1336,7 @@ cdef class TreeScheduler:
     @property
     def usage(self):
         """Resources in use per machine, (M, m) (a copy)."""
-        return np.asarray(self.used).copy()
+        return np.asarray(self.machines.used).copy()
 
     def _nodes(self, leaf_values, inner_values):
         """One array over every node from the leaves' values and the inner nodes'."""
@@ -1311,7 +1368,7 @@ cdef class TreeScheduler:
         """Each node's blocked flag: no task in its subtree can be placed now (a copy)."""
         self._settle()
         leaf_open = (np.asarray(self.queue) != 0) & \
-            (np.asarray(self.witness)[np.asarray(self.shape)] >= 0)
+            (np.asarray(self.machines.witness)[np.asarray(self.shape)] >= 0)
         return self._nodes(~leaf_open,
                            (np.asarray(self.kept.set_flags[self.kept.cur]) & OPEN) == 0)
 
