@@ -608,7 +608,7 @@ cdef class TreeScheduler:
                SET_MEMORY bytes hold, at most MAX_SETS); each takes `set_bytes`
     A policy for drfbench.sim: schedule(), release(leaf, machine), add_tasks(leaf, count).
     """
-    cdef Py_ssize_t N, L, S, m, M, P, I, W
+    cdef Py_ssize_t N, L, S, m, M, I, W
     cdef int mode
     cdef Policy policy                         # POLICIES[mode]
     cdef public bint incremental               # may change at any time: same shares
