@@ -663,6 +663,8 @@ cdef class TreeScheduler:
     cdef Py_ssize_t n_live                     # 0: no leaf is open
     # the inner nodes' rows and flags per open-set met, the log of changes, dirty rows
     cdef OpenSets kept
+    cdef double* crec                          # its current set's rows and flags (kept.rec,
+    cdef uint8_t* cflags                       # kept.flags: _settle sets them)
     cdef long long n_delta                     # leaves with tasks of the shapes in delta
     cdef double** child_rec                    # _inner's: its children's rows, flags,
     cdef uint8_t* child_flags                  # rescaling factors
@@ -976,8 +978,8 @@ cdef class TreeScheduler:
             flags[0] = 0 if s < 0 else DEMANDING | self.in_set[s]
             return &self.leaf_rec[c, 0]
         j = self.inner_row[c]
-        flags[0] = self.kept.flags[j]
-        return self.kept.rec + j * (self.m + 1)
+        flags[0] = self.cflags[j]
+        return self.crec + j * (self.m + 1)
 
     cdef void _inner(self, Py_ssize_t j) noexcept nogil:
         """UpdateS at inner node j (a row), from its children (slides, "Algorithm"): its
@@ -993,7 +995,7 @@ cdef class TreeScheduler:
         for a in range(self.scan_ptr[j], self.scan_ptr[j + 1]):
             self._child(self.scan_node[a], &child)
             flags |= child
-        self.kept.flags[j] = flags
+        self.cflags[j] = flags
         if j > 0:
             self._sum(j)
         self.recomputed += 1
@@ -1004,7 +1006,7 @@ cdef class TreeScheduler:
         cdef Py_ssize_t r, a, count = self.n_children[j]
         cdef int64_t n = self.inner_node[j], first = self.row_first[j]
         cdef double f = INFINITY, total, s = 0.0
-        cdef double* row = self.kept.rec + j * (self.m + 1)
+        cdef double* row = self.crec + j * (self.m + 1)
         cdef double* child
         for a in range(count):         # f: the lowest key among the open children
             child = self._child(first + a, &self.child_flags[a])
@@ -1031,14 +1033,14 @@ cdef class TreeScheduler:
         rows), to be recomputed next: the dirty nodes lie anywhere in memory."""
         cdef int64_t first = self.row_first[j], kid = self.kid_row[j]
         cdef Py_ssize_t width = (self.m + 1) * sizeof(double)
-        prefetch(self.kept.rec + j * (self.m + 1))
+        prefetch(self.crec + j * (self.m + 1))
         prefetch(&self.wants[first])
         if j > 0 and self.kid_inner[j] < self.n_children[j]:     # (the root sums nothing)
             self._prefetch_span(<char*>&self.leaf_rec[first, 0], self.n_children[j] * width)
         if kid >= 0:
-            self._prefetch_span(<char*>(self.kept.rec + kid * (self.m + 1)),
+            self._prefetch_span(<char*>(self.crec + kid * (self.m + 1)),
                                 self.kid_inner[j] * width)
-            prefetch(self.kept.flags + kid)
+            prefetch(self.cflags + kid)
 
     cdef inline void _prefetch_span(self, char* start, Py_ssize_t size) noexcept nogil:
         cdef Py_ssize_t b = 0
@@ -1067,6 +1069,8 @@ cdef class TreeScheduler:
                     self.n_delta += self.wanted[64 * w + __builtin_ctzll(word)]
                     word &= word - 1
         self.moved = False
+        self.crec = self.kept.rec
+        self.cflags = self.kept.flags
         if full or not self.kept.replay(self.n_delta):
             for j in range(self.I - 1, -1, -1):     # breadth-first ids: children first
                 self._inner(j)
@@ -1111,7 +1115,7 @@ cdef class TreeScheduler:
     cdef Py_ssize_t _descend(self, bint naive) noexcept nogil:
         """Alloc: from the root to a leaf, each time the eligible child with the lowest key."""
         cdef int64_t n = 0
-        if not self.kept.flags[0] & (DEMANDING if naive else OPEN):
+        if not self.cflags[0] & (DEMANDING if naive else OPEN):
             return -1
         while self.node_leaf[n] < 0:
             n = self._lowest_child(n, naive)
@@ -1135,7 +1139,7 @@ cdef class TreeScheduler:
         cdef Py_ssize_t r
         cdef double* U
         while a > 0:
-            U = self.kept.rec + self.inner_row[a] * (self.m + 1) + 1
+            U = self.crec + self.inner_row[a] * (self.m + 1) + 1
             for r in range(self.m):
                 if U[r] + (self.demand[i, r] if i >= 0 else 0.0) > \
                         self.guarantee[a] * self.total[r] * (1.0 + FIT_SLACK):
@@ -1229,7 +1233,7 @@ cdef class TreeScheduler:
         """Capacity: static H-DRF's order, but a task launches only if every node on its
         path then holds at most its guaranteed fraction of each resource; depth-first, so
         the next lowest is tried when one cannot launch."""
-        return self._search(0, 0) if self.kept.flags[0] & OPEN else -1
+        return self._search(0, 0) if self.cflags[0] & OPEN else -1
 
     cdef Py_ssize_t _capacity_pareto(self) noexcept nogil:
         """Capacity-Pareto: capacity's choice, then, when nothing fits within the
