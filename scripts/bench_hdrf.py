@@ -2,6 +2,7 @@
 
     python scripts/bench_hdrf.py                       # 18^4 = 104,976 leaves, 10,000 machines
     python scripts/bench_hdrf.py --fanout 8 --machines 1000 --repeats 5
+    python scripts/bench_hdrf.py --old /work/before/drfbench --steps 5000 --repeats 7
 
 The tree (drfbench.hdrf.evaluation.scale_tree): depth 4, `--fanout` children per inner
 node, every leaf unbounded, with a task of 1-4 CPU, 1-16 GB and, for one leaf in five,
@@ -19,7 +20,10 @@ A decision is one descent (launch or failed attempt; drfbench/hdrf/hdrf.pyx's `d
 
 Each mode is timed `--repeats` times on fresh schedulers in this one process (the median
 is printed); the ratio is incremental decisions per second over the recompute's. Prints
-one JSON line.
+one JSON line. With `--old` (a directory holding a build's `drfbench` package, as
+scripts/compare_builds.py takes), that build's H-DRF kernel is timed beside this one's:
+each repeat runs both, alternately (which goes first alternates too), on the same seed;
+the line then gives each build's medians and runs, and the ratios new / old.
 """
 import argparse
 import gc
@@ -28,11 +32,14 @@ import os
 import statistics
 import time
 from datetime import date
+from types import SimpleNamespace
 
 import numpy as np
 
+from compare_builds import load_build
 from drfbench import _isa, hdrf
 from drfbench._machine import cpu_info
+from drfbench.hdrf import tasks
 from drfbench.hdrf.evaluation import SCALE_MACHINE, scale_tree
 
 
@@ -51,6 +58,19 @@ def timed(call):
         return value, time.perf_counter() - start
     finally:
         gc.enable()
+
+
+def using(module, call):
+    """call(), with drfbench.hdrf's schedulers made by H-DRF kernel module `module` (None:
+    this build's)."""
+    if module is None:
+        return call()
+    own = tasks._isa
+    tasks._isa = SimpleNamespace(kernels=lambda isa=None: SimpleNamespace(hdrf=module))
+    try:
+        return call()
+    finally:
+        tasks._isa = own
 
 
 def rate(call):
@@ -115,21 +135,36 @@ def main():
     p.add_argument("--steps", type=int, default=20000, help="churn steps of the incremental mode")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--old", help="a build's drfbench directory, its kernel timed beside this one")
     args = p.parse_args()
     tree, machines = workload(args.fanout, args.machines, args.seed)
     load = os.getloadavg()[0]
-    runs = [once(tree, machines, args.window, args.steps, args.seed + r)
-            for r in range(args.repeats)]
-    median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    print(json.dumps({
+    builds = {"new": None}
+    if args.old:
+        builds = {"old": load_build(args.old, _isa.resolve(), "old", ("hdrf",))["hdrf"],
+                  **builds}
+    runs = {name: [] for name in builds}
+    for r in range(args.repeats):
+        for name in list(builds)[::1 if r % 2 == 0 else -1]:
+            runs[name].append(using(builds[name], lambda: once(
+                tree, machines, args.window, args.steps, args.seed + r)))
+    median = {name: {k: statistics.median(x[k] for x in done) for k in done[0]}
+              for name, done in runs.items()}
+    line = {
         "date": date.today().isoformat(), "cpu": cpu_info()[0], "variant": _isa.resolve(),
         "load": [load, os.getloadavg()[0]], "leaves": len(tree.leaves),
         "nodes": len(tree.paths), "machines": args.machines, "window": args.window,
-        "steps": args.steps,
-        "repeats": args.repeats, "median": median,
-        "speedup_fill": median["fill_window_incremental"] / median["fill_window_recompute"],
-        "speedup_churn": median["churn_incremental"] / median["churn_recompute"],
-        "runs": runs}))
+        "steps": args.steps, "repeats": args.repeats}
+    if args.old:
+        line.update(median=median, ratio_new_over_old={
+            k: median["new"][k] / median["old"][k] for k in median["new"]}, runs=runs)
+    else:
+        new = median["new"]
+        line.update(median=new,
+                    speedup_fill=new["fill_window_incremental"] / new["fill_window_recompute"],
+                    speedup_churn=new["churn_incremental"] / new["churn_recompute"],
+                    runs=runs["new"])
+    print(json.dumps(line))
 
 
 if __name__ == "__main__":

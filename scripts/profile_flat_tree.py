@@ -29,15 +29,13 @@ import math
 import os
 import statistics
 from datetime import date
-from types import SimpleNamespace
 
 import numpy as np
 
-from bench_hdrf import timed
+from bench_hdrf import timed, using
 from compare_builds import load_build
 from drfbench import _isa, hdrf
 from drfbench._machine import cpu_info
-from drfbench.hdrf import tasks
 
 MACHINE = (32.0, 128.0, 4.0)
 POLICIES = ("hdrf", "static-hdrf", "naive-hdrf", "flatten", "capacity", "capacity-pareto")
@@ -81,7 +79,6 @@ def main():
     builds = {"new": _isa.kernels(isa).hdrf}
     if args.old:
         builds = {"old": load_build(args.old, isa, "old", ("hdrf",))["hdrf"], **builds}
-    own = tasks._isa
     last = {}                                  # (build, levels, policy) -> (leaves, seconds)
     for L in sorted(args.leaves):
         for levels in args.levels:
@@ -98,12 +95,8 @@ def main():
                     for name, module in builds.items():
                         if name in out or (runs[name] and runs[name][-1][1] > args.budget):
                             continue
-                        tasks._isa = SimpleNamespace(kernels=lambda isa=None: SimpleNamespace(
-                            hdrf=module))
-                        try:
-                            runs[name].append(timed(lambda: hdrf.schedule(t, machines, policy)))
-                        finally:
-                            tasks._isa = own
+                        runs[name].append(using(module, lambda: timed(
+                            lambda: hdrf.schedule(t, machines, policy))))
                 orders = [r[-1][0].order for r in runs.values() if r]
                 assert all(o == orders[0] for o in orders), "the builds' schedules differ"
                 for name, done in runs.items():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import drfbench
-from drfbench import drf, hdrf, sim
+from drfbench import _isa, drf, hdrf, sim
 from drfbench.hdrf import examples
 from drfbench.hdrf.evaluation import EVALUATION_TREE, evaluate, jobs
 from drfbench.hdrf.literal import Reference
@@ -190,7 +190,6 @@ def test_incremental_recomputes_less_than_the_full_recompute(seed):
 
 
 def test_every_kernel_variant_decides_the_same():
-    from drfbench import _isa
     inst = random_tree(np.random.default_rng(3), levels=3, fanout=(2, 4), room=3)
     runs = [hdrf.schedule(inst.tree, inst.machines, isa=v).order for v in _isa.runnable()]
     assert all(r == runs[0] for r in runs)
@@ -288,6 +287,19 @@ def test_kept_sets_are_reused_bounded_and_evicted():
 def test_sets_must_be_a_positive_integer(sets, error):
     with pytest.raises(error, match="sets must be a positive integer"):
         hdrf.scheduler(CONTRACT, [16, 64, 2], sets=sets)
+
+
+def test_the_kernel_refuses_a_mode_outside_modes():
+    """The kernel reads each policy's rule from a table indexed by its mode."""
+    kernels = _isa.kernels().hdrf
+    t = hdrf.tree(CONTRACT)
+    shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
+    args = (t.parent, t.first_child, t.next_sibling, t.weight, t.guarantee, t.leaves,
+            t.demand, shape.reshape(-1), shapes, _queues(t, None), np.array([[16.0, 64, 2]]))
+    assert kernels.TreeScheduler(*args, kernels.MODES["capacity-pareto"]).schedule()[0].size
+    for mode in (-1, len(kernels.MODES)):
+        with pytest.raises(ValueError, match=f"mode must be a value of MODES, got {mode}"):
+            kernels.TreeScheduler(*args, mode)
 
 
 @pytest.mark.slow
