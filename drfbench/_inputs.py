@@ -434,6 +434,18 @@ def _expanded(node, sizes):
     return total
 
 
+def built(spec, what, build):
+    """`build` of `spec`: a dict as it is, or a path read as a YAML or JSON document
+    (`document`), an error of `build` then naming the file ("tree file t.yaml: ...")."""
+    if not isinstance(spec, (str, Path)):
+        return build(spec)
+    content = document(spec, what)
+    try:
+        return build(content)
+    except ValueError as exc:
+        raise ValueError(f"{what} file {spec}: {exc}") from None
+
+
 def document(path, what):
     """The YAML (.yaml, .yml) or JSON (any other name) document in file `path` (UTF-8, a
     byte-order mark dropped), a mapping repeating a key refused; YAML by 1.2's core schema

@@ -24,7 +24,6 @@ parent before its children, siblings in the order given): `parent`, `first_child
 import math
 import numbers
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -99,13 +98,7 @@ def tree(spec):
     JSON file of it (an error names the file)."""
     if isinstance(spec, Tree):
         return spec
-    if isinstance(spec, (str, Path)):
-        document = _inputs.document(spec, "tree")
-        try:
-            return _build(document)
-        except ValueError as exc:
-            raise ValueError(f"tree file {spec}: {exc}") from None
-    return _build(spec)
+    return _inputs.built(spec, "tree", _build)
 
 
 def read_inputs(tree_path, machines_path):

@@ -41,7 +41,6 @@ MAX_MACHINE_CELLS capacities (drfbench._validation), jobs' tasks at most MAX_TAS
 import math
 import numbers
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -125,13 +124,7 @@ def scenario(spec):
     .yml) or JSON file of it (an error names the file)."""
     if isinstance(spec, Scenario):
         return spec
-    if isinstance(spec, (str, Path)):
-        document = _inputs.document(spec, "scenario")
-        try:
-            return _build(document)
-        except ValueError as exc:
-            raise ValueError(f"scenario file {spec}: {exc}") from None
-    return _build(spec)
+    return _inputs.built(spec, "scenario", _build)
 
 
 # --------------------------------------------------------------------------------------
