@@ -4,9 +4,10 @@
     python -m drfbench.dcdrf controller ...                              the outer loop (controller.py)
     python -m drfbench.dcdrf guarantees ...                              §3's guarantees (guarantees.py)
     python -m drfbench.dcdrf azure ...                                   Fig. 2's Azure activity (azure.py)
+    python -m drfbench.dcdrf many-core ...                               the many-core reference set (many_core.py)
 """
 from .._command import run_step, steps
-from . import azure, controller, guarantees, sweeps
+from . import azure, controller, guarantees, many_core, sweeps
 
 
 def main(argv=None):
@@ -14,12 +15,15 @@ def main(argv=None):
                    "guarantees, Fig. 2's Azure activity.",
                    {**sweeps.STEPS, "controller": "the outer loop: epsilon tuned over control "
                     "intervals", "guarantees": "§3's guarantees on small random instances",
-                    "azure": "Fig. 2's Azure activity"}, flags=())
+                    "azure": "Fig. 2's Azure activity",
+                    "many-core": "the many-core reference set: drfbench bench runs of a "
+                    "configuration file"}, flags=())
     sweeps.arguments(sub)
     for name, module in (("controller", controller), ("guarantees", guarantees),
-                         ("azure", azure)):
+                         ("azure", azure), ("many-core", many_core)):
         module.arguments(sub[name])
     bodies = {**sweeps.BODIES, "guarantees": guarantees.step, "azure": azure.step,
+              "many-core": many_core.step,
               "controller": lambda args: controller.step(sub["controller"], args)}
     return run_step(p, lambda args: bodies[args.command](args), argv)
 
