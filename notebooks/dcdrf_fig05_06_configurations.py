@@ -48,10 +48,16 @@
 #   explicit AVX variants (2, 5).
 # * the input size is the profile's (read from the data and shown on the figures), not
 #   the paper's 1M tenants x 100K resources, unless the `paper` profile was run.
+# * beside it, the **many-core reference set** (`reference/many-core/`, one folder per
+#   machine and day, `python -m drfbench.dcdrf many-core`): its `configs_<isa>.csv` are the
+#   same configurations (`drfbench bench`, 100K x 10K) at 1 to 16 threads, one per core, on
+#   a 16-core Xeon; drawn with dash-dot lines and square markers, and as panels of their own
+#   in Figure 6, each labelled by its folder and machine.
 
 # %% tags=["parameters"]
 results = "../reference/default"      # a profile's results directory
 figures = "../results/default/figures"  # where the figures are written
+many_core = None                        # the many-core sets' folder (None: the checkout's)
 
 # %%
 import matplotlib
@@ -59,9 +65,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from pathlib import Path
+
 from IPython.display import Markdown, display
 
+import drfbench
 from drfbench import figures as figs
+from drfbench import rows as tidy
 
 rows = figs.start(results, "dcdrf/configs")
 machine = figs.machine(rows)
@@ -89,12 +99,35 @@ rows["n_cores"] = np.where(rows["cores"] == "all", n_all,
 rows["spread"] = ((rows["n_cores"] < n_all) & (rows["threads"] > rows["n_cores"])
                   & rows["omp_places"].astype(str).isin(["cores", "threads"]))
 
+
+
+def many_core_sets(root):
+    """{label: table in `summary`'s columns} of every many-core set under `root` with
+    configs_<isa>.csv files (`drfbench bench` rows: one thread per core, `tpc` 1)."""
+    sets = {}
+    for folder in sorted(p for p in Path(root).glob("*") if p.is_dir()):
+        files = sorted(folder.glob("configs_*.csv"))
+        if not files:
+            continue
+        t = pd.concat([tidy.read(f) for f in files], ignore_index=True)
+        label = f"{folder.name} ({t['cpu_model'].iloc[0]}, {int(t['cpu_count'].iloc[0])} CPUs)"
+        threads = t["threads"].astype(int)
+        sets[label] = pd.DataFrame({
+            "dtype": t["dtype"], "isa_used": t["isa"].astype(str), "cores": threads.astype(str),
+            "n_cores": threads, "tpc": 1, "threads": threads, "spread": False,
+            "median": t["elapsed_median"], "min": t["elapsed_min"], "max": t["elapsed_max"],
+            "count": t["repeats"]})
+    return sets
+
+
+sets = many_core_sets(many_core or Path(drfbench.__file__).resolve().parents[1]
+                      / "reference" / "many-core")
 ISA_ORDER = ["scalar", "generic", "avx2", "avx512"]
 ISA_KEY = {"scalar": "c", "generic": "g", "avx2": "2", "avx512": "5"}
 ISA_NAME = {"scalar": "scalar (c)", "generic": "generic (g)", "avx2": "AVX-256 (2)",
             "avx512": "AVX-512 (5)"}
-isas = [i for i in ISA_ORDER if i in set(rows["isa_used"])] + sorted(
-    set(rows["isa_used"]) - set(ISA_ORDER))
+used = set(rows["isa_used"]).union(*(set(m["isa_used"]) for m in sets.values()))
+isas = [i for i in ISA_ORDER if i in used] + sorted(used - set(ISA_ORDER))
 dtypes = [d for d in ["float32", "float64"] if d in set(rows["dtype"])]
 palette = dict(zip(isas, sns.color_palette("colorblind", len(isas))))
 
@@ -132,19 +165,27 @@ summary["key"] = [key(d, i, t) for d, i, t in zip(summary["dtype"], summary["isa
 one = summary[(summary["n_cores"] == 1) & (summary["tpc"] == 1)].set_index(["dtype", "isa_used"])
 summary["speedup"] = [one["median"].get((d, i), np.nan) / m for d, i, m in
                       zip(summary["dtype"], summary["isa_used"], summary["median"])]
+for m in sets.values():
+    first_m = m[m["threads"] == 1].set_index(["dtype", "isa_used"])["median"]
+    m["speedup"] = [first_m.get((d, i), np.nan) / t for d, i, t in
+                    zip(m["dtype"], m["isa_used"], m["median"])]
+    m["key"] = [key(d, i, 1) for d, i in zip(m["dtype"], m["isa_used"])]
+many_note = "".join(f" Dash-dot, squares: {label}, `drfbench bench` medians of "
+                    f"{int(m['count'].max())} repeats." for label, m in sets.items())
 
 # %% [markdown]
 # ## Figure 5 (left): elapsed time and speedup against threads
 #
 # One line per instruction set; solid with filled markers: one thread per core (1 thread
 # on 1 core, then one per core on all cores); dashed with open markers: two threads per
-# core (2 on 1 core, 2 per core on all cores). The paper's Figure 5 is the float32,
-# two-threads-per-core curve. Speedup is against the same configuration's one-thread run.
+# core (2 on 1 core, 2 per core on all cores); dash-dot with squares: the many-core sets,
+# one thread per core. The paper's Figure 5 is the float32, two-threads-per-core curve.
+# Speedup is against the same configuration's one-thread run on the same machine.
 
 # %%
 fig, axes = plt.subplots(2, len(dtypes), figsize=(5.2 * len(dtypes), 7.2), sharex=True,
                          squeeze=False)
-thread_ticks = sorted(summary["threads"].unique())
+thread_ticks = sorted(set(summary["threads"]).union(*(set(m["threads"]) for m in sets.values())))
 for col, dtype in enumerate(dtypes):
     for isa in isas:
         for tpc, style, fill in ((1, "-", "full"), (2, "--", "none")):
@@ -161,6 +202,16 @@ for col, dtype in enumerate(dtypes):
             flag = part[part["spread"]]
             axes[0, col].plot(flag["threads"], flag["median"], "x", color="red", markersize=9)
             axes[1, col].plot(flag["threads"], flag["speedup"], "x", color="red", markersize=9)
+        for label, m in sets.items():
+            part = m[(m["dtype"] == dtype) & (m["isa_used"] == isa)].sort_values("threads")
+            if part.empty:
+                continue
+            kw = dict(color=palette[isa], linestyle="-.", marker="s", markersize=4,
+                      label=f"{ISA_NAME.get(isa, isa)}, {label.split(' ')[0]}")
+            axes[0, col].errorbar(part["threads"], part["median"],
+                                  yerr=[part["median"] - part["min"], part["max"] - part["median"]],
+                                  capsize=2, **kw)
+            axes[1, col].plot(part["threads"], part["speedup"], **kw)
     ax = axes[0, col]
     ax.set_title(f"{dtype}")
     ax.set_yscale("log")
@@ -169,6 +220,9 @@ for col, dtype in enumerate(dtypes):
     ax = axes[1, col]
     ax.plot(thread_ticks, [min(t, n_all) for t in thread_ticks], color="grey", linestyle=":",
             label=f"ideal (linear to {n_all} cores)")
+    if sets:
+        ax.plot(thread_ticks, thread_ticks, color="grey", linestyle="-.", linewidth=0.8,
+                label="ideal (linear, many-core)")
     ax.set_xscale("log", base=2)
     ax.set_xticks(thread_ticks, [
         f"{t}\n" + " | ".join(f"{c}c x {p}" for c, p in sorted(set(zip(
@@ -180,10 +234,11 @@ for col, dtype in enumerate(dtypes):
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
 axes[1, 0].legend(fontsize=7, ncol=1)
-fig.suptitle(f"Figure 5 (left): DC-DRF thread scaling — this machine has {n_all} cores, so "
-             f"only 1 and {n_all} cores (paper: up to 24 per socket)", fontsize=10)
+fig.suptitle(f"Figure 5 (left): DC-DRF thread scaling — this results' machine has {n_all} "
+             f"cores (1 and {n_all}); dash-dot: the many-core sets (paper: up to 24 per socket)",
+             fontsize=10)
 figs.caption(fig, f"configs sweep: {setup}. Open markers/dashed: {tpc2_note}. "
-                  f"{spread_note} {skipped_note} {machine}")
+                  f"{spread_note} {skipped_note} {machine}.{many_note}")
 _ = figs.save(fig, figures, "dcdrf_fig05_thread_scaling")
 
 # %% [markdown]
@@ -206,17 +261,21 @@ display(pd.concat([table, speed], axis=1).round(5))
 #
 # One bar per configuration (precision x instruction set x threads per core), median
 # elapsed over repeats with min–max error bars, ranked left to right by decreasing time
-# as in the paper. Top: all cores (the paper's setting); bottom: one core. Key: `f`/`d`
+# as in the paper. Top: all cores (the paper's setting), then one core; below, each
+# many-core set's most cores and one core. Key: `f`/`d`
 # single/double precision; `c` scalar, `g` generic (compiler default vector width),
 # `2` AVX-256, `5` AVX-512; `h` two threads per core (here oversubscribed, not SMT,
 # unless the machine has SMT).
 
 # %%
 core_counts = sorted(summary["n_cores"].unique(), reverse=True)
-fig, axes = plt.subplots(len(core_counts), 1, figsize=(9.5, 3.4 * len(core_counts)),
-                         squeeze=False)
-for ax, n in zip(axes[:, 0], core_counts):
-    part = summary[summary["n_cores"] == n].sort_values("median", ascending=False)
+# (rows, cores, machine) per panel: this results' machine, then each many-core set's most
+# cores and one core
+panels = [(summary, n, "") for n in core_counts] + [
+    (m, n, label) for label, m in sets.items() for n in (m["n_cores"].max(), 1)]
+fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 3.4 * len(panels)), squeeze=False)
+for ax, (rows_of, n, label) in zip(axes[:, 0], panels):
+    part = rows_of[rows_of["n_cores"] == n].sort_values("median", ascending=False)
     x = np.arange(len(part))
     colors = [palette[i] for i in part["isa_used"]]
     bars = ax.bar(x, part["median"], color=colors, edgecolor="black", linewidth=0.5,
@@ -239,7 +298,8 @@ for ax, n in zip(axes[:, 0], core_counts):
                             textcoords="offset points", ha="center", fontsize=7,
                             color="darkred", fontweight="bold")
     ax.set_ylabel("elapsed (s, median)")
-    title = f"{n} core{'s' if n > 1 else ''}" + (" (all)" if n == n_all else "")
+    title = (f"{label}: {n} core{'s' if n > 1 else ''}" if label else
+             f"{n} core{'s' if n > 1 else ''}" + (" (all)" if n == n_all else ""))
     if part["spread"].any():
         title += f" — bars marked x: threads NOT confined to {n} core (see note)"
         for xi in x[part["spread"].to_numpy()]:
@@ -258,7 +318,8 @@ axes[0, 0].legend(handles=handles, fontsize=7, ncol=2)
 fig.suptitle("Figure 6: DC-DRF configuration options ranked by runtime (slowest left)",
              fontsize=10)
 figs.caption(fig, f"configs sweep: {setup}. Median over repeats, error bars min–max. "
-                  f"{tpc2_note}. {spread_note} {skipped_note} {machine}")
+                  f"{tpc2_note}. {spread_note} {skipped_note} {machine}. The many-core "
+                  f"panels: `drfbench bench` medians of their repeats.")
 _ = figs.save(fig, figures, "dcdrf_fig06_configurations")
 
 # %% [markdown]
