@@ -19,9 +19,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from .. import _inputs, _isa
+from .._command import input_file
 from . import bench
 
 # option -> (kind, the `drfbench bench` flag): a list becomes comma-separated
@@ -65,6 +67,9 @@ def _plan(spec, out):
             raise ValueError(f"{where}: places is cores or threads, not {places!r}")
         isas = options.get("isas", [None])
         isas = isas if isinstance(isas, list) else [isas]
+        if not isas or not all(isinstance(isa, str) for isa in isas if isa is not None):
+            raise ValueError(f"{where}: isas names kernel variants ({', '.join(_isa.VARIANTS)}), "
+                             f"not {options['isas']!r}")
         if len(isas) > 1 and "{isa}" not in str(name):
             raise ValueError(f"{where}: {len(isas)} variants need {{isa}} in the file's name")
         for isa in isas:
@@ -111,21 +116,36 @@ def _check(argv, where):
 
 
 def step(args):
-    """Run every run of --config, in order, into --out."""
-    runs = plan(args.config, args.out)
+    """Run every run of --config, in order, into a new folder --out: written beside it under
+    a temporary name and renamed once every run is done (a failed run leaves nothing)."""
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    if shutil.which("lscpu"):
-        (out / "machine.txt").write_text(subprocess.run(["lscpu"], capture_output=True,
-                                                        text=True, check=True).stdout)
-    for path, env, argv in runs:
-        print(f"many-core: {path.name}: drfbench bench {' '.join(argv[:-2])}", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "drfbench", "bench", *argv],
-                       env={**os.environ, **env}, check=True)
+    if out.exists():
+        raise ValueError(f"--out {out} exists: name a new folder (a set is never written over)")
+    if not out.parent.is_dir():
+        raise ValueError(f"--out {out}: its folder {out.parent} does not exist")
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        runs = plan(args.config, work)
+        if shutil.which("lscpu"):
+            (work / "machine.txt").write_text(subprocess.run(
+                ["lscpu"], capture_output=True, text=True, check=True).stdout)
+        for path, env, argv in runs:
+            print(f"many-core: {path.name}: drfbench bench {' '.join(argv[:-2])}",
+                  file=sys.stderr)
+            subprocess.run([sys.executable, "-m", "drfbench", "bench", *argv],
+                           env={**os.environ, **env}, check=True)
+        work.rename(out)
+    except BaseException as exc:
+        shutil.rmtree(work)
+        if isinstance(exc, subprocess.CalledProcessError):
+            print(f"many-core: the run of {Path(exc.cmd[-1]).name} failed (status "
+                  f"{exc.returncode}); nothing written", file=sys.stderr)
+            raise SystemExit(exc.returncode) from None
+        raise
     return out
 
 
 def arguments(p):
-    p.add_argument("--config", required=True, help="the runs (YAML or JSON): "
+    p.add_argument("--config", type=input_file, required=True, help="the runs (YAML or JSON): "
                    "workflows/config/many-core.yaml")
-    p.add_argument("--out", required=True, help="the folder the CSVs go to")
+    p.add_argument("--out", required=True, help="the new folder the CSVs go to")

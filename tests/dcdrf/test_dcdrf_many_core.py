@@ -1,5 +1,6 @@
 """The many-core reference set's runner: the configuration file becomes `drfbench bench` runs,
 one tidy CSV each; what the file gets wrong is refused before any run, naming the run."""
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -52,4 +53,28 @@ def test_a_wrong_file_is_refused_naming_the_run(tmp_path, capsys, runs, problem)
         main(["many-core", "--config", str(config), "--out", str(tmp_path / "set")])
     assert exc.value.code == 2
     assert f"many-core configuration file {config}: {problem}" in capsys.readouterr().err
-    assert not (tmp_path / "set").exists()
+    assert list(tmp_path.iterdir()) == [config]      # no folder, no temporary one
+
+
+def test_an_existing_folder_is_not_written_over(tmp_path, capsys):
+    (tmp_path / "set").mkdir()
+    with pytest.raises(SystemExit):
+        main(["many-core", "--config", str(CONFIG), "--out", str(tmp_path / "set")])
+    assert "exists: name a new folder" in capsys.readouterr().err
+
+
+def test_a_failed_run_leaves_nothing(tmp_path, monkeypatch, capsys):
+    config = tmp_path / "many.yaml"
+    config.write_text("tenants: 300\nresources: 40\nrepeats: 1\nepsilons: [0.01]\n"
+                      "runs: {first: {threads: [1]}, second: {threads: [1]}}\n")
+    run = subprocess.run
+
+    def second_fails(argv, **kw):
+        if any(str(a).endswith("second.csv") for a in argv):
+            raise subprocess.CalledProcessError(1, argv)
+        return run(argv, **kw)
+    monkeypatch.setattr(many_core.subprocess, "run", second_fails)
+    with pytest.raises(SystemExit) as exc:
+        main(["many-core", "--config", str(config), "--out", str(tmp_path / "set")])
+    assert exc.value.code == 1 and list(tmp_path.iterdir()) == [config]
+    assert "the run of second.csv failed (status 1); nothing written" in capsys.readouterr().err
