@@ -11,7 +11,8 @@ The file's `runs` maps a CSV's name (`{isa}` in it: one file per kernel variant)
 every run that does not set it. Each run is its own process with OMP_PROC_BIND=close and
 OMP_PLACES=`places` (`cores`, or `threads` to put two threads on an SMT core), so OpenMP
 places the threads as asked. A variant this CPU cannot run is skipped with a line saying so;
-`lscpu`'s report goes to machine.txt beside the CSVs.
+`lscpu`'s report goes to machine.txt beside the CSVs. --out is a new folder, in place only
+once every run is done.
 """
 import contextlib
 import io
