@@ -3,6 +3,7 @@
     simulate(scenario, rule, **options) -> Run     one rule on a scenario, to the end
     Run                                            its result: .simulation, .scenario,
                                                    rows() one per job, shares(times)
+    Timeline                                       a run's tasks: held(times, by, groups)
 
 A rule is run by the cluster simulator (drfbench.sim) as drfbench.production.policies'
 policy of that name, with no horizon: every job runs to its end (a scenario's jobs all fit
@@ -16,6 +17,40 @@ from .. import api, rows
 from . import policies
 from .catalog import SCENARIO
 from .scenario import Scenario, scenario as as_scenario
+
+
+@dataclass(frozen=True, eq=False)
+class Timeline:
+    """A run's tasks, one entry each: leaf (an index), machine, arrival, start, end (s),
+    demand (n, m); any simulator's task table, its users mapped to leaves."""
+    leaf: np.ndarray
+    machine: np.ndarray
+    arrival: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    demand: np.ndarray
+
+    def held(self, times, by, groups):
+        """(T, groups, m): at each of `times`, the demands of the tasks running then
+        (start <= t < end) summed per group, `by` one of "leaf" and "machine" or an array
+        of each task's group."""
+        key = getattr(self, by) if isinstance(by, str) else np.asarray(by)
+        times = np.asarray(times, dtype=np.float64)
+        out = np.zeros((len(times), groups, self.demand.shape[1]))
+        for k, now in enumerate(times):
+            on = (self.start <= now) & (now < self.end)
+            np.add.at(out[k], key[on], self.demand[on])
+        return out
+
+    def outstanding(self, times, groups):
+        """(T, groups) int: each leaf's tasks arrived and not ended (arrival <= t < end,
+        waiting or running) at each of `times`."""
+        times = np.asarray(times, dtype=np.float64)
+        out = np.zeros((len(times), groups), dtype=np.int64)
+        for k, now in enumerate(times):
+            out[k] = np.bincount(self.leaf[(self.arrival <= now) & (now < self.end)],
+                                 minlength=groups)
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,21 +70,20 @@ class Run:
         np.maximum.at(finish, t["user"], t["end"])
         return start, finish
 
-    def shares(self, times):
-        """Each leaf queue's share of each resource at each of `times`: (T, L, m), the
-        demands of its tasks running then (start <= t < end) over the cluster's total, the
-        leaves in Scenario.leaves' order."""
+    def timeline(self):
+        """Its tasks as a Timeline (each task's leaf, in Scenario.leaves' order)."""
         s, t = self.scenario, self.simulation.tasks
-        times = np.asarray(times, dtype=np.float64)
         leaf_of = np.full(len(s.paths), -1)
         leaf_of[s.leaves] = np.arange(len(s.leaves))
-        leaf = leaf_of[s.queue[t["user"]]]
-        demand = s.demand[t["user"]] / s.capacity.sum(axis=0)
-        out = np.zeros((len(times), len(s.leaves), len(s.resources)))
-        for k, now in enumerate(times):
-            on = (t["start"] <= now) & (now < t["end"])
-            np.add.at(out[k], leaf[on], demand[on])
-        return out
+        return Timeline(leaf_of[s.queue[t["user"]]], t["machine"], t["arrival"], t["start"],
+                        t["end"], s.demand[t["user"]])
+
+    def shares(self, times):
+        """Each leaf queue's share of each resource at each of `times`: (T, L, m), the
+        demands of its tasks running then over the cluster's total, the leaves in
+        Scenario.leaves' order."""
+        s = self.scenario
+        return self.timeline().held(times, "leaf", len(s.leaves)) / s.capacity.sum(axis=0)
 
     def rows(self, **columns):
         """Tidy rows, one per job: its queue (path), arrival, tasks, first start, last
