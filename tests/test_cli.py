@@ -18,7 +18,7 @@ import scipy.io
 import scipy.sparse as sp
 
 import drfbench
-from drfbench import drfh, drfq, hdrf, packer, rows
+from drfbench import drfh, drfq, hdrf, packer, production, rows
 from drfbench.cli import main
 from drfbench.dcdrf import workloads
 from drfbench.drf import schedule
@@ -29,6 +29,13 @@ TREE = {"resources": ["cpu", "mem"],
         "children": {"research": {"weight": 2, "children": {
             "train": {"demand": [1, 4], "tasks": 3}, "eval": {"demand": [1, 1]}}},
             "web": {"demand": [2, 1], "tasks": 2}}}
+SCENARIO = {"resources": ["cpu", "gpu"],
+            "nodes": {"cpu": {"capacity": [4, 0], "count": 2}, "gpu": {"capacity": [2, 1]}},
+            "children": {"a": {"guarantee": [2, 0]}, "b": {"weight": 2}},
+            "jobs": [{"queue": "a", "tasks": 3, "demand": [2, 0], "duration": 10},
+                     {"queue": "b", "arrival": 1, "demand": [1, 1], "duration": 4},
+                     {"queue": "b", "arrival": 2, "tasks": 2, "demand": [2, 0],
+                      "duration": 5}]}
 TRACE = ("user,job,arrival,duration,cpu,mem\n"
          "a,1,0,10,0.2,1\nb,2,0,10,1,0.2\na,1,1,5,0.2,1\nb,3,4,3,0.5,0.5\n")
 
@@ -115,7 +122,7 @@ def test_run_as_a_command_prints_a_table(tmp_path):
 
 def test_every_input_kind_has_a_test():
     assert set(drfbench.api.KINDS) == {"demands", "tasks", "tree", "servers", "trace",
-                                       "applications", "flows"}
+                                       "applications", "flows", "scenario"}
 
 
 def test_demands(tmp_path):
@@ -207,6 +214,18 @@ def test_flows(tmp_path):
         {("bottleneck", "1", costs)}
 
 
+def test_scenario(tmp_path):
+    path = write(tmp_path / "scenario.json", json.dumps(SCENARIO))
+    table = run_rows(tmp_path, "slurm-fairtree", path, "--half-life", "0", "--max-tres",
+                     "false")
+    res = production.simulate(SCENARIO, "slurm-fairtree", half_life=0, max_tres=False)
+    start, finish = res.jobs()
+    assert column(table, "start") == start.tolist()
+    assert column(table, "finish") == finish.tolist()
+    assert [r["queue"] for r in table] == ["a", "b", "b"]
+    assert {(r["method"], r["scenario_file"]) for r in table} == {("slurm-fairtree", path)}
+
+
 # --------------------------------------------------------------------------------------
 # Bad input: one line, exit status 2, no output file
 # --------------------------------------------------------------------------------------
@@ -225,6 +244,8 @@ def bad_files(tmp_path):
         "apps.json": "[]",
         "trace.csv": "user,job,arrival,duration,cpu,mem\na,1,0,10,0.2,1,5\n",
         "costs.csv": "cpu,nic\n1e-6,6e-6\n0,0\n",
+        "scenario.yaml": "resources: [cpu]\nnodes: {n: {capacity: [4]}}\n"
+                         "children: {a: {}}\njobs:\n  - {queue: b, demand: [1], duration: 1}\n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -241,6 +262,9 @@ def bad_files(tmp_path):
     (["packer", "racks.json", "apps.json"], ["racks.json", "unknown key(s) ['racks']"]),
     (["drfh-first-fit", "m.csv", "trace.csv"], ["tasks file trace.csv", "line 2", "7 cells"]),
     (["drfq", "costs.csv"], ["costs file costs.csv", "line 3", "costs 0 on every resource"]),
+    (["kueue", "scenario.yaml"], ["scenario file scenario.yaml", "job 0", "queue 'b'"]),
+    (["yarn-fair-drf", "scenario.yaml", "--half-life", "9"],
+     ["method 'yarn-fair-drf' takes no option half_life"]),
     (["fq", "d.csv", "--interval", "0.3"], ["method 'fq' takes no option interval"]),
     (["nosuch", "d.csv"], ["unknown method 'nosuch'"]),
     (["edrf", "d.csv", "--epsilon", "0.1"], ["method 'edrf' takes no option epsilon"]),
@@ -306,6 +330,7 @@ MINIMAL = {
     "applications": ({"infra.yaml": "servers: 2\nper_rack: 2\n",
                       "apps.json": json.dumps(APPLICATIONS)}, []),
     "flows": ({"costs.csv": "cpu,nic\n1e-6,6e-6\n7e-6,1e-6\n"}, ["--duration", "0.002"]),
+    "scenario": ({"scenario.json": json.dumps(SCENARIO)}, []),
 }
 
 

@@ -18,7 +18,7 @@ from conftest import ROOT
 FIGURES = sorted(p.stem for p in (ROOT / "reference/default/figures").glob("*.png"))
 CAPTIONS = ROOT / "workflows/report/figures"
 # The families whose pages write the papers' formulas as math (docs/families/<family>.md)
-FORMULAS = ("dcdrf", "drfh", "drfq", "hdrf", "packer")
+FORMULAS = ("dcdrf", "drfh", "drfq", "hdrf", "packer", "production")
 # What a page's reader sees wrongly: (what, a pattern in its text outside code and math)
 MISREAD = (
     ("a number turned bold by ** (write it as a code span: `2**62`)", r"\d<strong>|</strong>\d"),

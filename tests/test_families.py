@@ -18,8 +18,12 @@ from conftest import ROOT
 
 
 def family_files(family):
-    """What docs/adding-a-family.md asks of a family: (what, the paths that would do)."""
-    return [
+    """What docs/adding-a-family.md asks of a family: (what, the paths that would do); a
+    family whose catalog declares KERNEL = False (pure Python) has no kernel and no
+    literal transcription, and no method of it is declared literal."""
+    kernel = importlib.import_module(f"drfbench.{family}.catalog").__dict__.get("KERNEL", True)
+    assert kernel or not drfbench.methods(family=family, literal=True), family
+    return [(what, paths) for what, paths in [
         ("its kernel", [ROOT / f"drfbench/{family}/{family}.pyx"]),
         ("its package", [ROOT / f"drfbench/{family}/__init__.py"]),
         ("its catalog: its input kinds and methods", [ROOT / f"drfbench/{family}/catalog.py"]),
@@ -34,7 +38,7 @@ def family_files(family):
         ("its docs page", [ROOT / f"docs/families/{family}.md"]),
         ("its reference results", sorted((ROOT / f"reference/default/{family}").rglob("*.csv"))),
         ("its reference figures", sorted((ROOT / "reference/default/figures").glob(f"{family}_*.png"))),
-    ]
+    ] if kernel or not what.startswith(("its kernel", "its literal"))]
 
 
 @pytest.mark.parametrize("family", api.families())

@@ -188,6 +188,11 @@ KINDS = {
                                 "apps.json": json.dumps(APPLICATIONS, indent=1)},
                      ["--threads", "1"]),
     "flows": ("drfq", {"costs.csv": "cpu,nic\n1e-6,6e-6\n7e-6,1e-6\n"}, ["--duration", "0.01"]),
+    "scenario": ("kueue", {"scenario.yaml": "resources: [cpu, gpu]\n"
+                           "nodes: {cpu: {capacity: [4, 0], count: 2}, gpu: {capacity: [2, 1]}}\n"
+                           "children: {a: {guarantee: [2, 0]}, b: {weight: 2}}\njobs:\n"
+                           "  - {queue: a, tasks: 3, demand: [2, 0], duration: 10}\n"
+                           "  - {queue: b, arrival: 1, demand: [1, 1], duration: 4}\n"}, []),
 }
 BOM = b"\xef\xbb\xbf"
 

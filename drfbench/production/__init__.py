@@ -1,7 +1,16 @@
-"""Production schedulers' fairness rules as pure functions: the conformance API.
+"""Production schedulers' fairness rules (issue 37): registered methods on the scenario
+input kind, and the conformance API.
 
-Each module restates one production scheduler's rule from its source and is tested
-against the vectors of that project's own unit tests (tests/production/):
+    simulate(scenario, rule, **options) -> Run   a rule on a scenario, to the end
+    scenario(spec) -> Scenario                   the input kind (a dict, a YAML/JSON file)
+
+Rules (drfbench.methods(family="production")): kueue, armada, mesos-drf, slurm-fairtree,
+yarn-fair-drf, each run by the cluster simulator as drfbench.production.policies has it;
+`python -m drfbench.production` runs the pipeline's steps; docs/families/production.md
+says what was chosen where the upstream code is ambiguous.
+
+Each conformance module restates one production scheduler's rule from its source and is
+tested against the vectors of that project's own unit tests (tests/production/):
 
 - `armada`: water-filled fair shares, the dominant-resource cost, the fairness error;
 - `kueue`: the dominant resource share of borrowed capacity and fair preemption's targets;
@@ -9,3 +18,7 @@ against the vectors of that project's own unit tests (tests/production/):
 - `slurm`: Fair Tree's Level FS and FairShare;
 - `yarn`: FairScheduler's DominantResourceFairnessPolicy comparator.
 """
+from .rules import Run, simulate
+from .scenario import Scenario, scenario
+
+__all__ = ["Run", "Scenario", "scenario", "simulate"]

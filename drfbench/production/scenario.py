@@ -127,6 +127,11 @@ def scenario(spec):
     return _inputs.built(spec, "scenario", _build)
 
 
+def read_inputs(path):
+    """The scenario kind's reader (`drfbench run`): the Scenario in a YAML or JSON file."""
+    return scenario(path)
+
+
 # --------------------------------------------------------------------------------------
 # Checking
 # --------------------------------------------------------------------------------------

@@ -1,16 +1,16 @@
-"""The fuzz suite for the scenario input kind (drfbench.production.scenario and the rules'
-policies on it): arbitrary scenarios, of the right and the wrong shape, are either refused
-with a ValueError/TypeError (tests/fuzz.py) or read, and then every rule runs them to the
-end without a node holding more than its capacity."""
+"""The fuzz suite for the scenario input kind (drfbench.production.scenario and the rules
+on it through their entry point, drfbench.production.simulate): arbitrary scenarios, of
+the right and the wrong shape, are either refused with a ValueError/TypeError
+(tests/fuzz.py) or read, and then every rule runs them to the end without a node holding
+more than its capacity."""
 import hypothesis.strategies as st
 import numpy as np
 
+import drfbench
 import fuzz
-from drfbench.production import policies
-from drfbench.production.scenario import scenario
+from drfbench.production import scenario, simulate
 
-# The input kind this module fuzzes is "scenario"; its FUZZED tuple comes with the kind's
-# registration (tests/test_families.py checks that every fuzzed kind is a registered one).
+FUZZED = ("scenario",)
 
 NUMBERS = st.sampled_from([0, 1, 2, 4, 0.5, 1e-300, 1e300, -1, float("nan"), float("inf"),
                            10**400, "2", True, None])
@@ -83,7 +83,8 @@ def scenarios(m, noisy):
 def run_all(spec):
     """The scenario read, and each rule's Simulation on it."""
     s = scenario(spec)
-    return s, {rule: policies.run(s, rule) for rule in policies.RULES}
+    return s, {rule: simulate(s, rule).simulation
+               for rule in drfbench.methods(takes="scenario")}
 
 
 SPECS = st.tuples(st.integers(1, 3), st.sampled_from([False, False, True])).flatmap(

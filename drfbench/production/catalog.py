@@ -1,0 +1,42 @@
+"""The production rules' entries in the registry (drfbench.api; issue 37): the scenario
+input kind and one method per production scheduler's fairness rule, each run by the
+cluster simulator as drfbench.production.policies has it (no preemption). The rules are
+restated in Python from their projects' sources (docs/families/production.md): the family
+has no kernel and no transcription (KERNEL). Loaded by the registry without the package's
+modules."""
+from ..api import InputKind, Method, Option
+
+SCENARIO = "scenario"
+KERNEL = False                     # pure Python: no kernel, no literal transcription
+HALF_LIFE = 7 * 24 * 3600.0        # Slurm's default PriorityDecayHalfLife (7 days), s
+
+HALF_LIFE_OPTION = Option("half_life", float, HALF_LIFE, "Slurm's PriorityDecayHalfLife: "
+                          "seconds over which billed usage decays to half (0: no decay)",
+                          "[0, inf]")
+MAX_TRES = Option("max_tres", bool, True, "Slurm's PriorityFlags=MAX_TRES: bill a job by "
+                  "its largest weighted resource (false: their sum)")
+FIXED = Option("fixed", bool, True, "YARN-11482's fix of the DRF comparator (false: the "
+               "pre-fix comparison, two resources only)")
+
+KINDS = (
+    InputKind(SCENARIO, ("scenario",), "drfbench.production.simulate(scenario, rule, ...)",
+              "production.scenario:read_inputs"),
+)
+
+_RUN = "production.rules:run_rule"
+METHODS = (
+    Method("kueue", "production", SCENARIO, "Kueue's fair sharing: the admission "
+           "tournament by dominant resource share of borrowed capacity, cohorts, quotas",
+           _RUN, (), label="Kueue"),
+    Method("armada", "production", SCENARIO, "Armada: the queue whose dominant-resource "
+           "cost over weight (1 / priority factor) with the job added is lowest", _RUN, (),
+           label="Armada"),
+    Method("mesos-drf", "production", SCENARIO, "Mesos's hierarchical DRF sorter, roles "
+           "below their quota guarantee first", _RUN, (), label="Mesos DRF"),
+    Method("slurm-fairtree", "production", SCENARIO, "Slurm's Fair Tree: jobs by FairShare "
+           "rank over decayed usage billed by TRES", _RUN, (HALF_LIFE_OPTION, MAX_TRES),
+           label="Slurm Fair Tree"),
+    Method("yarn-fair-drf", "production", SCENARIO, "YARN FairScheduler's "
+           "DominantResourceFairnessPolicy comparator down the queue tree, one container "
+           "at a time", _RUN, (FIXED,), label="YARN Fair DRF"),
+)

@@ -1,0 +1,38 @@
+# Production schedulers' fairness rules (issue 37: Kueue, Armada, Mesos, Slurm's Fair
+# Tree, YARN's FairScheduler DRF) beside DRF (online), H-DRF and DRFH on one scenario:
+# a heterogeneous cluster, a queue tree, phases (drfbench/production/sidebyside.py), as
+# a results CSV drawn by notebooks/production.py.
+#
+# Config (key `production`; seed: the config's, the scenario's durations):
+#   sample: seconds between samples of the shares, the distances and utilization
+#   half_life, max_tres: slurm-fairtree's options; fixed: yarn-fair-drf's
+
+PRODUCTION = config["production"]
+TARGETS += expand("results/{name}/production/production_side_by_side.csv", name=NAME)
+
+
+rule production_side_by_side:
+    output:
+        report("results/{name}/production/production_side_by_side.csv",
+               category="Production rules"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/production/side_by_side.log",
+    params:
+        python=PYTHON,
+        sample=PRODUCTION["sample"],
+        half_life=PRODUCTION["half_life"],
+        max_tres="--max-tres" if PRODUCTION["max_tres"] else "--no-max-tres",
+        fixed="--fixed" if PRODUCTION["fixed"] else "--no-fixed",
+        seed=config["seed"],
+    shell:
+        "{params.python} -m drfbench.production side-by-side --sample {params.sample} "
+        "--half-life {params.half_life} {params.max_tres} {params.fixed} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
+
+
+NOTEBOOKS["production"] = dict(
+    results=["production/production_side_by_side.csv"],
+    figures=["production_shares.png", "production_shares.pdf", "production_distance.png",
+             "production_distance.pdf", "production_tables.md"])
