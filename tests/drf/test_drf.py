@@ -87,6 +87,15 @@ def test_online_schedulers_match_the_literal_loop(seed):
         assert (used <= C * (1 + 1e-12)).all()
 
 
+def test_the_kernel_and_the_literal_loop_name_their_launches():
+    """Both fill kernel.Launches; the kernel's scheduler takes its inputs by name."""
+    D, C = np.array([[1.0, 4], [3, 1]]), np.array([[9.0, 18]])
+    launches = drf.scheduler(D, C).schedule()
+    expected = literal.online(D, C)
+    assert launches._fields == expected._fields == ("users", "machines")
+    assert launches.users.tolist() == expected.users.tolist() == [0, 1, 0, 1, 0]
+
+
 def test_online_drf_is_max_min_on_dominant_shares():
     """No user with a smaller dominant share could still fit a task (static, one machine)."""
     rng = np.random.default_rng(7)

@@ -289,6 +289,19 @@ def test_sets_must_be_a_positive_integer(sets, error):
         hdrf.scheduler(CONTRACT, [16, 64, 2], sets=sets)
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_kernel_and_the_transcription_name_their_launches(policy):
+    """Both fill kernel.Launches, the same launches; hdrf.scheduler reaches either through
+    the registry's options."""
+    machines = [[16.0, 64, 2]]
+    kernel, literal = (hdrf.scheduler(CONTRACT, machines, policy, literal=lit).schedule()
+                       for lit in (False, True))
+    assert kernel._fields == literal._fields == ("leaves", "machines")
+    assert kernel.leaves.tolist() == literal.leaves.tolist() and kernel.leaves.size
+    with pytest.raises(ValueError, match=f"method '{policy}' takes no option slots"):
+        hdrf.scheduler(CONTRACT, machines, policy, slots=2)
+
+
 def test_the_kernel_refuses_a_mode_outside_modes():
     """The kernel reads each policy's rule from a table indexed by its mode."""
     kernels = _isa.kernels().hdrf
