@@ -16,6 +16,8 @@ FAMILY}`) for the names of the registered methods, `drfbench.methods(**...)`.
 """
 import copy
 import math
+import shlex
+import sys
 from pathlib import Path
 
 COMMON_SCHEMA = "config.schema.yaml"
@@ -122,6 +124,20 @@ def configure(config, directory):
         raise WorkflowError(f"Error validating config: {errors[0]}{more}")
     config.update(offset_seeds(config))
     return config
+
+
+def flags(settings, family, step):
+    """The command-line flags of the declared options that `family`'s pipeline step
+    `step` takes (its catalog's STEP_OPTIONS), each with its value in `settings` (the
+    family's config section): "--rtt 0.001 --interval 0.3", a list as several values. A
+    rule passes them as they are, naming no option (docs/pipeline.md)."""
+    from . import api
+    from ._command import flag
+    api.families()                       # every catalog read
+    taken = sys.modules[f"drfbench.{family}.{api.CATALOG}"].STEP_OPTIONS[step]
+    return " ".join(f"{flag(name)} " + " ".join(shlex.quote(str(v)) for v in (
+        settings[name] if isinstance(settings[name], list) else [settings[name]]))
+        for name in taken)
 
 
 def offset_seeds(config):
