@@ -129,7 +129,7 @@ def configure(config, directory):
 def flags(settings, family, step):
     """The command-line flags of the declared options that `family`'s pipeline step
     `step` takes (its catalog's STEP_OPTIONS), each with its value in `settings` (the
-    family's config section): "--rtt 0.001 --interval 0.3", a list as several values. A
+    family's config section): "--name value ...", a list as several values. A
     rule passes them as they are, naming no option (docs/pipeline.md)."""
     from . import api
     from ._command import flag
