@@ -132,6 +132,8 @@ def steps(family, description, helps, flags=("out", "seed"), options=None):
             a.add_argument("--seed", type=NATURAL, default=0, help="the seed of every random draw")
         taken = (options or {}).get(name, ())
         for option in taken:
+            if option not in declared:
+                raise ValueError(f"step {name!r}: family {family!r} declares no option {option!r}")
             option_flag(a, declared[option])
         a.set_defaults(options_taken=tuple(taken))
     return p, sub.choices

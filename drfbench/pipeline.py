@@ -134,7 +134,11 @@ def flags(settings, family, step):
     from . import api
     from ._command import flag
     api.families()                       # every catalog read
-    taken = sys.modules[f"drfbench.{family}.{api.CATALOG}"].STEP_OPTIONS[step]
+    catalog = sys.modules.get(f"drfbench.{family}.{api.CATALOG}")
+    taken = getattr(catalog, "STEP_OPTIONS", {}).get(step)
+    if taken is None:
+        raise ValueError(f"family {family!r} lists no options of step {step!r} (its catalog's "
+                         "STEP_OPTIONS)")
     return " ".join(f"{flag(name)} " + " ".join(shlex.quote(str(v)) for v in (
         settings[name] if isinstance(settings[name], list) else [settings[name]]))
         for name in taken)

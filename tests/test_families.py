@@ -259,7 +259,7 @@ def test_the_steps_take_their_options_from_the_declarations(family):
 def test_a_step_s_flags_are_its_options_declarations():
     """DRFQ's sweep: --packet-costs, --rtt, --interval with the declared defaults, types and
     bounds; pipeline.flags writes the config's values for them."""
-    from drfbench._command import options_of
+    from drfbench._command import options_of, steps
     from drfbench.drfq import __main__ as step
     from drfbench.drfq.catalog import RTT
     parsed = []
@@ -276,6 +276,10 @@ def test_a_step_s_flags_are_its_options_declarations():
     settings = {"rtt": 0.001, "interval": 0.3, "packet_costs": "uniform", "duration": 5.0}
     assert pipeline.flags(settings, "drfq", "sweep") == \
         "--packet-costs uniform --rtt 0.001 --interval 0.3"
+    with pytest.raises(ValueError, match="family 'drfq' lists no options of step 'bogus'"):
+        pipeline.flags(settings, "drfq", "bogus")
+    with pytest.raises(ValueError, match="family 'drfq' declares no option 'bogus'"):
+        steps("drfq", "", {"sweep": ""}, options={"sweep": ("rtt", "bogus")})
 
 
 # Where a family's files lie (docs/adding-a-family.md): `{f}` is its name.
