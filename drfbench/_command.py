@@ -113,20 +113,76 @@ def run(parser, body, argv=None, command="command"):
         return body(args)
 
 
-def steps(family, description, helps, flags=("out", "seed")):
+def steps(family, description, helps, flags=("out", "seed"), options=None):
     """The parser of a family's pipeline steps, `python -m drfbench.<family> <step> ...`: a
     subparser per step (`helps`: step -> one line), each taking the common flags named in
-    `flags`: --out (the rows file, required), --seed (a natural number, default 0). Returns
-    (the parser, {step: its subparser}), for each step's own flags; `run_step` runs it."""
+    `flags`: --out (the rows file, required), --seed (a natural number, default 0), and
+    the family's declared options its step takes (`options`: step -> option names, the
+    catalog's STEP_OPTIONS; each a flag as `option_flag` makes it, `options_of` gives them
+    back by name). Returns (the parser, {step: its subparser}), for each step's own flags;
+    `run_step` runs it."""
     p = Parser(prog=f"python -m drfbench.{family}", description=description)
     sub = p.add_subparsers(dest="command", required=True)
+    declared = family_options(family) if options else {}
     for name, text in helps.items():
         a = sub.add_parser(name, help=text)
         if "out" in flags:
             a.add_argument("--out", type=output, required=True, help="the rows (CSV)")
         if "seed" in flags:
             a.add_argument("--seed", type=NATURAL, default=0, help="the seed of every random draw")
+        taken = (options or {}).get(name, ())
+        for option in taken:
+            if option not in declared:
+                raise ValueError(f"step {name!r}: family {family!r} declares no option {option!r}")
+            option_flag(a, declared[option])
+        a.set_defaults(options_taken=tuple(taken))
     return p, sub.choices
+
+
+def family_options(family):
+    """The options `family`'s methods declare, by name (one declaration per name, else a
+    ValueError naming it)."""
+    from . import api
+    found = {}
+    for method in api.methods(family=family):
+        for name, option in api.method_info(method).options.items():
+            if found.setdefault(name, option) != option:
+                raise ValueError(f"family {family!r} declares option {name!r} twice, differently")
+    return found
+
+
+def flag(name):
+    """The command line's spelling of option `name`: --name, underscores as dashes."""
+    return "--" + name.replace("_", "-")
+
+
+def option_flag(parser, option):
+    """Add declared option `option` (an api.Option) to `parser` as its flag, with its type
+    (a number within its bounds, one of its choices, true/false, a list as several
+    values), default and description."""
+    kind = {list: float, bool: str}.get(option.type, option.type)
+    convert = {"type": kind}
+    if option.type is bool:
+        convert = {"type": lambda text: {"true": True, "false": False}.get(text.lower(), text),
+                   "choices": (True, False)}
+    elif option.choices:
+        convert["choices"] = option.choices
+    elif kind in (int, float):
+        low, high = (float(x) for x in (option.bounds or "[-inf, inf]")[1:-1].split(","))
+        convert["type"] = number(kind, low=None if math.isinf(low) else low,
+                                 high=None if math.isinf(high) else high,
+                                 open_low=option.bounds is not None and option.bounds[0] == "(",
+                                 open_high=option.bounds is not None and option.bounds[-1] == ")",
+                                 infinite=math.isinf(high) and option.bounds is not None
+                                 and option.bounds[-1] == "]", name=option.name)
+    parser.add_argument(flag(option.name), dest=option.name, default=option.default,
+                        nargs="+" if option.type is list else None, help=option.description,
+                        **convert)
+
+
+def options_of(args):
+    """The declared options the step of `args` (a parser of `steps`) takes, by name."""
+    return {name: getattr(args, name) for name in args.options_taken}
 
 
 def run_step(parser, body, argv=None):

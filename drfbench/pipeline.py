@@ -16,6 +16,8 @@ FAMILY}`) for the names of the registered methods, `drfbench.methods(**...)`.
 """
 import copy
 import math
+import shlex
+import sys
 from pathlib import Path
 
 COMMON_SCHEMA = "config.schema.yaml"
@@ -122,6 +124,24 @@ def configure(config, directory):
         raise WorkflowError(f"Error validating config: {errors[0]}{more}")
     config.update(offset_seeds(config))
     return config
+
+
+def flags(settings, family, step):
+    """The command-line flags of the declared options that `family`'s pipeline step
+    `step` takes (its catalog's STEP_OPTIONS), each with its value in `settings` (the
+    family's config section): "--name value ...", a list as several values. A
+    rule passes them as they are, naming no option (docs/pipeline.md)."""
+    from . import api
+    from ._command import flag
+    api.families()                       # every catalog read
+    catalog = sys.modules.get(f"drfbench.{family}.{api.CATALOG}")
+    taken = getattr(catalog, "STEP_OPTIONS", {}).get(step)
+    if taken is None:
+        raise ValueError(f"family {family!r} lists no options of step {step!r} (its catalog's "
+                         "STEP_OPTIONS)")
+    return " ".join(f"{flag(name)} " + " ".join(shlex.quote(str(v)) for v in (
+        settings[name] if isinstance(settings[name], list) else [settings[name]]))
+        for name in taken)
 
 
 def offset_seeds(config):

@@ -216,6 +216,76 @@ def test_the_schema_fragment_names_only_declared_choices(family):
     assert checked or not any(o.name in str(completed) for o in options.values())
 
 
+# The source files a setting can be spelled in: the package's and the workflow's code.
+SOURCES = ("drfbench/**/*.py", "drfbench/**/*.pyx", "workflows/**/*.smk",
+           "workflows/schemas/*.yaml")
+
+
+def spelling(option):
+    """A pattern of option `option` spelled as a setting: its flag, a keyword or key, an
+    attribute of a step's args or a rule's params, an x-option (not a mere word in prose)."""
+    return re.compile(rf"{re.escape(pipeline_flag(option))}\b|\b(args|params)\.{option}\b|"
+                      rf"\b{option}=(?!=)|[\"']{option}[\"']|x-option: {option}\b")
+
+
+def spelled_in(option):
+    """The source files (SOURCES, relative to the checkout) that spell `option` as a setting:
+    the count issue 35 tracks, over every option, as each setting's path through the code."""
+    pattern = spelling(option)
+    return {path.relative_to(ROOT).as_posix() for glob in SOURCES for path in ROOT.glob(glob)
+            if pattern.search(path.read_text())}
+
+
+def pipeline_flag(option):
+    from drfbench._command import flag
+    return flag(option)
+
+
+STEPPED = [f for f in api.families() if hasattr(importlib.import_module(f"drfbench.{f}.catalog"),
+                                                 "STEP_OPTIONS")]
+
+
+@pytest.mark.parametrize("family", STEPPED)
+def test_the_steps_take_their_options_from_the_declarations(family):
+    """A family that lists its steps' options (catalog.STEP_OPTIONS) spells none of them
+    in its steps' parser or its rules: the flags come from the declarations
+    (_command.steps), the rules' values from the config by drfbench.pipeline.flags. Caught
+    on DRFQ before: --rtt, --interval, --duration, --packet-costs in drfq/__main__.py and
+    workflows/rules/drfq.smk."""
+    taken = importlib.import_module(f"drfbench.{family}.catalog").STEP_OPTIONS
+    steps_and_rules = {f"drfbench/{family}/__main__.py",
+                       *(p.relative_to(ROOT).as_posix()
+                         for p in (ROOT / "workflows/rules").glob(f"{family}*.smk"))}
+    for option in sorted({o for names in taken.values() for o in names}):
+        assert spelled_in(option) & steps_and_rules == set(), option
+
+
+def test_a_step_s_flags_are_its_options_declarations():
+    """DRFQ's sweep: --packet-costs, --rtt, --interval with the declared defaults, types and
+    bounds; pipeline.flags writes the config's values for them."""
+    from drfbench._command import options_of, steps
+    from drfbench.drfq import __main__ as step
+    from drfbench.drfq.catalog import RTT
+    parsed = []
+    original = step.run_step
+    try:
+        step.run_step = lambda parser, body, argv: parsed.append(parser.parse_args(argv))
+        step.main(["sweep", "--out", "x.csv", "--rtt", "0.5"])
+    finally:
+        step.run_step = original
+    assert options_of(parsed[0]) == {"packet_costs": "fixed", "rtt": 0.5, "interval": 0.3}
+    assert RTT != 0.5
+    with pytest.raises(SystemExit):
+        step.main(["sweep", "--out", "x.csv", "--rtt", "0"])          # bounds: (0, 1e9]
+    settings = {"rtt": 0.001, "interval": 0.3, "packet_costs": "uniform", "duration": 5.0}
+    assert pipeline.flags(settings, "drfq", "sweep") == \
+        "--packet-costs uniform --rtt 0.001 --interval 0.3"
+    with pytest.raises(ValueError, match="family 'drfq' lists no options of step 'bogus'"):
+        pipeline.flags(settings, "drfq", "bogus")
+    with pytest.raises(ValueError, match="family 'drfq' declares no option 'bogus'"):
+        steps("drfq", "", {"sweep": ""}, options={"sweep": ("rtt", "bogus")})
+
+
 # Where a family's files lie (docs/adding-a-family.md): `{f}` is its name.
 FAMILY_PLACES = (r"drfbench/{f}/.+", r"tests/{f}/.+", r"workflows/rules/{f}(_\w+)?\.smk",
                  r"workflows/schemas/{f}\.schema\.yaml", r"notebooks/{f}(_\w+)?\.py",

@@ -2,14 +2,16 @@
 test oracle, launch by launch."""
 import numpy as np
 
+from .kernel import Launches
+
 
 def online(demands, capacity, weights=None, tasks=None, slots=0):
     """Online DRF (the lecture's "Online DRF Scheduler"), or hadoop-slots with `slots` per
     machine, written literally: repeatedly launch a task of the user with the smallest
     (share, index) among those whose next task fits on some machine, on the first machine
     where it fits. (In a static run a task that does not fit now never fits later, so this
-    equals the kernel's heap with blocked users set aside.) Returns the launch order as
-    (user, machine) pairs."""
+    equals the kernel's heap with blocked users set aside.) Returns the launches in order,
+    a kernel.Launches."""
     D = np.asarray(demands, dtype=float)
     C = np.atleast_2d(np.asarray(capacity, dtype=float))
     n, m = D.shape
@@ -25,7 +27,7 @@ def online(demands, capacity, weights=None, tasks=None, slots=0):
     used = np.zeros_like(C)
     count = np.zeros(len(C), dtype=int)
     running = np.zeros(n, dtype=int)
-    order = []
+    users, machines = [], []
     while True:
         best = None
         for i in range(n):
@@ -40,10 +42,11 @@ def online(demands, capacity, weights=None, tasks=None, slots=0):
                         best = (key, i, k)
                     break
         if best is None:
-            return order
+            return Launches(np.array(users, np.int32), np.array(machines, np.int32))
         _, i, k = best
         used[k] += D[i]
         count[k] += 1
         running[i] += 1
         queue[i] -= 1
-        order.append((i, k))
+        users.append(i)
+        machines.append(k)

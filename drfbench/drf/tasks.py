@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _inputs, _isa, api, sim
+from .. import _inputs, api, sim
 from .. import _validation as check
 from .. import rows as tidy
+from . import kernel
 from .catalog import TASKS
 
 
@@ -75,9 +76,9 @@ def read_inputs(demands_path, machines_path, names=False):
 def scheduler(demands, machines, policy="online-drf", **options):
     """A stateful task scheduler, registered task policy `policy` ("online-drf", or
     "hadoop-slots" with `slots` per machine; drfbench.methods(takes="tasks")): a policy for
-    the cluster simulator drfbench.sim. Its methods: schedule() -> (users, machines)
-    launched, release(user, machine), add_tasks(user, count); attributes running,
-    launched, queued, usage, shares, decisions.
+    the cluster simulator drfbench.sim (kernel.task_scheduler). Its methods: schedule() ->
+    kernel.Launches (users, machines) launched, release(user, machine), add_tasks(user,
+    count); attributes running, launched, queued, usage, shares, decisions.
 
     demands: (users, resources) one task's resources per user, absolute units, finite and
     >= 0; machines: one machine's capacity (1-D) or one row per machine, matched to the
@@ -109,7 +110,7 @@ def scheduler(demands, machines, policy="online-drf", **options):
             raise ValueError(f"user(s) {np.flatnonzero(idle).tolist()} have all-zero tasks and an "
                              "infinite queue: DRF would launch them for ever")
     sim.running_bound(D, C, queue, slots=k)
-    return _isa.kernels(isa).drf.TaskScheduler(D, C, w, queue, k)
+    return kernel.task_scheduler(demands=D, machines=C, weights=w, queue=queue, slots=k, isa=isa)
 
 
 def run_policy(spec, demands, machines, *, weights, tasks, isa, slots=None):

@@ -18,8 +18,8 @@ from .catalog import SOLVERS
 from .exact import Allocation, allocate
 from .examples import worked_example
 from .literal import LiteralScheduler
-from .schedulers import capped, scheduler, slot_counts
-from .simulation import DRFHSimulation, simulate
+from .schedulers import capped, slot_counts
+from .simulation import DRFHSimulation, scheduler, simulate
 from .trace import alibaba_tasks, google_servers, read_servers, read_tasks
 
 __all__ = ["SOLVERS", "Allocation", "allocate", "worked_example",

@@ -6,13 +6,14 @@ from .. import _validation as check
 from .. import api
 from ..sim import FIT_SLACK, take_back
 from .catalog import TRACE
+from .kernel import Launches
 from .schedulers import DEFAULT_SLOTS, slot_counts, task_queues, user_weights
 
 
 class LiteralScheduler:
     """The schedulers written literally, one decision at a time with NumPy: every user's
     share recomputed, every server tested (the specification the kernel is tested against,
-    decision by decision). Same constructor arguments and protocol as scheduler(...)."""
+    decision by decision). The protocol of the kernel's (kernel.trace_scheduler)."""
 
     def __init__(self, machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, weights=None):
         api.method_info(name, TRACE)
@@ -109,7 +110,7 @@ class LiteralScheduler:
             self.launched[u] += 1
             users.append(u)
             where.append(k)
-        return np.array(users, dtype=np.int64), np.array(where, dtype=np.int64)
+        return Launches(np.array(users, dtype=np.int64), np.array(where, dtype=np.int64))
 
     def release_task(self, task, user, machine):
         self.tasks_on[machine] -= 1

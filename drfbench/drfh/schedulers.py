@@ -1,10 +1,10 @@
-"""Discrete DRFH schedulers as drfbench.sim policies (drfbench/drfh/drfh.pyx).
+"""What the discrete DRFH schedulers (drfbench/drfh/drfh.pyx; drfh.simulation.scheduler
+builds them as drfbench.sim policies) and their literal transcription share:
 
-    scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots", slots=14, ...)
     slot_counts(machines, k)       k slots per maximum-size server, scaled to each server
     capped(trace, machines, k)     the trace as tasks capped by a slot run it (slot_model="capped")
 
-drfbench.drfh.literal.LiteralScheduler makes the same decisions, written literally (the
+drfbench.drfh.literal.LiteralScheduler makes the kernel's decisions, written literally (the
 test oracle).
 
 Sec. V-B of the paper: the user with the lowest global dominant share launches its next
@@ -14,11 +14,9 @@ docstring states every choice made where the paper is silent.
 """
 import numpy as np
 
-from .. import _isa, api
 from .. import _validation as check
-from .._machine import resolve_threads
 from ..sim import Trace
-from .catalog import DEFAULT_SLOTS, TRACE
+from .catalog import DEFAULT_SLOTS
 
 # How a task runs in a slot (drfh-slots): "timeshare", with what it demands, the simulator
 # time-sharing an oversubscribed server; "capped", with at most the slot's share (`capped`)
@@ -68,25 +66,3 @@ def task_queues(trace, C):
 
 def user_weights(weights, n):
     return np.ones(n) if weights is None else check.tenant_weights(weights, n)
-
-
-def scheduler(machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, weights=None,
-              index=True, threads=None, isa=None):
-    """The kernel's DRFHScheduler for `trace` (a drfbench.sim.Trace) on `machines` ((M, m)
-    capacities): a drfbench.sim.TaskPolicy.
-
-    name     a registered trace scheduler (drfbench.methods(takes="trace")): "drfh-best-fit",
-             "drfh-first-fit" or "drfh-slots"; slots: k per maximum server (drfh-slots only)
-    weights  per user, > 0 (default equal); index: use the server index (False: the
-             literal scan, the benchmark's baseline); threads: of the literal best-fit scan
-    """
-    api.method_info(name, TRACE)
-    C = check.machines(machines, trace.resources, name="servers")
-    per_server = slot_counts(C, slots) if name == "drfh-slots" else np.zeros(len(C), dtype=np.int64)
-    if name == "drfh-slots" and not per_server.any():
-        raise ValueError(f"slots={slots}: no server holds a whole slot")
-    order, start = task_queues(trace, C)
-    k = _isa.kernels(isa).drfh
-    return k.DRFHScheduler(C, np.ascontiguousarray(trace.demands, dtype=np.float64), order,
-                           start, user_weights(weights, trace.users), per_server, k.MODES[name],
-                           bool(index), resolve_threads(threads))

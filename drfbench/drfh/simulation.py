@@ -1,6 +1,8 @@
 """One trace through the cluster simulator under a DRFH scheduler.
 
     simulate(servers, tasks, scheduler="drfh-best-fit", **options) -> DRFHSimulation
+    scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots", ...)
+                                          the scheduler alone, a drfbench.sim policy
 
 `servers` and `tasks` are paths or DataFrames in the generic trace format (trace.py).
 """
@@ -13,9 +15,10 @@ import pandas as pd
 from .. import _validation as check
 from .. import api, sim
 from .. import rows as tidy
+from . import kernel
 from .catalog import TRACE
 from .literal import LiteralScheduler
-from .schedulers import DEFAULT_SLOTS, capped, scheduler as make
+from .schedulers import DEFAULT_SLOTS, capped, slot_counts, task_queues, user_weights
 from .trace import read_servers, read_trace, tasks_frame
 
 # The work bounds of a run (docs/accepts.md). Samples: at most MAX_SAMPLES, and at most
@@ -25,6 +28,7 @@ from .trace import read_servers, read_trace, tasks_frame
 # the simulator's clock is exact at any scale (drfbench.sim.engine).
 MAX_SAMPLES = 10**6
 MAX_SAMPLE_VALUES = sim.workload.MAX_SAMPLE_VALUES       # 2**26
+SIMULATION_OPTIONS = ("sample", "horizon", "slot_model")   # the run's, not its scheduler's
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,9 +159,9 @@ def run_scheduler(spec, servers, tasks, *, sample, horizon, weights, index, thre
     """The registry's implementation of the trace schedulers (see `simulate`): the options
     as the registry checked them, their defaults declared in the family's catalog (slots
     and slot_model: drfh-slots' only)."""
-    scheduler = spec.name
+    name, slotted = spec.name, spec.name == "drfh-slots"
     resources, C, frame, trace = _frames(servers, tasks)
-    if scheduler == "drfh-slots" and slot_model == "capped":
+    if slotted and slot_model == "capped":
         trace = capped(trace, C, slots)
     names = list(trace.names)
     if isinstance(weights, dict):
@@ -170,11 +174,9 @@ def run_scheduler(spec, servers, tasks, *, sample, horizon, weights, index, thre
             raise ValueError(f"weights name label(s) {unknown[:5]} that are not users of the "
                              f"tasks (users: {names[:5]}{' ...' if len(names) > 5 else ''})")
         weights = [weights[u] for u in names]
-    if literal:
-        policy = LiteralScheduler(C, trace, scheduler, slots=slots, weights=weights)
-    else:
-        policy = make(C, trace, scheduler, slots=slots, weights=weights, index=index,
-                      threads=threads, isa=isa)
+    policy = scheduler(C, trace, name, weights=weights, index=index, threads=threads,
+                       isa=None if literal else isa, literal=literal,
+                       **({"slots": slots} if slotted else {}))
     reach, bound, sample = _reach(trace, horizon, sample)
     try:
         run = sim.simulate(C, trace, policy, horizon=reach, sample=sample, isa=isa)
@@ -195,12 +197,49 @@ def run_scheduler(spec, servers, tasks, *, sample, horizon, weights, index, thre
     completed = np.bincount(trace.user[done], minlength=trace.users)
     completion = pd.DataFrame({"user": names, "submitted": submitted, "completed": completed,
                                "ratio": completed / np.maximum(submitted, 1)})
-    slotted = scheduler == "drfh-slots"
-    return DRFHSimulation(scheduler=scheduler, slots=int(slots) if slotted else 0,
+    return DRFHSimulation(scheduler=name, slots=int(slots) if slotted else 0,
                           slot_model=slot_model if slotted else None, resources=resources, utilization=utilization, shares=shares,
                           jobs=jobs, completion=completion,
                           unschedulable=frame.iloc[run.unschedulable].reset_index(drop=True),
                           run=run)
+
+
+def scheduler(machines, trace, name="drfh-best-fit", **options):
+    """The kernel's DRFHScheduler for `trace` (a drfbench.sim.Trace) on `machines` ((M, m)
+    capacities): a drfbench.sim.TaskPolicy (kernel.trace_scheduler), its schedule() a
+    kernel.Launches.
+
+    name     a registered trace scheduler (drfbench.methods(takes="trace")): "drfh-best-fit",
+             "drfh-first-fit" or "drfh-slots"; slots: k per maximum server (drfh-slots only)
+    weights  per user, > 0 (default equal); index: use the server index (False: the
+             literal scan, the benchmark's baseline); threads: of the literal best-fit scan;
+             literal=True: LiteralScheduler, the test oracle (no isa: it has no variant)
+    The options are the scheduler's, checked and defaulted by the registry (Method.checked,
+    as drfh.simulate's) but for the run's own (SIMULATION_OPTIONS), refused here.
+    """
+    spec = api.method_info(name, TRACE)
+    run_only = sorted(set(options) & set(SIMULATION_OPTIONS))
+    if run_only:
+        raise ValueError(f"{', '.join(run_only)}: option(s) of the simulation "
+                         "(drfbench.drfh.simulate), not of its scheduler; slot_model='capped' "
+                         "is the trace capped(trace, machines, slots)")
+    o = spec.checked(options)
+    slots, weights = o.get("slots", DEFAULT_SLOTS), o["weights"]
+    if o["literal"]:
+        if o["isa"] is not None:
+            raise ValueError(f"isa={o['isa']!r} chooses the kernel's variant; the literal "
+                             "transcription has none")
+        return LiteralScheduler(machines, trace, name, slots=slots, weights=weights)
+    C = check.machines(machines, trace.resources, name="servers")
+    slotted = name == "drfh-slots"
+    per_server = slot_counts(C, slots) if slotted else np.zeros(len(C), dtype=np.int64)
+    if slotted and not per_server.any():
+        raise ValueError(f"slots={slots}: no server holds a whole slot")
+    order, start = task_queues(trace, C)
+    return kernel.trace_scheduler(
+        servers=C, demands=np.ascontiguousarray(trace.demands, dtype=np.float64), order=order,
+        start=start, weights=user_weights(weights, trace.users), slots=per_server,
+        scheduler=name, index=bool(o["index"]), threads=o["threads"], isa=o["isa"])
 
 
 # -- the paper's experiments (Sec. VI) ------------------------------------------------------

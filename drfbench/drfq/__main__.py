@@ -9,11 +9,10 @@ DRFQ family's pipeline steps (workflows/rules/drfq.smk), each writing tidy rows
            utilization, drops
 """
 from .. import rows as tidy
-from .._command import COUNT, POSITIVE, run_step, steps
+from .._command import COUNT, POSITIVE, options_of, run_step, steps
 from ..api import methods
-from .catalog import FLOWS, PACKET_COST
+from .catalog import FLOWS, STEP_OPTIONS
 from .evaluation import DISTRIBUTIONS, RATELESS, lecture, lecture_series, sweep
-from .model import INTERVAL, RTT
 
 
 def main(argv=None):
@@ -21,15 +20,9 @@ def main(argv=None):
                    "lecture's experiment and a sweep.",
                    {"lecture": "the lecture's two flows under every scheduler",
                     "series": "the lecture's flows' rates over time (TCP)",
-                    "sweep": "flows x resources x cost distributions, every scheduler"})
+                    "sweep": "flows x resources x cost distributions, every scheduler"},
+                   options=STEP_OPTIONS)
     schedulers = list(methods(takes=FLOWS))
-    for a in sub.values():
-        a.add_argument("--rtt", type=POSITIVE, default=RTT, help="TCP's round trip (s)")
-        a.add_argument("--interval", type=POSITIVE, default=INTERVAL,
-                       help="seconds between the bottleneck's re-decisions")
-    for name in ("lecture", "series"):
-        sub[name].add_argument("--duration", type=POSITIVE, default=5.0,
-                               help="seconds simulated per run")
     sub["lecture"].add_argument("--sources", nargs="+", default=list(RATELESS), choices=RATELESS)
     a = sub["series"]
     a.add_argument("--schedulers", nargs="+", default=["bottleneck", "drfq"], choices=schedulers)
@@ -42,22 +35,21 @@ def main(argv=None):
     a.add_argument("--sources", nargs="+", default=list(RATELESS), choices=RATELESS)
     a.add_argument("--packets", type=COUNT, default=200,
                    help="packets per flow a run lasts for, about (at equal dominant shares)")
-    a.add_argument("--packet-costs", default=PACKET_COST.default, choices=PACKET_COST.choices,
-                   help=PACKET_COST.description)
     run_step(p, step, argv)
 
 
 def step(args):
-    """The step `args.command`: its rows, written when it succeeds; what it wrote."""
+    """The step `args.command`: its rows, written when it succeeds; what it wrote. The
+    declared options reach it by name (options_of)."""
+    options = options_of(args)
     if args.command == "lecture":
-        table = lecture(args.duration, args.rtt, args.interval, args.sources, args.seed)
+        table = lecture(sources=args.sources, seed=args.seed, **options)
     elif args.command == "series":
-        table = lecture_series(args.duration, args.rtt, args.interval, args.bin_width,
-                               args.schedulers, seed=args.seed)
+        table = lecture_series(bin_width=args.bin_width, schedulers=args.schedulers,
+                               seed=args.seed, **options)
     else:
         table = sweep(args.flows, args.resources, args.distributions, args.sources,
-                      args.schedulers, args.packets, args.packet_costs, args.rtt,
-                      args.interval, args.seed)
+                      args.schedulers, args.packets, seed=args.seed, **options)
     tidy.write(table, args.out)
     return f"{args.out} ({len(table)} rows)"
 

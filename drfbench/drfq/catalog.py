@@ -66,3 +66,9 @@ METHODS = (
     Method("fifo", "drfq", FLOWS, "first come, first served", "drfq.simulate:run_scheduler",
            _OPTIONS, label="FIFO", literal=True),
 )
+
+# The declared options each pipeline step takes (python -m drfbench.drfq, drfq.smk): its
+# flags, and the settings of the config's `drfq` the rule passes, come from here.
+STEP_OPTIONS = {"lecture": ("duration", "rtt", "interval"),
+                "series": ("duration", "rtt", "interval"),
+                "sweep": ("packet_costs", "rtt", "interval")}

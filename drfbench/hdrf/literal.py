@@ -26,6 +26,8 @@ import math
 
 import numpy as np
 
+from .kernel import Launches
+
 FIT_SLACK = 1e-12
 EXHAUSTED = 1e-9
 HDRF, STATIC, NAIVE, CAPACITY, CAPACITY_PARETO = "hdrf", "static", "naive", "capacity", \
@@ -178,7 +180,7 @@ class Reference:
             self.update()
             leaves.append(i)
             machines.append(k)
-        return np.array(leaves, dtype=np.int32), np.array(machines, dtype=np.int32)
+        return Launches(np.array(leaves, dtype=np.int32), np.array(machines, dtype=np.int32))
 
     def release(self, leaf, machine):
         d = self.tree.demand[leaf]

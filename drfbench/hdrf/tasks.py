@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _isa, api
+from .. import api
 from .. import _validation as check
 from .._validation import MAX_COUNT
 from .. import rows as tidy
 from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
+from . import kernel
 from .catalog import MAX_SETS, TREE
 from .literal import Reference
 from .tree import tree as as_tree
@@ -76,13 +77,13 @@ def _leaf_label(t):
     return lambda i: f"leaf {t.paths[t.leaves[i]]!r}"
 
 
-def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, sets=None,
-              isa=None, literal=False):
+def scheduler(tree, machines, policy="hdrf", **options):
     """The stateful scheduler of registered tree policy `policy`: a drfbench.sim policy
     whose users are the leaves in order, the kernel's TreeScheduler on the validated tree
-    (flattened for "flatten") and machines. Its methods: schedule() -> (leaves, machines)
-    launched, release(leaf, machine), add_tasks(leaf, count); its state: running,
-    launched, queued, usage, keys, node_usage, blocked, exhausted, decisions.
+    (flattened for "flatten") and machines (kernel.tree_scheduler). Its methods: schedule()
+    -> kernel.Launches (leaves, machines) launched, release(leaf, machine), add_tasks(leaf,
+    count); its state: running, launched, queued, usage, keys, node_usage, blocked,
+    exhausted, decisions.
 
     tasks: tasks waiting per leaf (default: the tree's); incremental=False recomputes
     every share at every decision (the baseline the incremental one is measured
@@ -95,9 +96,13 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
     whole numbers in [0, 2**62] or inf (a leaf demanding nothing needs a count); at most
     drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once (the work budget).
     literal=True: the slides' algorithm written literally (literal.Reference, slow: the
-    kernel's test oracle) instead of the kernel."""
+    kernel's test oracle) instead of the kernel. The options are the policy's, checked and
+    defaulted by the registry (Method.checked: one check, one set of defaults with
+    hdrf.schedule)."""
     spec = api.method_info(policy, TREE)
-    sets = check.positive_int(sets, "sets", upper=MAX_SETS)
+    o = spec.checked(options)
+    tasks, incremental, isa, literal = o["tasks"], o["incremental"], o["isa"], o["literal"]
+    sets = check.positive_int(o["sets"], "sets", upper=MAX_SETS)
     if not isinstance(incremental, (bool, np.bool_)):
         raise TypeError(f"incremental must be True or False, got {incremental!r:.80}")
     t = as_tree(tree)
@@ -117,11 +122,8 @@ def scheduler(tree, machines, policy="hdrf", *, tasks=None, incremental=True, se
             raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal "
                              "transcription has none")
         return Reference(t, C, mode, queue)
-    shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
-    kernels = _isa.kernels(isa).hdrf
-    return kernels.TreeScheduler(t.parent, t.first_child, t.next_sibling, t.weight,
-                                 t.guarantee, t.leaves, t.demand, shape.reshape(-1), shapes,
-                                 queue, C, kernels.MODES[mode], incremental, sets or 0)
+    return kernel.tree_scheduler(tree=t, machines=C, mode=mode, queue=queue,
+                                 incremental=incremental, sets=sets or 0, isa=isa)
 
 
 def run_policy(spec, tree, machines, *, tasks, incremental, sets, isa, literal):

@@ -78,12 +78,22 @@ def test_online_schedulers_match_the_literal_loop(seed):
     else:
         res = drf.online_drf(D, C, weights=w, tasks=tasks)
     expected = literal.online(D, C, w, tasks, slots)
-    assert list(zip(res.order_users.tolist(), res.order_machines.tolist())) == expected
-    assert res.decisions <= len(expected) + len(D)            # one heap decision per launch or set-aside
+    assert (res.order_users.tolist(), res.order_machines.tolist()) == \
+        (expected.users.tolist(), expected.machines.tolist())
+    assert res.decisions <= len(expected.users) + len(D)            # one heap decision per launch or set-aside
     if not slots:
         used = np.zeros_like(C)
         np.add.at(used, res.order_machines, D[res.order_users])
         assert (used <= C * (1 + 1e-12)).all()
+
+
+def test_the_kernel_and_the_literal_loop_name_their_launches():
+    """Both fill kernel.Launches; the kernel's scheduler takes its inputs by name."""
+    D, C = np.array([[1.0, 4], [3, 1]]), np.array([[9.0, 18]])
+    launches = drf.scheduler(D, C).schedule()
+    expected = literal.online(D, C)
+    assert launches._fields == expected._fields == ("users", "machines")
+    assert launches.users.tolist() == expected.users.tolist() == [0, 1, 0, 1, 0]
 
 
 def test_online_drf_is_max_min_on_dominant_shares():

@@ -110,7 +110,8 @@ def test_schedule(cluster, policy, weights, tasks, slots, fit):
         assert (np.bincount(res.order_machines, minlength=len(C)) <= k).all()
     if res.tasks.sum() <= 200:
         expected = literal.online(D, C, weights, tasks, k)
-        assert list(zip(res.order_users.tolist(), res.order_machines.tolist())) == expected
+        assert (res.order_users.tolist(), res.order_machines.tolist()) == \
+            (expected.users.tolist(), expected.machines.tolist())
 
 
 def run_trace(machines, user, arrival, duration, demands, sample, horizon):

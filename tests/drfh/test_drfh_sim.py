@@ -10,7 +10,8 @@ import drfbench
 from drfbench import _isa, drfh, sim
 from drfbench.drfh import trace as tr
 from drfbench.drfh.literal import LiteralScheduler
-from drfbench.drfh.schedulers import scheduler, slot_counts
+from drfbench.drfh.schedulers import slot_counts
+from drfbench.drfh.simulation import scheduler
 from cases import seeds
 
 VARIANTS = list(_isa.runnable())
@@ -61,15 +62,37 @@ class Logged:
 def test_kernel_equals_literal_transcription(name, seed):
     C, trace = random_case(seed, resources=2 + seed % 3, tasks=50)
     logs = []
+    slots = {"slots": 8} if name == "drfh-slots" else {}
     for policy in (LiteralScheduler(C, trace, name, slots=8),
-                   scheduler(C, trace, name, slots=8),
-                   scheduler(C, trace, name, slots=8, index=False)):
+                   scheduler(C, trace, name, **slots),
+                   scheduler(C, trace, name, **slots, index=False)):
         wrapped = Logged(policy)
         res = sim.simulate(C, trace, wrapped, sample=5.0)
         logs.append((wrapped.log, res.tasks["machine"].tolist(),
                      np.nan_to_num(res.tasks["start"], nan=-1).tolist()))
     assert logs[1] == logs[0]
     assert logs[2] == logs[0]
+
+
+@pytest.mark.parametrize("name", drfbench.methods(takes="trace"))
+def test_the_scheduler_takes_the_registry_s_options(name):
+    """drfh.scheduler checks its options as drfh.simulate does (one declaration, the
+    catalog's): literal=True is the transcription; the run's own options are refused; both
+    launch as named Launches."""
+    C, trace = random_case(4, tasks=40)
+    policies = [scheduler(C, trace, name, literal=literal) for literal in (False, True)]
+    assert isinstance(policies[1], LiteralScheduler)
+    for policy in policies:
+        policy.add_tasks(0, int((trace.user == 0).sum()))
+        launches = policy.schedule()
+        assert launches._fields == ("users", "servers") and (launches.users == 0).all()
+    with pytest.raises(ValueError, match=r"sample: option\(s\) of the simulation"):
+        scheduler(C, trace, name, sample=1.0)
+    with pytest.raises(ValueError, match="the literal transcription has none"):
+        scheduler(C, trace, name, literal=True, isa="generic")
+    if name != "drfh-slots":
+        with pytest.raises(ValueError, match=f"method '{name}' takes no option slots"):
+            scheduler(C, trace, name, slots=8)
 
 
 @pytest.mark.slow

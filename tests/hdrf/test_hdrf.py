@@ -285,8 +285,21 @@ def test_kept_sets_are_reused_bounded_and_evicted():
 @pytest.mark.parametrize("sets,error", [(0, ValueError), (-2, ValueError), (1.5, TypeError),
                                         (True, TypeError)])
 def test_sets_must_be_a_positive_integer(sets, error):
-    with pytest.raises(error, match="sets must be a positive integer"):
+    with pytest.raises(error, match=r"sets must (be a positive integer|lie in \[1, 1024\])"):
         hdrf.scheduler(CONTRACT, [16, 64, 2], sets=sets)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_kernel_and_the_transcription_name_their_launches(policy):
+    """Both fill kernel.Launches, the same launches; hdrf.scheduler reaches either through
+    the registry's options."""
+    machines = [[16.0, 64, 2]]
+    kernel, literal = (hdrf.scheduler(CONTRACT, machines, policy, literal=lit).schedule()
+                       for lit in (False, True))
+    assert kernel._fields == literal._fields == ("leaves", "machines")
+    assert kernel.leaves.tolist() == literal.leaves.tolist() and kernel.leaves.size
+    with pytest.raises(ValueError, match=f"method '{policy}' takes no option slots"):
+        hdrf.scheduler(CONTRACT, machines, policy, slots=2)
 
 
 def test_the_kernel_refuses_a_mode_outside_modes():
@@ -294,12 +307,14 @@ def test_the_kernel_refuses_a_mode_outside_modes():
     kernels = _isa.kernels().hdrf
     t = hdrf.tree(CONTRACT)
     shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
-    args = (t.parent, t.first_child, t.next_sibling, t.weight, t.guarantee, t.leaves,
-            t.demand, shape.reshape(-1), shapes, _queues(t, None), np.array([[16.0, 64, 2]]))
-    assert kernels.TreeScheduler(*args, kernels.MODES["capacity-pareto"]).schedule()[0].size
+    inputs = dict(parent=t.parent, first_child=t.first_child, next_sibling=t.next_sibling,
+                  weight=t.weight, guarantee=t.guarantee, leaves=t.leaves, demand=t.demand,
+                  shape=shape.reshape(-1), shapes=shapes, queued=_queues(t, None),
+                  capacity=np.array([[16.0, 64, 2]]))
+    assert kernels.TreeScheduler(**inputs, mode=kernels.MODES["capacity-pareto"]).schedule()[0].size
     for mode in (-1, len(kernels.MODES)):
         with pytest.raises(ValueError, match=f"mode must be a value of MODES, got {mode}"):
-            kernels.TreeScheduler(*args, mode)
+            kernels.TreeScheduler(**inputs, mode=mode)
 
 
 @pytest.mark.slow

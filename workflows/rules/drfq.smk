@@ -9,6 +9,8 @@
 #   sources: of the lecture and the sweep          series: schedulers whose rates are drawn
 #   flows, resources, distributions, schedulers, packets, packet_costs: the sweep
 
+from drfbench.pipeline import flags
+
 DRFQ = config["drfq"]
 TARGETS += expand("results/{name}/drfq/drfq_{table}.csv", name=NAME,
                   table=["lecture", "series", "sweep"])
@@ -23,15 +25,12 @@ rule drfq_lecture:
         "results/{name}/logs/drfq/lecture.log",
     params:
         python=PYTHON,
-        duration=DRFQ["duration"],
-        rtt=DRFQ["rtt"],
-        interval=DRFQ["interval"],
+        options=flags(DRFQ, "drfq", "lecture"),
         sources=" ".join(DRFQ["sources"]),
         seed=config["seed"],
     shell:
-        "{params.python} -m drfbench.drfq lecture --duration {params.duration} "
-        "--rtt {params.rtt} --interval {params.interval} --sources {params.sources} "
-        "--seed {params.seed} --out {output} > {log} 2>&1"
+        "{params.python} -m drfbench.drfq lecture {params.options} "
+        "--sources {params.sources} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
 rule drfq_series:
@@ -43,16 +42,14 @@ rule drfq_series:
         "results/{name}/logs/drfq/series.log",
     params:
         python=PYTHON,
-        duration=DRFQ["duration"],
-        rtt=DRFQ["rtt"],
-        interval=DRFQ["interval"],
+        options=flags(DRFQ, "drfq", "series"),
         bin_width=DRFQ["bin_width"],
         schedulers=" ".join(DRFQ["series"]),
         seed=config["seed"],
     shell:
-        "{params.python} -m drfbench.drfq series --duration {params.duration} "
-        "--rtt {params.rtt} --interval {params.interval} --bin-width {params.bin_width} "
-        "--schedulers {params.schedulers} --seed {params.seed} --out {output} > {log} 2>&1"
+        "{params.python} -m drfbench.drfq series {params.options} "
+        "--bin-width {params.bin_width} --schedulers {params.schedulers} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
 
 
 rule drfq_sweep:
@@ -70,16 +67,14 @@ rule drfq_sweep:
         sources=" ".join(DRFQ["sources"]),
         schedulers=" ".join(DRFQ["schedulers"]),
         packets=DRFQ["packets"],
-        packet_costs=DRFQ["packet_costs"],
-        rtt=DRFQ["rtt"],
-        interval=DRFQ["interval"],
+        options=flags(DRFQ, "drfq", "sweep"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfq sweep --flows {params.flows} "
         "--resources {params.resources} --distributions {params.distributions} "
         "--sources {params.sources} --schedulers {params.schedulers} "
-        "--packets {params.packets} --packet-costs {params.packet_costs} --rtt {params.rtt} "
-        "--interval {params.interval} --seed {params.seed} --out {output} > {log} 2>&1"
+        "--packets {params.packets} {params.options} --seed {params.seed} "
+        "--out {output} > {log} 2>&1"
 
 
 NOTEBOOKS["drfq"] = dict(

@@ -1,0 +1,50 @@
+"""DRFH's kernel (drfbench/drfh/drfh.pyx) behind named inputs and outputs, the one place
+that calls it:
+
+    s = kernel.trace_scheduler(servers=C, demands=D, order=o, start=st, weights=w,
+                               slots=k, scheduler="drfh-best-fit", index=True, threads=1,
+                               isa=None)
+    s.schedule()                    # a Launches: users, servers; then s.add_tasks(user,
+                                    # count), s.release_task(task, user, server), ...
+
+the inputs validated by drfh.schedulers.scheduler; literal.LiteralScheduler fills the same
+Launches.
+"""
+from functools import cache
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _isa
+
+
+class Launches(NamedTuple):
+    """The tasks one schedule() launched, in order: the next task of users[j] on
+    servers[j] (int64)."""
+    users: np.ndarray
+    servers: np.ndarray
+
+
+@cache
+def _scheduler_class(variant):
+    """The variant's DRFHScheduler, its schedule() returning Launches."""
+    base = _isa.kernels(variant).drfh.DRFHScheduler
+
+    def schedule(self):
+        return Launches(*base.schedule(self))
+    return type("DRFHScheduler", (base,), {"__slots__": (), "schedule": schedule,
+                                           "__doc__": base.__doc__})
+
+
+def trace_scheduler(*, servers, demands, order, start, weights, slots, scheduler, index,
+                    threads, isa=None):
+    """The trace scheduler of variant `isa` (_isa.kernels) named `scheduler` (a key of
+    the kernel's MODES: "drfh-first-fit", "drfh-best-fit", "drfh-slots") on servers (M, m)
+    and the trace's demands (tasks, m) float64: order, start (int64) its schedulable rows
+    grouped by user (user u's are order[start[u]:start[u + 1]]); weights (users,); slots
+    (M,) int64 per server (drfh-slots'; zeros otherwise); index: find servers through the
+    server index (False: the literal scan, on `threads` threads)."""
+    variant = _isa.resolve(isa)
+    return _scheduler_class(variant)(servers, demands, order, start, weights, slots,
+                                     _isa.kernels(variant).drfh.MODES[scheduler], index,
+                                     threads)

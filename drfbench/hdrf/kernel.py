@@ -1,0 +1,49 @@
+"""H-DRF's kernel (drfbench/hdrf/hdrf.pyx) behind named inputs and outputs, the one place
+that calls it:
+
+    s = kernel.tree_scheduler(tree=t, machines=C, mode="hdrf", queue=q, incremental=True,
+                              sets=0, isa=None)
+    s.schedule()                    # a Launches: leaves, machines; then s.release(leaf,
+                                    # machine), s.add_tasks(leaf, count), s.keys, ...
+
+the inputs validated by hdrf.tasks.scheduler; literal.Reference fills the same Launches.
+"""
+from functools import cache
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _isa
+
+
+class Launches(NamedTuple):
+    """The tasks one schedule() launched, in order: leaves[j]'s task (the leaf's index in
+    tree.leaves) on machines[j] (int32)."""
+    leaves: np.ndarray
+    machines: np.ndarray
+
+
+@cache
+def _scheduler_class(variant):
+    """The variant's TreeScheduler, its schedule() returning Launches."""
+    base = _isa.kernels(variant).hdrf.TreeScheduler
+
+    def schedule(self, max_tasks=-1):
+        return Launches(*base.schedule(self, max_tasks))
+    return type("TreeScheduler", (base,), {"__slots__": (), "schedule": schedule,
+                                           "__doc__": base.__doc__})
+
+
+def tree_scheduler(*, tree, machines, mode, queue, incremental=True, sets=0, isa=None):
+    """The tree scheduler of variant `isa` (_isa.kernels) on `tree` (a validated
+    tree.Tree; flattened for "flatten") and machines (M, m) float64: mode, the policy's
+    rule (a key of the kernel's MODES: "hdrf", "static", "naive", "capacity",
+    "capacity-pareto"); queue (leaves,) int64 tasks waiting per leaf (-1: without end);
+    incremental: keep shares up to date (False: recompute them at every decision); sets:
+    open-sets kept (0: as many as 64 MiB holds)."""
+    variant = _isa.resolve(isa)
+    shapes, shape = np.unique(tree.demand, axis=0, return_inverse=True)
+    return _scheduler_class(variant)(
+        tree.parent, tree.first_child, tree.next_sibling, tree.weight, tree.guarantee,
+        tree.leaves, tree.demand, shape.reshape(-1), shapes, queue, machines,
+        _isa.kernels(variant).hdrf.MODES[mode], incremental, sets)
