@@ -383,18 +383,20 @@ def select(spec, results, values):
 class Perturbed(Results):
     """The results under `root` as `mutate` perturbs them: in every file, each column the
     claims may read as a measurement (numbers and booleans, not provenance, not the keys
-    `_keys` finds) changed per distinct value, drawn by `rng`: a number multiplied
+    `_keys` finds) changed per distinct value, drawn from `seed` and the file's name (each
+file its own stream, so that adding a file moves no other file's draws): a number multiplied
     by a factor log-uniform in [1/3, 3], a boolean flipped one time in three, and so is a
     count (an integer column: none becomes one, some none). Equal entries of a column stay
     equal (one() still finds one)."""
 
-    def __init__(self, root, rng, keys):
+    def __init__(self, root, seed, keys):
         super().__init__(root)
-        self.rng, self.keys = rng, keys
+        self.seed, self.keys = seed, keys
 
     def __call__(self, name):
         if name not in self._tables:
             table = super().__call__(name).copy()
+            rng = np.random.default_rng([*self.seed, *str(name).encode()])
             for column in table.columns:
                 data = table[column]
                 exact, axes = self.keys.get(name, ((), ()))
@@ -402,13 +404,13 @@ class Perturbed(Results):
                         column in axes and pd.api.types.is_integer_dtype(data)):
                     continue
                 if data.dtype == bool:
-                    flip = {v: bool(self.rng.random() < 1 / 3) for v in (False, True)}
+                    flip = {v: bool(rng.random() < 1 / 3) for v in (False, True)}
                     table[column] = data ^ data.map(flip)
                 elif pd.api.types.is_numeric_dtype(data):
                     distinct = pd.unique(data.dropna().to_numpy())
-                    new = distinct * np.exp(self.rng.uniform(-math.log(3), math.log(3), len(distinct)))
+                    new = distinct * np.exp(rng.uniform(-math.log(3), math.log(3), len(distinct)))
                     if pd.api.types.is_integer_dtype(data):     # a count: none or some
-                        flip = self.rng.random(len(distinct)) < 1 / 3
+                        flip = rng.random(len(distinct)) < 1 / 3
                         new = np.where(flip, (distinct == 0).astype(float), new)
                     table[column] = data.map(dict(zip(distinct, new)))
             self._tables[name] = table
@@ -462,10 +464,9 @@ def mutate(table, root, copies, seed=0):
     whose rule raises, each with its error)."""
     found = {o.claim["id"]: o.verdict for o in evaluate_table(table, root)}
     keys = _keys(table)
-    rng = np.random.default_rng(seed)
     moved, raised = set(), {}
-    for _ in range(copies):
-        results = Perturbed(root, rng, keys)
+    for copy in range(copies):
+        results = Perturbed(root, (seed, copy), keys)
         for paper in table["papers"]:
             try:
                 with np.errstate(all="ignore"):
