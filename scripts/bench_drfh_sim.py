@@ -39,7 +39,7 @@ def steady_state(M, cycles, index, threads, seed=0):
     D = shapes[rng.integers(0, len(shapes), N)]
     user = rng.integers(0, n_users, N)
     trace = sim.Trace(user, np.arange(N), np.zeros(N), np.ones(N), D, users=n_users)
-    p = scheduler(C, trace, "best-fit", index=True, threads=threads)
+    p = scheduler(C, trace, "drfh-best-fit", index=True, threads=threads)
     order = [np.flatnonzero(user == u) for u in range(n_users)]
     nxt = np.zeros(n_users, dtype=np.int64)
     running = []
@@ -67,7 +67,7 @@ def million(seed=0):
     tasks = alibaba_tasks(fraction=0.33, users=100, seed=seed)
     servers = google_servers(660, seed=seed)
     start = time.perf_counter()
-    res = simulate(servers, tasks, "best-fit", sample=60.0)
+    res = simulate(servers, tasks, "drfh-best-fit", sample=60.0)
     return time.perf_counter() - start, len(tasks), res.run.events
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from compare_builds import load_build
 from drfbench import _isa, hdrf
 from drfbench._machine import cpu_info
-from drfbench.hdrf import tasks
+from drfbench.hdrf import kernel
 from drfbench.hdrf.evaluation import SCALE_MACHINE, scale_tree
 
 
@@ -62,15 +62,18 @@ def timed(call):
 
 def using(module, call):
     """call(), with drfbench.hdrf's schedulers made by H-DRF kernel module `module` (None:
-    this build's)."""
+    this build's), swapped in under its typed facade (drfbench/hdrf/kernel.py)."""
     if module is None:
         return call()
-    own = tasks._isa
-    tasks._isa = SimpleNamespace(kernels=lambda isa=None: SimpleNamespace(hdrf=module))
+    own = kernel._isa
+    kernel._isa = SimpleNamespace(resolve=own.resolve,
+                                  kernels=lambda isa=None: SimpleNamespace(hdrf=module))
+    kernel._scheduler_class.cache_clear()
     try:
         return call()
     finally:
-        tasks._isa = own
+        kernel._isa = own
+        kernel._scheduler_class.cache_clear()
 
 
 def rate(call):
