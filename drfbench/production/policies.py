@@ -341,10 +341,12 @@ class RulePolicy:
             self.kueue_tree = None
 
     def _running_jobs(self, q, key):
-        """The preemptible running jobs outside leaf q, sorted by key(job)."""
+        """The preemptible running jobs outside leaf q, sorted by key(job), less those
+        finishing now (their completions are still to come at this instant)."""
         s = self.scenario
         jobs = [j for j, rows in enumerate(self.rows)
-                if rows and s.preemptible[j] and int(s.queue[j]) != q]
+                if rows and s.preemptible[j] and int(s.queue[j]) != q and
+                self.start[rows[0]] + float(s.duration[j]) > self.now]
         return sorted(jobs, key=key)
 
     def _targets(self, q, j, n):

@@ -27,11 +27,11 @@ Armada's preemption restated from armadaproject/armada at commit
 internal/scheduler/scheduling/preempting_queue_scheduler.go: the jobs of a queue whose
 actual share exceeds `protected_fraction` times its (demand-capped adjusted) fair share
 are evicted and the queues rescheduled in order of cost, so that an evicted job stays out
-only if the waiting job's queue, with it, costs less than the evicted job's queue without
-it. Here: candidates in order (the queue with the highest weighted cost first, its most
-recently started job first), each evicted while its queue is still above the protected
-fraction and its queue's weighted cost without it stays above the preemptor's with its
-job, until the job fits.
+only if the waiting job's queue, with it, costs no more than the evicted job's queue
+without it. Here: candidates in order (the queue with the highest weighted cost first, its
+most recently started job first), each evicted while its queue is still above the
+protected fraction and its queue's weighted cost without it stays at least the
+preemptor's with its job, until the job fits.
 """
 import collections
 import functools
@@ -124,8 +124,9 @@ def armada_targets(preemptor_cost, candidates, usage, total, weights, fair, prot
     module docstring's order; `usage` {queue: (m,) held}, `total` (m,), `weights` and
     `fair` {queue: weight, demand-capped adjusted fair share}; `fits(chosen)` as for
     kueue_targets. A candidate goes while its queue's unweighted cost exceeds
-    protected_fraction x its fair share and its weighted cost without it stays above
-    preemptor_cost."""
+    protected_fraction x its fair share and its weighted cost without it stays at least
+    preemptor_cost (then the two queues cannot evict each other back and forth: that needs
+    each to cost more than the other)."""
     held = {q: np.array(v, dtype=np.float64) for q, v in usage.items()}
     total = np.asarray(total, dtype=np.float64)
     ones = np.ones_like(total)
@@ -137,7 +138,7 @@ def armada_targets(preemptor_cost, candidates, usage, total, weights, fair, prot
         q = c.queue
         without = np.maximum(held[q] - c.usage, 0.0)
         if cost(held[q]) > protected_fraction * fair[q] and \
-                cost(without) / weights[q] > preemptor_cost:
+                cost(without) / weights[q] >= preemptor_cost:
             held[q] = without
             chosen.append(c)
             if fits(chosen):
