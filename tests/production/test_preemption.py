@@ -5,6 +5,8 @@ runs without preemption unchanged, bad options refused, and the side-by-side sce
 within capacity and deterministic with preemption on."""
 import numpy as np
 import pytest
+from cases import SIM_FIELDS
+from conftest import assert_same
 
 from drfbench import sim
 from drfbench.production import kueue, policies, preemption, sidebyside
@@ -171,3 +173,22 @@ def test_side_by_side_with_preemption_within_capacity_and_deterministic(rule, op
     gpu = s.resources.index("gpu")
     np.testing.assert_allclose(E["lost_resources"][:, gpu],
                                E["lost"] * s.demand[T["user"][E["task"]], gpu])
+
+
+class Hidden:
+    """A policy passed on without its preempt(): the simulator never asks it to evict."""
+
+    def __init__(self, policy):
+        self.add_tasks, self.schedule = policy.add_tasks, policy.schedule
+        self.release_task = policy.release_task
+
+
+@pytest.mark.parametrize("rule", ["kueue", "armada"])
+def test_preemption_off_is_the_policy_without_preempt_bit_for_bit(rule):
+    """With preemption off, asking preempt() at every decision changes nothing: the same
+    run, every table and sample, as the policy the simulator never asks."""
+    s = scenario(sidebyside.PATH)
+    res = sim.simulate(s.capacity, s.trace(), RulePolicy(s, rule), sample=30.0)
+    ref = sim.simulate(s.capacity, s.trace(), Hidden(RulePolicy(s, rule)), sample=30.0)
+    assert ref.evictions["time"].size == 0
+    assert_same(res, ref, SIM_FIELDS + ("evictions",))
