@@ -203,9 +203,10 @@ class RulePolicy:
             q, j = self.reserved
             self.reserved = None
             where = self._place(q, j, int(self.waiting[j]))
-            self._launch(q, j, where)
-            users += [j] * len(where)
-            machines += where
+            if where is not None:                 # (else rounding in the usage: it waits)
+                self._launch(q, j, where)
+                users += [j] * len(where)
+                machines += where
         while True:
             ready = {q: line[0][2] for q, line in self.line.items() if line and q not in passed}
             if ready:             # a head whose task fits on no node now is passed over

@@ -47,7 +47,7 @@ class Simulation:
 
     end            the time the simulation stopped (the horizon, or the last event if
                    the trace drained first)
-    events         task events processed: arrivals + launches + completions
+    events         task events processed: arrivals + launches + completions + evictions
     resources      number of resources; users: number of users
     samples        arrays at every sample instant: "time" (S,), "share" (S, users,
                    resources): each user's running tasks' demands times their speed, over
