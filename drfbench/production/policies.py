@@ -51,7 +51,12 @@ starts it in the same decision (ahead of the launch order, so that the evicted j
 take its room back: the re-admission of kueue#7101 and #6929), and one job preempts per
 decision (Kueue preempts for one workload of a cohort per scheduling cycle). `rate_limit`:
 at most that many jobs evicted in any `rate_interval` seconds (default 60), else the job
-waits. An evicted job goes back to its leaf's line with its full work (a restart: the
+waits. `best_effort` (Kueue's BestEffortFIFO, as far as preemption goes): a leaf's head
+that cannot start, even by preemption, lets the jobs behind it in its line try in turn,
+the first that can start (as it is or by preemption) going ahead of it; without it (the
+default) the head blocks its line, and a job behind it that would preempt never gets to
+(kueue#7101's missed preemption, tests/production/test_preemption.py). An evicted job
+goes back to its leaf's line with its full work (a restart: the
 simulator's default; the policy's clock needs it).
 
 The policy keeps its own clock from the events it is told (arrivals and completions: it
@@ -81,11 +86,12 @@ class RulePolicy:
     subtree's running tasks), launched (J,) tasks per job, now (the clock)."""
 
     def __init__(self, spec, rule, *, half_life=HALF_LIFE, max_tres=True, fixed=True,
-                 strategies=None, protected_fraction=None, rate_limit=None, rate_interval=60.0):
+                 strategies=None, protected_fraction=None, rate_limit=None, rate_interval=60.0,
+                 best_effort=False):
         if rule not in RULES:
             raise ValueError(f"rule must be one of {', '.join(map(repr, RULES))}; got {rule!r}")
         self._preemption_options(rule, strategies, protected_fraction, rate_limit,
-                                 rate_interval)
+                                 rate_interval, best_effort)
         s = self.scenario = as_scenario(spec)
         self.rule, self.gang = rule, rule in GANG
         if rule == "yarn-fair-drf" and not fixed and len(s.resources) != 2:
@@ -148,7 +154,7 @@ class RulePolicy:
                                  f"{', '.join(f'{v:g}' for v in s.demand[j])}> exceed {why}")
 
     def _preemption_options(self, rule, strategies, protected_fraction, rate_limit,
-                            rate_interval):
+                            rate_interval, best_effort):
         """Check and keep the preemption options (see the module docstring)."""
         self.rules = None if strategies is None else preemption.strategies(strategies)
         if self.rules is not None and rule != "kueue":
@@ -161,6 +167,9 @@ class RulePolicy:
             if self.protected < 0:
                 raise ValueError(f"protected_fraction must be >= 0, got {self.protected}")
         self.rate = preemption.RateLimit(rate_limit, rate_interval)
+        if not isinstance(best_effort, (bool, np.bool_)):
+            raise TypeError(f"best_effort must be True or False, got {best_effort!r:.80}")
+        self.best_effort = bool(best_effort)
         self.preempts = self.rules is not None or self.protected is not None
 
     def _named(self, vector):
@@ -185,11 +194,16 @@ class RulePolicy:
         if not self.preempts or not ready:
             return np.zeros(0, dtype=np.int64)
         q = self._pick(ready)
-        j = ready[q]
-        n = int(self.waiting[j])
-        if self._place(q, j, n) is not None:
-            return np.zeros(0, dtype=np.int64)
-        targets = self._targets(q, j, n)
+        line = sorted(self.line[q]) if self.best_effort else self.line[q][:1]
+        for _, _, j in line:                  # the head, and with best_effort the rest
+            n = int(self.waiting[j])
+            if self._place(q, j, n) is not None:
+                if j != ready[q]:                 # behind a blocked head: it goes first
+                    self.reserved = (q, j)
+                return np.zeros(0, dtype=np.int64)
+            targets = self._targets(q, j, n)
+            if targets:
+                break
         if not targets or not self.rate.allows(self.now, len(targets)):
             return np.zeros(0, dtype=np.int64)
         self.rate.record(self.now, len(targets))
@@ -298,7 +312,12 @@ class RulePolicy:
             self.usage[a] += len(where) * d
         self.waiting[j] -= len(where)
         if not self.waiting[j]:
-            heapq.heappop(self.line[q])
+            line = self.line[q]
+            if line[0][2] == j:
+                heapq.heappop(line)
+            else:                                 # a job behind the head (best_effort)
+                line[:] = [entry for entry in line if entry[2] != j]
+                heapq.heapify(line)
         self._changed(q)
 
     # -- preemption -----------------------------------------------------------------------
@@ -528,8 +547,8 @@ def available(tree, name, fr):
 def policy(spec, rule, **options):
     """The RulePolicy of `rule` (one of RULES) on a scenario (a Scenario, a dict or a
     file); options: half_life (s, slurm-fairtree), max_tres (slurm-fairtree), fixed
-    (yarn-fair-drf), strategies (kueue), protected_fraction (armada), rate_limit and
-    rate_interval (s; kueue, armada: with preemption)."""
+    (yarn-fair-drf), strategies (kueue), protected_fraction (armada), rate_limit,
+    rate_interval (s) and best_effort (kueue, armada: with preemption)."""
     return RulePolicy(spec, rule, **options)
 
 

@@ -136,6 +136,43 @@ def test_without_preemption_nothing_changes():
     assert starts(plain)[4] == (10.0, 20.0)
 
 
+def kueue_7101():
+    """kueue#7101 (v0.13.5, fair sharing with [LessThanOrEqualToFinalShare,
+    LessThanInitialShare]): a cohort of 8 pods, ClusterQueues proj-1 and proj-2 of 4 each;
+    proj-1's 4 workloads of 2 pods (jobs 0..3) at 0 take all 8; proj-2 then submits
+    workloads of 6 pods (job 4, at 1), 5 (job 5, at 2) and 4 (job 6, at 3), 100 s each."""
+    one = [{"queue": "proj-1", "demand": [1], "tasks": 2, "duration": 100, "arrival": 0}] * 4
+    two = [{"queue": "proj-2", "demand": [1], "tasks": n, "duration": 100, "arrival": t}
+           for n, t in ((6, 1), (5, 2), (4, 3))]
+    return {"resources": ["pods"], "nodes": {"n": {"capacity": [8]}},
+            "children": {"proj-1": {"guarantee": [4]}, "proj-2": {"guarantee": [4]}},
+            "jobs": one + two}
+
+
+def test_kueue_7101_missed_preemption_with_and_without_the_fix():
+    """kueue#7101: proj-1 borrows 4 of 8 pods (share 4 x 1000 / 8 = 500). The 6-pod
+    workload would borrow 2 (250): S2-a takes one of proj-1's (500 -> 250, 250 <= 250),
+    not a second (250 <= 0 fails), S2-b none (250 < 250 fails): 4 pods free, too few.
+    The 5-pod one (125) takes two (S2-a 125 <= 250, S2-b 125 < 250), then proj-1 is not
+    borrowing: 4 free, too few. The 4-pod one borrows nothing (0): S2-a takes two (0 <=
+    250, 0 <= 0) and it fits, 4:4, as the report expects. With the head of proj-2's line
+    blocking it (the default), the 4-pod workload never gets to preempt: no eviction,
+    and it waits its turn behind the other two: 6 pods at 100, when proj-1's workloads
+    end, 5 at 200, then it at 300. With best_effort (the blocked heads set aside, the fix's effect),
+    it evicts proj-1's two most recently admitted workloads (jobs 3 and 2, 4 pods) at 3
+    and starts then; they lose 3 s each, 4 tasks: 12 task-seconds."""
+    missed = run(kueue_7101(), "kueue", **KUEUE)
+    assert missed.evictions["time"].size == 0
+    job6 = missed.tasks["user"] == 6
+    assert set(missed.tasks["start"][job6].tolist()) == {300.0}
+    fixed = run(kueue_7101(), "kueue", best_effort=True, **KUEUE)
+    E = fixed.evictions
+    assert sorted(set(fixed.tasks["user"][E["task"]].tolist())) == [2, 3]
+    assert E["time"].tolist() == [3.0] * 4 and fixed.lost_work.sum() == 12.0
+    job6 = fixed.tasks["user"] == 6
+    assert set(fixed.tasks["start"][job6].tolist()) == {3.0}
+
+
 @pytest.mark.parametrize("options, error, message", [
     ({"strategies": ["Fastest"]}, ValueError, "'Fastest' is not one of"),
     ({"strategies": []}, ValueError, "give at least one"),
@@ -145,6 +182,7 @@ def test_without_preemption_nothing_changes():
     ({"rate_limit": 1.5}, TypeError, "rate_limit must be a positive integer"),
     ({"rate_interval": 0}, ValueError, "rate_interval must be > 0"),
     ({"rate_interval": float("inf")}, ValueError, "rate_interval must be finite"),
+    ({"best_effort": 1}, TypeError, "best_effort must be True or False"),
 ])
 def test_bad_options_refused(options, error, message):
     with pytest.raises(error, match=message):
