@@ -1,6 +1,7 @@
 """The production rules as cluster-simulator policies on a Scenario: which queue's job goes
-next decided by each rule's pure function (drfbench.production's modules), without
-preemption.
+next decided by each rule's pure function (drfbench.production's modules), and, as an
+option, which running jobs it evicts (Kueue's fair preemption, Armada's preemption above a
+protected fraction of the fair share: drfbench.production.preemption).
 
     policy(scenario, rule, **options) -> RulePolicy   a drfbench.sim TaskPolicy
     run(scenario, rule, **options) -> drfbench.sim.Simulation
@@ -37,6 +38,27 @@ start one task per decision.
   yarn.compare (usage of its subtree, min share its guarantee, its weight, start time 0,
   its path), with YARN-11482's fix unless fixed=False.
 
+Preemption (off by default: the policies as they were, bit for bit), kueue and armada:
+before each launch decision (the simulator's preempt()), the job the rule would start next,
+if it cannot start now, may evict running preemptible jobs of other leaves, whole jobs,
+the most recently started first within a queue (Kueue: lower priority first): kueue with
+`strategies` (Kueue's names, in order: preemption.DEFAULT_STRATEGIES is upstream's default
+[LessThanOrEqualToFinalShare, LessThanInitialShare]), candidates from the ClusterQueues that
+are borrowing; armada with `protected_fraction`, candidates from the queues above that
+fraction of their demand-capped adjusted fair share (armada.fair_shares over the leaves,
+demand what each holds and waits for). Either evicts only a set that lets the job start,
+starts it in the same decision (ahead of the launch order, so that the evicted jobs cannot
+take its room back: the re-admission of kueue#7101 and #6929), and one job preempts per
+decision (Kueue preempts for one workload of a cohort per scheduling cycle). `rate_limit`:
+at most that many jobs evicted in any `rate_interval` seconds (default 60), else the job
+waits. `best_effort` (Kueue's BestEffortFIFO, as far as preemption goes): a leaf's head
+that cannot start, even by preemption, lets the jobs behind it in its line try in turn,
+the first that can start (as it is or by preemption) going ahead of it; without it (the
+default) the head blocks its line, and a job behind it that would preempt never gets to
+(kueue#7101's missed preemption, tests/production/test_preemption.py). An evicted job
+goes back to its leaf's line with its full work (a restart: the
+simulator's default; the policy's clock needs it).
+
 The policy keeps its own clock from the events it is told (arrivals and completions: it
 never oversubscribes, so a task ends its duration after it starts).
 """
@@ -48,7 +70,7 @@ import numpy as np
 
 from .. import _validation as check
 from .. import sim
-from . import armada, kueue, mesos, slurm, yarn
+from . import armada, kueue, mesos, preemption, slurm, yarn
 from .scenario import scenario as as_scenario
 
 RULES = ("kueue", "armada", "mesos-drf", "slurm-fairtree", "yarn-fair-drf")
@@ -63,9 +85,13 @@ class RulePolicy:
     docstring). State: used (M, m) and running (M,) per node, usage (Q, m) per queue (its
     subtree's running tasks), launched (J,) tasks per job, now (the clock)."""
 
-    def __init__(self, spec, rule, *, half_life=HALF_LIFE, max_tres=True, fixed=True):
+    def __init__(self, spec, rule, *, half_life=HALF_LIFE, max_tres=True, fixed=True,
+                 strategies=None, protected_fraction=None, rate_limit=None, rate_interval=60.0,
+                 best_effort=False):
         if rule not in RULES:
             raise ValueError(f"rule must be one of {', '.join(map(repr, RULES))}; got {rule!r}")
+        self._preemption_options(rule, strategies, protected_fraction, rate_limit,
+                                 rate_interval, best_effort)
         s = self.scenario = as_scenario(spec)
         self.rule, self.gang = rule, rule in GANG
         if rule == "yarn-fair-drf" and not fixed and len(s.resources) != 2:
@@ -92,7 +118,10 @@ class RulePolicy:
         self.waiting = np.zeros(J, dtype=np.int64)
         self.launched = np.zeros(J, dtype=np.int64)
         self.line = {int(q): [] for q in s.leaves}   # per leaf: heap of (-prio, arrival, j)
-        self.start = {}
+        self.start, self.where = {}, {}               # running task rows: start, node
+        self.rows = [[] for _ in range(J)]            # per job: its running task rows
+        self.requeued = [[] for _ in range(J)]        # per job: its evicted rows, in order
+        self.reserved = None                          # the job that preempted, next to start
         self.now = 0.0
         self.children = {q: s.children(q) for q in range(len(s.paths))}
         self.kueue_tree = None                        # Cohorts at the current usage
@@ -124,6 +153,25 @@ class RulePolicy:
                                  f"start it: {n} task(s) of <"
                                  f"{', '.join(f'{v:g}' for v in s.demand[j])}> exceed {why}")
 
+    def _preemption_options(self, rule, strategies, protected_fraction, rate_limit,
+                            rate_interval, best_effort):
+        """Check and keep the preemption options (see the module docstring)."""
+        self.rules = None if strategies is None else preemption.strategies(strategies)
+        if self.rules is not None and rule != "kueue":
+            raise ValueError(f"strategies are Kueue's fair preemption; rule is {rule!r}")
+        self.protected = protected_fraction
+        if protected_fraction is not None:
+            if rule != "armada":
+                raise ValueError(f"protected_fraction is Armada's preemption; rule is {rule!r}")
+            self.protected = check.real(protected_fraction, "protected_fraction", finite=True)
+            if self.protected < 0:
+                raise ValueError(f"protected_fraction must be >= 0, got {self.protected}")
+        self.rate = preemption.RateLimit(rate_limit, rate_interval)
+        if not isinstance(best_effort, (bool, np.bool_)):
+            raise TypeError(f"best_effort must be True or False, got {best_effort!r:.80}")
+        self.best_effort = bool(best_effort)
+        self.preempts = self.rules is not None or self.protected is not None
+
     def _named(self, vector):
         return dict(zip(self.scenario.resources, map(float, vector)))
 
@@ -137,8 +185,42 @@ class RulePolicy:
                            (-int(s.priority[user]), float(s.arrival[user]), int(user)))
         self.waiting[user] += count
 
+    def preempt(self):
+        """The task rows to evict now (see the module docstring): for the job the rule
+        would start next, if it cannot start, the running jobs its preemption picks, if
+        they make it fit and the rate limit lets them go; none without preemption."""
+        self.reserved = None
+        ready = {q: line[0][2] for q, line in self.line.items() if line}
+        if not self.preempts or not ready:
+            return np.zeros(0, dtype=np.int64)
+        q = self._pick(ready)
+        line = sorted(self.line[q]) if self.best_effort else self.line[q][:1]
+        for _, _, j in line:                  # the head, and with best_effort the rest
+            n = int(self.waiting[j])
+            if self._place(q, j, n) is not None:
+                if j != ready[q]:                 # behind a blocked head: it goes first
+                    self.reserved = (q, j)
+                return np.zeros(0, dtype=np.int64)
+            targets = self._targets(q, j, n)
+            if targets:
+                break
+        if not targets or not self.rate.allows(self.now, len(targets)):
+            return np.zeros(0, dtype=np.int64)
+        self.rate.record(self.now, len(targets))
+        rows = [row for c in targets for row in self._evict(c.job)]
+        self.reserved = (q, j)
+        return np.array(rows, dtype=np.int64)
+
     def schedule(self):
         users, machines, passed = [], [], set()
+        if self.reserved is not None:             # the preemptor first: its room is free
+            q, j = self.reserved
+            self.reserved = None
+            where = self._place(q, j, int(self.waiting[j]))
+            if where is not None:                 # (else rounding in the usage: it waits)
+                self._launch(q, j, where)
+                users += [j] * len(where)
+                machines += where
         while True:
             ready = {q: line[0][2] for q, line in self.line.items() if line and q not in passed}
             if ready:             # a head whose task fits on no node now is passed over
@@ -163,6 +245,8 @@ class RulePolicy:
     def release_task(self, task, user, machine):
         s = self.scenario
         self._advance(self.start.pop(task) + float(s.duration[user]))
+        del self.where[task]
+        self.rows[user].remove(task)
         d, q = s.demand[user], int(s.queue[user])
         self.running[machine] -= 1
         sim.take_back(self.used, machine, self.running[machine], d)
@@ -215,16 +299,111 @@ class RulePolicy:
         for k in where:
             self.used[k] += d
             self.running[k] += 1
-            self.start[int(self.first_row[j] + self.launched[j])] = self.now
-            self.launched[j] += 1
+            if self.requeued[j]:                  # evicted rows first, as the simulator
+                row = self.requeued[j].pop(0)
+            else:
+                row = int(self.first_row[j] + self.launched[j])
+                self.launched[j] += 1
+            self.start[row], self.where[row] = self.now, k
+            self.rows[j].append(row)
             if self.rule == "mesos-drf":
                 self.sorter.allocated(s.paths[q], CLUSTER, self._named(d))
         for a in self.ancestry[q]:
             self.usage[a] += len(where) * d
         self.waiting[j] -= len(where)
         if not self.waiting[j]:
-            heapq.heappop(self.line[q])
+            line = self.line[q]
+            if line[0][2] == j:
+                heapq.heappop(line)
+            else:                                 # a job behind the head (best_effort)
+                line[:] = [entry for entry in line if entry[2] != j]
+                heapq.heapify(line)
         self._changed(q)
+
+    # -- preemption -----------------------------------------------------------------------
+
+    def _evict(self, j):
+        """Let job j's running tasks go (their rows, in launch order): back to waiting,
+        first in its leaf's line by its usual order."""
+        s = self.scenario
+        d, q = s.demand[j], int(s.queue[j])
+        rows, self.rows[j] = self.rows[j], []
+        for row in rows:
+            k = self.where.pop(row)
+            del self.start[row]
+            self.running[k] -= 1
+            sim.take_back(self.used, k, self.running[k], d)
+        for a in self.ancestry[q]:
+            self.usage[a] = np.maximum(self.usage[a] - len(rows) * d, 0.0)
+        if not self.waiting[j]:
+            heapq.heappush(self.line[q], (-int(s.priority[j]), float(s.arrival[j]), j))
+        self.waiting[j] += len(rows)
+        self.requeued[j] += rows
+        self._changed(q)
+        return rows
+
+    def _fits_without(self, q, j, n, chosen):
+        """Whether n tasks of job j (leaf q) would start once the jobs of `chosen`
+        (Candidates) are gone."""
+        s = self.scenario
+        saved = self.used.copy(), self.usage.copy()
+        try:
+            for c in chosen:
+                d = s.demand[c.job]
+                for row in self.rows[c.job]:
+                    self.used[self.where[row]] -= d
+                for a in self.ancestry[int(s.queue[c.job])]:
+                    self.usage[a] -= len(self.rows[c.job]) * d
+            self.kueue_tree = None
+            return self._place(q, j, n) is not None
+        finally:
+            self.used, self.usage = saved
+            self.kueue_tree = None
+
+    def _running_jobs(self, q, key):
+        """The preemptible running jobs outside leaf q, sorted by key(job), less those
+        finishing now (their completions are still to come at this instant)."""
+        s = self.scenario
+        jobs = [j for j, rows in enumerate(self.rows)
+                if rows and s.preemptible[j] and int(s.queue[j]) != q and
+                self.start[rows[0]] + float(s.duration[j]) > self.now]
+        return sorted(jobs, key=key)
+
+    def _targets(self, q, j, n):
+        """The Candidates the rule's preemption evicts for n tasks of job j in leaf q,
+        or None."""
+        s = self.scenario
+        fits = functools.partial(self._fits_without, q, j, n)
+        started = {job: self.start[rows[0]] for job, rows in enumerate(self.rows) if rows}
+
+        def held(job):
+            return len(self.rows[job]) * s.demand[job]
+        if self.rules is not None:
+            # within a ClusterQueue: lower priority first, then the most recently started
+            jobs = self._running_jobs(q, lambda job: (int(s.priority[job]), -started[job],
+                                                      -job))
+            candidates = [preemption.Candidate(job, s.paths[int(s.queue[job])], {
+                (FLAVOUR, r): float(v) for r, v in zip(s.resources, held(job))})
+                for job in jobs]
+            request = {(FLAVOUR, r): float(v) for r, v in zip(s.resources, n * s.demand[j])}
+            return preemption.kueue_targets(self._cohorts(), s.paths[q], request, candidates,
+                                            self.rules, fits)
+        leaves = s.leaves.tolist()
+        weights = {leaf: 1.0 / float(s.priority_factor[leaf]) for leaf in leaves}
+        wanted = self.usage[leaves].copy()
+        for leaf_index, leaf in enumerate(leaves):
+            for _, _, job in self.line[leaf]:
+                wanted[leaf_index] += self.waiting[job] * s.demand[job]
+        _, adjusted, _ = armada.fair_shares(self.total, [weights[x] for x in leaves], wanted)
+        fair = dict(zip(leaves, adjusted.tolist()))
+        cost = dict(zip(leaves, armada.cost(self.usage[leaves], self.total,
+                                            weight=[weights[x] for x in leaves]).tolist()))
+        jobs = self._running_jobs(q, lambda job: (-cost[int(s.queue[job])], -started[job],
+                                                  -job))
+        candidates = [preemption.Candidate(job, int(s.queue[job]), held(job)) for job in jobs]
+        mine = float(armada.cost(self.usage[q] + n * s.demand[j], self.total, weight=weights[q]))
+        return preemption.armada_targets(mine, candidates, {x: self.usage[x] for x in leaves},
+                                         self.total, weights, fair, self.protected, fits)
 
     # -- the rules ------------------------------------------------------------------------
 
@@ -368,7 +547,8 @@ def available(tree, name, fr):
 def policy(spec, rule, **options):
     """The RulePolicy of `rule` (one of RULES) on a scenario (a Scenario, a dict or a
     file); options: half_life (s, slurm-fairtree), max_tres (slurm-fairtree), fixed
-    (yarn-fair-drf)."""
+    (yarn-fair-drf), strategies (kueue), protected_fraction (armada), rate_limit,
+    rate_interval (s) and best_effort (kueue, armada: with preemption)."""
     return RulePolicy(spec, rule, **options)
 
 

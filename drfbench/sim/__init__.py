@@ -10,20 +10,22 @@ a policy oversubscribes a machine, sampled metrics as arrays and tidy rows.
     res.samples, res.jobs, res.tasks, res.unschedulable
 
 A policy is any object with add_tasks(user, count), schedule() -> (users, machines) and
-release(user, machine) (sim.Policy); drfbench.drf.scheduler(...) builds the online DRF and
+release(user, machine) (sim.Policy), and may evict running tasks (preempt(): sim.PreemptingPolicy;
+res.evictions, res.lost_work); drfbench.drf.scheduler(...) builds the online DRF and
 slot schedulers of drfbench/drf/drf.pyx. sim.FifoFirstFit is a small example policy.
 
 Modules: workload (machines, Trace, Backlog: validated inputs), policies (the protocol,
-FifoFirstFit), engine (simulate: checks, samples, results; the loop is the kernel
-drfbench/sim/sim.pyx), literal (the same loop in plain Python, its specification).
+FifoFirstFit), engine (simulate: checks and results), kernel (the loop, drfbench/sim/sim.pyx,
+behind named inputs and outputs), samples (the sampled state), literal (the same loop in
+plain Python, its specification).
 docs/simulator.md describes the model.
 """
 from . import literal
 from .engine import Simulation, simulate
-from .policies import FifoFirstFit, Policy, TaskPolicy, take_back
+from .policies import FifoFirstFit, Policy, PreemptingPolicy, TaskPolicy, take_back
 from .workload import (FIT_SLACK, MAX_RUNNING, UNBOUNDED, Backlog, Trace, fits_somewhere,
                        machines, running_bound, task_queues)
 
 __all__ = ["FIT_SLACK", "MAX_RUNNING", "UNBOUNDED", "Backlog", "FifoFirstFit", "Policy",
-           "Simulation", "TaskPolicy", "Trace", "fits_somewhere", "literal", "machines",
-           "running_bound", "simulate", "take_back", "task_queues"]
+           "PreemptingPolicy", "Simulation", "TaskPolicy", "Trace", "fits_somewhere", "literal",
+           "machines", "running_bound", "simulate", "take_back", "task_queues"]

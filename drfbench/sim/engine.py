@@ -1,7 +1,8 @@
 """The discrete-event loop: tasks arrive, a policy launches them on machines, machines
 time-share their tasks, tasks finish; sampled metrics come out as arrays and tidy rows.
 
-    simulate(machines, workload, policy, *, horizon=inf, sample=None) -> Simulation
+    simulate(machines, workload, policy, *, horizon=inf, sample=None, resume=False)
+        -> Simulation
 
 At time 0 the trace's tasks arriving at 0 are added and the policy is asked for launches
 (a backlog's queues are full from the start). Then events happen one at a time, in time
@@ -12,8 +13,10 @@ order:
     they were scheduled;
   - an arrival: every trace task arriving at that time is added, add_tasks(user, count)
     for each run of one user in trace order (at equal times, completions come first).
-After each event the policy is asked once for launches (schedule()): each launched user's
-oldest pending task starts on the machine named. Every machine that changed gets its speed
+After each event the policy is asked once for evictions if it has preempt() (running
+task ids; each goes back to its user's pending tasks, first in line, with its full work or,
+resume=True, the work it has left), then once for launches (schedule()): each launched
+user's oldest pending task starts on the machine named. Every machine that changed gets its speed
 and next completion recomputed: a heap of per-machine events with version stamps, where a
 machine that changes again makes its older entry stale.
 
@@ -22,19 +25,20 @@ Processor sharing: every task on machine k progresses at speed
 (no thrashing penalty); a policy that never oversubscribes runs every task at speed 1.
 A sample at time s shows the state just before the events at s (after time 0's launches).
 
-The loop itself is the kernel drfbench/sim/sim.pyx (drfbench.sim.literal is the same loop in
-plain Python, its specification); this module validates, prepares the arrays, takes the
-samples (NumPy) and assembles the results.
+The loop itself is the kernel drfbench/sim/sim.pyx, called through drfbench.sim.kernel
+(drfbench.sim.literal is the same loop in plain Python, its specification, filling the same
+kernel.Outputs); this module validates, prepares the arrays and assembles the results.
 """
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _isa
 from .. import _validation as check
 from .. import rows as tidy
+from . import kernel
 from . import workload as wl
+from .samples import sample_budget
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,7 +47,7 @@ class Simulation:
 
     end            the time the simulation stopped (the horizon, or the last event if
                    the trace drained first)
-    events         task events processed: arrivals + launches + completions
+    events         task events processed: arrivals + launches + completions + evictions
     resources      number of resources; users: number of users
     samples        arrays at every sample instant: "time" (S,), "share" (S, users,
                    resources): each user's running tasks' demands times their speed, over
@@ -57,7 +61,14 @@ class Simulation:
     tasks          the task table: "task", "user", "job", "machine" (-1: never started),
                    "arrival", "start", "end" (NaN: not yet)
     unschedulable  trace rows of tasks that fit no machine (reported, never simulated)
-    pending        tasks still waiting at the end, per user (backlog users: 0)
+    pending        tasks still waiting at the end, per user, evicted ones included
+                   (backlog users: their evicted tasks)
+    evictions      the policy's evictions in order (none unless it preempts): "time",
+                   "task", "user", "machine", "lost" (the work thrown away, task-seconds:
+                   what the task had done since it started; 0 with resume),
+                   "lost_resources" (E, m): lost x the task's demands (resource-seconds)
+    preempted, lost_work, lost_resources: per user, evictions, task-seconds and (n, m)
+                   resource-seconds lost (.sum(axis=0) for the cluster's total)
     """
     end: float
     events: int
@@ -70,16 +81,61 @@ class Simulation:
     unschedulable: np.ndarray
     pending: np.ndarray
     names: tuple = field(default=None)
+    evictions: dict = field(default=None)
+
+    @property
+    def preempted(self):
+        return np.bincount(self.evictions["user"], minlength=self.users)
+
+    @property
+    def lost_work(self):
+        return np.bincount(self.evictions["user"], weights=self.evictions["lost"],
+                           minlength=self.users)
+
+    @property
+    def lost_resources(self):
+        E = self.evictions
+        return np.stack([np.bincount(E["user"], weights=E["lost_resources"][:, r],
+                                     minlength=self.users) for r in range(self.resources)],
+                        axis=-1).reshape(self.users, self.resources)
 
     @property
     def rows(self):
         """Tidy rows (dicts with keys time, metric, user, value), in time order; at one
         instant the samples come before job completions (a sample shows the state just
-        before the events at its time). Per sample instant: for each user, "share_<r>" for
-        every resource r, then "speed"; then "utilization_<r>" with user None. Per job
-        completion: "jobs_finished" (cumulative count per user). A drfbench.rows.Rows:
-        made from the sample arrays as they are read, never all held."""
-        return tidy.Rows(self._rows)
+        before the events at its time, then job completions, then evictions). Per sample
+        instant: for each user, "share_<r>" for every resource r, then "speed"; then
+        "utilization_<r>" with user None. Per job completion: "jobs_finished" (cumulative
+        count per user). Per eviction, for its user, cumulative: "preemptions", "lost_work"
+        (task-seconds), "lost_<r>" (resource-seconds). A drfbench.rows.Rows: made from the
+        sample arrays as they are read, never all held."""
+        return tidy.Rows(self._merged)
+
+    def _merged(self):
+        """_rows's rows and the evictions' rows, merged by time (evictions last)."""
+        E = self.evictions
+        rows = self._rows()
+        if not E["time"].size:
+            yield from rows
+            return
+        count, lost = np.zeros(self.users, np.int64), np.zeros(self.users)
+        spent = np.zeros((self.users, self.resources))
+        row = next(rows, None)
+        for t, u, w, per in zip(E["time"].tolist(), E["user"].tolist(), E["lost"].tolist(),
+                                E["lost_resources"].tolist()):
+            while row is not None and row["time"] <= t:
+                yield row
+                row = next(rows, None)
+            count[u] += 1
+            lost[u] += w
+            spent[u] += per
+            yield {"time": t, "metric": "preemptions", "user": u, "value": int(count[u])}
+            yield {"time": t, "metric": "lost_work", "user": u, "value": float(lost[u])}
+            for r, value in enumerate(spent[u].tolist()):
+                yield {"time": t, "metric": f"lost_{r}", "user": u, "value": value}
+        if row is not None:
+            yield row
+            yield from rows
 
     def _rows(self):
         samples, done = self.samples, self.completions
@@ -104,24 +160,6 @@ class Simulation:
                    "value": done_c[j]}
 
 
-def mean_by_group(values, groups, n):
-    """(n,) float64: np.mean(values[groups == g]) for each g (0 where empty), bit for bit.
-
-    Users with the same number of values are averaged together as the rows of one 2-D
-    array: numpy reduces each row with the same pairwise summation as a 1-D np.mean, so
-    the result does not depend on how many users share the call (np.add.reduceat, by
-    contrast, sums sequentially and differs in the last bits)."""
-    out = np.zeros(n)
-    count = np.bincount(groups, minlength=n)
-    order = np.argsort(groups, kind="stable")
-    start = np.cumsum(count) - count
-    for c in np.unique(count[count > 0]).tolist():
-        who = np.flatnonzero(count == c)
-        rows = values[order[start[who][:, None] + np.arange(c)]]
-        out[who] = rows.mean(axis=1)
-    return out
-
-
 def _check_policy(policy):
     missing = [name for name in ("add_tasks", "schedule", "release") if not hasattr(policy, name)]
     if missing and not (missing == ["release"] and hasattr(policy, "release_task")):
@@ -135,9 +173,11 @@ def _check_time(value, name, allow_inf):
     return float(value)
 
 
-def validate(machines, workload, policy, horizon, sample):
+def validate(machines, workload, policy, horizon, sample, resume=False):
     """Checked (capacity (M, m) float64, horizon, sample) for simulate(); a trace task
     that ends where it starts (arrival + duration == arrival) is refused here."""
+    if not isinstance(resume, (bool, np.bool_)):
+        raise TypeError(f"resume must be True or False, got {resume!r:.80}")
     if check.column_names(machines, "machines") is not None:
         raise ValueError("machines name their resources but the tasks' demands are by position: "
                          "give the machines as an array, columns in the demands' order")
@@ -198,16 +238,6 @@ def unresolved(trace, row, start, job=None):
                       "longer duration, or leave it out", row, float(start))
 
 
-def sample_budget(sample, until, width):
-    """Refuse samples every `sample` s from 0 to `until` of `width` values each beyond
-    MAX_SAMPLE_VALUES values in all (the simulator's work budget)."""
-    instants = until // sample + 1
-    if instants * width > wl.MAX_SAMPLE_VALUES:
-        raise ValueError(f"sample: a sample every {sample:g} s up to {until:g} s takes "
-                         f"{instants:.3g} samples of {width} values, beyond the simulator's "
-                         f"work budget ({wl.MAX_SAMPLE_VALUES:,} values): sample less often")
-
-
 @dataclass(frozen=True, eq=False)
 class TraceSetup:
     """A trace's jobs and schedulable tasks, prepared once for the loop.
@@ -233,89 +263,62 @@ def trace_setup(trace, C):
     return TraceSetup(ids, job.astype(np.int64), job_user, submit, left, trace.fits(C))
 
 
-def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
-    """(share (n, m), speed (n,)) of the running tasks `ids` (machines in index order):
-    share[u, r] = sum over u's tasks of demand[t, r] x speed / total[r] (with one shape
-    per user, `shapes`: (sum of u's speeds) x shapes[u, r] / total[r]); speed[u] the mean
-    of u's tasks' speeds, 0 if none. Sums run in the order of `ids`. A resource the cluster
-    has none of (total 0) is a share 0."""
-    m = len(total)
-    total = np.where(total > 0, total, np.inf)
-    share = np.zeros((n, m))
-    speed = np.zeros(n)
-    if ids.size:
-        u = user[ids]
-        s = task_speed
-        if shapes is not None:
-            share = np.bincount(u, weights=s, minlength=n)[:, None] * shapes / total
-        else:
-            for r in range(m):
-                share[:, r] = np.bincount(u, weights=s * demand[ids, r], minlength=n) / total[r]
-        speed = mean_by_group(s, u, n)
-    return share, speed
-
-
-class Sampler:
-    """Takes samples at 0, sample, 2 sample, ...: record(until) takes every one not yet
-    taken up to `until` (all showing the state now) and returns the next instant; `width`
-    values each (users x (resources + 1)), at most MAX_SAMPLE_VALUES in all (a ValueError)."""
-
-    def __init__(self, sample, state, width=1):
-        self.sample, self.state, self.width = sample, state, width
-        self.times, self.shares, self.speeds = [], [], []
-
-    def record(self, until):
-        next_sample = len(self.times) * self.sample
-        if next_sample <= until:
-            sample_budget(self.sample, until, self.width)
-            share, speed = self.state()
-            while next_sample <= until:
-                self.times.append(next_sample)
-                self.shares.append(share)
-                self.speeds.append(speed)
-                next_sample = len(self.times) * self.sample
-        return next_sample
-
-    def arrays(self, n, m):
-        share = np.array(self.shares).reshape(len(self.times), n, m)
-        return {"time": np.array(self.times, dtype=np.float64), "share": share,
-                "speed": np.array(self.speeds).reshape(len(self.times), n),
-                "utilization": share.sum(axis=1)}
-
-
-def result(*, end, events, n, m, samples, completions, job_ids, job_user, job_submit,
-           job_finish, task_user, task_job, machine, arrival, start, end_times,
-           unschedulable, pending, names):
-    """The Simulation, from the loop's arrays (copied)."""
-    job_ids = np.arange(len(job_user)) if job_ids is None else job_ids
-    size = len(task_user)
+def finish(out, workload, C, setup=None):
+    """The Simulation from a loop's Outputs (kernel.Outputs; copied), for `workload` on
+    capacities C (`setup`: its trace_setup, if made already); a trace row that stopped
+    the run (out.unresolved) is refused here."""
+    n, m = workload.users, C.shape[1]
+    pending = np.array(out.pending, dtype=np.int64)
+    if isinstance(workload, wl.Trace):
+        setup = trace_setup(workload, C) if setup is None else setup
+        if out.unresolved >= 0:
+            raise unresolved(workload, out.unresolved, out.end)
+        job_ids, names, unschedulable = setup.job_ids, workload.names, np.flatnonzero(~setup.fits)
+        late = slice(out.arrived_until, len(workload))  # not yet arrived: pending too
+        pending += np.bincount(workload.user[late][setup.fits[late]], minlength=n)
+    else:
+        job_ids, names = np.arange(len(out.jobs["user"])), None
+        unschedulable = np.empty(0, dtype=np.int64)
+    T, J, done, E = out.tasks, out.jobs, out.completions, out.evictions
+    size = len(T["user"])
+    task = np.array(E["task"], dtype=np.int64)
+    lost = np.array(E["lost"], dtype=np.float64)
     return Simulation(
-        end=float(end), events=int(events), resources=m, users=n, samples=samples,
-        completions={"time": np.array(completions["time"], dtype=np.float64),
-                     "user": np.array(completions["user"], dtype=np.int64),
-                     "count": np.array(completions["count"], dtype=np.int64)},
-        jobs={"job": np.array(job_ids), "user": np.array(job_user, dtype=np.int64),
-              "submit": np.array(job_submit, dtype=np.float64),
-              "finish": np.array(job_finish, dtype=np.float64)},
-        tasks={"task": np.arange(size), "user": np.array(task_user, dtype=np.int64),
-               "job": job_ids[np.asarray(task_job, dtype=np.int64)],
-               "machine": np.array(machine, dtype=np.int64),
-               "arrival": np.array(arrival, dtype=np.float64),
-               "start": np.array(start, dtype=np.float64),
-               "end": np.array(end_times, dtype=np.float64)},
-        unschedulable=unschedulable, pending=np.array(pending, dtype=np.int64), names=names)
+        end=float(out.end), events=int(out.events), resources=m, users=n,
+        samples=out.samples,
+        completions={"time": np.array(done["time"], dtype=np.float64),
+                     "user": np.array(done["user"], dtype=np.int64),
+                     "count": np.array(done["count"], dtype=np.int64)},
+        jobs={"job": np.array(job_ids), "user": np.array(J["user"], dtype=np.int64),
+              "submit": np.array(J["submit"], dtype=np.float64),
+              "finish": np.array(J["finish"], dtype=np.float64)},
+        tasks={"task": np.arange(size), "user": np.array(T["user"], dtype=np.int64),
+               "job": job_ids[np.asarray(T["job"], dtype=np.int64)],
+               "machine": np.array(T["machine"], dtype=np.int64),
+               "arrival": np.array(T["arrival"], dtype=np.float64),
+               "start": np.array(T["start"], dtype=np.float64),
+               "end": np.array(T["end"], dtype=np.float64)},
+        unschedulable=unschedulable, pending=pending, names=names,
+        evictions={"time": np.array(E["time"], dtype=np.float64), "task": task,
+                   "user": np.array(E["user"], dtype=np.int64),
+                   "machine": np.array(E["machine"], dtype=np.int64), "lost": lost,
+                   "lost_resources": lost[:, None] * np.asarray(T["demand"])[task]})
 
 
-def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=None):
+def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, resume=False,
+             isa=None):
     """Run `policy` on `machines` with the tasks of `workload` until `horizon`, or, for a
     trace, until nothing is left to happen (no task running or still to arrive).
 
     machines  (M, m) capacities, one row per machine (see drfbench.sim.machines)
     workload  a drfbench.sim.Trace or a drfbench.sim.Backlog (needs a finite horizon)
-    policy    a drfbench.sim.Policy; for a Backlog its queues must already be infinite
+    policy    a drfbench.sim.Policy (or a PreemptingPolicy); for a Backlog its queues
+              must already be infinite
     horizon   seconds (a number, or a duration: timedelta, numpy.timedelta64)
     sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
               ... up to the end
+    resume    an evicted task goes back to its user's queue with the work it has left
+              (default False: with its full work, a restart, as Kueue and Armada do)
     Work budget: at most MAX_SAMPLE_VALUES (2**26) sampled values (instants x users x
     (resources + 1); judged as the run goes, up front only over what it surely takes) and
     MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a horizon at most that
@@ -325,53 +328,25 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, isa=N
     arrival, else when it would start.
     isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
     """
-    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
-    n, m = workload.users, C.shape[1]
-    EventLoop = _isa.kernels(isa).sim.EventLoop
+    C, horizon, sample = validate(machines, workload, policy, horizon, sample, resume)
+    n = workload.users
     if isinstance(workload, wl.Trace):
         setup = trace_setup(workload, C)
         order = np.argsort(workload.user, kind="stable")
         order = order[setup.fits[order]]                 # schedulable tasks, by user
-        tasks = {"user": workload.user, "job": setup.job, "arrival": workload.arrival,
-                 "work": workload.duration, "demand": workload.demands}
-        jobs = {"user": setup.job_user, "left": setup.job_left, "submit": setup.job_submit}
-        trace = {"by_user": order, "ptr": np.searchsorted(workload.user[order], np.arange(n + 1)),
-                 "schedulable": setup.fits}
-        loop = EventLoop(C, tasks, jobs, n, trace=trace)
-        shapes, job_ids, names = None, setup.job_ids, workload.names
-        unschedulable = np.flatnonzero(~setup.fits)
-    else:
-        backlog = {"demands": workload.demands, "tasks_per_job": workload.tasks_per_job,
-                   "duration": workload.duration, "jitter": workload.jitter,
-                   "draw": wl.Normals(workload.seed)}
-        empty = np.empty(0)
-        loop = EventLoop(C, {}, {"user": empty, "left": empty, "submit": empty}, n,
-                         backlog=backlog)
-        shapes, job_ids, names = workload.demands, None, None
-        unschedulable = np.empty(0, dtype=np.int64)
-    total = C.sum(axis=0)
-
-    def state():
-        fast = loop.full_speed_state(total)         # every machine at speed 1: one C pass
-        if fast is not None:
-            return fast
-        ids, T = loop.running(), loop.tasks
-        return snapshot(ids, T["user"], loop.speed[T["machine"][ids]], T["demand"], n, total,
-                        shapes)
-    sampler = Sampler(sample, state, n * (m + 1)) if sample is not None else None
-    end = loop.run(policy, horizon, sampler.record if sampler else None)
-    if loop.lost >= 0:
-        raise unresolved(workload, loop.lost, end)
-    samples = sampler.arrays(n, m) if sampler else Sampler(1.0, None).arrays(n, m)
-    T, J = loop.tasks, loop.jobs
-    pending = loop.pending
-    if isinstance(workload, wl.Trace):                   # not yet arrived: pending too
-        late = slice(loop.arrived_until, len(workload))
-        pending = pending + np.bincount(workload.user[late][setup.fits[late]], minlength=n)
-    run = result(end=end, events=loop.events, n=n, m=m, samples=samples,
-                 completions=loop.completions, job_ids=job_ids, job_user=J["user"],
-                 job_submit=J["submit"], job_finish=J["finish"], task_user=T["user"],
-                 task_job=T["job"], machine=T["machine"], arrival=T["arrival"],
-                 start=T["start"], end_times=T["end"], unschedulable=unschedulable,
-                 pending=pending, names=names)
-    return run
+        out = kernel.run(
+            C, n, policy, horizon, resume=resume, sample=sample, isa=isa,
+            tasks={"user": workload.user, "job": setup.job, "arrival": workload.arrival,
+                   "work": workload.duration, "demand": workload.demands},
+            jobs={"user": setup.job_user, "left": setup.job_left, "submit": setup.job_submit},
+            trace={"by_user": order, "schedulable": setup.fits,
+                   "ptr": np.searchsorted(workload.user[order], np.arange(n + 1))})
+        return finish(out, workload, C, setup)
+    empty = np.empty(0)
+    out = kernel.run(
+        C, n, policy, horizon, resume=resume, sample=sample, isa=isa, shapes=workload.demands,
+        jobs={"user": empty, "left": empty, "submit": empty},
+        backlog={"demands": workload.demands, "tasks_per_job": workload.tasks_per_job,
+                 "duration": workload.duration, "jitter": workload.jitter,
+                 "draw": wl.Normals(workload.seed)})
+    return finish(out, workload, C)

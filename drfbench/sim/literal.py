@@ -1,6 +1,6 @@
 """The simulator's event loop in plain Python: the readable specification of drfbench/sim/sim.pyx.
 
-    simulate(machines, workload, policy, *, horizon=inf, sample=None) -> Simulation
+    simulate(machines, workload, policy, *, horizon=inf, sample=None, resume=False) -> Simulation
 
 Same arguments, same checks, same results as drfbench.sim.simulate, bit for bit (the tests
 compare them on random instances); some 10x slower. Every floating-point operation here is
@@ -14,7 +14,8 @@ ran ends at start + work exactly.
 The state: per machine, its running task ids in launch order, its speed and a version
 stamp; a heap of (time, seq, machine, version) next-completion entries, where an entry
 whose version is no longer its machine's is stale and skipped; a struct of arrays of tasks
-(grown for a backlog, whose tasks are made at launch).
+(grown for a backlog, whose tasks are made at launch); per user, its evicted tasks in
+eviction order (relaunched first).
 """
 import heapq
 import math
@@ -23,13 +24,16 @@ from collections import deque
 import numpy as np
 
 from . import workload as wl
-from .engine import Sampler, result, snapshot, trace_setup, unresolved, validate
+from .engine import finish, trace_setup, unresolved, validate
+from .kernel import Outputs
+from .samples import Sampler, snapshot
 
 
-def simulate(machines, workload, policy, *, horizon=math.inf, sample=None):
+def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, resume=False):
     """drfbench.sim.simulate, in Python."""
-    C, horizon, sample = validate(machines, workload, policy, horizon, sample)
-    return _Loop(C, workload, policy).run(horizon, sample)
+    C, horizon, sample = validate(machines, workload, policy, horizon, sample, resume)
+    loop = _Loop(C, workload, policy, resume)
+    return finish(loop.run(horizon, sample), workload, C, None if loop.backlog else loop.setup)
 
 
 class _Tasks:
@@ -60,8 +64,10 @@ class _Tasks:
 
 
 class _Loop:
-    def __init__(self, C, workload, policy):
+    def __init__(self, C, workload, policy, resume):
         self.C = C
+        self.resume = resume
+        self.preempts = hasattr(policy, "preempt")
         self.M, self.m = C.shape
         self.policy = policy
         self.release = getattr(policy, "release_task", None)
@@ -78,6 +84,8 @@ class _Loop:
         # job completions in order, jobs finished per user
         self.done_t, self.done_u, self.done_c = [], [], []
         self.finished = np.zeros(n, dtype=np.int64)
+        self.requeue = [deque() for _ in range(n)]     # evicted tasks, in eviction order
+        self.evicted = {"time": [], "task": [], "user": [], "machine": [], "lost": []}
         if self.backlog:
             self.T = _Tasks(1024, self.m)
             self.draw = wl.Normals(workload.seed)
@@ -136,6 +144,7 @@ class _Loop:
         for t in done:
             u = int(T.user[t])
             T.end[t] = now
+            T.due[t] = math.nan
             if self.release is not None:
                 self.release(t, u, k)
             else:
@@ -218,7 +227,12 @@ class _Loop:
             if not 0 <= k < self.M:
                 raise ValueError(f"policy launched a task on unknown machine {k} (machines are "
                                  f"0..{self.M - 1})")
-            if self.backlog:
+            if self.requeue[u]:                 # an evicted task, first
+                t = self.requeue[u][0]
+                if now + T.work[t] == now:
+                    raise unresolved(self.w, t, now)
+                self.requeue[u].popleft()
+            elif self.backlog:
                 t = self.backlog_task(u, now)
             else:
                 if not self.pending[u]:
@@ -233,6 +247,39 @@ class _Loop:
             T.start[t] = now
             touched.add(k)
         self.events += users.size
+        for k in sorted(touched):
+            self.refresh(k, now)
+
+    def preempt(self, now):
+        """Evict the running tasks the policy names, in its order: each goes back to its
+        user's evicted tasks with its full work (restart) or, with resume, what is left of
+        it, (due - now) x speed; the work it loses is recorded (restart: work - that;
+        resume: 0). Then the machines it left are refreshed in index order."""
+        victims = np.asarray(self.policy.preempt())
+        if victims.ndim != 1:
+            raise ValueError(f"policy.preempt() must return a sequence of task ids, got shape "
+                             f"{victims.shape}")
+        if victims.size and victims.dtype.kind not in "iu":
+            raise ValueError(f"policy.preempt() must return integer task ids, got dtype "
+                             f"{victims.dtype}")
+        T, E = self.T, self.evicted
+        touched = set()
+        for t in victims.tolist():
+            if not (0 <= t < T.size and T.machine[t] >= 0 and not math.isnan(T.due[t])):
+                raise ValueError(f"policy evicted task {t} at time {now!r}, which is not running")
+            if T.due[t] <= now:
+                raise ValueError(f"policy evicted task {t} at time {now!r}, when it finishes")
+            k, u = int(T.machine[t]), int(T.user[t])
+            left = (float(T.due[t]) - now) * float(self.speed[k])
+            for name, value in zip(E, (now, t, u, k, 0.0 if self.resume else T.work[t] - left)):
+                E[name].append(value)
+            if self.resume:
+                T.work[t] = left
+            self.on[k].remove(t)
+            T.due[t] = math.nan
+            self.requeue[u].append(t)
+            touched.add(k)
+        self.events += victims.size
         for k in sorted(touched):
             self.refresh(k, now)
 
@@ -259,6 +306,12 @@ class _Loop:
                 t, k = arrival, -1
         return t, k
 
+    def decide(self, now):
+        """The policy's evictions (if it has preempt()), then its launches."""
+        if self.preempts:
+            self.preempt(now)
+        self.launch(now)
+
     def run(self, horizon, sample):
         sampler = Sampler(sample, self.state, self.n * (self.m + 1)) if sample is not None else None
         next_sample = 0.0 if sampler else math.inf
@@ -266,7 +319,7 @@ class _Loop:
         now = 0.0
         if not self.backlog:
             self.arrive(0.0)
-        self.launch(0.0)
+        self.decide(0.0)
         while True:
             t, k = self.next_event()
             if math.isinf(t) and not self.backlog:     # nothing left to happen
@@ -286,28 +339,21 @@ class _Loop:
                 self.refresh(k, t)
             else:                               # every arrival at t
                 self.arrive(t)
-            self.launch(t)
+            self.decide(t)
         return self.result(end, sampler)
 
     def result(self, end, sampler):
-        n, m, T = self.n, self.m, self.T
-        size = T.size
-        if self.backlog:
-            job_ids, names, pending = None, None, np.zeros(n, dtype=np.int64)
-            unschedulable = np.empty(0, dtype=np.int64)
-        else:
-            job_ids, names = self.setup.job_ids, self.w.names
-            fits = self.setup.fits
-            unschedulable = np.flatnonzero(~fits)
-            pending = np.array([len(q) for q in self.pending], dtype=np.int64)
-            late = slice(self.next_arrival, size)       # not yet arrived: pending too
-            pending += np.bincount(T.user[late][fits[late]], minlength=n)
-        samples = (sampler or Sampler(1.0, None)).arrays(n, m)
-        return result(end=end, events=self.events, n=n, m=m, samples=samples,
-                      completions={"time": self.done_t, "user": self.done_u,
-                                   "count": self.done_c},
-                      job_ids=job_ids, job_user=self.job_user, job_submit=self.job_submit,
-                      job_finish=self.job_finish, task_user=T.user[:size], task_job=T.job[:size],
-                      machine=T.machine[:size], arrival=T.arrival[:size], start=T.start[:size],
-                      end_times=T.end[:size], unschedulable=unschedulable, pending=pending,
-                      names=names)
+        """The kernel's Outputs, filled from this loop."""
+        n, m, T, size = self.n, self.m, self.T, self.T.size
+        pending = np.array([len(q) for q in self.requeue], dtype=np.int64)
+        if not self.backlog:
+            pending += [len(q) for q in self.pending]
+        columns = ("user", "job", "machine", "arrival", "start", "end", "demand")
+        return Outputs(
+            end=end, events=self.events, unresolved=-1,
+            samples=(sampler or Sampler(1.0, None)).arrays(n, m),
+            completions={"time": self.done_t, "user": self.done_u, "count": self.done_c},
+            jobs={"user": self.job_user, "submit": self.job_submit, "finish": self.job_finish},
+            tasks={name: getattr(T, name)[:size] for name in columns}, pending=pending,
+            arrived_until=0 if self.backlog else self.next_arrival,
+            evictions=self.evicted)

@@ -2,6 +2,7 @@
 
     Policy      the protocol: add_tasks(user, count), schedule(), release(user, machine)
     TaskPolicy  a Policy that also wants to know which task finished (release_task)
+    PreemptingPolicy  a TaskPolicy that also evicts running tasks (preempt)
     FifoFirstFit  strict first-come-first-served, first fit (tests, benchmarks)
 
 The online DRF and slot schedulers of drfbench/drf/drf.pyx (drfbench.drf.scheduler(...)) are
@@ -43,6 +44,20 @@ class TaskPolicy(Policy, Protocol):
     release. `task` is the trace's row index (for a backlog: the task's launch index)."""
 
     def release_task(self, task: int, user: int, machine: int) -> None: ...
+
+
+@runtime_checkable
+class PreemptingPolicy(TaskPolicy, Protocol):
+    """A policy that evicts: if it has preempt(), the simulator asks it at every decision,
+    before schedule(), for the running tasks to evict (task ids, as release_task names
+    them), in order. Each leaves its machine without a release call (the policy has
+    already let its resources go) and goes back to its user's pending tasks, behind the
+    ones evicted before and ahead of the rest (the user's next launches take them first,
+    in eviction order), with its full work (a restart) or, with simulate(resume=True), the
+    work it has left; no add_tasks call either. A task due to finish at that instant
+    cannot be evicted."""
+
+    def preempt(self) -> np.ndarray: ...
 
 
 def take_back(usage, i, remaining, demand):

@@ -1,6 +1,6 @@
 """The event loop of drfbench.sim: machines time-sharing their tasks, completions in time
 order, launches asked of a policy (any Python object with schedule(), release(...),
-add_tasks(...)).
+add_tasks(...)), and evictions where it has preempt().
 
 drfbench/sim/literal.py is the same loop in plain Python: the readable specification,
 against which this kernel is tested bit for bit. The wrapper drfbench/sim/engine.py
@@ -23,7 +23,10 @@ State
             running tasks reads one row where it would read two arrays.
   pending   trace: each user's schedulable tasks in trace order (CSR by user), with
             counts arrived and launched; the oldest pending task of u is the
-            launched[u]-th. Backlog: infinite.
+            launched[u]-th. Backlog: infinite. Ahead of them, each user's evicted tasks
+            in eviction order (a queue linked through nxt, from qhead[u] to qtail[u]).
+  evictions (time, task, user, machine, lost work), in order; a task not running has
+            due NaN.
   jobs      tasks left per job and finish times; completions (time, user, count).
 
 Completions are events at their due times, exact at any scale: a task whose machine's speed
@@ -59,7 +62,7 @@ def _grown(a, Py_ssize_t size, fill):
 
 
 cdef class EventLoop:
-    """EventLoop(capacity, tasks, jobs, n_users, trace=None, backlog=None)
+    """EventLoop(capacity, tasks, jobs, n_users, trace=None, backlog=None, resume=False)
 
       capacity  (M, m) float64 machine capacities
       tasks     dict of the trace's task arrays (empty for a backlog): user, job (int64
@@ -69,7 +72,9 @@ cdef class EventLoop:
                 (n + 1), schedulable (uint8 per task); or None
       backlog   dict: demands (n, m), tasks_per_job (n,), duration (n,), jitter, draw (a
                 callable returning the next float64 array of N(0, 1) draws); or None
-    run(policy, horizon, record) runs the loop; record(until) is called whenever the
+      resume    an evicted task keeps the work it has done (else it restarts)
+    run(policy, horizon, record) runs the loop (a policy with preempt() is asked for
+    evictions before each schedule()); record(until) is called whenever the
     next sample instant is <= until, takes the samples up to `until` and returns the
     next sample instant. A trace task whose start + work == start (float64 cannot tell
     its end from its start) stops the run where it would launch: `lost` is its row (else
@@ -112,9 +117,14 @@ cdef class EventLoop:
     cdef double jitter
     cdef Py_ssize_t drawn
     cdef object draw
+    # evictions
+    cdef bint resume
+    cdef int64_t[::1] qhead, qtail, requeued
+    cdef dict E
+    cdef Py_ssize_t n_evicted
 
     def __init__(self, capacity, dict tasks, dict jobs, Py_ssize_t n_users, dict trace=None,
-                 dict backlog=None):
+                 dict backlog=None, bint resume=False):
         self.cap = np.ascontiguousarray(capacity, dtype=np.float64)
         self.M, self.m = self.cap.shape[0], self.cap.shape[1]
         self.n = n_users
@@ -164,6 +174,14 @@ cdef class EventLoop:
         self._bind_jobs()
         self.n_done = 0
         self.finished = np.zeros(n_users, dtype=np.int64)
+        self.resume = resume
+        self.qhead = np.full(n_users, -1, dtype=np.int64)
+        self.qtail = np.full(n_users, -1, dtype=np.int64)
+        self.requeued = np.zeros(n_users, dtype=np.int64)
+        self.E = {"time": np.zeros(0), "task": np.zeros(0, dtype=np.int64),
+                  "user": np.zeros(0, dtype=np.int64), "machine": np.zeros(0, dtype=np.int64),
+                  "lost": np.zeros(0)}
+        self.n_evicted = 0
         self.is_trace = trace is not None
         if self.is_trace:
             self.by_user = np.ascontiguousarray(trace["by_user"], dtype=np.int64)
@@ -292,6 +310,7 @@ cdef class EventLoop:
                 self._unlink(k, t)
                 u = self.user[t]
                 self.end[t] = now
+                self.due[t] = NAN
                 if release_task is not None:
                     release_task(t, u, k)
                 else:
@@ -389,7 +408,16 @@ cdef class EventLoop:
             if not 0 <= k < self.M:
                 raise ValueError(f"policy launched a task on unknown machine {k} (machines are "
                                  f"0..{self.M - 1})")
-            if self.is_trace:
+            if self.qhead[u] >= 0:                  # an evicted task, first
+                t = self.qhead[u]
+                if now + self.work[t] == now:
+                    self.lost = t
+                    return 0
+                self.qhead[u] = self.nxt[t]
+                if self.qhead[u] < 0:
+                    self.qtail[u] = -1
+                self.requeued[u] -= 1
+            elif self.is_trace:
                 if self.launched[u] == self.arrived[u]:
                     raise ValueError(f"policy launched user {u} at time {now!r}, which has no "
                                      "pending task")
@@ -403,18 +431,83 @@ cdef class EventLoop:
             self._append(k, t)
             self.machine[t] = k
             self.start[t] = now
-            if not self.is_touched[k]:
-                self.is_touched[k] = 1
-                self.touched[self.n_touched] = k
-                self.n_touched += 1
+            self._touch(k)
         self.events += count
-        # refresh the machines touched in index order (equal-time completions keep it)
+        self._refresh_touched(now)
+        return 0
+
+    cdef void _touch(self, int64_t k) noexcept nogil:
+        if not self.is_touched[k]:
+            self.is_touched[k] = 1
+            self.touched[self.n_touched] = k
+            self.n_touched += 1
+
+    cdef void _refresh_touched(self, double now) noexcept nogil:
+        """Refresh the machines touched in index order (equal-time completions keep it)."""
+        cdef Py_ssize_t i
+        cdef int64_t k
         qsort(&self.touched[0], self.n_touched, sizeof(int64_t), _by_index)
         for i in range(self.n_touched):
             k = self.touched[i]
             self._refresh(k, now)
             self.is_touched[k] = 0
         self.n_touched = 0
+
+    cdef int _preempt(self, object policy, double now) except -1:
+        """Evict the running tasks policy.preempt() names, in its order: each leaves its
+        machine and goes back to its user's pending tasks, behind those evicted before and
+        ahead of the rest, with its full work (restart) or, with resume, what is left of
+        it, (due - now) x speed; the work it loses (restart: work - that; resume: 0) is
+        recorded. Then the machines it touched are refreshed."""
+        cdef const int64_t[::1] ts
+        cdef Py_ssize_t i, count, e
+        cdef int64_t t, k, u
+        cdef double left
+        victims = np.asarray(policy.preempt())
+        if victims.ndim != 1:
+            raise ValueError(f"policy.preempt() must return a sequence of task ids, got shape "
+                             f"{victims.shape}")
+        count = victims.shape[0]
+        if count == 0:
+            return 0
+        if victims.dtype.kind not in "iu":
+            raise ValueError(f"policy.preempt() must return integer task ids, got dtype "
+                             f"{victims.dtype}")
+        ts = np.ascontiguousarray(victims, dtype=np.int64)
+        for i in range(count):
+            t = ts[i]
+            if not (0 <= t < self.size and self.machine[t] >= 0 and self.due[t] == self.due[t]):
+                raise ValueError(f"policy evicted task {t} at time {now!r}, which is not running")
+            if self.due[t] <= now:
+                raise ValueError(f"policy evicted task {t} at time {now!r}, when it finishes")
+            k = self.machine[t]
+            u = self.user[t]
+            left = opaque((self.due[t] - now) * self.speed_[k])
+            if self.n_evicted == self.E["time"].shape[0]:
+                new = max(2 * self.n_evicted, 64)
+                self.E = {name: _grown(a, new, 0) for name, a in self.E.items()}
+            e = self.n_evicted
+            self.E["time"][e] = now
+            self.E["task"][e] = t
+            self.E["user"][e] = u
+            self.E["machine"][e] = k
+            if self.resume:
+                self.E["lost"][e] = 0.0
+                self.work[t] = left
+            else:
+                self.E["lost"][e] = self.work[t] - left
+            self.n_evicted += 1
+            self._unlink(k, t)
+            self.due[t] = NAN
+            if self.qtail[u] >= 0:
+                self.nxt[self.qtail[u]] = t
+            else:
+                self.qhead[u] = t
+            self.qtail[u] = t
+            self.requeued[u] += 1
+            self._touch(k)
+        self.events += count
+        self._refresh_touched(now)
         return 0
 
     cdef int64_t _next(self, double* when) noexcept:
@@ -437,10 +530,13 @@ cdef class EventLoop:
         cdef double t, now = 0.0, until, next_sample = INFINITY
         cdef int64_t k
         release_task = getattr(policy, "release_task", None)
+        preempts = hasattr(policy, "preempt")
         if record is not None:
             next_sample = 0.0
         if self.is_trace:
             self._arrive(0.0, policy)
+        if preempts:
+            self._preempt(policy, 0.0)
         self._launch(policy, 0.0)
         if self.lost >= 0:
             return now
@@ -461,6 +557,8 @@ cdef class EventLoop:
                 self._refresh(k, t)
             else:                                   # every arrival at t
                 self._arrive(t, policy)
+            if preempts:
+                self._preempt(policy, t)
             self._launch(policy, t)
             if self.lost >= 0:
                 return now
@@ -552,7 +650,13 @@ cdef class EventLoop:
 
     @property
     def pending(self):
-        """(n,) tasks arrived and not launched, per user (backlog: zeros)."""
+        """(n,) tasks arrived and not launched, evicted ones included, per user (backlog:
+        the evicted ones)."""
         if not self.is_trace:
-            return np.zeros(self.n, dtype=np.int64)
-        return np.asarray(self.arrived) - np.asarray(self.launched)
+            return np.asarray(self.requeued).copy()
+        return np.asarray(self.arrived) - np.asarray(self.launched) + np.asarray(self.requeued)
+
+    @property
+    def evictions(self):
+        """Evictions in order (views): time, task, user, machine, lost (task-seconds)."""
+        return {name: a[:self.n_evicted] for name, a in self.E.items()}
