@@ -1,6 +1,7 @@
 """The production rules' entries in the registry (drfbench.api; issue 37): the scenario
 input kind and one method per production scheduler's fairness rule, each run by the
-cluster simulator as drfbench.production.policies has it (no preemption). The rules are
+cluster simulator as drfbench.production.policies has it (Kueue's and Armada's
+preemption off by default). The rules are
 restated in Python from their projects' sources (docs/families/production.md): the family
 has no kernel and no transcription (KERNEL). Loaded by the registry without the package's
 modules."""
@@ -18,6 +19,22 @@ MAX_TRES = Option("max_tres", bool, True, "Slurm's PriorityFlags=MAX_TRES: bill 
 FIXED = Option("fixed", bool, True, "YARN-11482's fix of the DRF comparator (false: the "
                "pre-fix comparison, two resources only)")
 
+S2A, S2B = "LessThanOrEqualToFinalShare", "LessThanInitialShare"   # Kueue's strategies
+STRATEGIES = Option("strategies", str, "none", "Kueue's fair preemption strategies, in "
+                    "order, comma separated (upstream's default: both, S2-a first; none: "
+                    "no preemption)", choices=("none", S2A, S2B, f"{S2A},{S2B}",
+                                               f"{S2B},{S2A}"))
+PROTECTED_FRACTION = Option("protected_fraction", float, None, "Armada's preemption: "
+                            "queues above this fraction of their fair share may be "
+                            "preempted (None: no preemption)", "[0, inf)")
+RATE_LIMIT = Option("rate_limit", int, None, "at most this many jobs evicted in any "
+                    "rate_interval (None: no limit)", "[1, 1000000000]")
+RATE_INTERVAL = Option("rate_interval", float, 60.0, "the rate limit's window, seconds",
+                       "(0, inf)")
+BEST_EFFORT = Option("best_effort", bool, False, "Kueue's BestEffortFIFO as far as "
+                     "preemption goes: a head that cannot start even by preempting lets "
+                     "the jobs behind it try (kueue#7101's fix)")
+
 KINDS = (
     InputKind(SCENARIO, ("scenario",), "drfbench.production.simulate(scenario, rule, ...)",
               "production.scenario:read_inputs"),
@@ -26,11 +43,12 @@ KINDS = (
 _RUN = "production.rules:run_rule"
 METHODS = (
     Method("kueue", "production", SCENARIO, "Kueue's fair sharing: the admission "
-           "tournament by dominant resource share of borrowed capacity, cohorts, quotas",
-           _RUN, (), label="Kueue"),
+           "tournament by dominant resource share of borrowed capacity, cohorts, quotas; fair preemption",
+           _RUN, (STRATEGIES, RATE_LIMIT, RATE_INTERVAL, BEST_EFFORT), label="Kueue"),
     Method("armada", "production", SCENARIO, "Armada: the queue whose dominant-resource "
-           "cost over weight (1 / priority factor) with the job added is lowest", _RUN, (),
-           label="Armada"),
+           "cost over weight (1 / priority factor) with the job added is lowest; preemption "
+           "above the protected fraction", _RUN, (PROTECTED_FRACTION, RATE_LIMIT,
+                                                   RATE_INTERVAL), label="Armada"),
     Method("mesos-drf", "production", SCENARIO, "Mesos's hierarchical DRF sorter, roles "
            "below their quota guarantee first", _RUN, (), label="Mesos DRF"),
     Method("slurm-fairtree", "production", SCENARIO, "Slurm's Fair Tree: jobs by FairShare "
