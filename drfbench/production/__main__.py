@@ -22,6 +22,8 @@ def main(argv=None):
     a.add_argument("--scenario", help="a scenario file (YAML or JSON; default: the "
                    "side-by-side scenario drawn with --seed)")
     a.add_argument("--sample", type=POSITIVE, default=60.0, help="seconds between samples")
+    a.add_argument("--series", type=POSITIVE, default=300.0, help="seconds between the "
+                   "written samples of the series (shares, distances)")
     a.add_argument("--half-life", type=float, default=HALF_LIFE_OPTION.default,
                    help=HALF_LIFE_OPTION.description)
     for option in (MAX_TRES, FIXED):
@@ -32,7 +34,7 @@ def main(argv=None):
 
 def step(args):
     """The side-by-side rows, written when the run succeeds; what it wrote."""
-    table = compare(args.scenario or side_by_side(args.seed), args.sample,
+    table = compare(args.scenario or side_by_side(args.seed), args.sample, args.series,
                     half_life=args.half_life, max_tres=args.max_tres, fixed=args.fixed)
     tidy.write(tidy.stamped(table, seed=args.seed), args.out)
     return f"{args.out} ({len(table)} rows)"

@@ -5,6 +5,7 @@
 #
 # Config (key `production`; seed: the config's, the scenario's durations):
 #   sample: seconds between samples of the shares, the distances and utilization
+#   series: seconds between the written samples of the series (the figures' points)
 #   half_life, max_tres: slurm-fairtree's options; fixed: yarn-fair-drf's
 
 PRODUCTION = config["production"]
@@ -22,12 +23,14 @@ rule production_side_by_side:
     params:
         python=PYTHON,
         sample=PRODUCTION["sample"],
+        series=PRODUCTION["series"],
         half_life=PRODUCTION["half_life"],
         max_tres="--max-tres" if PRODUCTION["max_tres"] else "--no-max-tres",
         fixed="--fixed" if PRODUCTION["fixed"] else "--no-fixed",
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.production side-by-side --sample {params.sample} "
+        "--series {params.series} "
         "--half-life {params.half_life} {params.max_tres} {params.fixed} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
