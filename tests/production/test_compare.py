@@ -130,10 +130,27 @@ def test_the_step_writes_stamped_rows(tmp_path, capsys):
     path.write_text(json.dumps(SPEC))
     out = tmp_path / "out.csv"
     main(["side-by-side", "--scenario", str(path), "--sample", "10", "--seed", "4",
-          "--no-max-tres", "--out", str(out)])
+          "--max-tres", "false", "--out", str(out)])
     written = rows.read_rows(out)
     assert {r["seed"] for r in written} == {"4"} and len(written) > 100
     assert f"production side-by-side -> {out}" in capsys.readouterr().err
+
+
+def test_the_step_takes_the_rules_declared_options(tmp_path, monkeypatch):
+    """The step's flags are the catalog's STEP_OPTIONS, handed to compare by name; the
+    pipeline passes the config's values as those flags."""
+    from drfbench import pipeline
+    from drfbench.production import __main__ as step
+    seen = {}
+    monkeypatch.setattr(step, "compare", lambda spec, sample, series, **options:
+                        seen.update(options, sample=sample, series=series) or [])
+    main(["side-by-side", "--half-life", "60", "--max-tres", "false", "--fixed", "false",
+          "--series", "120", "--out", str(tmp_path / "out.csv")])
+    assert seen == {"half_life": 60.0, "max_tres": False, "fixed": False, "sample": 60.0,
+                    "series": 120.0}
+    section = {"half_life": 60.0, "max_tres": False, "fixed": True}
+    assert pipeline.flags(section, "production", "side-by-side") == \
+        "--half-life 60.0 --max-tres False --fixed True"
 
 
 def test_the_step_s_bad_input_is_one_line(tmp_path, capsys):

@@ -8,6 +8,8 @@
 #   series: seconds between the written samples of the series (the figures' points)
 #   half_life, max_tres: slurm-fairtree's options; fixed: yarn-fair-drf's
 
+from drfbench.pipeline import flags
+
 PRODUCTION = config["production"]
 TARGETS += expand("results/{name}/production/production_side_by_side.csv", name=NAME)
 
@@ -24,15 +26,12 @@ rule production_side_by_side:
         python=PYTHON,
         sample=PRODUCTION["sample"],
         series=PRODUCTION["series"],
-        half_life=PRODUCTION["half_life"],
-        max_tres="--max-tres" if PRODUCTION["max_tres"] else "--no-max-tres",
-        fixed="--fixed" if PRODUCTION["fixed"] else "--no-fixed",
+        options=flags(PRODUCTION, "production", "side-by-side"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.production side-by-side --sample {params.sample} "
-        "--series {params.series} "
-        "--half-life {params.half_life} {params.max_tres} {params.fixed} "
-        "--seed {params.seed} --out {output} > {log} 2>&1"
+        "--series {params.series} {params.options} --seed {params.seed} --out {output} "
+        "> {log} 2>&1"
 
 
 NOTEBOOKS["production"] = dict(
