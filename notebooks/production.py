@@ -46,13 +46,13 @@ from drfbench import figures as figs
 
 table = figs.start(results, "production/production_side_by_side")
 machine = figs.machine(table)
-sample = float(np.diff(np.unique(table["time"].dropna()))[0])
+shown = float(np.diff(np.unique(table["time"].dropna()))[0])
 methods = list(dict.fromkeys(table["method"]))
 label = {m: drfbench.method_info(m).label for m in methods + ["hdrf", "drfh", "online-drf"]}
 leaves = list(dict.fromkeys(table.loc[table["metric"] == "dominant_share", "queue"]))
 palette = dict(zip(leaves, sns.color_palette("tab10", len(leaves))))
-setup = (f"the side-by-side scenario, seed {int(table['seed'].iloc[0])}; samples every "
-         f"{sample:g} s")
+setup = (f"the side-by-side scenario, seed {int(table['seed'].iloc[0])}; series drawn "
+         f"every {shown:g} s")
 
 # %% [markdown]
 # ## Each leaf's dominant share over time
@@ -115,7 +115,8 @@ figs.save(fig, figures, "production_distance")
 #
 # Minutes from each leaf's first arrival until its dominant share first reaches 95% of
 # H-DRF's for it (at the samples; "never": not while it had tasks), the mean wait of a
-# task, the makespan, the mean distance from each reference, the mean utilization of each
+# task, the makespan, the fullest node's load at any task's start (capacity exceeded above
+# 1), the mean distance from each reference (over every sample), the mean utilization of each
 # node type's resources while jobs arrive, and the work preemption threw away (none: no
 # rule preempts here).
 
@@ -125,15 +126,17 @@ to_share = one[one["metric"] == "time_to_share"].pivot(index="method", columns="
                                                        values="value")[leaves] / 60
 to_share = to_share.map(lambda v: "never" if np.isnan(v) else f"{v:g}")
 to_share.columns = [f"to share: {c} (min)" for c in to_share.columns]
-scalars = one[one["metric"].isin(["mean_wait", "makespan", "preemptions", "lost_task_seconds",
-                                  "lost_gpu_hours"])].pivot(index="method", columns="metric",
+scalars = one[one["metric"].isin(["mean_wait", "makespan", "peak_load", "preemptions",
+                                  "lost_task_seconds", "lost_gpu_hours"])].pivot(index="method", columns="metric",
                                                             values="value")
 scalars["mean_wait"] /= 60
 scalars["makespan"] /= 60
 scalars = scalars.rename(columns={"mean_wait": "mean wait (min)", "makespan": "makespan (min)",
+                                  "peak_load": "peak load of a node",
                                   "lost_task_seconds": "lost task-s",
                                   "lost_gpu_hours": "lost GPU-h"})
-gaps = distance.groupby(["method", "reference"])["value"].mean().unstack()
+gaps = one[one["metric"] == "mean_distance"].pivot(index="method", columns="reference",
+                                                   values="value")
 gaps.columns = [f"mean distance from {label[c]}" for c in gaps.columns]
 use = one[one["metric"] == "utilization"]
 use = use.assign(where=use["node_type"] + " nodes: " + use["resource"]).pivot(

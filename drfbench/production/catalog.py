@@ -40,6 +40,10 @@ KINDS = (
               "production.scenario:read_inputs"),
 )
 
+# The pipeline step's declared options (drfbench._command.steps, drfbench.pipeline.flags)
+STEP_OPTIONS = {"side-by-side": ("half_life", "max_tres", "fixed"),
+                "preemption": ("rate_interval",)}
+
 _RUN = "production.rules:run_rule"
 METHODS = (
     Method("kueue", "production", SCENARIO, "Kueue's fair sharing: the admission "

@@ -2,7 +2,7 @@
 rule and, through the registry by method name, DRF (online), H-DRF and DRFH, measured
 alike.
 
-    compare(scenario, sample=60.0, **options) -> list of tidy rows
+    compare(scenario, sample=60.0, series=300.0, **options) -> list of tidy rows
 
 The production rules and DRFH Best-Fit (`drfh-best-fit`, the trace kind: the scenario's
 nodes as its servers, its tasks as its trace, users the leaf queues) run the scenario's
@@ -10,8 +10,10 @@ jobs in the cluster simulator. DRF (online) (`online-drf`, the tasks kind), H-DR
 the tree kind: the queue tree's weights, each leaf its one task shape) and DRFH's exact
 allocation (`drfh`, the servers kind) are the references: static allocations, computed
 for each run at each sample with each leaf's tasks those outstanding in that run then
-(arrived and not ended: a leaf asks for no more than it has). Rows (`metric`), every `sample`
-seconds from 0 to the run's end:
+(arrived and not ended: a leaf asks for no more than it has). Everything is measured every
+`sample` seconds from 0 to the run's end; the series rows (`metric`) are written at the
+first sample at or after each multiple of `series` seconds (the figures' points: a lean
+table):
 
 - dominant_share (method, time, queue): a leaf's largest share of a resource of the
   cluster's total;
@@ -19,11 +21,17 @@ seconds from 0 to the run's end:
   tasks outstanding in that method's run;
 - distance (method, time, reference): sum over the leaves of |dominant share - the
   reference's|, for each of REFERENCES;
+
+and, from every sample:
+
+- mean_distance (method, reference): the distance's mean over the samples;
 - time_to_share (method, queue): seconds from the leaf's first arrival to the first
   sample at which its dominant share reaches (1 - WITHIN) of H-DRF's (NaN: never);
 - utilization (method, node_type, resource): what the running tasks hold on the nodes of
   that type over their capacity (resources the type has), averaged over the samples up
   to the last arrival;
+- peak_load (method): the largest use of a node's resource over its capacity at any
+  task's start (1: a node full; above 1: capacity exceeded);
 - mean_wait (over tasks: start - arrival, s), makespan (s), preemptions,
   lost_task_seconds, lost_gpu_hours (method): the last three 0 here (the rules run
   without preemption).
@@ -44,10 +52,11 @@ BEST_FIT = "drfh-best-fit"                    # simulated on the scenario's trac
 WITHIN = 0.05                                 # "within 5% of its share"
 
 
-def compare(spec, sample=60.0, **options):
+def compare(spec, sample=60.0, series=300.0, **options):
     """The tidy rows (see the module docstring) of the scenario `spec` (a Scenario, a dict
-    or a file), sampled every `sample` seconds; `options`: the rules' (each rule gets
-    those it takes: half_life, max_tres, fixed)."""
+    or a file), sampled every `sample` seconds, the series written every `series`
+    seconds; `options`: the rules' (each rule gets those it takes: half_life, max_tres,
+    fixed)."""
     s = as_scenario(spec)
     shape = shapes(s)
     runs = {}
@@ -62,16 +71,30 @@ def compare(spec, sample=60.0, **options):
         times = np.arange(0.0, timeline.end.max() + sample, sample)
         share = (timeline.held(times, "leaf", len(leaves)) / total).max(axis=2)
         refs = references(s, shape, timeline.outstanding(times, len(leaves)), cache)
-        rows += _series(method, "dominant_share", times, leaves, share)
-        rows += _series(method, "reference_share", times, leaves, refs["hdrf"])
+        shown = np.unique(np.minimum(np.searchsorted(times, np.arange(0.0, times[-1] + series,
+                                                                      series)), len(times) - 1))
+        rows += _series(method, "dominant_share", times[shown], leaves, share[shown])
+        rows += _series(method, "reference_share", times[shown], leaves, refs["hdrf"][shown])
         for ref in REFERENCES:
             gap = np.abs(share - refs[ref]).sum(axis=1)
             rows += [{"method": method, "metric": "distance", "time": float(t),
-                      "reference": ref, "value": float(v)} for t, v in zip(times, gap)]
+                      "reference": ref, "value": float(v)} for t, v in zip(times[shown], gap[shown])]
+            rows.append({"method": method, "metric": "mean_distance", "reference": ref,
+                         "value": float(gap.mean())})
         rows += _time_to_share(method, s, times, leaves, share, refs["hdrf"])
         rows += _utilization(method, s, times[times <= s.arrival.max()], timeline)
+        rows.append({"method": method, "metric": "peak_load",
+                     "value": peak_load(s.capacity, timeline)})
         rows += _summary(method, timeline)
     return rows
+
+
+def peak_load(capacity, timeline):
+    """The largest use of a node's resource over its capacity (n, m) at any task's start
+    in `timeline` (inf where a node holds a resource it has none of)."""
+    held = timeline.held(np.unique(timeline.start), "machine", len(capacity))
+    over = np.divide(held, capacity, out=np.where(held > 0, np.inf, 0.0), where=capacity > 0)
+    return float(over.max(initial=0.0))
 
 
 def shapes(s):

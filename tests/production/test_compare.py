@@ -26,7 +26,7 @@ SPEC = {"resources": ["cpu", "mem", "gpu"],
 
 @pytest.fixture(scope="module")
 def table():
-    return pd.DataFrame(compare.compare(SPEC, sample=10.0))
+    return pd.DataFrame(compare.compare(SPEC, sample=10.0, series=10.0))
 
 
 def test_every_method_is_measured(table):
@@ -94,6 +94,30 @@ def test_time_to_share_is_the_first_sample_within_5_percent(table):
         assert got.item() == s.index[ok.to_numpy()][0] - first
 
 
+def test_series_are_written_every_series_seconds_the_means_from_every_sample(table):
+    coarse = pd.DataFrame(compare.compare(SPEC, sample=10.0, series=30.0))
+    for metric in ("dominant_share", "reference_share", "distance"):
+        fine, kept = (t[t["metric"] == metric] for t in (table, coarse))
+        assert set(kept["time"]) == {t for t in fine["time"] if t % 30 == 0} | {fine["time"].max()}
+        assert kept.merge(fine, on=list(kept.columns.drop("value")))["value_x"].tolist() == \
+            kept["value"].tolist()
+    means = table[table["metric"] == "distance"].groupby(["method", "reference"])["value"].mean()
+    for t in (table, coarse):
+        got = t[t["metric"] == "mean_distance"].set_index(["method", "reference"])["value"]
+        assert got.to_numpy() == pytest.approx(means.loc[got.index].to_numpy())
+
+
+def test_peak_load_is_the_fullest_node_at_any_start(table):
+    assert (table.loc[table["metric"] == "peak_load", "value"] <= 1 + 1e-12).all()
+    capacity = np.array([[4.0, 8.0], [2.0, 0.0]])
+    two = compare.Timeline(np.zeros(2, int), np.array([0, 0]), np.zeros(2), np.array([0.0, 5.0]),
+                           np.array([10.0, 10.0]), np.array([[1.0, 4.0], [2.0, 6.0]]))
+    assert compare.peak_load(capacity, two) == 10 / 8
+    gpu = compare.Timeline(np.zeros(1, int), np.array([1]), np.zeros(1), np.zeros(1),
+                           np.ones(1), np.array([[1.0, 1.0]]))
+    assert compare.peak_load(capacity, gpu) == np.inf
+
+
 def test_one_task_shape_per_leaf():
     spec = {**SPEC, "jobs": SPEC["jobs"] + [{"queue": "a", "demand": [1, 1, 0],
                                               "duration": 5}]}
@@ -106,10 +130,27 @@ def test_the_step_writes_stamped_rows(tmp_path, capsys):
     path.write_text(json.dumps(SPEC))
     out = tmp_path / "out.csv"
     main(["side-by-side", "--scenario", str(path), "--sample", "10", "--seed", "4",
-          "--no-max-tres", "--out", str(out)])
+          "--max-tres", "false", "--out", str(out)])
     written = rows.read_rows(out)
     assert {r["seed"] for r in written} == {"4"} and len(written) > 100
     assert f"production side-by-side -> {out}" in capsys.readouterr().err
+
+
+def test_the_step_takes_the_rules_declared_options(tmp_path, monkeypatch):
+    """The step's flags are the catalog's STEP_OPTIONS, handed to compare by name; the
+    pipeline passes the config's values as those flags."""
+    from drfbench import pipeline
+    from drfbench.production import __main__ as step
+    seen = {}
+    monkeypatch.setattr(step, "compare", lambda spec, sample, series, **options:
+                        seen.update(options, sample=sample, series=series) or [])
+    main(["side-by-side", "--half-life", "60", "--max-tres", "false", "--fixed", "false",
+          "--series", "120", "--out", str(tmp_path / "out.csv")])
+    assert seen == {"half_life": 60.0, "max_tres": False, "fixed": False, "sample": 60.0,
+                    "series": 120.0}
+    section = {"half_life": 60.0, "max_tres": False, "fixed": True}
+    assert pipeline.flags(section, "production", "side-by-side") == \
+        "--half-life 60.0 --max-tres False --fixed True"
 
 
 def test_the_step_s_bad_input_is_one_line(tmp_path, capsys):

@@ -5,8 +5,11 @@
 #
 # Config (key `production`; seed: the config's, the scenario's durations):
 #   sample: seconds between samples of the shares, the distances and utilization
+#   series: seconds between the written samples of the series (the figures' points)
 #   half_life, max_tres: slurm-fairtree's options; fixed: yarn-fair-drf's
 #   protected_fractions, rate_limits, rate_interval: the preemption sweep's settings
+
+from drfbench.pipeline import flags
 
 PRODUCTION = config["production"]
 TARGETS += expand("results/{name}/production/production_{table}.csv", name=NAME,
@@ -24,14 +27,13 @@ rule production_side_by_side:
     params:
         python=PYTHON,
         sample=PRODUCTION["sample"],
-        half_life=PRODUCTION["half_life"],
-        max_tres="--max-tres" if PRODUCTION["max_tres"] else "--no-max-tres",
-        fixed="--fixed" if PRODUCTION["fixed"] else "--no-fixed",
+        series=PRODUCTION["series"],
+        options=flags(PRODUCTION, "production", "side-by-side"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.production side-by-side --sample {params.sample} "
-        "--half-life {params.half_life} {params.max_tres} {params.fixed} "
-        "--seed {params.seed} --out {output} > {log} 2>&1"
+        "--series {params.series} {params.options} --seed {params.seed} --out {output} "
+        "> {log} 2>&1"
 
 
 rule production_preemption:
@@ -46,11 +48,11 @@ rule production_preemption:
         python=PYTHON,
         fractions=" ".join(map(str, PRODUCTION["protected_fractions"])),
         rate_limits=" ".join(map(str, PRODUCTION["rate_limits"])),
-        rate_interval=PRODUCTION["rate_interval"],
+        options=flags(PRODUCTION, "production", "preemption"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.production preemption --fractions {params.fractions} "
-        "--rate-limits {params.rate_limits} --rate-interval {params.rate_interval} "
+        "--rate-limits {params.rate_limits} {params.options} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
 
