@@ -34,7 +34,7 @@ def main(argv=None):
     b.add_argument("--fractions", type=NONNEGATIVE, nargs="+", default=PROTECTED_FRACTIONS,
                    help="Armada's protected fractions swept")
     b.add_argument("--rate-limits", type=NATURAL, nargs="+", default=[0, 4],
-                   help="evictions per --rate-interval swept (0: no limit)")
+                   help="evictions per rate interval swept (0: no limit)")
     b.add_argument("--sample", type=POSITIVE, default=10.0, help="seconds between samples")
     run_step(p, lambda args: STEPS[args.command](args), argv)
 
