@@ -54,17 +54,17 @@ def summarize(res, window=None):
             "peak_link_utilization": float((1.0 - res.link[:, lo:hi] / link_cap).max(initial=0.0))}
 
 
-def windows(res, steady):
-    """The summary's windows of a run, name -> [lo, hi): the steady state `steady`, the
-    drain (from the instant after the last arrival to the end: reported apart) and the
-    whole run. steady: (lo, hi) instants within the arrivals, 0 <= lo < hi <= the last
-    arrival + 1; else a ValueError naming them."""
-    last = max((a.arrival for a in res.applications), default=0)
+def windows(apps, steady):
+    """The summary's windows of a run of applications `apps`, name -> [lo, hi): the steady
+    state `steady`, the drain (from the instant after the last arrival to the last end:
+    reported apart) and the whole run. steady: (lo, hi) instants within the arrivals,
+    0 <= lo < hi <= the last arrival + 1; else a ValueError naming them."""
+    last = max((a.arrival for a in apps), default=0)
     lo, hi = steady
     if not 0 <= lo < hi <= last + 1:
         raise ValueError(f"steady window [{lo}, {hi}) must lie within the arrivals, instants "
                          f"0 to {last}: lower its end or raise apps")
-    H = res.server.shape[1]
+    H = max((a.arrival + a.duration for a in apps), default=0)
     return {"steady": (lo, hi), "drain": (last + 1, H), "run": (0, H)}
 
 
@@ -80,13 +80,13 @@ def evaluate(infra, count, rate, mapreduce, seeds, policies, threads=1, *, stead
     for seed in seeds:
         apps = workload(count, seed, rate=rate, mapreduce=mapreduce, infrastructure=infra,
                         temporal=temporal, bottleneck=bottleneck)
+        spans = windows(apps, steady)          # checked before the runs
         for policy in policies:
             label = method_info(policy).label
             res = simulate(infra, apps, policy, threads=threads,
                            **_options(policy, views.get(policy, "ti-mra"), score))
             keys = {"policy": policy, "label": label, "seed": seed, "view": res.view,
                     "score": res.score}
-            spans = windows(res, steady)
             series += [{**row, **keys} for row in res.rows() if row["time"] % every == 0]
             if seed == seeds[0]:
                 lo = steady[0]

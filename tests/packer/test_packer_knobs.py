@@ -84,7 +84,7 @@ def test_the_evaluation_summarizes_the_steady_state_and_the_drain_apart():
     apps = packer.workload(60, seed=3, rate=3.0, infrastructure=infra)
     res = packer.simulate(infra, apps, "packer", threads=1)
     last, H = max(a.arrival for a in apps), res.server.shape[1]
-    spans = windows(res, (4, 12))
+    spans = windows(apps, (4, 12))
     assert spans == {"steady": (4, 12), "drain": (last + 1, H), "run": (0, H)}
     # the windows partition the run: the parts' totals add up to the run's
     parts = [summarize(res, w) for w in ((0, 4), (4, 12), (12, last + 1), (last + 1, H))]
@@ -98,7 +98,7 @@ def test_the_evaluation_summarizes_the_steady_state_and_the_drain_apart():
     assert parts[1]["mean_util_cpu"] == pytest.approx(res.utilization()[4:12, 0].mean())
     assert np.isnan(parts[-1]["median_allocation_seconds"])      # no arrivals in the drain
     with pytest.raises(ValueError, match=rf"steady window \[4, {last + 2}\) must lie within the arrivals"):
-        windows(res, (4, last + 2))
+        windows(apps, (4, last + 2))
     series, table, summary, _ = evaluate(infra, 60, 3.0, 0.5, [3, 4], POLICIES, steady=(4, 12),
                                          every=3)
     assert {r["time"] % 3 for r in series} == {0}
