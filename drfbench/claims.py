@@ -40,10 +40,7 @@ SELECTION_KEYS = {"file", "from", "where", "by", "of"}
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _MARKER = re.compile(r"^\{\{(claims|counts|summary|stability)(?: ([\w./-]+))?\}\}$")
-# What decides a verdict, and what the paper says: the fields `fingerprint` hashes (not
-# what is written after the data: measured, verdict, why, robust, moves, figure).
-RULE_KEYS = ("id", "where", "claim", "paper", "values", "test", "direction", "ci",
-             "paper_value", "tolerance")
+RULE_KEYS = rows.RULE_KEYS   # what `fingerprint` hashes of a claim
 NOT_RERUN = "not rerun"     # a stability row whose claim reads a file the fresh run lacks
 
 
@@ -530,13 +527,9 @@ def fingerprint(table):
     """A hash of the table's rules and the papers' words (each claim's RULE_KEYS, each
     paper's shared values): what a run's verdicts were decided by, recorded with the
     results decided by it (the stability report, reference/*/README.md), so that a rule
-    changed after the data shows. Edits of measured, why, verdict or prose leave it."""
-    rules = [{"id": p["id"], "values": p.get("values"),
-              "claims": [{k: c[k] for k in RULE_KEYS if k in c}
-                         for s in p["sections"] for c in s["claims"]]}
-             for p in table["papers"]]
-    text = json.dumps(rules, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    changed after the data shows, and with every row of a run (its provenance,
+    drfbench.rows). Edits of measured, why, verdict or prose leave it."""
+    return rows.fingerprint(table["papers"])
 
 
 def fresh_name(profile, offset):
@@ -571,8 +564,9 @@ def stability(table, reference, root, offset):
                             "reference": found[claim["id"]], "fresh": fresh,
                             "flipped": fresh not in (NOT_RERUN, found[claim["id"]]),
                             "missing": why})
-    return rows.stamped(out, isa=rows.NO_KERNEL, claims_table=fingerprint(table),
-                        seed_offset=offset)
+    # the table that decided them, whichever it is (the stamp's: the source tree's)
+    return rows.Rows(out, {"seed_offset": offset, **rows.stamp(rows.NO_KERNEL),
+                           "claims_table": fingerprint(table)})
 
 
 # --------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ Each family documents its own columns where it builds its rows.
 import csv
 import datetime
 import gzip
+import hashlib
 import io
 import itertools
 import json
@@ -51,6 +52,9 @@ class Column:
 PROVENANCE = (
     Column("git_commit", "commit of the source tree drfbench ran from (40 hex digits, "
            "'-dirty' appended if tracked files were modified; 'unknown' outside a checkout)"),
+    Column("claims_table", "the fingerprint of the claims table the source tree held "
+           "(reference/claims/, drfbench.claims.fingerprint): the rules fixed before the data; "
+           "empty outside a checkout, and in files written before this column"),
     Column("drfbench_version", "drfbench's version"),
     Column("cpu_model", "the CPU's model name"),
     Column("cpu_count", "logical CPUs of the machine"),
@@ -68,11 +72,43 @@ PROVENANCE = (
     Column("timestamp", "when the stamp was taken: UTC, ISO 8601, seconds"),
 )
 PROVENANCE_NAMES = tuple(c.name for c in PROVENANCE)
+ADDED = ("claims_table",)   # provenance columns that files written before them lack: read empty
 NO_KERNEL = "numpy"     # the `isa` of a result no kernel made (classic DRF's divisible policies)
 # A results file's name ending -> its format; any other ending is refused, naming these.
 FORMATS = {".csv": "csv", ".csv.gz": "csv.gz", ".json": "json", ".jsonl": "jsonl"}
 # A text cell starting with one of these is a formula to a spreadsheet: written behind "'".
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+# What decides a claim's verdict, and what the paper says (drfbench.claims): the fields a
+# claims table's fingerprint hashes (not what is written after the data: measured,
+# verdict, why, robust, moves, figure).
+RULE_KEYS = ("id", "where", "claim", "paper", "values", "test", "direction", "ci",
+             "paper_value", "tolerance")
+
+
+def fingerprint(papers):
+    """A hash of claims-table papers' rules and words (each claim's RULE_KEYS, each paper's
+    shared values), 16 hex digits: drfbench.claims.fingerprint."""
+    rules = [{"id": p["id"], "values": p.get("values"),
+              "claims": [{k: c[k] for k in RULE_KEYS if k in c}
+                         for s in p["sections"] for c in s["claims"]]}
+             for p in papers]
+    text = json.dumps(rules, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@cache
+def claims_table():
+    """The fingerprint of the claims table in the source tree drfbench runs from (see
+    PROVENANCE), once per process (a process is one run of one table); empty outside a
+    checkout. Read by libyaml's parser, unchecked (drfbench.claims.load checks the table,
+    and its fingerprint is this one: tests/test_claims.py): a stamp takes milliseconds."""
+    import yaml
+    root = Path(__file__).resolve().parents[1] / "reference" / "claims"
+    papers = [yaml.load(f.read_text(encoding="utf-8-sig"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+              for f in sorted(root.glob("*.yaml"))]
+    return fingerprint(sorted(papers, key=lambda p: p["order"])) if papers else ""
 
 
 @cache
@@ -104,6 +140,7 @@ def stamp(isa=None):
     model, _, smt = cpu_info()
     values = {
         "git_commit": git_commit(),
+        "claims_table": claims_table(),
         "drfbench_version": __version__,
         "cpu_model": model,
         "cpu_count": os.cpu_count(),
@@ -308,7 +345,7 @@ def read_rows(path):
     strings (no pandas needed)."""
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", newline="") as f:
-        return list(csv.DictReader(f))
+        return [{**dict.fromkeys(ADDED, ""), **row} for row in csv.DictReader(f)]
 
 
 def _header(path):
@@ -326,6 +363,9 @@ def read(path):
     if path.stat().st_size == 0:
         return pd.DataFrame(columns=list(PROVENANCE_NAMES))
     table = pd.read_csv(path)
+    for column in ADDED:
+        if column not in table.columns:
+            table[column] = ""
     missing = [c for c in PROVENANCE_NAMES if c not in table.columns]
     if missing:
         raise ValueError(f"{path} is not a drfbench results file: it lacks the provenance "
@@ -337,6 +377,7 @@ def gather(inputs, out):
     """Concatenate the results CSVs `inputs` into `out` (the union of their columns), one
     file held at a time."""
     columns = list(dict.fromkeys(itertools.chain.from_iterable(_header(p) for p in inputs)))
+    columns += [c for c in ADDED if inputs and c not in columns]
     return write(itertools.chain.from_iterable(read_rows(p) for p in inputs), out,
                  columns=columns)
 

@@ -21,7 +21,8 @@
 # slots. The data come from `python -m drfbench.packer evaluate` (drfbench.packer, the
 # scoring in drfbench/packer/packer.pyx); this notebook only draws them. As in the paper, each
 # comparison is the percentage difference (Packer - other) / Packer x 100: positive values
-# mean Packer is higher.
+# mean Packer is higher. Every number is the steady state's (shaded in the figures over
+# time: the run's `steady` window), the drain after the last arrival apart.
 
 # %% tags=["parameters"]
 results = "../reference/default"      # a profile's results directory
@@ -40,11 +41,15 @@ from drfbench import figures as figs
 series, apps, summary = figs.start(
     results, "packer/packer_series", "packer/packer_apps", "packer/packer_summary")
 machine = figs.machine(summary)
+drain = summary[summary["window"] == "drain"]
+summary = summary[summary["window"] == "steady"]
 first = summary.iloc[0]
+lo, hi = int(first["steady_from"]), int(first["steady_to"])
 setup = (f"{int(first['servers'])} servers ({int(first['per_rack'])} per rack, "
          f"{int(first['racks_per_agg'])} ToRs per aggregation switch); {int(first['apps'])} "
          f"applications per run at {float(first['arrival_rate']):g} per instant, "
-         f"{float(first['mapreduce']):.0%} MapReduce; seeds {sorted(set(summary['seed']))}")
+         f"{float(first['mapreduce']):.0%} MapReduce; seeds {sorted(set(summary['seed']))}; "
+         f"steady state: instants {lo}-{hi} (shaded)")
 labels = list(dict.fromkeys(summary["label"]))
 packer_label = summary.loc[summary["policy"] == "packer", "label"].iloc[0]
 others = [label for label in labels if label != packer_label]
@@ -62,24 +67,30 @@ def difference(frame, column):
     return pd.DataFrame(out)
 
 
+def steady(ax):
+    """Shade the steady state, the window every number is taken over."""
+    ax.axvspan(lo, hi, color="0.85", zorder=0, lw=0)
+
+
 # %% [markdown]
 # ## Fig. 3: acceptance ratio of application tasks over time
 #
-# The tasks accepted so far over the tasks submitted so far, per policy; then Packer's
-# percentage difference against each rival (the paper: ≈ 30% over Tetris, ≈ 67% over
-# slots).
+# The tasks accepted so far over the tasks submitted so far, per policy, while applications
+# arrive; then Packer's percentage difference against each rival (the paper: ≈ 30% over
+# Tetris, ≈ 67% over slots; its gains stabilize around time 1,000).
 
 # %%
 series["acceptance"] = series["accepted_tasks"] / series["submitted_tasks"].where(series["submitted_tasks"] > 0)
+arriving = series[series["time"] < hi]
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
 for label in labels:
-    one = series[series["label"] == label].groupby("time")["acceptance"].mean()
+    one = arriving[arriving["label"] == label].groupby("time")["acceptance"].mean()
     ax1.plot(one.index, one.values, label=label, lw=1.4)
 ax1.set_xlabel("time (instants)")
 ax1.set_ylabel("accepted / submitted tasks")
 ax1.set_title("Acceptance ratio per policy")
 ax1.legend()
-diff = difference(series, "acceptance")
+diff = difference(arriving, "acceptance")
 for other in others:
     ax2.plot(diff.index, diff[other], label=f"Packer vs {other}", color=colors[other], lw=1.4)
 ax2.axhline(0, color="k", lw=0.6)
@@ -89,6 +100,7 @@ ax2.set_title("Fig. 3: acceptance ratio, (Packer - other) / Packer")
 ax2.legend()
 for ax in (ax1, ax2):
     ax.grid(alpha=0.3)
+    steady(ax)
 figs.caption(fig, f"Simulated: {setup}. {machine}")
 figs.save(fig, figures, "packer_fig3_acceptance")
 
@@ -97,7 +109,9 @@ figs.save(fig, figures, "packer_fig3_acceptance")
 #
 # The datacenter's utilization (reserved over capacity) of CPU, memory, disk write, disk
 # read and bandwidth (all directed links) per instant, as Packer's percentage difference
-# (the paper: ≈ 76% and ≈ 87% more bandwidth than Tetris and slots).
+# (the paper: ≈ 76% and ≈ 87% more bandwidth than Tetris and slots), mean over the seeds;
+# after the steady state, the drain (the cluster emptying: few applications left, so the
+# differences swing).
 
 # %%
 resources = {"util_cpu": "(a) CPU", "util_mem": "(b) memory", "util_io_write": "(c) disk write",
@@ -111,6 +125,7 @@ for ax, (column, title) in zip(axes, resources.items()):
     ax.set_title(f"Fig. 4{title}")
     ax.set_xlabel("time (instants)")
     ax.grid(alpha=0.3)
+    steady(ax)
 axes[0].set_ylabel("utilization difference (%)")
 axes[0].legend()
 figs.caption(fig, f"Simulated: {setup}. {machine}")
@@ -119,7 +134,7 @@ figs.save(fig, figures, "packer_fig4_utilization")
 # %% [markdown]
 # ## Fig. 5: revenue
 #
-# What tenants pay over the run (computing per unit time, bandwidth per unit volume:
+# What tenants pay over the steady state (computing per unit time, bandwidth per unit volume:
 # drfbench.packer.revenue), as Packer's percentage difference per seed; bars the mean, error
 # bars the 95% confidence interval over seeds (the paper: ≈ 29% and ≈ 60%).
 
@@ -166,11 +181,15 @@ ax2.set_ylabel("fraction of applications")
 ax2.set_title("Allocation time per application")
 ax2.legend(fontsize=8)
 ax2.grid(alpha=0.3)
-figs.caption(fig, f"Simulated: {setup}; the first seed's applications; one thread. {machine}")
+figs.caption(fig, f"Simulated: {setup}; the first seed's applications arriving in the steady "
+                 f"state's first {int(apps['arrival'].max()) - lo + 1} instants; one thread. {machine}")
 figs.save(fig, figures, "packer_fig6_overhead")
 
 # %% [markdown]
-# ## Summary per policy (mean over seeds)
+# ## Summary per policy (mean over seeds): the steady state, then the drain
+#
+# The drain (from the last arrival until the last application ends) has no arrivals, so no
+# acceptance nor allocation times: its utilization and revenue, reported apart.
 
 # %%
 columns = {"acceptance": "accepted tasks (fraction)", "revenue": "revenue",
@@ -178,13 +197,19 @@ columns = {"acceptance": "accepted tasks (fraction)", "revenue": "revenue",
            "mean_util_mem": "memory", "mean_util_io_write": "disk write",
            "mean_util_io_read": "disk read", "mean_util_band": "bandwidth",
            "peak_link_utilization": "peak link"}
-table = summary.groupby("label", sort=False)[list(columns)].mean().rename(columns=columns)
-table.index.name = "policy"
-display(table.round(4))
-head = ["policy"] + list(table.columns)
-lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-lines += ["| " + " | ".join([str(i)] + [f"{v:.4g}" for v in row]) + " |"
-          for i, row in zip(table.index, table.itertuples(index=False))]
-text = "\n".join(lines) + f"\n\n*Simulated: {setup}. {machine}*"
+parts = []
+for name, frame, keep in (("steady state", summary, list(columns)),
+                          ("drain", drain, [c for c in columns if "allocation" not in c
+                                            and c != "acceptance"])):
+    table = frame.groupby("label", sort=False)[keep].mean().rename(columns=columns)
+    table.index.name = "policy"
+    display(table.round(4))
+    span = f"instants {int(frame['window_from'].min())}-{int(frame['window_to'].max())}"
+    head = [f"policy ({name}, {span})"] + list(table.columns)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join([str(i)] + [f"{v:.4g}" for v in row]) + " |"
+              for i, row in zip(table.index, table.itertuples(index=False))]
+    parts.append("\n".join(lines))
+text = "\n\n".join(parts) + f"\n\n*Simulated: {setup}. {machine}*"
 (Path(figures) / "packer_tables.md").write_text(text + "\n")
 display(Markdown(text))

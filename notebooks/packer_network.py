@@ -73,6 +73,8 @@ ax.step(agg.index, agg["demand"], where="post", label="total demand", color="tab
 ax.step(agg.index, agg["guarantee"], where="post", label="total guarantees", color="tab:blue", ls="--")
 ax.step(agg.index, agg["rate"], where="post", label="total rate", color="tab:red")
 ax.axhline(capacity, color="k", lw=0.8, ls=":", label="link capacity")
+ax.axvspan(int(rates["steady_from"].iloc[0]), int(rates["steady_to"].iloc[0]), color="0.85",
+           zorder=0, lw=0, label="steady state")
 ax.set_xlabel("time (instants)")
 ax.set_ylabel("bandwidth (Gbps)")
 ax.set_title(f"Fig. 8: work-conserving sharing on server {server}")

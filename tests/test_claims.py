@@ -374,6 +374,21 @@ def test_the_fingerprint_moves_with_a_rule_not_with_what_is_written_after_the_da
     assert claims.fingerprint(claims.load(directory)) != before
 
 
+def test_every_run_records_the_claims_tables_fingerprint_in_its_provenance(tmp_path):
+    """Rules fixed before the data (issue 36, item 3): every row's stamp carries the
+    fingerprint of the source tree's claims table, the one `claims.load` checks; a file
+    written before the column reads with it empty, and gathers with files that have it."""
+    assert rows.stamp(rows.NO_KERNEL)["claims_table"] == claims.fingerprint(claims.load(TABLE))
+    assert "claims_table" in rows.PROVENANCE_NAMES
+    new = rows.write(rows.stamped([{"x": 1}], isa=rows.NO_KERNEL), tmp_path / "new.csv")
+    old = tmp_path / "old.csv"
+    pd.read_csv(new).drop(columns="claims_table").to_csv(old, index=False)
+    assert rows.read(old)["claims_table"].fillna("").tolist() == [""]
+    assert rows.read(new)["claims_table"].tolist() == [claims.fingerprint(claims.load(TABLE))]
+    both = rows.read(rows.gather([old, new], tmp_path / "both.csv"))
+    assert both["claims_table"].fillna("").tolist() == ["", rows.claims_table()]
+
+
 def test_the_stability_report_sets_each_verdict_beside_the_fresh_seeds_one(tmp_path):
     second = CLAIM.replace("A1", "A2").replace("r.csv", "s.csv")
     directory, results = small_table(tmp_path, CLAIM.replace("r.csv", "d/r.csv") + second.replace(

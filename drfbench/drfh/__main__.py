@@ -9,9 +9,9 @@ Exact DRFH and its properties:
                 heterogeneous instances (properties.py), counterexamples listed
 Schedulers on traces:
   convert alibaba|google  the generic trace format from the vendored data (trace.py)
-  dynamic       Fig. 4: three users joining on 100 servers, Best-Fit: shares over time beside
-                the exact DRFH shares of the users present, and the phases' mean shares
-                beside the paper's
+  dynamic       Fig. 4: three users joining on 100 servers, Best-Fit (or --scheduler
+                First-Fit): shares over time beside the exact DRFH shares of the users
+                present, and the phases' mean shares beside the paper's
   run           one scheduler on a trace: utilization over time (Fig. 5), the job table
                 (Fig. 6), per-user task completion (Fig. 7)
   slots-search  Table II: mean utilization for each number of slots per maximum server
@@ -147,6 +147,8 @@ def parser():
     d.add_argument("--seed", type=NATURAL, default=0)
     d.add_argument("--servers", type=COUNT, default=100)
     d.add_argument("--sample", type=POSITIVE, default=10.0)
+    d.add_argument("--scheduler", choices=[s for s in SCHEDULERS if s != "drfh-slots"],
+                   default="drfh-best-fit", help="the paper's Best-Fit, or First-Fit beside it")
     for name in ("run", "slots-search", "sharing", "sensitivity"):
         a = sub[name]
         a.add_argument("--servers", type=input_file, required=True,
@@ -196,7 +198,7 @@ def step(args):
             frame.to_csv(tmp, index=False)
     elif args.command == "dynamic":
         servers, tasks = dynamic_workload(args.seed, args.servers)
-        res = simulate(servers, tasks, "drfh-best-fit", sample=args.sample)
+        res = simulate(servers, tasks, args.scheduler, sample=args.sample)
         keys = {"seed": args.seed, "servers": args.servers,
                 "pool": " ".join(f"{v:g}" for v in servers.sum().round(4))}
         tidy.write(exact_shares(res.rows(**keys), servers, res.jobs), args.out)

@@ -49,6 +49,9 @@ def main(argv=None):
     a.add_argument("--views", type=_view, nargs="*", default=[], metavar="POLICY=VIEW",
                    help="what a policy is told (default ti-mra)")
     a.add_argument("--score", choices=SCORE.choices, default=SCORE.default, help=SCORE.description)
+    a.add_argument("--steady", type=NATURAL, nargs=2, required=True, metavar=("FROM", "TO"),
+                   help="the steady state's instants [FROM, TO), within the arrivals")
+    a.add_argument("--every", type=COUNT, default=1, help="the series' step in instants")
     for out in ("series", "per-app", "summary", "rates"):
         a.add_argument(f"--{out}", type=output, required=True)
     b.add_argument("--view", choices=VIEW.choices, default=VIEW.default, help=VIEW.description)
@@ -65,7 +68,8 @@ def step(args):
     stamp = {"servers": args.servers, "per_rack": args.per_rack,
              "racks_per_agg": args.racks_per_agg, "apps": args.apps, "arrival_rate": args.rate,
              "mapreduce": args.mapreduce, "threads": args.threads,
-             **({"temporal": args.temporal, "bottleneck": args.bottleneck}
+             **({"temporal": args.temporal, "bottleneck": args.bottleneck,
+                 "steady_from": args.steady[0], "steady_to": args.steady[1]}
                 if args.command == "evaluate" else {}), **tidy.stamp()}
     if args.command == "sensitivity":
         rows = sensitivity(infra, args.apps, args.rate, args.mapreduce, args.seeds,
@@ -75,6 +79,7 @@ def step(args):
         return None
     series, apps, summary, rates = evaluate(infra, args.apps, args.rate, args.mapreduce,
                                             args.seeds, args.policies, args.threads,
+                                            steady=tuple(args.steady), every=args.every,
                                             views=dict(args.views), temporal=args.temporal,
                                             bottleneck=args.bottleneck, score=args.score)
     for table, path in ((series, args.series), (apps, args.per_app), (summary, args.summary),

@@ -3,12 +3,15 @@ workloads, per seed; and the sensitivity study, every policy under each combinat
 the evaluation's choices (what a policy is told, the load's shape over time, the resource
 that binds, Packer's reading of Eq. 6-8).
 
-  series       per policy, seed and time instant: tasks submitted and accepted so far
-               (Fig. 3), utilization of CPU, memory, disk write, disk read and bandwidth
-               (Fig. 4 a-e), revenue in that instant (Fig. 5)
-  apps         per policy and application of the first seed: accepted or not, the time to
-               decide it (Fig. 6), its revenue
-  summary      per policy and seed: totals and medians (`summarize`)
+  series       per policy, seed and time instant (every `every`-th): tasks submitted and
+               accepted so far (Fig. 3), utilization of CPU, memory, disk write, disk read
+               and bandwidth (Fig. 4 a-e), revenue in that instant (Fig. 5)
+  apps         per policy and application of the first seed arriving in the steady state's
+               first APPS_INSTANTS instants: accepted or not, the time to decide it (Fig. 6),
+               its revenue
+  summary      per policy, seed and window: totals and medians (`summarize`) over the
+               steady state (the paper's measurements), the drain after the last arrival
+               (reported apart) and the whole run
   rates        Algorithm 2 on the busiest server of Packer's first run, per instant and
                node: guarantee, demand, rate (Figs. 7-8)
   sensitivity  per seed, policy and setting: the summary (`sensitivity`)
@@ -20,52 +23,82 @@ from .simulate import revenue, simulate
 from .workload import workload
 
 UTILIZATION = ("util_cpu", "util_mem", "util_io_write", "util_io_read", "util_band")
+APPS_INSTANTS = 50    # the apps table's arrivals: a sample of the steady state (its size)
 
 
-def summarize(res):
-    """One run's totals: tasks submitted and accepted, acceptance, revenue (charged on what
-    was reserved; `revenue_used` on what is used), allocation times, mean utilization per
-    resource over the run (of what is used), peak utilization of servers and links (of
-    what is reserved)."""
-    util = res.utilization()
-    return {"submitted_tasks": res.submitted_tasks, "accepted_tasks": res.accepted_tasks,
-            "acceptance": res.accepted_tasks / max(res.submitted_tasks, 1),
-            "revenue": float(res.revenue().sum()),
-            "revenue_used": float(res.revenue(used=True).sum()),
-            "median_allocation_seconds": float(np.median(res.allocation_seconds)),
-            "mean_allocation_seconds": float(np.mean(res.allocation_seconds)),
-            **{f"mean_{u}": float(util[:, j].mean()) for j, u in enumerate(UTILIZATION)},
-            "peak_server_utilization": res.peak_server_utilization,
-            "peak_link_utilization": res.peak_link_utilization}
+def summarize(res, window=None):
+    """One run's totals over the instants [lo, hi) of `window` (default: the whole run):
+    tasks submitted and accepted (of the applications arriving in it), acceptance, revenue
+    in it (charged on what was reserved; `revenue_used` on what is used), allocation times
+    (of its arrivals; NaN with none), mean utilization per resource (of what is used), peak
+    utilization of servers and links (of what is reserved)."""
+    H = res.server.shape[1]
+    lo, hi = window if window is not None else (0, H)
+    util = res.utilization()[lo:hi]
+    arrival = np.array([a.arrival for a in res.applications], dtype=np.int64)
+    mine = (arrival >= lo) & (arrival < hi)
+    tasks = np.array([a.tasks for a in res.applications], dtype=np.int64)
+    submitted, accepted = int(tasks[mine].sum()), int(tasks[mine & res.accepted].sum())
+    seconds = res.allocation_seconds[mine]
+    cap = res.infrastructure.capacity[:, None, :]
+    link_cap = res.infrastructure.link_capacity[:, None]
+    return {"window_from": lo, "window_to": hi, "submitted_tasks": submitted,
+            "accepted_tasks": accepted, "acceptance": accepted / max(submitted, 1),
+            "revenue": float(res.revenue()[lo:hi].sum()),
+            "revenue_used": float(res.revenue(used=True)[lo:hi].sum()),
+            "median_allocation_seconds": float(np.median(seconds)) if seconds.size else np.nan,
+            "mean_allocation_seconds": float(np.mean(seconds)) if seconds.size else np.nan,
+            **{f"mean_{u}": float(util[:, j].mean()) if hi > lo else np.nan
+               for j, u in enumerate(UTILIZATION)},
+            "peak_server_utilization": float((1.0 - res.server[:, lo:hi] / cap).max(initial=0.0)),
+            "peak_link_utilization": float((1.0 - res.link[:, lo:hi] / link_cap).max(initial=0.0))}
 
 
-def evaluate(infra, count, rate, mapreduce, seeds, policies, threads=1, *, views=None,
-             temporal="jitter", bottleneck="network", score="literal"):
+def windows(apps, steady):
+    """The summary's windows of a run of applications `apps`, name -> [lo, hi): the steady
+    state `steady`, the drain (from the instant after the last arrival to the last end:
+    reported apart) and the whole run. steady: (lo, hi) instants within the arrivals,
+    0 <= lo < hi <= the last arrival + 1; else a ValueError naming them."""
+    last = max((a.arrival for a in apps), default=0)
+    lo, hi = steady
+    if not 0 <= lo < hi <= last + 1:
+        raise ValueError(f"steady window [{lo}, {hi}) must lie within the arrivals, instants "
+                         f"0 to {last}: lower its end or raise apps")
+    H = max((a.arrival + a.duration for a in apps), default=0)
+    return {"steady": (lo, hi), "drain": (last + 1, H), "run": (0, H)}
+
+
+def evaluate(infra, count, rate, mapreduce, seeds, policies, threads=1, *, steady, every=1,
+             views=None, temporal="jitter", bottleneck="network", score="literal"):
     """(series, apps, summary, rates) rows, see the module docstring; `policies` are
-    registered names (drfbench.methods(takes="applications")); views: per policy what it
-    is told (default "ti-mra"); temporal, bottleneck: the workload's (workload); score:
-    Packer's reading of Eq. 6-8."""
+    registered names (drfbench.methods(takes="applications")); steady: the steady state's
+    instants [lo, hi) (`windows`); every: the series' step in instants; views: per policy
+    what it is told (default "ti-mra"); temporal, bottleneck: the workload's (workload);
+    score: Packer's reading of Eq. 6-8."""
     views = views or {}
     series, app_rows, summary, rates = [], [], [], []
     for seed in seeds:
         apps = workload(count, seed, rate=rate, mapreduce=mapreduce, infrastructure=infra,
                         temporal=temporal, bottleneck=bottleneck)
+        spans = windows(apps, steady)          # checked before the runs
         for policy in policies:
             label = method_info(policy).label
             res = simulate(infra, apps, policy, threads=threads,
                            **_options(policy, views.get(policy, "ti-mra"), score))
             keys = {"policy": policy, "label": label, "seed": seed, "view": res.view,
                     "score": res.score}
-            table = res.rows()
-            series += [{**row, **keys} for row in table]
+            series += [{**row, **keys} for row in res.rows() if row["time"] % every == 0]
             if seed == seeds[0]:
+                lo = steady[0]
                 app_rows += [{**keys, "application": a.name, "kind": a.name.split("-")[0],
                               "tasks": a.tasks, "arrival": a.arrival, "duration": a.duration,
                               "accepted": p is not None, "allocation_seconds": s,
                               "revenue": float(revenue(a, infra).sum()) if p is not None else 0.0}
                              for a, p, s in zip(res.applications, res.placements,
-                                                res.allocation_seconds.tolist())]
-            summary.append({**keys, **summarize(res)})
+                                                res.allocation_seconds.tolist())
+                             if lo <= a.arrival < lo + APPS_INSTANTS]
+            summary += [{**keys, "window": name, **summarize(res, span)}
+                        for name, span in spans.items()]
             if seed == seeds[0] and res.policy == "packer":
                 load = np.zeros(infra.servers)
                 for a, p in zip(res.applications, res.placements):

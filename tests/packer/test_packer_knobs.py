@@ -72,9 +72,40 @@ def test_peak_view_reserves_the_peaks_and_counts_what_is_used(policy):
 def test_view_is_per_policy_in_the_evaluation():
     infra = packer.Infrastructure(servers=8, per_rack=4)
     from drfbench.packer.evaluation import evaluate
-    _, _, summary, _ = evaluate(infra, 10, 2.0, 0.5, [0], POLICIES, views={"tetris": "peak"})
+    _, _, summary, _ = evaluate(infra, 10, 2.0, 0.5, [0], POLICIES, steady=(0, 2),
+                                views={"tetris": "peak"})
     assert {r["policy"]: r["view"] for r in summary} == {"packer": "ti-mra", "tetris": "peak",
                                                           "packer-slots": "ti-mra"}
+
+
+def test_the_evaluation_summarizes_the_steady_state_and_the_drain_apart():
+    from drfbench.packer.evaluation import APPS_INSTANTS, evaluate, summarize, windows
+    infra = packer.Infrastructure(servers=8, per_rack=4)
+    apps = packer.workload(60, seed=3, rate=3.0, infrastructure=infra)
+    res = packer.simulate(infra, apps, "packer", threads=1)
+    last, H = max(a.arrival for a in apps), res.server.shape[1]
+    spans = windows(apps, (4, 12))
+    assert spans == {"steady": (4, 12), "drain": (last + 1, H), "run": (0, H)}
+    # the windows partition the run: the parts' totals add up to the run's
+    parts = [summarize(res, w) for w in ((0, 4), (4, 12), (12, last + 1), (last + 1, H))]
+    run = summarize(res)
+    for key in ("submitted_tasks", "accepted_tasks", "revenue", "revenue_used"):
+        assert sum(p[key] for p in parts) == pytest.approx(run[key])
+    assert run["submitted_tasks"] == res.submitted_tasks and parts[-1]["submitted_tasks"] == 0
+    steady = [a for a in apps if 4 <= a.arrival < 12]
+    accepted = [a for a, p in zip(res.applications, res.placements) if p is not None and 4 <= a.arrival < 12]
+    assert parts[1]["acceptance"] == sum(a.tasks for a in accepted) / sum(a.tasks for a in steady)
+    assert parts[1]["mean_util_cpu"] == pytest.approx(res.utilization()[4:12, 0].mean())
+    assert np.isnan(parts[-1]["median_allocation_seconds"])      # no arrivals in the drain
+    with pytest.raises(ValueError, match=rf"steady window \[4, {last + 2}\) must lie within the arrivals"):
+        windows(apps, (4, last + 2))
+    series, table, summary, _ = evaluate(infra, 60, 3.0, 0.5, [3, 4], POLICIES, steady=(4, 12),
+                                         every=3)
+    assert {r["time"] % 3 for r in series} == {0}
+    assert {(r["window"], r["window_from"], r["window_to"]) for r in summary
+            if r["seed"] == 3} == {("steady", 4, 12), ("drain", last + 1, H), ("run", 0, H)}
+    assert {r["seed"] for r in table} == {3}
+    assert all(4 <= r["arrival"] < 4 + APPS_INSTANTS for r in table)
 
 
 # ---------------------------------------------------------------------------------------

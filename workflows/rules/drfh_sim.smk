@@ -16,7 +16,8 @@
 
 DRFH_SIM = config["drfh"]["sim"]
 TARGETS += expand("results/{name}/drfh/{table}.csv", name=NAME,
-                  table=["dynamic", "dynamic_summary", "slots_search", "sharing"]
+                  table=["dynamic", "dynamic_summary", "dynamic_first_fit", "dynamic_first_fit_summary",
+                         "slots_search", "sharing"]
                   + [f"{kind}_{s}" for kind in ("run", "jobs", "users")
                      for s in DRFH_SIM["schedulers"]])
 
@@ -73,6 +74,25 @@ rule drfh_sim_dynamic:
     shell:
         "{params.python} -m drfbench.drfh dynamic --servers {params.servers} "
         "--seed {params.seed} --out {output.shares} --summary {output.summary} > {log} 2>&1"
+
+
+rule drfh_sim_dynamic_first_fit:
+    # Fig. 4's experiment under First-Fit, beside exact DRFH (DS7: "a fairly good approximation")
+    output:
+        shares=report("results/{name}/drfh/dynamic_first_fit.csv", category="DRFH"),
+        summary=report("results/{name}/drfh/dynamic_first_fit_summary.csv", category="DRFH"),
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drfh/dynamic_first_fit.log",
+    params:
+        python=PYTHON,
+        servers=DRFH_SIM["dynamic_servers"],
+        seed=config["seed"],
+    shell:
+        "{params.python} -m drfbench.drfh dynamic --scheduler drfh-first-fit "
+        "--servers {params.servers} --seed {params.seed} --out {output.shares} "
+        "--summary {output.summary} > {log} 2>&1"
 
 
 rule drfh_sim_slots_search:

@@ -7,6 +7,8 @@
 #   policies: registered application policies          seeds: one run per seed and policy
 #   servers, per_rack, racks_per_agg: the tree           threads: OpenMP threads of the scoring
 #   apps, rate, mapreduce: the workload (count, arrivals per instant, MapReduce fraction)
+#   steady: the steady state's instants [from, to) (every metric over it; the drain apart)
+#   every: the series' step in instants
 #   view: per policy, what it is told (ti-mra, peak)     score: Packer's reading of Eq. 6-8
 #   temporal, bottleneck: the workload's shape over time and binding resource
 #   (sensitivity: the study over these, workflows/rules/packer_sensitivity.smk)
@@ -37,6 +39,8 @@ rule packer_evaluate:
         apps=PACKER["apps"],
         rate=PACKER["rate"],
         mapreduce=PACKER["mapreduce"],
+        steady=" ".join(map(str, PACKER["steady"])),
+        every=PACKER["every"],
         views=" ".join(f"{p}={v}" for p, v in PACKER["view"].items()),
         temporal=PACKER["temporal"],
         bottleneck=PACKER["bottleneck"],
@@ -47,7 +51,7 @@ rule packer_evaluate:
         "--per-rack {params.per_rack} --racks-per-agg {params.racks_per_agg} "
         "--apps {params.apps} --rate {params.rate} --mapreduce {params.mapreduce} "
         "--views {params.views} --temporal {params.temporal} --bottleneck {params.bottleneck} "
-        "--score {params.score} "
+        "--score {params.score} --steady {params.steady} --every {params.every} "
         "--threads {threads} --series {output.series} --per-app {output.apps} "
         "--summary {output.summary} --rates {output.rates} > {log} 2>&1"
 
