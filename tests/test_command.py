@@ -223,6 +223,8 @@ WRITES = re.compile(r"([\w.()\[\]]+)\.write_(?:text|bytes)\("
                     r"|open\(\s*([^,)]*?)\s*,\s*[\"'][wax]")
 ALLOWED = {"tmp", "os.devnull", "in_memory"}
 APPEND_ONLY = {"drfbench/dcdrf/sweeps.py": "args.log"}   # a progress log, kept on failure
+# files written into a temporary folder that is renamed into place once whole
+IN_A_NEW_FOLDER = {"drfbench/dcdrf/many_core.py": "machine"}
 
 
 def test_every_file_write_goes_through_the_atomic_writer():
@@ -234,7 +236,8 @@ def test_every_file_write_goes_through_the_atomic_writer():
         for line_no, line in enumerate(path.read_text().splitlines(), 1):
             for m in WRITES.finditer(line):
                 target = next(g for g in m.groups() if g is not None)
-                if target not in ALLOWED and APPEND_ONLY.get(name) != target:
+                if target not in ALLOWED and target not in (APPEND_ONLY.get(name),
+                                                            IN_A_NEW_FOLDER.get(name)):
                     bypass.append(f"{name}:{line_no}: {line.strip()}")
     assert bypass == []
 

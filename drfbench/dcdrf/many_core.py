@@ -128,7 +128,8 @@ def step(args):
     try:
         runs = plan(args.config, work)
         if shutil.which("lscpu"):
-            (work / "machine.txt").write_text(subprocess.run(
+            machine = work / "machine.txt"
+            machine.write_text(subprocess.run(
                 ["lscpu"], capture_output=True, text=True, check=True).stdout)
         for path, env, argv in runs:
             print(f"many-core: {path.name}: drfbench bench {' '.join(argv[:-2])}",
