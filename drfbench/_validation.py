@@ -160,8 +160,28 @@ def _check_values(values):
 
 
 def tenant_weights(weights, n_tenants):
-    """Per-tenant weights as a float64 array (all ones when None): each in [MIN_WEIGHT,
-    MAX_WEIGHT], the largest at most MAX_WEIGHT_RATIO times the smallest."""
+    """Per-tenant weights, checked.
+
+    Parameters
+    ----------
+    weights : array_like or None
+        One positive number per tenant; None: all ones.
+    n_tenants : int
+        The tenants.
+
+    Returns
+    -------
+    ndarray
+        float64, contiguous, each in [MIN_WEIGHT, MAX_WEIGHT], the largest at most
+        MAX_WEIGHT_RATIO times the smallest.
+
+    Raises
+    ------
+    TypeError
+        Weights that are not real numbers.
+    ValueError
+        Not one per tenant, NaN or infinite, not positive, or out of those bounds.
+    """
     if weights is None:
         return np.ones(n_tenants, dtype=np.float64)
     w = np.asarray(weights)
