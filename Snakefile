@@ -18,8 +18,8 @@ from drfbench.dcdrf import sweeps
 
 min_version("9.0")
 
-# `snakemake --report report.html`: this description first, then every figure with its
-# caption (workflows/figures.smk)
+# `snakemake --cores all --report report.html`: this description first, then every figure
+# with its caption (workflows/figures.smk)
 report: "workflows/report/workflow.rst"
 
 
