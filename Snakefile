@@ -18,8 +18,8 @@ from drfbench.dcdrf import sweeps
 
 min_version("9.0")
 
-# `snakemake --report report.html`: this description first, then every figure with its
-# caption (workflows/figures.smk)
+# `snakemake --cores all --report report.html`: this description first, then every figure
+# with its caption (workflows/figures.smk)
 report: "workflows/report/workflow.rst"
 
 
@@ -32,11 +32,19 @@ pipeline.configure(config, f"{workflow.basedir}/workflows/schemas")
 
 # Every rule runs in one software environment: with `--software-deployment-method conda`,
 # workflows/envs/drfbench.yaml, where its post-deploy script builds drfbench from this
-# checkout; otherwise the interpreter running Snakemake, with drfbench installed.
+# checkout; otherwise the interpreter running Snakemake, with drfbench installed, called by
+# its name: its folder goes first on the PATH here, in every process that reads this file (a
+# cluster job's too), so that the report's parameters show no local path.
 CONDA_ENV = f"{workflow.basedir}/workflows/envs/drfbench.yaml"
 os.environ.update(DRFBENCH_SOURCE=workflow.basedir)  # set for the post-deploy script
+# the checkout as the rules name its files: relative to the working directory, as the results
+# are, so that the report shows no local path
+CHECKOUT = os.path.relpath(workflow.basedir)
 USES_CONDA = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
-PYTHON = "python" if USES_CONDA else sys.executable
+if not USES_CONDA:
+    os.environ.update(PATH=os.pathsep.join([os.path.dirname(sys.executable),
+                                            os.environ.get("PATH", os.defpath)]))
+PYTHON = "python" if USES_CONDA else os.path.basename(sys.executable)
 NAME = config["name"]
 TARGETS = []    # each family's rules file adds the results it makes
 NOTEBOOKS = {}  # and the notebooks that draw its figures (workflows/figures.smk runs them)

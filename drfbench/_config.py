@@ -11,8 +11,16 @@ from ._version import __version__
 
 
 def config():
-    """The facts `show_config` prints, as a dict. Loads the kernels (to ask whether they
-    were built with OpenMP)."""
+    """The facts `show_config` prints. Loads the kernels (to ask whether they were built
+    with OpenMP).
+
+    Returns
+    -------
+    dict
+        drfbench's, Python's, NumPy's and SciPy's versions, OpenMP on or off, the default
+        threads and OMP_NUM_THREADS, the CPU (model, count, SMT, vector features) and the
+        kernel variants it runs, and the one chosen.
+    """
     model, vector, smt = cpu_info()
     return {
         "drfbench": __version__,
@@ -32,6 +40,12 @@ def config():
 
 
 def show_config(file=None):
-    """Print drfbench's version, OpenMP on/off, default threads and the CPU's vector features."""
+    """Print drfbench's version, OpenMP on/off, default threads and the CPU's vector features.
+
+    Parameters
+    ----------
+    file : file, optional
+        Where to print (default: standard output), a line per fact of `config`.
+    """
     for key, value in config().items():
         print(f"{key + ':':22s}{value}", file=file or sys.stdout)

@@ -115,8 +115,29 @@ class Table:
         return self._floats[name]
 
     def numbers(self, columns, upper=None):
-        """The columns as a (rows, len(columns)) float64 array, every value a finite number
-        >= 0 (and <= `upper`, if given); else a ValueError naming the first bad cell."""
+        """The columns as numbers.
+
+        Parameters
+        ----------
+        columns : list of str
+            The columns' names.
+        upper : float, optional
+            The largest value allowed.
+
+        Returns
+        -------
+        ndarray
+            (rows, `len(columns)`) float64, every value a finite number `>= 0` (and
+            `<= upper`, if given).
+
+        Raises
+        ------
+        TypeError
+            A column holds times.
+        ValueError
+            A bad cell, or one below the smallest normal float64: the first one, named
+            by its file, line and column.
+        """
         out = np.empty((len(self), len(columns)))
         for j, name in enumerate(columns):
             cells = self.data[name]

@@ -47,9 +47,27 @@ def replacing(path, suffix=""):
     the block ends (when the open transaction ends, if one is), removed if it raises, so
     that no reader and no interrupted run ever sees half a file. It is opened like any new
     file, so it gets the umask's mode; its name is short (a name that is as long as a
-    folder allows stays writable). `suffix` ends the temporary name (np.savez appends
-    ".npz" to names without it). `path` must be a regular file or a new name
-    (refuse_special). An OSError writing it (no space left, a quota) names `path`."""
+    folder allows stays writable).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write: a regular file or a new name (`refuse_special`).
+    suffix : str
+        Ends the temporary name (`np.savez` appends ".npz" to names without it).
+
+    Yields
+    ------
+    Path
+        The temporary path.
+
+    Raises
+    ------
+    ValueError
+        `path` is a device, a pipe, a link or a folder.
+    OSError
+        Writing failed (no space left, a quota), `path` named.
+    """
     path = Path(path)
     refuse_special(path)
     missing, folder = [], path.parent

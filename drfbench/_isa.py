@@ -58,9 +58,27 @@ def runnable():
 
 
 def resolve(isa=None):
-    """The variant name to use: `isa`, else $DRFBENCH_ISA, else the widest runnable one.
-    Raises ValueError for an unknown name, UnsupportedVariantError if the CPU cannot run
-    it, VariantNotBuiltError if it was not built."""
+    """The kernel variant to use.
+
+    Parameters
+    ----------
+    isa : str, optional
+        A variant's name; None: $DRFBENCH_ISA, else the widest runnable one.
+
+    Returns
+    -------
+    str
+        The variant's name.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+    UnsupportedVariantError
+        The CPU cannot run it (the features it lacks named).
+    VariantNotBuiltError
+        It was not built here (the command that builds it named).
+    """
     name = isa if isa is not None else os.environ.get(ENV_VARIABLE) or None
     if name is None:
         return next(v for v in WIDEST_FIRST if v in runnable())
@@ -88,6 +106,17 @@ def _load(name):
 
 
 def kernels(isa=None):
-    """The kernel modules of the chosen variant, as attributes named after their sources
-    (drfbench/**/<name>.pyx: .dcdrf, .edrf, ...), with .name and .compile_flags."""
+    """The kernel modules of a variant.
+
+    Parameters
+    ----------
+    isa : str, optional
+        The variant, as `resolve` takes it.
+
+    Returns
+    -------
+    SimpleNamespace
+        Its modules as attributes named after their sources (`drfbench/**/<name>.pyx`:
+        `.dcdrf`, `.edrf`, ...), with `.name` and `.compile_flags`.
+    """
     return _load(resolve(isa))

@@ -14,8 +14,13 @@ VECTOR_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512vl", "avx512bw
 
 @cache
 def cpu_info():
-    """(model name, sorted vector features, SMT present or None if unknown) from
-    /proc/cpuinfo, read once (it does not change while a process runs)."""
+    """The CPU, from /proc/cpuinfo, read once (it does not change while a process runs).
+
+    Returns
+    -------
+    tuple
+        (model name, sorted vector features, SMT present or None if unknown).
+    """
     model, flags, siblings, cores = platform.processor() or platform.machine(), set(), None, None
     try:
         with open("/proc/cpuinfo") as f:
@@ -48,9 +53,25 @@ MAX_THREADS = 1024
 
 
 def resolve_threads(threads=None):
-    """The thread count, decided here and nowhere else: `threads` if given, else
-    OMP_NUM_THREADS (its first entry, as OpenMP reads it), else every usable CPU; at most
-    MAX_THREADS. Callers pass the result down explicitly to the kernels."""
+    """The thread count, decided here and nowhere else; callers pass it down explicitly
+    to the kernels.
+
+    Parameters
+    ----------
+    threads : int, optional
+        The count; None: OMP_NUM_THREADS (its first entry, as OpenMP reads it), else every
+        usable CPU.
+
+    Returns
+    -------
+    int
+        From 1 to MAX_THREADS.
+
+    Raises
+    ------
+    ValueError
+        `threads` or OMP_NUM_THREADS is not a whole number from 1 to MAX_THREADS.
+    """
     if threads is not None:
         from ._validation import positive_int
         return positive_int(threads, "threads", upper=MAX_THREADS)
@@ -68,9 +89,8 @@ def resolve_threads(threads=None):
 
 
 def omp_environment(cores, threads_per_core, smt):
-    """OMP_* settings for a timing run on `cores` cores ('all' or a count) at
-    `threads_per_core` threads each: n places (cores, or hardware threads where the CPU
-    has SMT and two run per core), so that one core at two threads per core runs both
+    """OMP_* settings for a timing run: n places (cores, or hardware threads where the
+    CPU has SMT and two run per core), so that one core at two threads per core runs both
     threads on that core. Without SMT, two threads per core oversubscribe the cores (the
     paper's hyperthreading axis, run anyway and labelled as such).
 
@@ -78,7 +98,23 @@ def omp_environment(cores, threads_per_core, smt):
     do sleeps at a barrier rather than spinning). Spinning, OpenMP's default, makes a
     thread that shares its core burn the time its partner needs: oversubscribed runs were
     about 1,000 times slower at smoke scale, so the axis measured the spin policy rather
-    than the hardware. One thread per core keeps the default."""
+    than the hardware. One thread per core keeps the default.
+
+    Parameters
+    ----------
+    cores : int or "all"
+        Cores the run uses (at most the CPU's).
+    threads_per_core : int
+        1 or 2.
+    smt : bool or None
+        Whether the CPU has SMT (`cpu_info`).
+
+    Returns
+    -------
+    dict
+        OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND and, at two threads per core,
+        OMP_WAIT_POLICY.
+    """
     logical = usable_cpus()
     physical = logical // 2 if smt else logical
     n_cores = physical if cores == "all" else min(int(cores), physical)

@@ -40,15 +40,32 @@ NAME_COLUMNS = ("name", "tenant", "user", "machine", "server", "flow")
 
 
 def demand_matrix(demands, dtype=None):
-    """Return `demands` as a canonical CSR array the kernels accept.
+    """Return `demands` as a canonical CSR array the kernels accept, copying only what
+    needs changing.
 
-    Canonical: float32 or float64 values (`dtype`, else the input's float type, else
-    float64), int64 indptr, int32 column indices sorted within each row, no duplicates,
-    no explicit zeros. Any scipy.sparse format is accepted (DOK and LIL as their COO).
-    Rejects non-2-D input and values that are negative, NaN, infinite, above 1 (D_ir is a
-    fraction of resource r) or non-zero below the float type's smallest normal number
-    (np.finfo(dtype).tiny), and a numpy masked array with masked entries (no value is
-    guessed for them). Copies only what needs changing.
+    Parameters
+    ----------
+    demands : array_like or scipy.sparse matrix
+        (tenants, resources): any scipy.sparse format (DOK and LIL as their COO), or a
+        dense 2-D array.
+    dtype : float32 or float64, optional
+        The values' type; default: the input's float type, else float64.
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        Canonical: float32 or float64 values, int64 indptr, int32 column indices sorted
+        within each row, no duplicates, no explicit zeros.
+
+    Raises
+    ------
+    ValueError
+        Input not 2-D; a value negative, NaN, infinite, above 1 (D_ir is a fraction of
+        resource r) or non-zero below the float type's smallest normal number
+        (`np.finfo(dtype).tiny`); a numpy masked array with masked entries (no value is
+        guessed for them); a dtype other than float32 or float64.
+    TypeError
+        Values that are not numbers.
     """
     if dtype is not None:
         dtype = np.dtype(dtype)
@@ -143,8 +160,28 @@ def _check_values(values):
 
 
 def tenant_weights(weights, n_tenants):
-    """Per-tenant weights as a float64 array (all ones when None): each in [MIN_WEIGHT,
-    MAX_WEIGHT], the largest at most MAX_WEIGHT_RATIO times the smallest."""
+    """Per-tenant weights, checked.
+
+    Parameters
+    ----------
+    weights : array_like or None
+        One positive number per tenant; None: all ones.
+    n_tenants : int
+        The tenants.
+
+    Returns
+    -------
+    ndarray
+        float64, contiguous, each in [MIN_WEIGHT, MAX_WEIGHT], the largest at most
+        MAX_WEIGHT_RATIO times the smallest.
+
+    Raises
+    ------
+    TypeError
+        Weights that are not real numbers.
+    ValueError
+        Not one per tenant, NaN or infinite, not positive, or out of those bounds.
+    """
     if weights is None:
         return np.ones(n_tenants, dtype=np.float64)
     w = np.asarray(weights)

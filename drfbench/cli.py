@@ -55,8 +55,18 @@ _INPUT = "input:"                            # prefix of the inputs' names in `r
 
 
 def main(argv=None):
-    """The `drfbench` command on `argv` (default: the process's arguments); returns the
-    exit status: 0, or 2 for bad input."""
+    """The `drfbench` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Its arguments (default: the process's).
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 2 for bad input (one line on stderr naming it).
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         if argv[:1] == ["bench"]:               # its own options: drfbench.dcdrf.bench
@@ -140,8 +150,19 @@ def _methods(args):
 
 
 def option_rows(methods):
-    """One row of text per option of `methods` (registered names), per family, in name
-    order: its name, family, type, default, bounds or choices, description."""
+    """The options of registered methods, as text, per family, in name order.
+
+    Parameters
+    ----------
+    methods : iterable of str
+        Registered method names.
+
+    Returns
+    -------
+    list of tuple
+        One row per option: its name, family, type, default, bounds or choices,
+        description.
+    """
     declared = {(api.method_info(m).family, name): option
                 for m in methods for name, option in api.method_info(m).options.items()}
     return [(option.name, family, option.type.__name__, str(option.default),

@@ -3,7 +3,7 @@ profile's results, the caption naming the machine that produced them, a mean's c
 interval over seeds, writing a figure as PNG and PDF, and a table as Markdown.
 
 A notebook takes two parameters, `results` (a profile's results directory: the pipeline's
-results/<name>, or the committed reference/<name>) and `figures` (where it writes), so
+`results/<name>`, or the committed `reference/<name>`) and `figures` (where it writes), so
 the same notebook runs headless from the pipeline (papermill) and as it is in JupyterLab.
 """
 import io
@@ -19,8 +19,20 @@ from ._io import replacing
 def start(results, *names):
     """A figure notebook's first step: matplotlib set to draw off screen (its Agg backend:
     a notebook runs alike headless from the pipeline and in JupyterLab, and writes its
-    figures with save) and the results tables `names` read (see read), the table for one
-    name, a list of them for several."""
+    figures with `save`), then the results tables read.
+
+    Parameters
+    ----------
+    results : str or Path
+        A profile's results directory (see `read`).
+    *names : str
+        The tables to read, as `read` names them.
+
+    Returns
+    -------
+    DataFrame or list of DataFrame
+        The table for one name, a list of them for several.
+    """
     import matplotlib   # the figures' extra (pip install -e '.[notebooks]'), not the core's
     matplotlib.use("Agg")
     tables = [read(results, name) for name in names]
@@ -28,11 +40,28 @@ def start(results, *names):
 
 
 def read(results, name):
-    """The results table `name` (e.g. "dcdrf/demands", "drfh/sharing") of a results
-    directory, read through drfbench.rows (which checks its provenance columns), with an
-    error that says which pipeline target makes it. Rows of runs the machine skipped (a
-    kernel variant its CPU cannot run) are left out; their reasons are in
-    table.attrs["skipped"]."""
+    """A results table of a results directory, read through drfbench.rows (which checks
+    its provenance columns).
+
+    Parameters
+    ----------
+    results : str or Path
+        A profile's results directory: the pipeline's `results/<name>`, or the committed
+        `reference/<name>`.
+    name : str
+        The table, its path under `results` less `.csv` (e.g. "dcdrf/demands").
+
+    Returns
+    -------
+    DataFrame
+        Its rows, less those of runs the machine skipped (a kernel variant its CPU cannot
+        run); their reasons are in `table.attrs["skipped"]`.
+
+    Raises
+    ------
+    FileNotFoundError
+        The table is not there; the message says which pipeline command makes it.
+    """
     path = Path(results) / f"{name}.csv"
     if not path.is_file():
         raise FileNotFoundError(
@@ -49,8 +78,19 @@ def read(results, name):
 
 
 def machine(table):
-    """One line naming the machine and code that produced a results table, from its
-    provenance columns (drfbench.rows.PROVENANCE)."""
+    """One line naming the machine and code that produced a results table.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A results table with the provenance columns (drfbench.rows.PROVENANCE).
+
+    Returns
+    -------
+    str
+        `Measured on <CPU>, <CPUs>, <threads>, <SMT>, <host>; drfbench <version> @ <commit>`,
+        each part there only if recorded.
+    """
     row = table.iloc[0]
     get = lambda key: row[key] if key in row and pd.notna(row[key]) and row[key] != "" else None
     parts = [str(get("cpu_model") or "unknown CPU")]
@@ -73,8 +113,20 @@ def machine(table):
 
 
 def interval(values, level=0.95):
-    """The mean of `values` (NaN left out) and the half-width of its `level` confidence
-    interval (Student's t; NaN for fewer than two values), as a Series (mean, half)."""
+    """The mean of `values` and the half-width of its confidence interval (Student's t).
+
+    Parameters
+    ----------
+    values : array_like
+        The values (NaN left out).
+    level : float
+        The interval's confidence level.
+
+    Returns
+    -------
+    Series
+        `mean` and `half` (NaN for fewer than two values).
+    """
     from scipy import stats
     x = pd.Series(values, dtype=float).dropna()
     half = (stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
@@ -83,8 +135,16 @@ def interval(values, level=0.95):
 
 
 def caption(fig, text):
-    """Put `text` (usually machine(...) plus what the data are) under the figure, leaving
-    room for as many lines as it wraps to (about 0.056 inch per character at 7 pt)."""
+    """Put `text` under the figure, leaving room for as many lines as it wraps to (about
+    0.056 inch per character at 7 pt).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    text : str
+        The caption: usually `machine(...)` plus what the data are.
+    """
     fig.text(0.01, 0.005, text, fontsize=7, ha="left", va="bottom", wrap=True)
     width, height = fig.get_size_inches()
     lines = math.ceil(len(text) * 0.056 / (0.97 * width))
@@ -97,14 +157,29 @@ PNG_COLOURS = 256        # the PNG is a palette image of this many colours
 
 
 def save(fig, figures, stem):
-    """Write `fig` as figures/<stem>.png and .pdf, each atomically (no half-written file).
+    """Write `fig` as PNG and PDF, each atomically (no half-written file).
 
     The PNG is kept small, so that the reference figures can be committed and shown in
     the documentation: drawn at DPI, or at the lower dpi that keeps it within PNG_PIXELS
     pixels (only the largest figures, grids of heat maps), then reduced to a palette of
     PNG_COLOURS colours (Pillow's median cut; lines, text and flat fills are unchanged,
     a colour bar's gradient shows steps), about a third of the size of matplotlib's RGBA.
-    The PDF is the vector figure."""
+    The PDF is the vector figure.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    figures : str or Path
+        The folder to write in.
+    stem : str
+        The files' name, less its extension.
+
+    Returns
+    -------
+    list of Path
+        `figures/<stem>.png` and `figures/<stem>.pdf`.
+    """
     paths = []
     for ext in ("png", "pdf"):
         path = Path(figures) / f"{stem}.{ext}"
@@ -131,8 +206,20 @@ def _png(fig, path):
 
 
 def markdown(frame, digits=None):
-    """A DataFrame as a Markdown table, its index as the first column (named by the
-    index's name), numbers rounded to `digits` if given."""
+    """A DataFrame as a Markdown table.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table; its index becomes the first column, named by the index's name.
+    digits : int, optional
+        Round the numbers to this many digits.
+
+    Returns
+    -------
+    str
+        The Markdown table, one line per row after the header.
+    """
     if digits is not None:
         frame = frame.round(digits)
     head = [frame.index.name or ""] + [str(c) for c in frame.columns]

@@ -67,9 +67,19 @@ class Verdict:
 
 
 def shortfall(got, owed):
-    """How far each entry of `got` falls below what it is owed, relative: 1 - got / owed
-    (negative above it; where nothing is owed, 0, or -inf if it gets something). A relative
-    gain got / had - 1 is -shortfall(got, had)."""
+    """How far each entry of `got` falls below what it is owed, relative.
+
+    Parameters
+    ----------
+    got, owed : array_like
+        What each entry gets and what it is owed.
+
+    Returns
+    -------
+    ndarray
+        `1 - got / owed`, negative above it; where nothing is owed, 0, or `-inf` if it gets
+        something. A relative gain `got / had - 1` is `-shortfall(got, had)`.
+    """
     got = np.asarray(got, dtype=np.float64)
     owed = np.asarray(owed, dtype=np.float64)
     ratio = np.divide(got, owed, out=np.where(got > 0, np.inf, 1.0), where=owed > 0)
@@ -77,9 +87,23 @@ def shortfall(got, owed):
 
 
 def violation(magnitude, tol, counterexample):
-    """What a check returns on one instance: the largest of `magnitude` (one per user,
-    node, misreport...: a shortfall, a gain, an error or a count) and, when it exceeds
-    `tol`, counterexample(index of that largest one), else None."""
+    """What a check returns on one instance.
+
+    Parameters
+    ----------
+    magnitude : array_like
+        One per user, node, misreport...: a shortfall, a gain, an error or a count.
+    tol : float
+        The largest magnitude that is no violation.
+    counterexample : callable
+        `counterexample(i)`: the counterexample of entry `i`.
+
+    Returns
+    -------
+    tuple
+        The largest magnitude, and `counterexample(i)` of that largest entry when it
+        exceeds `tol`, else None.
+    """
     m = np.atleast_1d(np.asarray(magnitude, dtype=np.float64))
     if m.size == 0:
         return 0.0, None
@@ -281,8 +305,29 @@ class PropertySet:
 
     def check(self, policy, instances=None, *, properties=None, count=100, seed=0, tol=TOL,
               **options):
-        """{property: Verdict} for every check (or those named) on `instances`, or on the
-        table's instances of each (`count` of them, pool's `options`)."""
+        """Check a policy's properties.
+
+        Parameters
+        ----------
+        policy : str, callable or NamedPolicy
+            A registered method's name, or a callable (see `NamedPolicy.of`).
+        instances : optional
+            One instance or many, in the forms the family accepts; None: the table's
+            instances of each property.
+        properties : iterable of str, optional
+            The checks to run (default: every one).
+        count, seed : int
+            How many of the table's instances, from which seed, when `instances` is None.
+        tol : float
+            The largest violation that counts as none.
+        **options
+            The pool's (or the random generator's) options.
+
+        Returns
+        -------
+        dict
+            {property: Verdict}.
+        """
         policy = self.policy.of(policy)
         given = None if instances is None else list(self.read(instances))
         return {prop: self.checks[prop](
@@ -291,11 +336,27 @@ class PropertySet:
                 for prop in properties or self.checks}
 
     def table(self, policies, count=200, seed=0, *, tol=TOL, progress=None, **options):
-        """Tidy rows (`columns`), one per (policy, property): every check on its pool
-        (`count` instances, pool's `options`; those in `columns` a column each), the
-        verdict, the claim where there is one and every counterexample found. policies:
-        registered methods' names (the column `label` is theirs), or {name: policy}.
-        `progress`, a file, gets a line per row."""
+        """The property table: every check of every policy on its pool of instances.
+
+        Parameters
+        ----------
+        policies : list of str or dict
+            Registered methods' names (the column `label` is theirs), or {name: policy}.
+        count, seed : int
+            Instances per property, and the seed they are drawn from.
+        tol : float
+            The largest violation that counts as none.
+        progress : file, optional
+            Gets a line per row.
+        **options
+            The pool's options; those in `columns` a column each.
+
+        Returns
+        -------
+        list of dict
+            Tidy rows (`columns`), one per (policy, property): the verdict, the claim
+            where there is one, and every counterexample found.
+        """
         named = (((name, self.policy.of(p, name)) for name, p in policies.items())
                  if isinstance(policies, dict) else ((p, self.policy.of(p)) for p in policies))
         pools = {prop: self.instances_for(prop, count, seed, **options) for prop in self.checks}
@@ -326,8 +387,25 @@ class PropertySet:
 
 
 def checks_for(kind):
-    """The PropertySet of input kind `kind`: the CHECKS of the module the registry names
-    for it (drfbench.api.KINDS[kind].properties), imported by that name."""
+    """The property checks of an input kind.
+
+    Parameters
+    ----------
+    kind : str
+        An input kind, a key of `drfbench.api.KINDS`.
+
+    Returns
+    -------
+    PropertySet
+        The CHECKS of the module the registry names for it
+        (`drfbench.api.KINDS[kind].properties`), imported by that name.
+
+    Raises
+    ------
+    ValueError
+        The kind has no property checks (the kinds with some are named), or its module
+        declares another kind's.
+    """
     having = [k for k, spec in api.KINDS.items() if spec.properties]
     if kind not in having:
         raise ValueError(f"input kind {kind!r} has no property checks; kinds with some: "

@@ -129,7 +129,7 @@ ax2.set_xticks(x, profiles)
 ax2.set_xlabel("demand profile (U/G: uniform/Gaussian vector length in [2,128]; "
                "0/1/2: resource locality clusters)", fontsize=9)
 ax.set_title("Figure 7: DC-DRF rounds (normalized to exact EDRF) and fairness by demand "
-             "demand_profile", fontsize=10)
+             "profile", fontsize=10)
 hatch_note = (" Hatched: some repeats hit the deadline." if summary["timed_out"].any() else "")
 figs.caption(fig, f"demands sweep, dcdrf rows: {setup}. Medians over repeats.{hatch_note} "
                   f"{machine}")

@@ -65,9 +65,6 @@ def test_pages_written_under_docs_read_as_written(site):
     assert misread(pages, site) == []
 
 
-@pytest.mark.xfail(strict=True, reason="docstrings under drfbench/ still write 2**62 and "
-                   "lines starting with >= as plain text (issue 39, item 2: the docstrings' "
-                   "conversion); remove this mark when they are code spans")
 def test_api_pages_read_as_written(site):
     pages = sorted((site / "api").rglob("index.html"))
     assert len(pages) > 10

@@ -38,9 +38,9 @@ for _notebook, _spec in NOTEBOOKS.items():
         # papermill #511): run it again; a notebook that really fails, fails every time
         retries: 2
         input:
-            notebook=f"{workflow.basedir}/notebooks/{_notebook}.py",
+            notebook=f"{CHECKOUT}/notebooks/{_notebook}.py",
             results=[f"{RESULTS_FROM}/{f}" for f in _spec["results"]],
-            data=[f"{workflow.basedir}/data/{f}" for f in _spec.get("data", [])],
+            data=[f"{CHECKOUT}/data/{f}" for f in _spec.get("data", [])],
         output:
             executed=f"results/{{name}}/notebooks/{_notebook}.ipynb",
             figures=[report(f"results/{{name}}/figures/{f}",
@@ -58,10 +58,7 @@ for _notebook, _spec in NOTEBOOKS.items():
             # the results directory: the inputs' paths less their relative part
             results=lambda w, input, files=_spec["results"]: (
                 f"-p results {input.results[0].removesuffix(files[0])}" if files else ""),
-            # relative to the working directory, as the results are: no local path in the
-            # report's parameters
-            data=f"-p data {os.path.relpath(Path(workflow.basedir, 'data'))}"
-            if _spec.get("data") else "",
+            data=f"-p data {CHECKOUT}/data" if _spec.get("data") else "",
         shell:
             "{params.python} -m jupytext --to ipynb --output - {input.notebook} 2> {log} | "
             "{params.python} -m papermill - {output.executed} --kernel python3 --log-output "

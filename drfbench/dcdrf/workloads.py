@@ -197,7 +197,7 @@ def generate(demand_profile: str, n_tenants: int, n_resources: int, *, seed: int
              threads: int | None = None) -> Workload:
     """Generate a workload of demand profile `demand_profile` (one of DEMAND_PROFILES).
 
-    n_tenants in [1, 2**31 - 1] rows, n_resources in [2, 2**31 - 1] columns (the kernels'
+    n_tenants in [1, `2**31 - 1`] rows, n_resources in [2, `2**31 - 1`] columns (the kernels'
     int32 indices); seed: integer in [0, 2^64); dtype: float32 (default) or float64
     values; weights: None or "random"; threads: OpenMP threads (None: OMP_NUM_THREADS,
     else every usable CPU). The result does not depend on `threads`.

@@ -8,9 +8,9 @@ cluster simulator drfbench.sim.
 
 Demands and machines given by name (DataFrames with text column labels, dicts of columns)
 are matched by name; machines by name beside demands by position are refused as ambiguous.
-Bounds: tasks[i] a whole number in [0, 2**62] or inf; weights as drfbench.allocate's
+Bounds: tasks[i] a whole number in [0, `2**62`] or inf; weights as drfbench.allocate's
 (positive, each in [1e-300, 1e300], within a factor _validation.MAX_WEIGHT_RATIO (1e9) of
-each other); at most drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once on the
+each other); at most drfbench.sim.MAX_RUNNING (`10**7`) tasks able to run at once on the
 machines (the schedulers' work budget).
 """
 from dataclasses import dataclass
@@ -81,12 +81,12 @@ def scheduler(demands, machines, policy="online-drf", **options):
     count); attributes running, launched, queued, usage, shares, decisions.
 
     demands: (users, resources) one task's resources per user, absolute units, finite and
-    >= 0; machines: one machine's capacity (1-D) or one row per machine, matched to the
+    `>= 0`; machines: one machine's capacity (1-D) or one row per machine, matched to the
     demands by name when both name their resources (DataFrames, dicts of columns), by
     position when neither does (else refused); weights: per user (drfbench.allocate's
-    bounds); tasks: tasks each user has to run, whole numbers in [0, 2**62] (None or inf:
+    bounds); tasks: tasks each user has to run, whole numbers in [0, `2**62`] (None or inf:
     an infinite queue); slots: an integer in [1, drfbench.sim.MAX_RUNNING]. At most
-    drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once on the machines (the work
+    drfbench.sim.MAX_RUNNING (`10**7`) tasks able to run at once on the machines (the work
     budget), and every task's dominant share of the machines' total finite, else a
     ValueError. The options are the policy's, checked and defaulted by the registry
     (Method.checked: one check, one set of defaults with drf.schedule)."""

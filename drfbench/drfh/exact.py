@@ -474,8 +474,8 @@ def allocate(demands, servers, method="drfh", **options):
         (any order; the same names); named servers beside demands by position are refused
         as ambiguous.
     Bounds: each resource's total over the servers finite; as fractions of those totals, a
-    user's task needs between MIN_SHARE (2**-62) and 2**62 of its dominant resource, a
-    server holds at least 2**-62 of its largest, and a user's (a server's) nonzero
+    user's task needs between MIN_SHARE (`2**-62`) and `2**62` of its dominant resource, a
+    server holds at least `2**-62` of its largest, and a user's (a server's) nonzero
     fractions lie within MAX_RANGE (1e4) of its largest.
     method: "drfh" (problem (7) with Sec. V-A's progressive rounds; see the module
         docstring) or "per-server-drf" (Sec. III-D's naive extension: DRF run on each
@@ -483,7 +483,7 @@ def allocate(demands, servers, method="drfh", **options):
         up to its task count). The options:
     weights: positive weight per user (Sec. V-A), default all ones, within a factor 1e9
         of each other (drfbench._validation.MAX_WEIGHT_RATIO).
-    tasks: tasks per user, 0 or in [MIN_TASKS, 2**62] = [2**-62, 2**62] (inf, or None
+    tasks: tasks per user, 0 or in [MIN_TASKS, `2**62`] = [`2**-62`, `2**62`] (inf, or None
         for all: unbounded); a user leaves when all are placed.
     solver: for "drfh" only, "aggregate" (exact, by configuration; default) or "lp" (the
         full per-server LP, the test oracle); an option a method does not take is refused.

@@ -109,8 +109,8 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     threads  of the literal best-fit scan; isa: the kernels' variant
     literal  run the NumPy transcription instead of the kernel (tests; slow)
 
-    Work bounds: a run takes at most MAX_SAMPLES (10**6) samples holding at most
-    MAX_SAMPLE_VALUES (2**26, the simulator's budget) values (samples x users x
+    Work bounds: a run takes at most MAX_SAMPLES (`10**6`) samples holding at most
+    MAX_SAMPLE_VALUES (`2**26`, the simulator's budget) values (samples x users x
     (resources + 1)). The bounds are judged over the time the run takes: a trace that
     drains early runs whatever the bounds would allow later. A run that needs more before
     its horizon (or, without one, before its last task ends) is refused with a ValueError,

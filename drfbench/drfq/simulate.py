@@ -150,8 +150,8 @@ def simulate(costs, scheduler="drfq", **options):
     Bounds (model.flows, model.settings, model.budget): times in seconds (numbers or
     durations such as pandas.Timedelta) in (0, 1e9]; weights in [1e-12, 1e12], within a
     factor _validation.MAX_WEIGHT_RATIO (1e9) of each other; a run of at most about
-    MAX_PACKETS (2**28) packets, estimated from the duration, costs, rates and rtt, and a
-    state of at most MAX_STATE (2**27) numbers; beyond them a ValueError says which.
+    MAX_PACKETS (`2**28`) packets, estimated from the duration, costs, rates and rtt, and a
+    state of at most MAX_STATE (`2**27`) numbers; beyond them a ValueError says which.
     A scheduler given an option it does not take refuses it (drfbench.run). The model and
     the schedulers' definitions: drfbench.drfq.literal.
     """

@@ -93,8 +93,8 @@ def scheduler(tree, machines, policy="hdrf", **options):
 
     Bounds: the tree's (drfbench.hdrf.tree); machines matched to the tree's resources by
     name when given by name (a DataFrame, a dict of columns), else by position; tasks
-    whole numbers in [0, 2**62] or inf (a leaf demanding nothing needs a count); at most
-    drfbench.sim.MAX_RUNNING (10**7) tasks able to run at once (the work budget).
+    whole numbers in [0, `2**62`] or inf (a leaf demanding nothing needs a count); at most
+    drfbench.sim.MAX_RUNNING (`10**7`) tasks able to run at once (the work budget).
     literal=True: the slides' algorithm written literally (literal.Reference, slow: the
     kernel's test oracle) instead of the kernel. The options are the policy's, checked and
     defaulted by the registry (Method.checked: one check, one set of defaults with

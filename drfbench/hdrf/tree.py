@@ -15,8 +15,8 @@ tree exists. Bounds that keep every computation finite: a weight lies in [MIN_WE
 MAX_WEIGHT] (1e-300, 1e300) and within a factor MAX_WEIGHT_RATIO (drfbench._validation)
 of its siblings' (only their ratios matter); every node's guarantee (the product of
 weight fractions down its path) is at least MIN_GUARANTEE (1e-300); a demand is finite
-and >= 0; tasks a whole number in [0, MAX_COUNT] (2**62) or inf; the tree at most
-MAX_DEPTH (100) levels deep and MAX_TREE_NODES (2**20) nodes, leaves included (a dict
+and >= 0; tasks a whole number in [0, MAX_COUNT] (`2**62`) or inf; the tree at most
+MAX_DEPTH (100) levels deep and MAX_TREE_NODES (`2**20`) nodes, leaves included (a dict
 sharing one child dict many times expands to all its copies). The tree is kept as flat arrays in breadth-first order (a
 parent before its children, siblings in the order given): `parent`, `first_child`,
 `next_sibling`, `depth`, what drfbench/hdrf/hdrf.pyx walks.

@@ -200,9 +200,9 @@ def simulate(infrastructure, applications, policy="packer", **options):
 
     infrastructure: a packer.Infrastructure; applications: packer.Application objects
     (made by `application`, `workload` or `load_applications`). Bounds: servers x the
-    horizon (the last application's end) at most MAX_CELLS (2**24) cells, and the
+    horizon (the last application's end) at most MAX_CELLS (`2**24`) cells, and the
     placement's work, servers x the applications' nodes x instants, at most MAX_WORK
-    (2**36); beyond them a ValueError says which."""
+    (`2**36`); beyond them a ValueError says which."""
     return api.run(policy, infrastructure, applications, takes=APPLICATIONS, **options)
 
 

@@ -52,7 +52,7 @@ def cost(allocation, total, multipliers=None, weight=1.0):
     allocation: (m,) for one queue or (n, m) for n queues, finite and >= 0; total: the
     pool's (m,) capacity; multipliers: (m,) per resource, default 1 (0 leaves a resource
     out, as a resource missing from DominantResourceFairnessResourcesToConsider); weight:
-    > 0, a scalar or one per queue. A resource with total 0 contributes 0 (upstream's
+    `> 0`, a scalar or one per queue. A resource with total 0 contributes 0 (upstream's
     DivideZeroOnError)."""
     total, mult = _resources(total, multipliers)
     alloc = check.real_array(allocation, "allocation", np.ndim(allocation))
@@ -89,7 +89,7 @@ def fair_shares(capacity, weights, demands, multipliers=None,
 
     capacity: the pool's (m,) total; weights: (n,) > 0 (`queue_weights` turns priority
     factors into weights); demands: (n, m) each queue's constrained demand, finite and
-    >= 0, its share its unweighted `cost` (1 for every queue if the capacity is all 0);
+    `>= 0`, its share its unweighted `cost` (1 for every queue if the capacity is all 0);
     max_iterations, threshold: upstream's rounds and the share left at which it stops."""
     total, mult = _resources(capacity, multipliers, "capacity")
     D = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")

@@ -319,9 +319,9 @@ def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, resum
               ... up to the end
     resume    an evicted task goes back to its user's queue with the work it has left
               (default False: with its full work, a restart, as Kueue and Armada do)
-    Work budget: at most MAX_SAMPLE_VALUES (2**26) sampled values (instants x users x
+    Work budget: at most MAX_SAMPLE_VALUES (`2**26`) sampled values (instants x users x
     (resources + 1); judged as the run goes, up front only over what it surely takes) and
-    MAX_BACKLOG_TASKS (2**20) tasks launched from a Backlog (and a horizon at most that
+    MAX_BACKLOG_TASKS (`2**20`) tasks launched from a Backlog (and a horizon at most that
     many times its shortest duration); else a ValueError, before the run where the input
     shows it. The clock is exact at any scale: a trace task is refused only where float64
     cannot tell its end from its start (start + duration == start), up front at its

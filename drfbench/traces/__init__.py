@@ -61,14 +61,41 @@ MAX_SERVERS = 2**24               # servers a given size and count may make (as 
 
 def convert(format, inputs, out_servers, out_tasks, *, machines=(), jobs=(), server=None,
             count=None, progress=None, chunk=CHUNK):
-    """Convert the trace `format` (a key of FORMATS): its task tables `inputs` (paths, in
-    order), its machines tables `machines` and its job tables `jobs` (where the format
-    has them), into the servers file `out_servers` and the tasks file `out_tasks`, both
-    written atomically, or neither (a path, or a list of them, for each table). A format without a machines table (azure-vm) takes
-    `server` (resource -> capacity, its resources) and `count` (1 to MAX_SERVERS)
-    instead. progress: a Progress (lines on stderr), None for none. chunk: tasks sorted in
-    memory at once (more are spilled to sorted runs beside `out_tasks`). Returns the
-    summary {"servers", "tasks", "dropped": {reason: n}, "shortened"}."""
+    """Convert a public trace into a servers file and a tasks file, both written
+    atomically, or neither.
+
+    Parameters
+    ----------
+    format : str
+        The trace's format, a key of FORMATS.
+    inputs : str, Path or list of them
+        Its task tables, in order.
+    out_servers, out_tasks : str or Path
+        The servers file and the tasks file to write.
+    machines, jobs : str, Path or list of them
+        Its machines tables and its job tables, where the format has them.
+    server : dict, optional
+        resource -> capacity: the servers' size, for a format without a machines table
+        (azure-vm), with `count`.
+    count : int, optional
+        How many servers of that size, 1 to MAX_SERVERS.
+    progress : Progress, optional
+        Where progress lines go (stderr); None for none.
+    chunk : int
+        Tasks sorted in memory at once (more are spilled to sorted runs beside
+        `out_tasks`).
+
+    Returns
+    -------
+    dict
+        The summary: `servers`, `tasks`, `dropped` ({reason: n}) and `shortened`.
+
+    Raises
+    ------
+    ValueError
+        An unknown format, a table missing or given where the format has none, a bad
+        server size, count or chunk, or a bad row (its file, line and column named).
+    """
     if format not in FORMATS:
         raise ValueError(f"unknown trace format {format!r}; the formats: {', '.join(FORMATS)}")
     spec = FORMATS[format]
