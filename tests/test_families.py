@@ -228,12 +228,14 @@ def spelling(option):
                       rf"\b{option}=(?!=)|[\"']{option}[\"']|x-option: {option}\b")
 
 
-def spelled_in(option):
+def spelled_in(option, steps=()):
     """The source files (SOURCES, relative to the checkout) that spell `option` as a setting:
-    the count issue 35 tracks, over every option, as each setting's path through the code."""
+    the count issue 35 tracks, over every option, as each setting's path through the code.
+    A step's name in quotes (one of `steps`: DRF's step `slots`) is not a setting."""
     pattern = spelling(option)
+    names = re.compile("|".join(rf"[\"']{re.escape(s)}[\"']" for s in steps) or "(?!)")
     return {path.relative_to(ROOT).as_posix() for glob in SOURCES for path in ROOT.glob(glob)
-            if pattern.search(path.read_text())}
+            if pattern.search(names.sub("", path.read_text()))}
 
 
 def pipeline_flag(option):
@@ -241,23 +243,68 @@ def pipeline_flag(option):
     return flag(option)
 
 
-STEPPED = [f for f in api.families() if hasattr(importlib.import_module(f"drfbench.{f}.catalog"),
-                                                 "STEP_OPTIONS")]
+def step_options(family):
+    """The declared options `family`'s pipeline steps take or sweep (its catalog's
+    STEP_OPTIONS, STEP_SWEEPS), as {step: {name on the command line and in the config:
+    option}}."""
+    catalog = importlib.import_module(f"drfbench.{family}.catalog")
+    taken = {}
+    for step, names in getattr(catalog, "STEP_OPTIONS", {}).items():
+        taken.setdefault(step, {}).update({name: name for name in names})
+    for step, sweeps in getattr(catalog, "STEP_SWEEPS", {}).items():
+        taken.setdefault(step, {}).update(sweeps)
+    return taken
+
+
+STEPPED = [f for f in api.families() if step_options(f)]
+
+
+def test_the_families_on_the_mechanism():
+    assert {"drfq", "drf"} <= set(STEPPED)
 
 
 @pytest.mark.parametrize("family", STEPPED)
 def test_the_steps_take_their_options_from_the_declarations(family):
-    """A family that lists its steps' options (catalog.STEP_OPTIONS) spells none of them
-    in its steps' parser or its rules: the flags come from the declarations
-    (_command.steps), the rules' values from the config by drfbench.pipeline.flags. Caught
-    on DRFQ before: --rtt, --interval, --duration, --packet-costs in drfq/__main__.py and
-    workflows/rules/drfq.smk."""
-    taken = importlib.import_module(f"drfbench.{family}.catalog").STEP_OPTIONS
+    """A family that lists its steps' options (catalog.STEP_OPTIONS, STEP_SWEEPS) spells
+    none of them, nor a sweep's name, in its steps' parser or its rules: the flags come
+    from the declarations (_command.steps), the rules' values from the config by
+    drfbench.pipeline.flags. Caught on DRFQ before: --rtt, --interval, --duration,
+    --packet-costs in drfq/__main__.py and workflows/rules/drfq.smk; on DRF: --slots in
+    drf/__main__.py and drf.smk."""
+    taken = step_options(family)
     steps_and_rules = {f"drfbench/{family}/__main__.py",
                        *(p.relative_to(ROOT).as_posix()
-                         for p in (ROOT / "workflows/rules").glob(f"{family}*.smk"))}
-    for option in sorted({o for names in taken.values() for o in names}):
-        assert spelled_in(option) & steps_and_rules == set(), option
+                         for p in (ROOT / "workflows/rules").glob(f"{family}*.smk")
+                         if in_family_places(p.relative_to(ROOT).as_posix(), family))}
+    for name in sorted({n for step in taken.values() for pair in step.items() for n in pair}):
+        assert spelled_in(name, steps=taken) & steps_and_rules == set(), name
+
+
+def test_a_sweep_s_flag_is_its_option_s_declaration():
+    """DRF's slots step sweeps hadoop-slots' declared `slots`: --slots takes one or more
+    whole numbers within [1, 1e7], required (the declared default is None: hadoop-slots
+    needs it); pipeline.flags writes the config's list as its values."""
+    from drfbench._command import options_of, steps
+    from drfbench.drf import __main__ as step
+    parsed = []
+    original = step.run_step
+    try:
+        step.run_step = lambda parser, body, argv: parsed.append(parser.parse_args(argv))
+        step.main(["slots", "--out", "x.csv", "--slots", "3", "5"])
+    finally:
+        step.run_step = original
+    assert options_of(parsed[0]) == {"slots": [3, 5]}
+    for bad in (["--slots", "0"], ["--slots", "2.5"], []):
+        with pytest.raises(SystemExit):
+            step.main(["slots", "--out", "x.csv", *bad])
+    assert pipeline.flags({"slots": [2, 4, 6], "machines": 3}, "drf", "slots") == "--slots 2 4 6"
+    with pytest.raises(ValueError, match="family 'drf' lists no options of step 'bogus'"):
+        pipeline.flags({}, "drf", "bogus")
+    p, _ = steps("drf", "", {"s": ""}, sweeps={"s": {"counts": "slots"}})
+    assert options_of(p.parse_args(["s", "--out", "x.csv", "--counts", "1", "2"])) == \
+        {"counts": [1, 2]}
+    with pytest.raises(ValueError, match="option 'tasks': a list, so not swept"):
+        steps("drf", "", {"s": ""}, sweeps={"s": {"tasks": "tasks"}})
 
 
 def test_a_step_s_flags_are_its_options_declarations():
