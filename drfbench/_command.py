@@ -164,8 +164,7 @@ def option_flag(parser, option, sweep=None):
     """Add declared option `option` (an api.Option) to `parser` as its flag, with its type
     (a number within its bounds, one of its choices, true/false, a list as several
     values), default and description; with `sweep` (a name), the flag --<sweep> of one or
-    more such values (a list; required where the option's default is None, else [the
-    default])."""
+    more such values (a list, required: the step's runs)."""
     kind = {list: float, bool: str}.get(option.type, option.type)
     convert = {"type": kind}
     if option.type is bool:
@@ -183,12 +182,10 @@ def option_flag(parser, option, sweep=None):
                                  and option.bounds[-1] == "]", name=option.name)
     if sweep and option.type is list:
         raise ValueError(f"option {option.name!r}: a list, so not swept")
-    swept = {"required": option.default is None} if sweep else {}
-    default = None if swept.get("required") else [option.default] if sweep else option.default
-    parser.add_argument(flag(sweep or option.name), dest=sweep or option.name, default=default,
+    parser.add_argument(flag(sweep or option.name), dest=sweep or option.name,
+                        default=None if sweep else option.default, required=bool(sweep),
                         nargs="+" if option.type is list or sweep else None,
-                        help=option.description + (" (a run each)" if sweep else ""),
-                        **swept, **convert)
+                        help=option.description + (" (a run each)" if sweep else ""), **convert)
 
 
 def options_of(args):

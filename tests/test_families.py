@@ -260,7 +260,7 @@ STEPPED = [f for f in api.families() if step_options(f)]
 
 
 def test_the_families_on_the_mechanism():
-    assert {"drfq", "drf"} <= set(STEPPED)
+    assert {"drfq", "drf", "dcdrf"} <= set(STEPPED)
 
 
 @pytest.mark.parametrize("family", STEPPED)
@@ -282,8 +282,8 @@ def test_the_steps_take_their_options_from_the_declarations(family):
 
 def test_a_sweep_s_flag_is_its_option_s_declaration():
     """DRF's slots step sweeps hadoop-slots' declared `slots`: --slots takes one or more
-    whole numbers within [1, 1e7], required (the declared default is None: hadoop-slots
-    needs it); pipeline.flags writes the config's list as its values."""
+    whole numbers within [1, 1e7], required (a sweep's runs are given); pipeline.flags
+    writes the config's list as its values."""
     from drfbench._command import options_of, steps
     from drfbench.drf import __main__ as step
     parsed = []
