@@ -1,5 +1,6 @@
 """Every registered family has the files docs/adding-a-family.md lists, and keeps its
 settings to itself: a family registered without one of them fails here, naming it."""
+import ast
 import csv
 import importlib
 import inspect
@@ -228,13 +229,13 @@ def spelling(option):
                       rf"\b{option}=(?!=)|[\"']{option}[\"']|x-option: {option}\b")
 
 
-def spelled_in(option, steps=()):
-    """The source files (SOURCES, relative to the checkout) that spell `option` as a setting:
-    the count issue 35 tracks, over every option, as each setting's path through the code.
-    A step's name in quotes (one of `steps`: DRF's step `slots`) is not a setting."""
+def spelled_in(option, steps=(), sources=SOURCES):
+    """The source files (`sources`, relative to the checkout) that spell `option` as a
+    setting: the count issue 35 tracks, over every option, as each setting's path through
+    the code. A step's name in quotes (one of `steps`: DRF's step `slots`) is not a setting."""
     pattern = spelling(option)
     names = re.compile("|".join(rf"[\"']{re.escape(s)}[\"']" for s in steps) or "(?!)")
-    return {path.relative_to(ROOT).as_posix() for glob in SOURCES for path in ROOT.glob(glob)
+    return {path.relative_to(ROOT).as_posix() for glob in sources for path in ROOT.glob(glob)
             if pattern.search(names.sub("", path.read_text()))}
 
 
@@ -278,6 +279,23 @@ def test_the_steps_take_their_options_from_the_declarations(family):
                          if in_family_places(p.relative_to(ROOT).as_posix(), family))}
     for name in sorted({n for step in taken.values() for pair in step.items() for n in pair}):
         assert spelled_in(name, steps=taken) & steps_and_rules == set(), name
+
+
+def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
+    """Issue 35, item 2, on the family every new one copies: each option its catalog
+    declares is spelled in at most two of its source files, its declaration (catalog.py)
+    and its use (its schema's x-option); its step and rule take it through the mechanism
+    (_command.steps, pipeline.flags). Caught before: --scale and params.scale in the
+    template's __main__.py and skeleton.smk."""
+    sources = [f"template/{glob}" for glob in SOURCES]
+    catalog = (TEMPLATE / f"drfbench/{TEMPLATE_NAME}/catalog.py").read_text()
+    options = re.findall(r"\bOption\(\"(\w+)\"", catalog)
+    steps = re.search(r"STEP_OPTIONS = (\{.*\})", catalog).group(1)
+    assert options
+    for option in options:
+        spelled = spelled_in(option, steps=ast.literal_eval(steps), sources=sources)
+        assert f"template/drfbench/{TEMPLATE_NAME}/catalog.py" in spelled, option
+        assert len(spelled) <= 2, (option, sorted(spelled))
 
 
 def test_a_sweep_s_flag_is_its_option_s_declaration():
