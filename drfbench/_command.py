@@ -113,29 +113,33 @@ def run(parser, body, argv=None, command="command"):
         return body(args)
 
 
-def steps(family, description, helps, flags=("out", "seed"), options=None):
+def steps(family, description, helps, flags=("out", "seed"), options=None, sweeps=None):
     """The parser of a family's pipeline steps, `python -m drfbench.<family> <step> ...`: a
     subparser per step (`helps`: step -> one line), each taking the common flags named in
     `flags`: --out (the rows file, required), --seed (a natural number, default 0), and
     the family's declared options its step takes (`options`: step -> option names, the
-    catalog's STEP_OPTIONS; each a flag as `option_flag` makes it, `options_of` gives them
-    back by name). Returns (the parser, {step: its subparser}), for each step's own flags;
-    `run_step` runs it."""
+    catalog's STEP_OPTIONS; each a flag as `option_flag` makes it) or sweeps, a run per
+    value (`sweeps`: step -> {sweep's name: option's name}, the catalog's STEP_SWEEPS;
+    each a flag of one or more values, `option_flag(..., sweep=name)`); `options_of`
+    gives both back by name (a sweep's: a list).
+    Returns (the parser, {step: its subparser}), for each step's own flags; `run_step`
+    runs it."""
     p = Parser(prog=f"python -m drfbench.{family}", description=description)
     sub = p.add_subparsers(dest="command", required=True)
-    declared = family_options(family) if options else {}
+    declared = family_options(family) if options or sweeps else {}
     for name, text in helps.items():
         a = sub.add_parser(name, help=text)
         if "out" in flags:
             a.add_argument("--out", type=output, required=True, help="the rows (CSV)")
         if "seed" in flags:
             a.add_argument("--seed", type=NATURAL, default=0, help="the seed of every random draw")
-        taken = (options or {}).get(name, ())
-        for option in taken:
+        taken = [(o, None) for o in (options or {}).get(name, ())] + \
+                [(o, sweep) for sweep, o in (sweeps or {}).get(name, {}).items()]
+        for option, sweep in taken:
             if option not in declared:
                 raise ValueError(f"step {name!r}: family {family!r} declares no option {option!r}")
-            option_flag(a, declared[option])
-        a.set_defaults(options_taken=tuple(taken))
+            option_flag(a, declared[option], sweep=sweep)
+        a.set_defaults(options_taken=tuple(sweep or o for o, sweep in taken))
     return p, sub.choices
 
 
@@ -156,10 +160,11 @@ def flag(name):
     return "--" + name.replace("_", "-")
 
 
-def option_flag(parser, option):
+def option_flag(parser, option, sweep=None):
     """Add declared option `option` (an api.Option) to `parser` as its flag, with its type
     (a number within its bounds, one of its choices, true/false, a list as several
-    values), default and description."""
+    values), default and description; with `sweep` (a name), the flag --<sweep> of one or
+    more such values (a list, required: the step's runs)."""
     kind = {list: float, bool: str}.get(option.type, option.type)
     convert = {"type": kind}
     if option.type is bool:
@@ -175,9 +180,12 @@ def option_flag(parser, option):
                                  open_high=option.bounds is not None and option.bounds[-1] == ")",
                                  infinite=math.isinf(high) and option.bounds is not None
                                  and option.bounds[-1] == "]", name=option.name)
-    parser.add_argument(flag(option.name), dest=option.name, default=option.default,
-                        nargs="+" if option.type is list else None, help=option.description,
-                        **convert)
+    if sweep and option.type is list:
+        raise ValueError(f"option {option.name!r}: a list, so not swept")
+    parser.add_argument(flag(sweep or option.name), dest=sweep or option.name,
+                        default=None if sweep else option.default, required=bool(sweep),
+                        nargs="+" if option.type is list or sweep else None,
+                        help=option.description + (" (a run each)" if sweep else ""), **convert)
 
 
 def options_of(args):

@@ -128,17 +128,19 @@ def configure(config, directory):
 
 def flags(settings, family, step):
     """The command-line flags of the declared options that `family`'s pipeline step
-    `step` takes (its catalog's STEP_OPTIONS), each with its value in `settings` (the
-    family's config section): "--name value ...", a list as several values. A
-    rule passes them as they are, naming no option (docs/pipeline.md)."""
+    `step` takes or sweeps (its catalog's STEP_OPTIONS, then STEP_SWEEPS under the sweep's
+    name), each with its value in `settings` (the family's config section): "--name value
+    ...", a list (a sweep's values) as several values. A rule passes them as they are,
+    naming no option (docs/pipeline.md)."""
     from . import api
     from ._command import flag
     api.families()                       # every catalog read
     catalog = sys.modules.get(f"drfbench.{family}.{api.CATALOG}")
-    taken = getattr(catalog, "STEP_OPTIONS", {}).get(step)
-    if taken is None:
+    lists = [getattr(catalog, name, {}).get(step) for name in ("STEP_OPTIONS", "STEP_SWEEPS")]
+    if lists == [None, None]:
         raise ValueError(f"family {family!r} lists no options of step {step!r} (its catalog's "
-                         "STEP_OPTIONS)")
+                         "STEP_OPTIONS or STEP_SWEEPS)")
+    taken = [name for names in lists for name in names or ()]
     return " ".join(f"{flag(name)} " + " ".join(shlex.quote(str(v)) for v in (
         settings[name] if isinstance(settings[name], list) else [settings[name]]))
         for name in taken)

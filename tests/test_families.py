@@ -1,5 +1,6 @@
 """Every registered family has the files docs/adding-a-family.md lists, and keeps its
 settings to itself: a family registered without one of them fails here, naming it."""
+import ast
 import csv
 import importlib
 import inspect
@@ -228,12 +229,14 @@ def spelling(option):
                       rf"\b{option}=(?!=)|[\"']{option}[\"']|x-option: {option}\b")
 
 
-def spelled_in(option):
-    """The source files (SOURCES, relative to the checkout) that spell `option` as a setting:
-    the count issue 35 tracks, over every option, as each setting's path through the code."""
+def spelled_in(option, steps=(), sources=SOURCES):
+    """The source files (`sources`, relative to the checkout) that spell `option` as a
+    setting: the count issue 35 tracks, over every option, as each setting's path through
+    the code. A step's name in quotes (one of `steps`: DRF's step `slots`) is not a setting."""
     pattern = spelling(option)
-    return {path.relative_to(ROOT).as_posix() for glob in SOURCES for path in ROOT.glob(glob)
-            if pattern.search(path.read_text())}
+    names = re.compile("|".join(rf"[\"']{re.escape(s)}[\"']" for s in steps) or "(?!)")
+    return {path.relative_to(ROOT).as_posix() for glob in sources for path in ROOT.glob(glob)
+            if pattern.search(names.sub("", path.read_text()))}
 
 
 def pipeline_flag(option):
@@ -241,23 +244,85 @@ def pipeline_flag(option):
     return flag(option)
 
 
-STEPPED = [f for f in api.families() if hasattr(importlib.import_module(f"drfbench.{f}.catalog"),
-                                                 "STEP_OPTIONS")]
+def step_options(family):
+    """The declared options `family`'s pipeline steps take or sweep (its catalog's
+    STEP_OPTIONS, STEP_SWEEPS), as {step: {name on the command line and in the config:
+    option}}."""
+    catalog = importlib.import_module(f"drfbench.{family}.catalog")
+    taken = {}
+    for step, names in getattr(catalog, "STEP_OPTIONS", {}).items():
+        taken.setdefault(step, {}).update({name: name for name in names})
+    for step, sweeps in getattr(catalog, "STEP_SWEEPS", {}).items():
+        taken.setdefault(step, {}).update(sweeps)
+    return taken
+
+
+STEPPED = [f for f in api.families() if step_options(f)]
+
+
+def test_the_families_on_the_mechanism():
+    assert {"drfq", "drf", "dcdrf"} <= set(STEPPED)
 
 
 @pytest.mark.parametrize("family", STEPPED)
 def test_the_steps_take_their_options_from_the_declarations(family):
-    """A family that lists its steps' options (catalog.STEP_OPTIONS) spells none of them
-    in its steps' parser or its rules: the flags come from the declarations
-    (_command.steps), the rules' values from the config by drfbench.pipeline.flags. Caught
-    on DRFQ before: --rtt, --interval, --duration, --packet-costs in drfq/__main__.py and
-    workflows/rules/drfq.smk."""
-    taken = importlib.import_module(f"drfbench.{family}.catalog").STEP_OPTIONS
+    """A family that lists its steps' options (catalog.STEP_OPTIONS, STEP_SWEEPS) spells
+    none of them, nor a sweep's name, in its steps' parser or its rules: the flags come
+    from the declarations (_command.steps), the rules' values from the config by
+    drfbench.pipeline.flags. Caught on DRFQ before: --rtt, --interval, --duration,
+    --packet-costs in drfq/__main__.py and workflows/rules/drfq.smk; on DRF: --slots in
+    drf/__main__.py and drf.smk."""
+    taken = step_options(family)
     steps_and_rules = {f"drfbench/{family}/__main__.py",
                        *(p.relative_to(ROOT).as_posix()
-                         for p in (ROOT / "workflows/rules").glob(f"{family}*.smk"))}
-    for option in sorted({o for names in taken.values() for o in names}):
-        assert spelled_in(option) & steps_and_rules == set(), option
+                         for p in (ROOT / "workflows/rules").glob(f"{family}*.smk")
+                         if in_family_places(p.relative_to(ROOT).as_posix(), family))}
+    for name in sorted({n for step in taken.values() for pair in step.items() for n in pair}):
+        assert spelled_in(name, steps=taken) & steps_and_rules == set(), name
+
+
+def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
+    """Issue 35, item 2, on the family every new one copies: each option its catalog
+    declares is spelled in at most two of its source files, its declaration (catalog.py)
+    and its use (its schema's x-option); its step and rule take it through the mechanism
+    (_command.steps, pipeline.flags). Caught before: --scale and params.scale in the
+    template's __main__.py and skeleton.smk."""
+    sources = [f"template/{glob}" for glob in SOURCES]
+    catalog = (TEMPLATE / f"drfbench/{TEMPLATE_NAME}/catalog.py").read_text()
+    options = re.findall(r"\bOption\(\"(\w+)\"", catalog)
+    steps = re.search(r"STEP_OPTIONS = (\{.*\})", catalog).group(1)
+    assert options
+    for option in options:
+        spelled = spelled_in(option, steps=ast.literal_eval(steps), sources=sources)
+        assert f"template/drfbench/{TEMPLATE_NAME}/catalog.py" in spelled, option
+        assert len(spelled) <= 2, (option, sorted(spelled))
+
+
+def test_a_sweep_s_flag_is_its_option_s_declaration():
+    """DRF's slots step sweeps hadoop-slots' declared `slots`: --slots takes one or more
+    whole numbers within [1, 1e7], required (a sweep's runs are given); pipeline.flags
+    writes the config's list as its values."""
+    from drfbench._command import options_of, steps
+    from drfbench.drf import __main__ as step
+    parsed = []
+    original = step.run_step
+    try:
+        step.run_step = lambda parser, body, argv: parsed.append(parser.parse_args(argv))
+        step.main(["slots", "--out", "x.csv", "--slots", "3", "5"])
+    finally:
+        step.run_step = original
+    assert options_of(parsed[0]) == {"slots": [3, 5]}
+    for bad in (["--slots", "0"], ["--slots", "2.5"], []):
+        with pytest.raises(SystemExit):
+            step.main(["slots", "--out", "x.csv", *bad])
+    assert pipeline.flags({"slots": [2, 4, 6], "machines": 3}, "drf", "slots") == "--slots 2 4 6"
+    with pytest.raises(ValueError, match="family 'drf' lists no options of step 'bogus'"):
+        pipeline.flags({}, "drf", "bogus")
+    p, _ = steps("drf", "", {"s": ""}, sweeps={"s": {"counts": "slots"}})
+    assert options_of(p.parse_args(["s", "--out", "x.csv", "--counts", "1", "2"])) == \
+        {"counts": [1, 2]}
+    with pytest.raises(ValueError, match="option 'tasks': a list, so not swept"):
+        steps("drf", "", {"s": ""}, sweeps={"s": {"tasks": "tasks"}})
 
 
 def test_a_step_s_flags_are_its_options_declarations():

@@ -8,6 +8,7 @@
 """
 from .._command import run_step, steps
 from . import azure, controller, guarantees, many_core, sweeps
+from .catalog import STEP_SWEEPS
 
 
 def main(argv=None):
@@ -17,7 +18,7 @@ def main(argv=None):
                     "intervals", "guarantees": "§3's guarantees on small random instances",
                     "azure": "Fig. 2's Azure activity",
                     "many-core": "the many-core reference set: drfbench bench runs of a "
-                    "configuration file"}, flags=())
+                    "configuration file"}, flags=(), sweeps=STEP_SWEEPS)
     sweeps.arguments(sub)
     for name, module in (("controller", controller), ("guarantees", guarantees),
                          ("azure", azure), ("many-core", many_core)):

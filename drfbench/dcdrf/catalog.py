@@ -36,3 +36,7 @@ METHODS = (
            "dcdrf.methods:run_edrf_event", (*_KERNEL, EPSILON, THREADS), label="edrf-event",
            exact=True),
 )
+
+# The declared options each pipeline step sweeps, a run per value (sweep's name -> option):
+# its flag (_command.steps), its rule's values from the config (drfbench.pipeline.flags).
+STEP_SWEEPS = {"guarantees": {"epsilons": "epsilon"}}

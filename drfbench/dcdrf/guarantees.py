@@ -48,7 +48,7 @@ import sys
 import numpy as np
 
 from .. import rows as tidy
-from .._command import COUNT, NATURAL, SHARE, output
+from .._command import COUNT, NATURAL, options_of, output
 from ..properties import misreports
 from . import literal
 from .demands import allocate
@@ -280,8 +280,6 @@ def arguments(p):
     p.add_argument("--bound-instances", type=COUNT, default=600,
                    help="sparse random instances for the fairness bound")
     p.add_argument("--seed", type=NATURAL, default=0)
-    p.add_argument("--epsilons", type=SHARE, nargs="+", default=[0.01, 0.1],
-                   help="each in (0, 1)")
     p.add_argument("--resources", type=COUNT, nargs="+", default=[16, 64, 256],
                    help="|R| of the lemma's instances (tenants: 4 |R|)")
     p.add_argument("--lemma-instances", type=COUNT, default=10)
@@ -290,9 +288,12 @@ def arguments(p):
 
 
 def step(args):
-    """The step: the table, written to --out."""
-    if any(e >= 1 for e in args.epsilons):
-        raise ValueError("--epsilons must lie in (0, 1)")
-    rows = table(args.instances, args.bound_instances, args.seed, tuple(args.epsilons),
+    """The step: the table, written to --out; its epsilons (a sweep of the declared
+    option, catalog.STEP_SWEEPS) each > 0, as the guarantees hold up to epsilon."""
+    epsilons = tuple(options_of(args)["epsilons"])
+    if min(epsilons) <= 0:
+        raise ValueError(f"--epsilons must each be > 0 (the guarantees hold up to epsilon), "
+                         f"got {min(epsilons):g}")
+    rows = table(args.instances, args.bound_instances, args.seed, epsilons,
                  tuple(args.resources), args.lemma_instances, args.demanded, progress=sys.stderr)
     tidy.write(rows, args.out)

@@ -4,17 +4,18 @@ family's pipeline steps (workflows/rules/drf.smk), each writing tidy rows.
   properties  the DRF lecture's property table, checked empirically on every registered
               method taking divisible demands (properties.py); --examples also writes the
               lecture's worked examples
-  slots       the lecture's DRF-vs-slots experiment on drfbench.sim (tasks.py)
+  slots       the lecture's DRF-vs-slots experiment on drfbench.sim (tasks.py), a run of
+              hadoop-slots per value of its declared option (catalog.STEP_SWEEPS)
 """
 import sys
 
 import numpy as np
 
 from .. import rows as tidy
-from .._command import (COUNT, NONNEGATIVE, POSITIVE, PROPER_FRACTION, output, run_step,
-                        steps)
+from .._command import (COUNT, NONNEGATIVE, POSITIVE, PROPER_FRACTION, options_of, output,
+                        run_step, steps)
 from ..api import methods
-from .catalog import DEMANDS
+from .catalog import DEMANDS, STEP_SWEEPS
 from .properties import CHECKS, TOL, lecture_examples, table_policies
 from .tasks import JobType, drf_vs_slots
 
@@ -38,7 +39,7 @@ def slots(p, args):
     cluster = np.tile(np.asarray(args.machine, dtype=float), (args.machines, 1))
     job_types = [JobType("Type 1", tuple(args.type1), args.tasks_per_job, args.duration),
                  JobType("Type 2", tuple(args.type2), args.tasks_per_job, args.duration)]
-    rows = drf_vs_slots(cluster, job_types, args.slots, horizon=args.horizon,
+    rows = drf_vs_slots(cluster, job_types, options_of(args)["slots"], horizon=args.horizon,
                         jitter=args.jitter, seed=args.seed, sample=args.sample)
     stamp = {"machines": args.machines, "machine": " ".join(f"{c:g}" for c in args.machine),
              "type1": " ".join(f"{c:g}" for c in args.type1),
@@ -51,7 +52,8 @@ def slots(p, args):
 def main(argv=None):
     p, sub = steps("drf", "The DRF lecture's property table and its DRF vs slots experiment.",
                    {"properties": "the lecture's property table, checked empirically",
-                    "slots": "the lecture's DRF vs slots experiment, as a tidy CSV"})
+                    "slots": "the lecture's DRF vs slots experiment, as a tidy CSV"},
+                   sweeps=STEP_SWEEPS)
     demand_methods = list(methods(takes=DEMANDS))
     a = sub["properties"]
     a.add_argument("--examples", type=output, help="also write the lecture's worked examples here")
@@ -73,7 +75,6 @@ def main(argv=None):
     a.add_argument("--type2", type=NONNEGATIVE, nargs="+", default=[1.0, 0.5])
     a.add_argument("--tasks-per-job", type=COUNT, default=20)
     a.add_argument("--duration", type=POSITIVE, default=60.0, help="seconds per task")
-    a.add_argument("--slots", type=COUNT, nargs="+", default=[2, 4, 6])
     a.add_argument("--horizon", type=POSITIVE, default=3600.0)
     a.add_argument("--jitter", type=NONNEGATIVE, default=0.2,
                    help="task durations times exp(jitter * N(0, 1))")

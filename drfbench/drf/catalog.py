@@ -31,3 +31,7 @@ METHODS = (
            "(Hadoop's fair scheduler)", "drf.tasks:run_policy",
            (WEIGHTS, TASK_COUNTS, SLOTS, ISA), label="slots"),
 )
+
+# The declared options each pipeline step sweeps, a run per value (sweep's name -> option):
+# its flag (_command.steps), its rule's values from the config (drfbench.pipeline.flags).
+STEP_SWEEPS = {"slots": {"slots": "slots"}}

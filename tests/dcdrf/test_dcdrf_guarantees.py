@@ -98,3 +98,20 @@ def test_table_rows(tmp_path):
     assert list(table.columns[:len(guarantees.COLUMNS)]) == list(guarantees.COLUMNS)
     lemma = table[table["check"] == "lemma_3_1"].iloc[0]
     assert lemma["tenants"] == 16 and lemma["worst_ratio"] < 1
+
+
+@pytest.mark.parametrize("epsilons,message", [(["0"], "--epsilons must each be > 0"),
+                                              (["0.1", "1"], "argument --epsilons: must be a "
+                                               "finite number >= 0 and < 1, got '1'"),
+                                              ([], "required: --epsilons")])
+def test_the_step_sweeps_the_declared_epsilon(tmp_path, capsys, epsilons, message):
+    """--epsilons is a sweep of DC-DRF's declared epsilon (catalog.STEP_SWEEPS): the
+    declaration's bounds [0, 1), and the step's own > 0; refused in one line, status 2,
+    nothing written."""
+    from drfbench.dcdrf.__main__ import main
+    out = tmp_path / "g.csv"
+    args = ["guarantees", "--out", str(out), "--instances", "2", "--bound-instances", "2",
+            "--resources", "16", "--lemma-instances", "1"]
+    with pytest.raises(SystemExit) as exit_:
+        main(args + (["--epsilons", *epsilons] if epsilons else []))
+    assert exit_.value.code == 2 and message in capsys.readouterr().err and not out.exists()

@@ -7,6 +7,8 @@
 # epsilons, resources and lemma_instances (Lemma 3.1's sizes), demanded (its resources per
 # tenant); seed: the config's.
 
+from drfbench.pipeline import flags
+
 GUARANTEES = config["dcdrf"]["guarantees"]
 TARGETS += expand("results/{name}/dcdrf/guarantees.csv", name=NAME)
 
@@ -22,7 +24,7 @@ rule dcdrf_guarantees:
         python=PYTHON,
         instances=GUARANTEES["instances"],
         bound_instances=GUARANTEES["bound_instances"],
-        epsilons=" ".join(map(str, GUARANTEES["epsilons"])),
+        options=flags(GUARANTEES, "dcdrf", "guarantees"),
         resources=" ".join(map(str, GUARANTEES["resources"])),
         lemma_instances=GUARANTEES["lemma_instances"],
         demanded=GUARANTEES["demanded"],
@@ -31,6 +33,6 @@ rule dcdrf_guarantees:
     shell:
         "OMP_NUM_THREADS=1 {params.python} -m drfbench.dcdrf guarantees --out {output} "
         "--instances {params.instances} --bound-instances {params.bound_instances} "
-        "--epsilons {params.epsilons} --resources {params.resources} "
+        "{params.options} --resources {params.resources} "
         "--lemma-instances {params.lemma_instances} --demanded {params.demanded} "
         "--seed {params.seed} > {log} 2>&1"

@@ -10,6 +10,8 @@
 #   tasks_per_job, duration: jobs of both types (tasks per job, seconds per task)
 #   slots: slots per machine for hadoop-slots           horizon, jitter: simulation length, noise
 
+from drfbench.pipeline import flags
+
 DRF = config["drf"]
 TARGETS += expand("results/{name}/drf/{table}.csv", name=NAME,
                   table=["drf_properties", "drf_examples", "drf_vs_slots"])
@@ -50,14 +52,14 @@ rule drf_vs_slots:
         machine=" ".join(map(str, DRF["machine"])),
         tasks=DRF["tasks_per_job"],
         duration=DRF["duration"],
-        slots=" ".join(map(str, DRF["slots"])),
+        options=flags(DRF, "drf", "slots"),
         horizon=DRF["horizon"],
         jitter=DRF["jitter"],
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drf slots --machines {params.machines} "
         "--machine {params.machine} --tasks-per-job {params.tasks} --duration {params.duration} "
-        "--slots {params.slots} --horizon {params.horizon} --jitter {params.jitter} "
+        "{params.options} --horizon {params.horizon} --jitter {params.jitter} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
 

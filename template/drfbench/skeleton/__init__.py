@@ -2,7 +2,7 @@
 copied from template/ by tests/test_families.py), one input kind, one method, one
 option, one pipeline step, one notebook.
 
-    share(demands, method="skeleton", scale=1.0)    equal dominant shares (drfbench.run)
+    share(demands, method="skeleton", **options)    equal dominant shares (drfbench.run)
     Shares                                           its result (rows(): tidy rows)
 """
 from .shares import Shares, share

@@ -1,33 +1,29 @@
 """python -m drfbench.skeleton share --users N --resources M --out rows.csv: the skeleton
-family's pipeline step (workflows/rules/skeleton.smk), the method on random demands."""
-import sys
-
+family's pipeline step (workflows/rules/skeleton.smk), the method on random demands; the
+method's declared options are the step's flags (catalog.STEP_OPTIONS, _command.steps)."""
 import numpy as np
 
 from .. import rows as tidy
-from .._command import COUNT, NATURAL, Parser, output, run
-from .catalog import SCALE
+from .._command import COUNT, options_of, run_step, steps
+from .catalog import STEP_OPTIONS
 from .shares import share
 
 
 def main(argv=None):
-    p = Parser(prog="python -m drfbench.skeleton", description="The skeleton family's step.")
-    sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("share", help="equal dominant shares on random demands")
-    a.add_argument("--users", type=COUNT, required=True)
-    a.add_argument("--resources", type=COUNT, required=True)
-    a.add_argument("--scale", type=float, default=SCALE.default, help=SCALE.description)
-    a.add_argument("--seed", type=NATURAL, default=0)
-    a.add_argument("--out", type=output, required=True)
-    run(p, step, argv)
+    p, sub = steps("skeleton", "The skeleton family's step.",
+                   {"share": "equal dominant shares on random demands"}, options=STEP_OPTIONS)
+    sub["share"].add_argument("--users", type=COUNT, required=True)
+    sub["share"].add_argument("--resources", type=COUNT, required=True)
+    run_step(p, step, argv)
 
 
 def step(args):
-    """The step: uniform random demands in (0, 1], the method, its rows written."""
+    """The step: uniform random demands in (0, 1], the method with its options as given,
+    its rows written; what it wrote."""
     demands = 1 - np.random.default_rng(args.seed).random((args.users, args.resources))
-    table = share(demands, scale=args.scale).rows(seed=args.seed)
+    table = share(demands, **options_of(args)).rows(seed=args.seed)
     tidy.write(table, args.out)
-    print(f"skeleton {args.command} -> {args.out} ({len(table)} rows)", file=sys.stderr)
+    return f"{args.out} ({len(table)} rows)"
 
 
 if __name__ == "__main__":

@@ -18,3 +18,7 @@ METHODS = (
            "the proportions of its demand vector, until a resource runs out",
            "skeleton.shares:run_equal", (SCALE,), label="Skeleton", exact=True),
 )
+
+# The declared options each pipeline step takes: its flags (_command.steps), its rule's
+# values from the config (drfbench.pipeline.flags).
+STEP_OPTIONS = {"share": ("scale",)}

@@ -3,6 +3,8 @@
 #
 # Config (key `skeleton`; seed: the config's): users, resources, scale
 
+from drfbench.pipeline import flags
+
 SKELETON = config["skeleton"]
 TARGETS += expand("results/{name}/skeleton/skeleton_shares.csv", name=NAME)
 
@@ -18,11 +20,11 @@ rule skeleton_share:
         python=PYTHON,
         users=SKELETON["users"],
         resources=SKELETON["resources"],
-        scale=SKELETON["scale"],
+        options=flags(SKELETON, "skeleton", "share"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.skeleton share --users {params.users} "
-        "--resources {params.resources} --scale {params.scale} --seed {params.seed} "
+        "--resources {params.resources} {params.options} --seed {params.seed} "
         "--out {output} > {log} 2>&1"
 
 
