@@ -556,7 +556,7 @@ def test_work_bounds_documented():
     # one bound on sampled values, the simulator's: drfh's own (10**8) was never the one
     # that limited a run
     assert simulation.MAX_SAMPLE_VALUES == sim.workload.MAX_SAMPLE_VALUES == 2**26
-    assert "MAX_SAMPLE_VALUES (2**26" in drfh.simulate.__doc__
+    assert "MAX_SAMPLE_VALUES (`2**26`" in drfh.simulate.__doc__
     assert exact.MAX_RANGE == 1e4 and "(1e4)" in drfh.allocate.__doc__
     assert "2**-62" in drfh.allocate.__doc__
 
