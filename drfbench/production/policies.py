@@ -142,10 +142,16 @@ class RulePolicy:
 
     def _check_startable(self):
         """Refuse a job the rule would never start, on the empty cluster: a gang beyond its
-        queues' limits or the nodes, or (Kueue) beyond its ClusterQueue's quota."""
+        queues' limits or the nodes, or (Kueue) beyond its ClusterQueue's quota; the first
+        job of each shape (leaf, tasks, demand) checked, the others alike."""
         s = self.scenario
+        seen = set()
         for j, q in enumerate(s.queue.tolist()):
             n = int(s.tasks[j]) if self.gang else 1
+            shape = (q, n, s.demand[j].tobytes())
+            if shape in seen:
+                continue
+            seen.add(shape)
             why = self._beyond(q, n * s.demand[j]) or (
                 None if self._place(q, j, n) is not None else "the nodes")
             if why:
@@ -280,18 +286,22 @@ class RulePolicy:
 
     def _place(self, q, j, n):
         """Nodes for n tasks of job j (first fit each), or None if they do not all fit
-        within the limits (and Kueue's available quota) and on the nodes."""
+        within the limits (and Kueue's available quota) and on the nodes. The nodes are
+        scanned once: a task placed changes only its own node's room."""
         d = self.scenario.demand[j]
         if self._beyond(q, n * d) is not None:
             return None
-        used, where = self.used.copy(), []
-        for _ in range(n):
-            fit = np.flatnonzero((used + d <= self.room).all(axis=1))
-            if not fit.size:
-                return None
-            used[fit[0]] += d
-            where.append(int(fit[0]))
-        return where
+        fit = np.flatnonzero((self.used + d <= self.room).all(axis=1))
+        where = []
+        for k in fit.tolist():       # only node k changes as tasks go on it: the next
+            load = self.used[k] + d  # fitting node is k again or the next one that fit
+            where.append(k)
+            while len(where) < n and (load + d <= self.room[k]).all():
+                load += d
+                where.append(k)
+            if len(where) == n:
+                return where
+        return None
 
     def _launch(self, q, j, where):
         s = self.scenario
