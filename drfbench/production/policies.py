@@ -124,7 +124,10 @@ class RulePolicy:
         self.reserved = None                          # the job that preempted, next to start
         self.now = 0.0
         self.children = {q: s.children(q) for q in range(len(s.paths))}
-        self.kueue_tree = None                        # Cohorts at the current usage
+        self.kueue_tree = None                        # Cohorts, made once
+        self.stale = set()                            # leaves whose usage it lacks
+        self.depth = [len(a) for a in self.ancestry]
+        self.fairshare = None                         # Slurm's fair_tree at the clock
         if rule == "mesos-drf":
             self.sorter = mesos.DRFSorter()
             for q in s.leaves.tolist():
@@ -356,7 +359,8 @@ class RulePolicy:
         """Whether n tasks of job j (leaf q) would start once the jobs of `chosen`
         (Candidates) are gone."""
         s = self.scenario
-        saved = self.used.copy(), self.usage.copy()
+        saved = self.used.copy(), self.usage.copy(), self.kueue_tree, self.stale
+        self.kueue_tree = None        # Kueue's made for this fit: the caller reads the other
         try:
             for c in chosen:
                 d = s.demand[c.job]
@@ -364,11 +368,9 @@ class RulePolicy:
                     self.used[self.where[row]] -= d
                 for a in self.ancestry[int(s.queue[c.job])]:
                     self.usage[a] -= len(self.rows[c.job]) * d
-            self.kueue_tree = None
             return self._place(q, j, n) is not None
         finally:
-            self.used, self.usage = saved
-            self.kueue_tree = None
+            self.used, self.usage, self.kueue_tree, self.stale = saved
 
     def _running_jobs(self, q, key):
         """The preemptible running jobs outside leaf q, sorted by key(job), less those
@@ -435,7 +437,9 @@ class RulePolicy:
             below = (self.usage < s.guarantee).any(axis=1)
             return min(ready, key=lambda q: (not below[q], order[s.paths[q]]))
         if self.rule == "slurm-fairtree":
-            fs = slurm.fair_tree(self._associations())
+            if self.fairshare is None:
+                self.fairshare = slurm.fair_tree(self._associations())
+            fs = self.fairshare
             return min(ready, key=lambda q: (-fs[s.paths[q]].fairshare,) + self._job_key(ready[q]))
         return self._yarn_descend(0, ready)
 
@@ -444,11 +448,26 @@ class RulePolicy:
         return -int(s.priority[j]), float(s.arrival[j]), int(j)
 
     def _cohorts(self):
-        """The queues as Kueue's Cohorts with the current usage (see the module docstring),
-        made again only after a launch or a completion."""
+        """The queues as Kueue's Cohorts with the current usage (see the module docstring):
+        made once, then the usage of the leaves changed since and of their cohorts set
+        again, deepest first, as kueue.Cohorts sums it (a cohort's usage what its
+        children use above their local quotas)."""
         if self.kueue_tree is None:
-            self.kueue_tree = self._make_cohorts()
-        return self.kueue_tree
+            self.kueue_tree, self.stale = self._make_cohorts(), set()
+        tree, s = self.kueue_tree, self.scenario
+        if self.stale:
+            for q in self.stale:
+                usage = {(FLAVOUR, name): float(u) for name, u in zip(s.resources, self.usage[q])}
+                tree.usage[s.paths[q]] = tree.spec[s.paths[q]]["usage"] = usage
+            cohorts = {a for q in self.stale for a in self.ancestry[q][1:]} | {0}
+            for a in sorted(cohorts, key=lambda a: -self.depth[a]):
+                usage = {}
+                for child in tree.children[s.paths[a]]:
+                    for fr, u in tree.usage[child].items():
+                        usage[fr] = usage.get(fr, 0) + max(0, u - tree.local_quota(child, fr))
+                tree.usage[s.paths[a]] = usage
+            self.stale = set()
+        return tree
 
     def _make_cohorts(self):
         s = self.scenario
@@ -518,18 +537,20 @@ class RulePolicy:
         return tree
 
     def _advance(self, now):
-        """Move the clock to `now`; Slurm's usage decays and accrues the billing meanwhile."""
+        """Move the clock to `now`; Slurm's usage decays and accrues the billing meanwhile
+        (its fair_tree, kept while the usage stays, is then computed again)."""
         if self.rule == "slurm-fairtree" and now > self.now:
             dt = now - self.now
+            self.fairshare = None
             for q in self.scenario.leaves.tolist():
                 self.billed[q] = slurm.decayed(self.billed[q], dt, self.half_life) + \
                     self.rate[q] * dt
         self.now = max(self.now, now)
 
     def _changed(self, q):
-        """After a launch or a completion in leaf q: Kueue's cohorts are out of date,
+        """After a launch or a completion in leaf q: Kueue's cohorts lack q's usage,
         Slurm's billing rate is q's new usage billed."""
-        self.kueue_tree = None
+        self.stale.add(q)
         if self.rule == "slurm-fairtree":
             self.rate[q] = slurm.billable(self._named(self.usage[q]), self.tres_weights,
                                           max_tres=self.max_tres)
