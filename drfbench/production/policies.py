@@ -124,7 +124,10 @@ class RulePolicy:
         self.reserved = None                          # the job that preempted, next to start
         self.now = 0.0
         self.children = {q: s.children(q) for q in range(len(s.paths))}
-        self.kueue_tree = None                        # Cohorts at the current usage
+        self.kueue_tree = None                        # Cohorts, made once
+        self.stale = set()                            # leaves whose usage it lacks
+        self.depth = [len(a) for a in self.ancestry]
+        self.fairshare = None                         # Slurm's fair_tree at the clock
         if rule == "mesos-drf":
             self.sorter = mesos.DRFSorter()
             for q in s.leaves.tolist():
@@ -142,10 +145,16 @@ class RulePolicy:
 
     def _check_startable(self):
         """Refuse a job the rule would never start, on the empty cluster: a gang beyond its
-        queues' limits or the nodes, or (Kueue) beyond its ClusterQueue's quota."""
+        queues' limits or the nodes, or (Kueue) beyond its ClusterQueue's quota; the first
+        job of each shape (leaf, tasks, demand) checked, the others alike."""
         s = self.scenario
+        seen = set()
         for j, q in enumerate(s.queue.tolist()):
             n = int(s.tasks[j]) if self.gang else 1
+            shape = (q, n, s.demand[j].tobytes())
+            if shape in seen:
+                continue
+            seen.add(shape)
             why = self._beyond(q, n * s.demand[j]) or (
                 None if self._place(q, j, n) is not None else "the nodes")
             if why:
@@ -280,18 +289,22 @@ class RulePolicy:
 
     def _place(self, q, j, n):
         """Nodes for n tasks of job j (first fit each), or None if they do not all fit
-        within the limits (and Kueue's available quota) and on the nodes."""
+        within the limits (and Kueue's available quota) and on the nodes. The nodes are
+        scanned once: a task placed changes only its own node's room."""
         d = self.scenario.demand[j]
         if self._beyond(q, n * d) is not None:
             return None
-        used, where = self.used.copy(), []
-        for _ in range(n):
-            fit = np.flatnonzero((used + d <= self.room).all(axis=1))
-            if not fit.size:
-                return None
-            used[fit[0]] += d
-            where.append(int(fit[0]))
-        return where
+        fit = np.flatnonzero((self.used + d <= self.room).all(axis=1))
+        where = []
+        for k in fit.tolist():       # only node k changes as tasks go on it: the next
+            load = self.used[k] + d  # fitting node is k again or the next one that fit
+            where.append(k)
+            while len(where) < n and (load + d <= self.room[k]).all():
+                load += d
+                where.append(k)
+            if len(where) == n:
+                return where
+        return None
 
     def _launch(self, q, j, where):
         s = self.scenario
@@ -346,7 +359,8 @@ class RulePolicy:
         """Whether n tasks of job j (leaf q) would start once the jobs of `chosen`
         (Candidates) are gone."""
         s = self.scenario
-        saved = self.used.copy(), self.usage.copy()
+        saved = self.used.copy(), self.usage.copy(), self.kueue_tree, self.stale
+        self.kueue_tree = None        # Kueue's made for this fit: the caller reads the other
         try:
             for c in chosen:
                 d = s.demand[c.job]
@@ -354,11 +368,9 @@ class RulePolicy:
                     self.used[self.where[row]] -= d
                 for a in self.ancestry[int(s.queue[c.job])]:
                     self.usage[a] -= len(self.rows[c.job]) * d
-            self.kueue_tree = None
             return self._place(q, j, n) is not None
         finally:
-            self.used, self.usage = saved
-            self.kueue_tree = None
+            self.used, self.usage, self.kueue_tree, self.stale = saved
 
     def _running_jobs(self, q, key):
         """The preemptible running jobs outside leaf q, sorted by key(job), less those
@@ -425,7 +437,9 @@ class RulePolicy:
             below = (self.usage < s.guarantee).any(axis=1)
             return min(ready, key=lambda q: (not below[q], order[s.paths[q]]))
         if self.rule == "slurm-fairtree":
-            fs = slurm.fair_tree(self._associations())
+            if self.fairshare is None:
+                self.fairshare = slurm.fair_tree(self._associations())
+            fs = self.fairshare
             return min(ready, key=lambda q: (-fs[s.paths[q]].fairshare,) + self._job_key(ready[q]))
         return self._yarn_descend(0, ready)
 
@@ -434,11 +448,26 @@ class RulePolicy:
         return -int(s.priority[j]), float(s.arrival[j]), int(j)
 
     def _cohorts(self):
-        """The queues as Kueue's Cohorts with the current usage (see the module docstring),
-        made again only after a launch or a completion."""
+        """The queues as Kueue's Cohorts with the current usage (see the module docstring):
+        made once, then the usage of the leaves changed since and of their cohorts set
+        again, deepest first, as kueue.Cohorts sums it (a cohort's usage what its
+        children use above their local quotas)."""
         if self.kueue_tree is None:
-            self.kueue_tree = self._make_cohorts()
-        return self.kueue_tree
+            self.kueue_tree, self.stale = self._make_cohorts(), set()
+        tree, s = self.kueue_tree, self.scenario
+        if self.stale:
+            for q in self.stale:
+                usage = {(FLAVOUR, name): float(u) for name, u in zip(s.resources, self.usage[q])}
+                tree.usage[s.paths[q]] = tree.spec[s.paths[q]]["usage"] = usage
+            cohorts = {a for q in self.stale for a in self.ancestry[q][1:]} | {0}
+            for a in sorted(cohorts, key=lambda a: -self.depth[a]):
+                usage = {}
+                for child in tree.children[s.paths[a]]:
+                    for fr, u in tree.usage[child].items():
+                        usage[fr] = usage.get(fr, 0) + max(0, u - tree.local_quota(child, fr))
+                tree.usage[s.paths[a]] = usage
+            self.stale = set()
+        return tree
 
     def _make_cohorts(self):
         s = self.scenario
@@ -508,18 +537,20 @@ class RulePolicy:
         return tree
 
     def _advance(self, now):
-        """Move the clock to `now`; Slurm's usage decays and accrues the billing meanwhile."""
+        """Move the clock to `now`; Slurm's usage decays and accrues the billing meanwhile
+        (its fair_tree, kept while the usage stays, is then computed again)."""
         if self.rule == "slurm-fairtree" and now > self.now:
             dt = now - self.now
+            self.fairshare = None
             for q in self.scenario.leaves.tolist():
                 self.billed[q] = slurm.decayed(self.billed[q], dt, self.half_life) + \
                     self.rate[q] * dt
         self.now = max(self.now, now)
 
     def _changed(self, q):
-        """After a launch or a completion in leaf q: Kueue's cohorts are out of date,
+        """After a launch or a completion in leaf q: Kueue's cohorts lack q's usage,
         Slurm's billing rate is q's new usage billed."""
-        self.kueue_tree = None
+        self.stale.add(q)
         if self.rule == "slurm-fairtree":
             self.rate[q] = slurm.billable(self._named(self.usage[q]), self.tres_weights,
                                           max_tres=self.max_tres)

@@ -277,3 +277,43 @@ def test_a_job_never_started_is_refused():
     with pytest.raises(ValueError, match="slurm-fairtree would never start it: 4 task"
                                          r"\(s\) of <2> exceed queue 'b''s limit of 'cpu'"):
         RulePolicy(spec, "slurm-fairtree")
+
+
+def test_first_fit_places_a_gang_node_by_node():
+    """First fit per task, the nodes scanned once: on nodes of 4 cpu holding 3, 0 and 0,
+    three tasks of 2 cpu go to nodes 1, 1 and 2 (node 0 has room for none, node 1 for
+    two); a fourth and fifth would fill node 2, a sixth fits nowhere."""
+    spec = {"resources": ["cpu"], "nodes": {"n": {"capacity": [4], "count": 3}},
+            "children": {"a": {}}, "jobs": [{"queue": "a", "demand": [2], "duration": 1}]}
+    p = RulePolicy(spec, "armada")
+    p.used[0] = 3
+    assert p._place(1, 0, 3) == [1, 1, 2]
+    assert p._place(1, 0, 4) == [1, 1, 2, 2]
+    assert p._place(1, 0, 5) is None
+    assert p.used.tolist() == [[3], [0], [0]]
+
+
+class Checker(Recorder):
+    """A Recorder that, at every decision, asserts that Kueue's Cohorts kept up to date
+    leaf by leaf hold the usage of those made afresh."""
+
+    def schedule(self):
+        kept = self.policy._cohorts().usage
+        assert kept == self.policy._make_cohorts().usage
+        self.checked = getattr(self, "checked", 0) + 1
+        return super().schedule()
+
+    def preempt(self):
+        return self.policy.preempt()
+
+
+@pytest.mark.parametrize("strategies", [None, list(policies.preemption.DEFAULT_STRATEGIES)])
+def test_kueue_cohorts_kept_are_made_afresh(strategies):
+    """Kueue's Cohorts are made once and their usage changed leaf by leaf: at every
+    decision of the side-by-side scenario, with and without preemption, equal to the
+    Cohorts made from the usage then."""
+    s = scenario(sidebyside.PATH)
+    rec = Checker(RulePolicy(s, "kueue", strategies=strategies))
+    res = sim.simulate(s.capacity, s.trace(), rec)
+    assert rec.checked > 100
+    assert (res.evictions["task"].size > 0) == (strategies is not None)
