@@ -24,10 +24,12 @@ is the same tree run through the registry, asserting what H-DRF gives, derived b
   10, 10, 10, 15, 15, upstream's expectation.
 
 So H-DRF gives what the test claims. Flattening (weighted DRF on the leaves, weights the
-products of the weight fractions) does not: a leaf's weight halves under pg3 and eng, so
-its siblings' leaves take twice its tasks (7, 3, 3 and 12, 12, 6, 10, 20).
+products of the weight fractions) does not: a leaf under eng or pg3 weighs half as much as
+the leaves beside its parent, which take about twice its tasks (7, 3, 3 and 12, 12, 6, 10,
+20).
 
-Volcano counts memory in bytes and CPU in millicores; one task here is 1 CPU, 1G, 1 pod.
+Volcano counts memory in bytes and CPU in millicores; a task here is one pod with 1 CPU, 1G or
+both, as its pod group asks.
 """
 import pytest
 
