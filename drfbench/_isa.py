@@ -120,3 +120,13 @@ def kernels(isa=None):
         `.dcdrf`, `.edrf`, ...), with `.name` and `.compile_flags`.
     """
     return _load(resolve(isa))
+
+
+def named_schedule(base, launches):
+    """A subclass of kernel class `base` whose schedule(...) returns its result as the
+    NamedTuple `launches`: the stateful schedulers of the families' typed facades
+    (drf, hdrf, drfh `kernel.py`)."""
+    def schedule(self, *args):
+        return launches(*base.schedule(self, *args))
+    return type(base.__name__, (base,), {"__slots__": (), "schedule": schedule,
+                                         "__doc__": base.__doc__})

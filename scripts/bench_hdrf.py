@@ -66,7 +66,7 @@ def using(module, call):
     if module is None:
         return call()
     own = kernel._isa
-    kernel._isa = SimpleNamespace(resolve=own.resolve,
+    kernel._isa = SimpleNamespace(resolve=own.resolve, named_schedule=own.named_schedule,
                                   kernels=lambda isa=None: SimpleNamespace(hdrf=module))
     kernel._scheduler_class.cache_clear()
     try:

@@ -24,12 +24,7 @@ class Launches(NamedTuple):
 @cache
 def _scheduler_class(variant):
     """The variant's TaskScheduler, its schedule() returning Launches."""
-    base = _isa.kernels(variant).drf.TaskScheduler
-
-    def schedule(self, max_tasks=-1):
-        return Launches(*base.schedule(self, max_tasks))
-    return type("TaskScheduler", (base,), {"__slots__": (), "schedule": schedule,
-                                           "__doc__": base.__doc__})
+    return _isa.named_schedule(_isa.kernels(variant).drf.TaskScheduler, Launches)
 
 
 def task_scheduler(*, demands, machines, weights, queue, slots, isa=None):

@@ -28,12 +28,7 @@ class Launches(NamedTuple):
 @cache
 def _scheduler_class(variant):
     """The variant's DRFHScheduler, its schedule() returning Launches."""
-    base = _isa.kernels(variant).drfh.DRFHScheduler
-
-    def schedule(self):
-        return Launches(*base.schedule(self))
-    return type("DRFHScheduler", (base,), {"__slots__": (), "schedule": schedule,
-                                           "__doc__": base.__doc__})
+    return _isa.named_schedule(_isa.kernels(variant).drfh.DRFHScheduler, Launches)
 
 
 def trace_scheduler(*, servers, demands, order, start, weights, slots, scheduler, index,

@@ -26,12 +26,7 @@ class Launches(NamedTuple):
 @cache
 def _scheduler_class(variant):
     """The variant's TreeScheduler, its schedule() returning Launches."""
-    base = _isa.kernels(variant).hdrf.TreeScheduler
-
-    def schedule(self, max_tasks=-1):
-        return Launches(*base.schedule(self, max_tasks))
-    return type("TreeScheduler", (base,), {"__slots__": (), "schedule": schedule,
-                                           "__doc__": base.__doc__})
+    return _isa.named_schedule(_isa.kernels(variant).hdrf.TreeScheduler, Launches)
 
 
 def tree_scheduler(*, tree, machines, mode, queue, incremental=True, sets=0, isa=None):
