@@ -336,7 +336,8 @@ def finite_non_negative(a, name):
 def machines(capacity, n_resources=None, resources=None, name="machines"):
     """Machines' capacities as a validated (M, m) float64 array: one row per machine (a 1-D
     capacity is one machine), one column per resource (`n_resources` of them, if given),
-    finite and non-negative, every machine with some capacity. Capacities given by name (a
+    finite and non-negative with a finite total per resource, every machine with some
+    capacity. Capacities given by name (a
     DataFrame, or a dict of columns) come out in the order of `resources` (the names the
     demands gave); by name beside demands given by position is ambiguous and refused."""
     names, capacity = by_name(capacity, name, resources)
@@ -357,6 +358,12 @@ def machines(capacity, n_resources=None, resources=None, name="machines"):
                          f"({n_resources},) for one machine or (machines, {n_resources}), got "
                          f"shape {C.shape}")
     finite_non_negative(C, f"{name}' capacities")
+    with np.errstate(over="ignore"):
+        over = np.flatnonzero(~np.isfinite(C.sum(axis=0)))
+    if over.size:
+        raise ValueError(f"{name}: the capacities of resource(s) {over[:10].tolist()} sum "
+                         f"past the largest float64 ({np.finfo(np.float64).max:.3g}); a "
+                         "cluster's total must be finite: give them in a larger unit")
     empty = np.flatnonzero(C.max(axis=1) == 0)
     if empty.size:
         raise ValueError(f"{name} {empty[:10].tolist()} have no capacity at all (every "

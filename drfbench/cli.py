@@ -301,7 +301,9 @@ def _run(args):
         tidy.format_of(given.out)           # a format it cannot write: refused before running
     files = ", ".join(paths)
     (inputs, labels), reading = _timed(f"reading {files}", lambda: kind.read(*paths, names=True))
-    result, running = _timed(f"running {spec.name}", lambda: api.run(spec.name, *inputs, **options))
+    result, running = _timed(f"running {spec.name}",
+                             lambda: _of_files(lambda: api.run(spec.name, *inputs, **options),
+                                               kind.inputs, paths))
     rows = result.rows(**{f"{name}_file": path for name, path in zip(kind.inputs, paths)})
     if labels is not None:                  # the rows name the file's rows as it names them
         rows = ({**row, kind.names: labels[row[kind.names]]} for row in rows)
@@ -314,6 +316,18 @@ def _run(args):
                     f"{running:.2f} s" + (f", wrote {next(written)} rows to {given.out}"
                                           if given.out else "")), file=sys.stderr)
     return 0
+
+
+def _of_files(call, names, paths):
+    """call(), a ValueError that names an input first (`tasks: ...`) said of the file given
+    for it (`t.csv (tasks): ...`): the run's errors in the user's terms."""
+    try:
+        return call()
+    except ValueError as exc:
+        name, said, rest = str(exc).partition(": ")
+        if said and name in names:
+            raise ValueError(f"{paths[names.index(name)]} ({name}): {rest}") from exc
+        raise
 
 
 def _run_parser(spec, kind):

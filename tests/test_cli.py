@@ -466,3 +466,15 @@ def test_error_messages_escape_control_characters(tmp_path, capsys, monkeypatch)
     assert main(["run", "edrf", "\x1b[2Jgone.csv"]) == 2
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\\x1b[2Jgone.csv" in err and err.count("\n") == 1
+
+
+def test_a_run_s_error_names_the_file_of_its_input(tmp_path, capsys, monkeypatch):
+    """An error the run raises about one input (`tasks: a task ends past ...`) is said of
+    the file the user gave for it, in one line (found by the mutated-file fuzz test)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.csv").write_text("cpu,mem,count\n2,12,2\n12,2,1\n")
+    (tmp_path / "t.csv").write_text("user,job,arrival,duration,cpu,mem\n"
+                                    "a,1,0,10,0.2,1\nb,2,0,1e308,1,0.2\n")
+    assert main(["run", "drfh-first-fit", "s.csv", "t.csv", "--sample", "2"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "t.csv (tasks): a task ends past" in err, err

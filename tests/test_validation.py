@@ -91,3 +91,12 @@ def test_other_real_dtypes_are_converted(dtype):
         np.testing.assert_allclose(res.allocation.toarray(),
                                    drfbench.allocate(D.astype(np.float64), "dcdrf").allocation.toarray(),
                                    rtol=1e-6)
+
+
+def test_machines_whose_total_overflows_are_refused():
+    """Capacities each finite whose sum per resource is not (2 x 1e308) are refused, naming
+    the resource, instead of a cluster total of inf (numpy's overflow warning on stderr and
+    every share 0). Found by tests/test_fuzz_cli.py's mutated server file."""
+    with pytest.raises(ValueError, match=r"servers: the capacities of resource\(s\) \[1\] sum"):
+        drfbench._validation.machines([[2.0, 1e308], [2.0, 1e308]], name="servers")
+    assert drfbench._validation.machines([[2.0, 1e308], [2.0, 1.0]]).shape == (2, 2)
