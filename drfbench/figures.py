@@ -1,6 +1,6 @@
 """What every figure notebook (notebooks/*.py) shares: its preamble (start), reading a
 profile's results, the caption naming the machine that produced them, a mean's confidence
-interval over seeds, writing a figure as PNG and PDF, and a table as Markdown.
+interval over seeds, a grid of small multiples, writing a figure as PNG and PDF, and a table as Markdown.
 
 A notebook takes two parameters, `results` (a profile's results directory: the pipeline's
 `results/<name>`, or the committed `reference/<name>`) and `figures` (where it writes), so
@@ -149,6 +149,39 @@ def caption(fig, text):
     width, height = fig.get_size_inches()
     lines = math.ceil(len(text) * 0.056 / (0.97 * width))
     fig.tight_layout(rect=(0, min(0.4, (0.13 * lines + 0.06) / height), 1, 1))
+
+
+def panels(n, x, y, cols=3, height=3.4):
+    """A grid of `n` small multiples sharing their axes, `cols` to a row: the x label on the
+    bottom row, the y label on the left column, the panels past `n` switched off.
+
+    Parameters
+    ----------
+    n : int
+        The panels drawn on (at least 1).
+    x, y : str
+        The axes' labels.
+    cols : int
+        Panels per row.
+    height : float
+        Inches per row (5 per column across).
+
+    Returns
+    -------
+    (Figure, ndarray of Axes)
+        The figure and its panels, two-dimensional (`axes.flat` in reading order).
+    """
+    import matplotlib.pyplot as plt
+    rows_ = -(-n // cols)
+    fig, axes = plt.subplots(rows_, cols, figsize=(5.0 * cols, height * rows_), sharex=True,
+                             sharey=True, squeeze=False)
+    for ax in axes[-1]:
+        ax.set_xlabel(x)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(y)
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    return fig, axes
 
 
 DPI = 150                # the PNG's resolution (and the PDF's, for anything rasterized)

@@ -35,7 +35,6 @@ figures = "../results/default/figures"  # where the figures are written
 # %%
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
@@ -62,9 +61,7 @@ palette = dict(zip(leaves, sns.color_palette("tab10", len(leaves))))
 # (the slides' "Throughput: leaf nodes").
 
 # %%
-cols = 3
-rows_ = -(-len(labels) // cols)
-fig, axes = plt.subplots(rows_, cols, figsize=(5.0 * cols, 3.4 * rows_), sharex=True, sharey=True)
+fig, axes = figs.panels(len(labels), "time (minutes)", "tasks finished per minute")
 for ax, label in zip(axes.flat, labels):
     part = throughput[throughput["label"] == label]
     for leaf in leaves:
@@ -73,12 +70,6 @@ for ax, label in zip(axes.flat, labels):
                 lw=1.2, label=leaf)
     ax.set_title(label)
     ax.grid(alpha=0.3)
-for ax in axes[-1]:
-    ax.set_xlabel("time (minutes)")
-for ax in axes[:, 0]:
-    ax.set_ylabel("tasks finished per minute")
-for ax in axes.flat[len(labels):]:
-    ax.axis("off")
 axes.flat[0].legend(title="leaf", fontsize=7, title_fontsize=8)
 figs.caption(fig, f"Simulated: {setup}; throughput in windows of {window:g} s. "
              f"drfbench.hdrf.evaluation on drfbench.sim. {machine}")

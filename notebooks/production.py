@@ -64,9 +64,7 @@ setup = (f"the side-by-side scenario, seed {int(table['seed'].iloc[0])}; series 
 # %%
 shares = table[table["metric"] == "dominant_share"]
 refs = table[table["metric"] == "reference_share"]
-cols = 3
-fig, axes = plt.subplots(-(-len(methods) // cols), cols, figsize=(5.0 * cols, 6.8),
-                         sharex=True, sharey=True)
+fig, axes = figs.panels(len(methods), "time (minutes)", "dominant share")
 for ax, method in zip(axes.flat, methods):
     for leaf in leaves:
         one = shares[(shares["method"] == method) & (shares["queue"] == leaf)]
@@ -75,12 +73,6 @@ for ax, method in zip(axes.flat, methods):
         ax.plot(ref["time"] / 60, ref["value"], color=palette[leaf], lw=0.9, ls="--")
     ax.set_title(label[method])
     ax.grid(alpha=0.3)
-for ax in axes[-1]:
-    ax.set_xlabel("time (minutes)")
-for ax in axes[:, 0]:
-    ax.set_ylabel("dominant share")
-for ax in axes.flat[len(methods):]:
-    ax.axis("off")
 axes.flat[0].legend(title="leaf queue (dashed: H-DRF's share)", fontsize=7, title_fontsize=7)
 figs.caption(fig, f"Simulated: {setup}. drfbench.production.compare on drfbench.sim. "
              f"{machine}")
