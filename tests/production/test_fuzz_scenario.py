@@ -1,8 +1,8 @@
 """The fuzz suite for the scenario input kind (drfbench.production.scenario and the rules
 on it through their entry point, drfbench.production.simulate): arbitrary scenarios, of
 the right and the wrong shape, are either refused with a ValueError/TypeError
-(tests/fuzz.py) or read, and then every rule runs them to the end without a node holding
-more than its capacity."""
+(tests/fuzz.py) or read, and then every rule (Kueue's with Admission Fair Sharing too)
+runs them to the end without a node holding more than its capacity."""
 import hypothesis.strategies as st
 import numpy as np
 
@@ -87,10 +87,13 @@ def scenarios(m, noisy):
 
 
 def run_all(spec):
-    """The scenario read, and each rule's Simulation on it."""
+    """The scenario read, and each rule's Simulation on it (Kueue's with Admission Fair
+    Sharing too, sampled often enough to decay within the jobs' times)."""
     s = scenario(spec)
-    return s, {rule: simulate(s, rule).simulation
-               for rule in drfbench.methods(takes="scenario")}
+    runs = {rule: simulate(s, rule).simulation for rule in drfbench.methods(takes="scenario")}
+    runs["kueue-afs"] = simulate(s, "kueue", admission_fair_sharing=True, usage_half_life=20,
+                                 usage_sampling_interval=5).simulation
+    return s, runs
 
 
 SPECS = st.tuples(st.integers(1, 3), st.sampled_from([False, False, True])).flatmap(
