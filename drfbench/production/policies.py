@@ -24,6 +24,13 @@ start one task per decision.
   guarantees (an inner queue's own quota what its guarantee adds to its children's,
   the root's the capacity no top queue is guaranteed), with borrowing and lending
   limits; a job is admitted only within what its ClusterQueue may use (`available`);
+  with admission_fair_sharing, a leaf's line goes by its jobs' local queues' usage first
+  (kueue.afs_usage of each local queue's consumed resources: sampled every
+  usage_sampling_interval after its last update with what its admitted jobs hold,
+  kueue.afs_decayed, the samples due between two events folded into one decay of as many
+  intervals; an admission decays them to that instant and adds kueue.afs_penalty at once,
+  Kueue's push and settlement in one), re-ordered whenever a local queue's usage changes,
+  as Kueue rebuilds the ClusterQueue's heap;
 - armada: the leaf whose cost with the job added (armada.cost, weight 1 / priority
   factor) is lowest; queues are flat (inner queues only bound by their limits);
 - mesos-drf: leaves below their guarantee on some resource first (the quota stage), each
@@ -161,8 +168,8 @@ class RulePolicy:
         self.afs_half_life, self.afs_interval = float(half_life), float(interval)
         if weights is not None and (isinstance(weights, (str, bytes)) or not hasattr(
                 weights, "__len__") or len(weights) != len(s.resources)):
-            raise ValueError(f"resource_weights must be a list of {len(s.resources)} numbers, "
-                             f"one per resource ({', '.join(s.resources)}), got {weights!r:.80}")
+            raise ValueError(f"resource_weights must be a list of one number per resource "
+                             f"({', '.join(s.resources)}), got {weights!r:.80}")
         self.afs_weights = {} if weights is None else dict(zip(s.resources, weights))
         kueue.afs_usage({}, resource_weights=self.afs_weights)    # refuses a bad weight
         n = len(s.local_queue_names)
@@ -679,7 +686,9 @@ def policy(spec, rule, **options):
     """The RulePolicy of `rule` (one of RULES) on a scenario (a Scenario, a dict or a
     file); options: half_life (s, slurm-fairtree), max_tres (slurm-fairtree), fixed
     (yarn-fair-drf), strategies (kueue), protected_fraction (armada), rate_limit,
-    rate_interval (s) and best_effort (kueue, armada: with preemption)."""
+    rate_interval (s) and best_effort (kueue, armada: with preemption),
+    admission_fair_sharing, usage_half_life (s), usage_sampling_interval (s) and
+    resource_weights (kueue: Admission Fair Sharing)."""
     return RulePolicy(spec, rule, **options)
 
 

@@ -317,7 +317,7 @@ def test_local_queues_change_nothing_without_afs():
     ("armada", {"admission_fair_sharing": True}, ValueError, "admission_fair_sharing is "
      "Kueue's; rule is 'armada'"),
     ("kueue", {"admission_fair_sharing": True, "resource_weights": [1, 2]}, ValueError,
-     r"resource_weights must be a list of 1 numbers, one per resource \(cpu\)"),
+     r"resource_weights must be a list of one number per resource \(cpu\), got \[1, 2\]"),
     ("kueue", {"admission_fair_sharing": True, "resource_weights": [-1]}, ValueError,
      "resource_weights of 'cpu' must be a finite number >= 0, got -1"),
     ("kueue", {"admission_fair_sharing": 1}, TypeError, "admission_fair_sharing must be True "
