@@ -179,6 +179,7 @@ class RulePolicy:
         self.score = np.zeros(n)                            # kueue.afs_usage of it now
         self.local_queues = {int(q): np.flatnonzero(s.local_queue_leaf == q).tolist()
                              for q in s.leaves}
+        self.job_local_queue = s.local_queue.tolist()
 
     def _check_startable(self):
         """Refuse a job the rule would never start, on the empty cluster: a gang beyond its
@@ -617,17 +618,21 @@ class RulePolicy:
         """Leaf q's local queues' usage computed again and its line ordered by it (Kueue
         rebuilds the ClusterQueue's heap)."""
         s = self.scenario
-        for lq in self.local_queues[q]:
+        lqs = self.local_queues[q]
+        before = self.score[lqs].tolist()
+        for lq in lqs:
             self.score[lq] = kueue.afs_usage(self.consumed[lq], None,
                                              float(s.local_queue_weight[lq]), self.afs_weights)
-        line = self.line[q]
-        line[:] = [self._entry(entry[-1]) for entry in line]
-        heapq.heapify(line)
+        if self.score[lqs].tolist() != before:
+            score, of = self.score.tolist(), self.job_local_queue
+            line = self.line[q]
+            line[:] = [(score[of[entry[-1]]],) + entry[1:] for entry in line]
+            heapq.heapify(line)
 
     def _afs_refresh(self):
         """Every leaf's local queues sampled up to now, a leaf's line ordered again where
         one was."""
-        if self.afs:
+        if self.afs and self.now >= self.last.min() + self.afs_interval:   # some are due
             for q, lqs in self.local_queues.items():
                 if [lq for lq in lqs if self._afs_sample(lq)]:
                     self._afs_rekey(q)
