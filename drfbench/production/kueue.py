@@ -256,10 +256,10 @@ DEFAULT_STRATEGIES = (less_than_or_equal_to_final_share, less_than_initial_share
 # Admission Fair Sharing (see the module docstring)
 
 def _seconds(value, what, positive=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value) \
-            or value < 0 or (positive and value == 0):
-        raise ValueError(f"{what} must be a number of seconds {'> 0' if positive else '>= 0'}, "
-                         f"got {value!r:.80}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
+            not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"{what} must be a finite number of seconds "
+                         f"{'> 0' if positive else '>= 0'}, got {value!r:.80}")
     return float(value)
 
 

@@ -322,12 +322,28 @@ def test_local_queues_change_nothing_without_afs():
      "resource_weights of 'cpu' must be a finite number >= 0, got -1"),
     ("kueue", {"admission_fair_sharing": 1}, TypeError, "admission_fair_sharing must be True "
      "or False"),
-    ("kueue", {"usage_sampling_interval": 0}, ValueError, "sampling_interval must be a number "
-     "of seconds > 0, got 0"),
+    ("kueue", {"usage_sampling_interval": 0}, ValueError, "sampling_interval must be a finite "
+     "number of seconds > 0, got 0"),
+    ("kueue", {"usage_half_life": float("inf")}, ValueError, "half_life must be a finite "
+     "number of seconds >= 0, got inf"),
 ])
 def test_bad_options_refused(rule, options, error, message):
     with pytest.raises(error, match=message):
         policies.policy(one_queue([("lq", 1)]), rule, **options)
+
+
+def test_pure_functions_refuse_bad_input():
+    """Each names the argument and the value as given."""
+    with pytest.raises(ValueError, match="elapsed must be a finite number of seconds >= 0, "
+                                         "got -1"):
+        kueue.afs_decayed({}, {}, -1, 60)
+    with pytest.raises(ValueError, match="usage of 'cpu' must be a finite number >= 0, got "
+                                         "nan"):
+        kueue.afs_decayed({}, {"cpu": math.nan}, 1, 60)
+    with pytest.raises(ValueError, match="consumed must be a mapping of resource names"):
+        kueue.afs_usage([1, 2])
+    with pytest.raises(ValueError, match="no usage given for local queue 'b'"):
+        kueue.afs_order([Pending("a"), Pending("b")], {"a": 0.0})
 
 
 def test_options_declared_once_and_checked_by_the_registry():
