@@ -352,3 +352,28 @@ def test_options_declared_once_and_checked_by_the_registry():
     assert info.defaults()["usage_sampling_interval"] == 300.0
     with pytest.raises(ValueError, match=r"usage_half_life must lie in \[0, inf\), got -1"):
         simulate(one_queue([("lq", 1)]), "kueue", usage_half_life=-1)
+
+
+def test_from_the_command(tmp_path, capsys):
+    """`drfbench run kueue FILE --admission-fair-sharing true ...`: the options parsed by
+    their declared types (resource_weights a comma list), the light local queue first;
+    a bad one is one line naming it."""
+    from drfbench import rows
+    from drfbench.cli import main
+    path = tmp_path / "s.yaml"
+    path.write_text("resources: [cpu]\nnodes: {n: {capacity: [8]}}\n"
+                    "children: {cq: {local_queues: {heavy: {}, light: {weight: 2}}}}\njobs:\n"
+                    "  - {queue: cq, local_queue: heavy, demand: [8], duration: 3600}\n"
+                    "  - {queue: cq, local_queue: heavy, arrival: 1800, demand: [8], "
+                    "duration: 600}\n"
+                    "  - {queue: cq, local_queue: light, arrival: 1801, demand: [8], "
+                    "duration: 600}\n")
+    out = tmp_path / "rows.csv"
+    assert main(["run", "kueue", str(path), "--admission-fair-sharing", "true",
+                 "--usage-half-life", "3600", "--resource-weights", "2", "--out",
+                 str(out)]) == 0
+    assert [float(r["start"]) for r in rows.read_rows(out)] == [0, 4200, 3600]
+    assert main(["run", "kueue", str(path), "--admission-fair-sharing", "true",
+                 "--resource-weights", "1,2"]) != 0
+    err = capsys.readouterr().err
+    assert "resource_weights must be a list of one number per resource (cpu)" in err
