@@ -13,7 +13,8 @@ Each conformance module restates one production scheduler's rule from its source
 tested against the vectors of that project's own unit tests (tests/production/):
 
 - `armada`: water-filled fair shares, the dominant-resource cost, the fairness error;
-- `kueue`: the dominant resource share of borrowed capacity and fair preemption's targets;
+- `kueue`: the dominant resource share of borrowed capacity, fair preemption's targets,
+  Admission Fair Sharing's decayed usage and order;
 - `mesos`: the hierarchical DRF sorter;
 - `slurm`: Fair Tree's Level FS and FairShare;
 - `yarn`: FairScheduler's DominantResourceFairnessPolicy comparator.

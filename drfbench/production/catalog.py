@@ -35,6 +35,19 @@ BEST_EFFORT = Option("best_effort", bool, False, "Kueue's BestEffortFIFO as far 
                      "preemption goes: a head that cannot start even by preempting lets "
                      "the jobs behind it try (kueue#7101's fix)")
 
+# Kueue's Admission Fair Sharing (KEP-4136): the Configuration's admissionFairSharing and
+# every ClusterQueue's admissionScope.admissionMode UsageBasedAdmissionFairSharing
+AFS = Option("admission_fair_sharing", bool, False, "Kueue's Admission Fair Sharing: a "
+             "ClusterQueue's jobs wait by their local queue's weighted decayed usage first")
+USAGE_HALF_LIFE = Option("usage_half_life", float, HALF_LIFE, "AFS's usageHalfLifeTime: "
+                         "seconds over which a local queue's usage decays to half (0: none "
+                         "kept; upstream has no default: its docs' 168 h)", "[0, inf)")
+SAMPLING_INTERVAL = Option("usage_sampling_interval", float, 300.0, "AFS's "
+                           "usageSamplingInterval: seconds between samples of a local "
+                           "queue's usage", "(0, inf)")
+RESOURCE_WEIGHTS = Option("resource_weights", list, None, "AFS's resourceWeights: one per "
+                          "resource of the scenario, >= 0 (None: 1 each)")
+
 KINDS = (
     InputKind(SCENARIO, ("scenario",), "drfbench.production.simulate(scenario, rule, ...)",
               "production.scenario:read_inputs"),
@@ -47,8 +60,10 @@ STEP_OPTIONS = {"side-by-side": ("half_life", "max_tres", "fixed"),
 _RUN = "production.rules:run_rule"
 METHODS = (
     Method("kueue", "production", SCENARIO, "Kueue's fair sharing: the admission "
-           "tournament by dominant resource share of borrowed capacity, cohorts, quotas; fair preemption",
-           _RUN, (STRATEGIES, RATE_LIMIT, RATE_INTERVAL, BEST_EFFORT), label="Kueue"),
+           "tournament by dominant resource share of borrowed capacity, cohorts, quotas; fair "
+           "preemption; Admission Fair Sharing",
+           _RUN, (STRATEGIES, RATE_LIMIT, RATE_INTERVAL, BEST_EFFORT, AFS, USAGE_HALF_LIFE,
+                  SAMPLING_INTERVAL, RESOURCE_WEIGHTS), label="Kueue"),
     Method("armada", "production", SCENARIO, "Armada: the queue whose dominant-resource "
            "cost over weight (1 / priority factor) with the job added is lowest; preemption "
            "above the protected fraction", _RUN, (PROTECTED_FRACTION, RATE_LIMIT,

@@ -26,6 +26,29 @@ Fair preemption (KEP 1714) compares the preemptor's DRS with its incoming worklo
 a target's: rule S2-a (LessThanOrEqualToFinalShare) preempts when preemptor <= target
 after the candidate's removal, rule S2-b (LessThanInitialShare) when preemptor < target
 before it; the default is S2-a, then S2-b for the candidates S2-a left.
+
+Admission Fair Sharing (KEP-4136, keps/4136-admission-fair-sharing; at the same commit:
+pkg/util/admissionfairsharing/admission_fair_sharing.go, calculateAlphaRate,
+CalculateDecayedConsumed, CalculateEntryPenalty, CalculateUsage; the ordering of
+pkg/cache/queue/cluster_queue.go, queueOrderingFunc) orders a ClusterQueue's pending
+workloads by their LocalQueue's weighted decayed usage before the usual order:
+
+- alpha(t) = 1 - 0.5^(t / half_life) (0 when half_life is 0);
+- every sampling interval a LocalQueue's consumed resources become consumed * (1 - alpha(t))
+  + usage * alpha(t), t the time since its last update and usage what its admitted
+  workloads hold then (pkg/controller/core/localqueue_controller.go,
+  reconcileConsumedUsage; half_life 0 resets them to nothing);
+- admitting a workload adds at once the entry penalty alpha(sampling interval) * its
+  request (pkg/scheduler/scheduler.go, updateEntryPenalty), settled into the consumed
+  resources with a decay to that instant (pkg/controller/core/workload_controller.go,
+  updateAfsConsumedUsage);
+- a LocalQueue's usage is sum_r w_r (consumed_r + penalty_r) / its fairSharing weight
+  (w_r the resourceWeights, default 1; +inf at weight 0), and pending workloads go by
+  that usage, lower first, then priority (higher first), creation time, UID.
+
+Amounts are floats here where upstream's resource.Quantity rounds to nano units
+(6828427124n for 6.828427124...); resources are named as in a ResourceList, a missing
+one holding 0.
 """
 import math
 import numbers
@@ -228,3 +251,83 @@ def less_than_initial_share(preemptor_new, target_old, target_new):
 
 # parseStrategies' default when none is configured: S2-a first, then S2-b.
 DEFAULT_STRATEGIES = (less_than_or_equal_to_final_share, less_than_initial_share)
+
+
+# Admission Fair Sharing (see the module docstring)
+
+def _seconds(value, what, positive=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
+            not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"{what} must be a finite number of seconds "
+                         f"{'> 0' if positive else '>= 0'}, got {value!r:.80}")
+    return float(value)
+
+
+def _resources(amounts, what):
+    if not isinstance(amounts, dict):
+        raise ValueError(f"{what} must be a mapping of resource names to amounts, got "
+                         f"{amounts!r:.80}")
+    return {r: _amount(v, f"{what} of {r!r}") for r, v in amounts.items()}
+
+
+def afs_alpha(elapsed, half_life):
+    """calculateAlphaRate: the weight of the usage sampled after `elapsed` seconds,
+    1 - 0.5^(elapsed / half_life); 0 when half_life is 0."""
+    elapsed = _seconds(elapsed, "elapsed")
+    half_life = _seconds(half_life, "half_life")
+    return 0.0 if half_life == 0 else 1.0 - 0.5 ** (elapsed / half_life)
+
+
+def afs_decayed(consumed, usage, elapsed, half_life):
+    """CalculateDecayedConsumed: consumed * (1 - alpha) + usage * alpha, alpha =
+    afs_alpha(elapsed, half_life), over the resources of either ({resource: amount})."""
+    consumed, usage = _resources(consumed, "consumed"), _resources(usage, "usage")
+    alpha = afs_alpha(elapsed, half_life)
+    return {r: consumed.get(r, 0.0) * (1.0 - alpha) + usage.get(r, 0.0) * alpha
+            for r in {**consumed, **usage}}
+
+
+def afs_penalty(request, sampling_interval, half_life):
+    """CalculateEntryPenalty: alpha(sampling_interval) * request, what admitting a workload
+    requesting `request` ({resource: amount}) adds at once to its LocalQueue's usage."""
+    request = _resources(request, "request")
+    alpha = afs_alpha(_seconds(sampling_interval, "sampling_interval", positive=True),
+                      half_life)
+    return {r: v * alpha for r, v in request.items()}
+
+
+def afs_usage(consumed, penalty=None, weight=1.0, resource_weights=None):
+    """CalculateUsage: a LocalQueue's usage, sum_r w_r (consumed_r + penalty_r) / weight
+    (w_r from resource_weights, default 1; +inf at weight 0), its resources summed in name
+    order."""
+    merged = _resources(consumed, "consumed")
+    for r, v in _resources(penalty or {}, "penalty").items():
+        merged[r] = merged.get(r, 0.0) + v
+    weights = _resources(resource_weights or {}, "resource_weights")
+    weight = _amount(weight, "weight")
+    usage = sum(weights.get(r, 1.0) * merged[r] for r in sorted(merged))
+    return math.inf if weight == 0 else usage / weight
+
+
+class Pending(NamedTuple):
+    """A pending workload as AFS orders it: its LocalQueue, priority, creation time (s)
+    and UID."""
+    local_queue: object
+    priority: int = 0
+    created: float = 0.0
+    uid: str = ""
+
+
+def afs_order(pending, usage):
+    """queueOrderingFunc: the indices of `pending` (Pending) in admission order, by
+    usage[local_queue] (afs_usage; lower first), then priority (higher first), creation
+    time, UID."""
+    pending = list(pending)
+    for p in pending:
+        if p.local_queue not in usage:
+            raise ValueError(f"no usage given for local queue {p.local_queue!r:.80}")
+        if math.isnan(usage[p.local_queue]):
+            raise ValueError(f"local queue {p.local_queue!r:.80}: usage is NaN")
+    return sorted(range(len(pending)), key=lambda i: (
+        usage[pending[i].local_queue], -pending[i].priority, pending[i].created,
+        pending[i].uid))

@@ -24,6 +24,13 @@ start one task per decision.
   guarantees (an inner queue's own quota what its guarantee adds to its children's,
   the root's the capacity no top queue is guaranteed), with borrowing and lending
   limits; a job is admitted only within what its ClusterQueue may use (`available`);
+  with admission_fair_sharing, a leaf's line goes by its jobs' local queues' usage first
+  (kueue.afs_usage of each local queue's consumed resources: sampled every
+  usage_sampling_interval after its last update with what its admitted jobs hold,
+  kueue.afs_decayed, the samples due between two events folded into one decay of as many
+  intervals; an admission decays them to that instant and adds kueue.afs_penalty at once,
+  Kueue's push and settlement in one), re-ordered whenever a local queue's usage changes,
+  as Kueue rebuilds the ClusterQueue's heap;
 - armada: the leaf whose cost with the job added (armada.cost, weight 1 / priority
   factor) is lowest; queues are flat (inner queues only bound by their limits);
 - mesos-drf: leaves below their guarantee on some resource first (the quota stage), each
@@ -77,6 +84,7 @@ RULES = ("kueue", "armada", "mesos-drf", "slurm-fairtree", "yarn-fair-drf")
 GANG = frozenset({"kueue", "armada", "slurm-fairtree"})
 FLAVOUR = "default"              # Kueue's one resource flavour here
 HALF_LIFE = 7 * 24 * 3600.0      # Slurm's default PriorityDecayHalfLife (7 days)
+SAMPLING_INTERVAL = 300.0        # Kueue's default usageSamplingInterval (5 min)
 CLUSTER = "cluster"              # the Mesos sorter's one agent
 
 
@@ -87,7 +95,8 @@ class RulePolicy:
 
     def __init__(self, spec, rule, *, half_life=HALF_LIFE, max_tres=True, fixed=True,
                  strategies=None, protected_fraction=None, rate_limit=None, rate_interval=60.0,
-                 best_effort=False):
+                 best_effort=False, admission_fair_sharing=False, usage_half_life=HALF_LIFE,
+                 usage_sampling_interval=SAMPLING_INTERVAL, resource_weights=None):
         if rule not in RULES:
             raise ValueError(f"rule must be one of {', '.join(map(repr, RULES))}; got {rule!r}")
         self._preemption_options(rule, strategies, protected_fraction, rate_limit,
@@ -117,7 +126,8 @@ class RulePolicy:
         self.first_row[order] = np.cumsum(s.tasks[order]) - s.tasks[order]
         self.waiting = np.zeros(J, dtype=np.int64)
         self.launched = np.zeros(J, dtype=np.int64)
-        self.line = {int(q): [] for q in s.leaves}   # per leaf: heap of (-prio, arrival, j)
+        # per leaf: a heap of (its local queue's AFS usage, or 0, -prio, arrival, j)
+        self.line = {int(q): [] for q in s.leaves}
         self.start, self.where = {}, {}               # running task rows: start, node
         self.rows = [[] for _ in range(J)]            # per job: its running task rows
         self.requeued = [[] for _ in range(J)]        # per job: its evicted rows, in order
@@ -141,7 +151,35 @@ class RulePolicy:
             self.billed = np.zeros(len(s.paths))             # decayed usage per leaf
             self.rate = np.zeros(len(s.paths))               # billing per second now
             self.tres_weights = {r: 1.0 / t for r, t in zip(s.resources, self.total) if t > 0}
+        self._afs_options(admission_fair_sharing, usage_half_life, usage_sampling_interval,
+                          resource_weights)
         self._check_startable()
+
+    def _afs_options(self, on, half_life, interval, weights):
+        """Check and keep Admission Fair Sharing's options; its state per local queue
+        (see the module docstring)."""
+        s = self.scenario
+        if not isinstance(on, (bool, np.bool_)):
+            raise TypeError(f"admission_fair_sharing must be True or False, got {on!r:.80}")
+        if on and self.rule != "kueue":
+            raise ValueError(f"admission_fair_sharing is Kueue's; rule is {self.rule!r}")
+        self.afs = bool(on)
+        kueue.afs_penalty({}, interval, half_life)       # refuses a bad interval, half-life
+        self.afs_half_life, self.afs_interval = float(half_life), float(interval)
+        if weights is not None and (isinstance(weights, (str, bytes)) or not hasattr(
+                weights, "__len__") or len(weights) != len(s.resources)):
+            raise ValueError(f"resource_weights must be a list of one number per resource "
+                             f"({', '.join(s.resources)}), got {weights!r:.80}")
+        self.afs_weights = {} if weights is None else dict(zip(s.resources, weights))
+        kueue.afs_usage({}, resource_weights=self.afs_weights)    # refuses a bad weight
+        n = len(s.local_queue_names)
+        self.lq_usage = np.zeros((n, len(s.resources)))   # what its admitted jobs hold
+        self.consumed = [{} for _ in range(n)]              # its decayed usage
+        self.last = np.zeros(n)                             # its last update (s)
+        self.score = np.zeros(n)                            # kueue.afs_usage of it now
+        self.local_queues = {int(q): np.flatnonzero(s.local_queue_leaf == q).tolist()
+                             for q in s.leaves}
+        self.job_local_queue = s.local_queue.tolist()
 
     def _check_startable(self):
         """Refuse a job the rule would never start, on the empty cluster: a gang beyond its
@@ -190,8 +228,7 @@ class RulePolicy:
         self._advance(float(self.scenario.arrival[user]))
         if not self.waiting[user] and not self.launched[user]:
             s = self.scenario
-            heapq.heappush(self.line[int(s.queue[user])],
-                           (-int(s.priority[user]), float(s.arrival[user]), int(user)))
+            heapq.heappush(self.line[int(s.queue[user])], self._entry(int(user)))
         self.waiting[user] += count
 
     def preempt(self):
@@ -199,12 +236,13 @@ class RulePolicy:
         would start next, if it cannot start, the running jobs its preemption picks, if
         they make it fit and the rate limit lets them go; none without preemption."""
         self.reserved = None
-        ready = {q: line[0][2] for q, line in self.line.items() if line}
+        self._afs_refresh()
+        ready = {q: line[0][-1] for q, line in self.line.items() if line}
         if not self.preempts or not ready:
             return np.zeros(0, dtype=np.int64)
         q = self._pick(ready)
         line = sorted(self.line[q]) if self.best_effort else self.line[q][:1]
-        for _, _, j in line:                  # the head, and with best_effort the rest
+        for *_, j in line:                    # the head, and with best_effort the rest
             n = int(self.waiting[j])
             if self._place(q, j, n) is not None:
                 if j != ready[q]:                 # behind a blocked head: it goes first
@@ -222,6 +260,7 @@ class RulePolicy:
 
     def schedule(self):
         users, machines, passed = [], [], set()
+        self._afs_refresh()
         if self.reserved is not None:             # the preemptor first: its room is free
             q, j = self.reserved
             self.reserved = None
@@ -231,7 +270,7 @@ class RulePolicy:
                 users += [j] * len(where)
                 machines += where
         while True:
-            ready = {q: line[0][2] for q, line in self.line.items() if line and q not in passed}
+            ready = {q: line[0][-1] for q, line in self.line.items() if line and q not in passed}
             if ready:             # a head whose task fits on no node now is passed over
                 heads = self.scenario.demand[list(ready.values())]
                 fits = (self.used[None] + heads[:, None] <= self.room).all(axis=2).any(axis=1)
@@ -261,6 +300,8 @@ class RulePolicy:
         sim.take_back(self.used, machine, self.running[machine], d)
         for a in self.ancestry[q]:
             self.usage[a] = np.maximum(self.usage[a] - d, 0.0)
+        if self.afs:
+            self._afs_hold(q, user, -d)
         if self.rule == "mesos-drf":
             self.sorter.unallocated(s.paths[q], CLUSTER, self._named(d))
         self._changed(q)
@@ -326,11 +367,13 @@ class RulePolicy:
         self.waiting[j] -= len(where)
         if not self.waiting[j]:
             line = self.line[q]
-            if line[0][2] == j:
+            if line[0][-1] == j:
                 heapq.heappop(line)
             else:                                 # a job behind the head (best_effort)
-                line[:] = [entry for entry in line if entry[2] != j]
+                line[:] = [entry for entry in line if entry[-1] != j]
                 heapq.heapify(line)
+        if self.afs:
+            self._afs_admit(q, j, len(where) * d)
         self._changed(q)
 
     # -- preemption -----------------------------------------------------------------------
@@ -348,8 +391,10 @@ class RulePolicy:
             sim.take_back(self.used, k, self.running[k], d)
         for a in self.ancestry[q]:
             self.usage[a] = np.maximum(self.usage[a] - len(rows) * d, 0.0)
+        if self.afs:
+            self._afs_hold(q, j, -len(rows) * d)
         if not self.waiting[j]:
-            heapq.heappush(self.line[q], (-int(s.priority[j]), float(s.arrival[j]), j))
+            heapq.heappush(self.line[q], self._entry(j))
         self.waiting[j] += len(rows)
         self.requeued[j] += rows
         self._changed(q)
@@ -404,7 +449,7 @@ class RulePolicy:
         weights = {leaf: 1.0 / float(s.priority_factor[leaf]) for leaf in leaves}
         wanted = self.usage[leaves].copy()
         for leaf_index, leaf in enumerate(leaves):
-            for _, _, job in self.line[leaf]:
+            for *_, job in self.line[leaf]:
                 wanted[leaf_index] += self.waiting[job] * s.demand[job]
         _, adjusted, _ = armada.fair_shares(self.total, [weights[x] for x in leaves], wanted)
         fair = dict(zip(leaves, adjusted.tolist()))
@@ -547,6 +592,73 @@ class RulePolicy:
                     self.rate[q] * dt
         self.now = max(self.now, now)
 
+    # -- Admission Fair Sharing (kueue) ---------------------------------------------------
+
+    def _entry(self, j):
+        """Job j's place in its leaf's line: its local queue's AFS usage (0 without AFS),
+        then -priority, arrival, j."""
+        s = self.scenario
+        key = float(self.score[s.local_queue[j]]) if self.afs else 0.0
+        return key, -int(s.priority[j]), float(s.arrival[j]), int(j)
+
+    def _afs_sample(self, lq):
+        """Local queue lq's usage samples due by now, one every sampling interval after its
+        last update, each with what it held since (constant in between: k samples are one
+        of k intervals); whether there were any."""
+        k = math.floor((self.now - self.last[lq]) / self.afs_interval)
+        if k < 1:
+            return False
+        self.last[lq] += k * self.afs_interval
+        self.consumed[lq] = {} if self.afs_half_life == 0 else kueue.afs_decayed(
+            self.consumed[lq], self._named(self.lq_usage[lq]), k * self.afs_interval,
+            self.afs_half_life)
+        return True
+
+    def _afs_rekey(self, q):
+        """Leaf q's local queues' usage computed again and its line ordered by it (Kueue
+        rebuilds the ClusterQueue's heap)."""
+        s = self.scenario
+        lqs = self.local_queues[q]
+        before = self.score[lqs].tolist()
+        for lq in lqs:
+            self.score[lq] = kueue.afs_usage(self.consumed[lq], None,
+                                             float(s.local_queue_weight[lq]), self.afs_weights)
+        if self.score[lqs].tolist() != before:
+            score, of = self.score.tolist(), self.job_local_queue
+            line = self.line[q]
+            line[:] = [(score[of[entry[-1]]],) + entry[1:] for entry in line]
+            heapq.heapify(line)
+
+    def _afs_refresh(self):
+        """Every leaf's local queues sampled up to now, a leaf's line ordered again where
+        one was."""
+        if self.afs and self.now >= self.last.min() + self.afs_interval:   # some are due
+            for q, lqs in self.local_queues.items():
+                if [lq for lq in lqs if self._afs_sample(lq)]:
+                    self._afs_rekey(q)
+
+    def _afs_hold(self, q, j, delta):
+        """Job j's local queue (in leaf q) holds delta more from now, its samples due first."""
+        lq = int(self.scenario.local_queue[j])
+        if self._afs_sample(lq):
+            self._afs_rekey(q)
+        self.lq_usage[lq] = np.maximum(self.lq_usage[lq] + delta, 0.0)
+
+    def _afs_admit(self, q, j, request):
+        """Job j admitted (leaf q) requesting `request`: its local queue holds it, and its
+        consumed usage decays to now with it and takes the entry penalty (the scheduler's
+        push and the workload controller's settlement, at one instant here)."""
+        self._afs_hold(q, j, request)
+        lq = int(self.scenario.local_queue[j])
+        decayed = kueue.afs_decayed(self.consumed[lq], self._named(self.lq_usage[lq]),
+                                    self.now - self.last[lq], self.afs_half_life)
+        penalty = kueue.afs_penalty(self._named(request), self.afs_interval,
+                                    self.afs_half_life)
+        self.consumed[lq] = {r: decayed.get(r, 0.0) + penalty.get(r, 0.0)
+                             for r in {**decayed, **penalty}}
+        self.last[lq] = self.now
+        self._afs_rekey(q)
+
     def _changed(self, q):
         """After a launch or a completion in leaf q: Kueue's cohorts lack q's usage,
         Slurm's billing rate is q's new usage billed."""
@@ -579,7 +691,9 @@ def policy(spec, rule, **options):
     """The RulePolicy of `rule` (one of RULES) on a scenario (a Scenario, a dict or a
     file); options: half_life (s, slurm-fairtree), max_tres (slurm-fairtree), fixed
     (yarn-fair-drf), strategies (kueue), protected_fraction (armada), rate_limit,
-    rate_interval (s) and best_effort (kueue, armada: with preemption)."""
+    rate_interval (s) and best_effort (kueue, armada: with preemption),
+    admission_fair_sharing, usage_half_life (s), usage_sampling_interval (s) and
+    resource_weights (kueue: Admission Fair Sharing)."""
     return RulePolicy(spec, rule, **options)
 
 

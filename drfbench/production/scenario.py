@@ -21,14 +21,18 @@ optional, one number per resource (in the nodes' units) where it is a vector:
 - `limit`: the most the queue's subtree may hold (max, capability); default unbounded;
 - `borrowing_limit`, `lending_limit`: Kueue's; default unbounded (none set);
 - `priority_factor`: Armada's (its weight is 1 / priority_factor); default 1 / weight;
-- `shares`: Slurm's raw shares; default the weight.
+- `shares`: Slurm's raw shares; default the weight;
+- `local_queues` (leaf queues only): Kueue's LocalQueues pointing at this ClusterQueue,
+  `{name: {weight: w}}` (`fairSharing.weight`, default 1), for Admission Fair Sharing;
+  default one local queue, `default`, of weight 1.
 
 A queue's guarantee is at most its limit; a queue's children's guarantees sum to at most
 its own where it has one, the top queues' to at most the cluster's capacity. `nodes` maps
 a node type's name to its `capacity` and `count` (default 1). A job has `queue`, `demand`
 (one task's) and `duration` (seconds of work per task), and optionally `arrival` (s,
 default 0), `tasks` (default 1), `priority` (an integer, default 0; higher first) and
-`preemptible` (default true). Every task fits on some node and within its queue's and
+`preemptible` (default true) and `local_queue` (the name of one of its leaf's local queues,
+default `default`). Every task fits on some node and within its queue's and
 ancestors' limits.
 
 `scenario()` (a dict, a YAML or JSON file read by drfbench._inputs.document, or a
@@ -50,11 +54,13 @@ from .._validation import (MAX_MACHINE_CELLS, MAX_MACHINES, MAX_TREE_NODES, MAX_
 from ..sim import FIT_SLACK, Trace
 
 QUEUE_KEYS = frozenset({"weight", "children", "guarantee", "limit", "borrowing_limit",
-                        "lending_limit", "priority_factor", "shares"})
+                        "lending_limit", "priority_factor", "shares", "local_queues"})
 VECTORS = ("guarantee", "limit", "borrowing_limit", "lending_limit")   # default 0, inf...
 NODE_KEYS = frozenset({"capacity", "count"})
 JOB_KEYS = frozenset({"queue", "arrival", "tasks", "demand", "duration", "priority",
-                      "preemptible"})
+                      "preemptible", "local_queue"})
+LOCAL_QUEUE_KEYS = frozenset({"weight"})
+DEFAULT_LOCAL_QUEUE = "default"   # a leaf's one local queue when it names none
 TOP_KEYS = frozenset({"resources", "nodes", "children", "jobs"})
 MAX_TASKS = 10**7             # tasks of all jobs together: the simulator's trace rows
 MAX_PRIORITY = 2**31          # |priority| (Kubernetes' PriorityClass values are int32)
@@ -69,10 +75,13 @@ class Scenario:
     first): paths (Q), parent (Q int64, -1 for the root), weight, priority_factor, shares
     (Q float64; the root's 1), guarantee, limit, borrowing_limit, lending_limit (Q, m)
     float64 (inf: unbounded; the root's guarantee and limit are the cluster's capacity);
-    leaves (L int64 queue ids, depth-first in the order given). Nodes: node_types (names),
-    node_type (M int64, per machine), capacity (M, m). Jobs, in the order given: queue (J
-    int64, a queue id), arrival, duration (J float64), tasks (J int64), demand (J, m),
-    priority (J int64), preemptible (J bool).
+    leaves (L int64 queue ids, depth-first in the order given). Local queues (Kueue's),
+    leaf by leaf in queue order, each leaf's in the order given: local_queue_names (N),
+    local_queue_leaf (N int64, its leaf's queue id), local_queue_weight (N float64).
+    Nodes: node_types (names), node_type (M int64, per machine), capacity (M, m). Jobs, in
+    the order given: queue (J int64, a queue id), local_queue (J int64, a local queue's
+    index), arrival, duration (J float64), tasks (J int64), demand (J, m), priority (J
+    int64), preemptible (J bool).
     """
     resources: tuple
     paths: tuple
@@ -85,10 +94,14 @@ class Scenario:
     borrowing_limit: np.ndarray
     lending_limit: np.ndarray
     leaves: np.ndarray
+    local_queue_names: tuple
+    local_queue_leaf: np.ndarray
+    local_queue_weight: np.ndarray
     node_types: tuple
     node_type: np.ndarray
     capacity: np.ndarray
     queue: np.ndarray
+    local_queue: np.ndarray
     arrival: np.ndarray
     duration: np.ndarray
     tasks: np.ndarray
@@ -216,14 +229,21 @@ def _build(spec):
     _check_guarantees(queues, parent, vec, resources)
     leaf_set = {k for k, q in enumerate(queues) if q["leaf"]}
     leaves = sorted(leaf_set, key=lambda k: _path_key(k, parent))
+    local = [(k, name, w) for k, q in enumerate(queues) if q["leaf"]
+             for name, w in q["local_queues"].items()]
+    local_index = {(k, name): i for i, (k, name, _) in enumerate(local)}
     jobs = _jobs(spec["jobs"], m, index, leaf_set, paths, capacity, vec["limit"], parent,
-                 resources)
+                 resources, local_index)
     weight = np.array([q["weight"] for q in queues])
     pf = np.array([q.get("priority_factor", 1.0 / q["weight"]) for q in queues])
     shares = np.array([q.get("shares", q["weight"]) for q in queues])
     return Scenario(resources=tuple(resources), paths=tuple(paths), parent=parent,
                     weight=weight, priority_factor=pf, shares=shares, **vec,
-                    leaves=np.array(leaves, dtype=np.int64), node_types=types,
+                    leaves=np.array(leaves, dtype=np.int64),
+                    local_queue_names=tuple(name for _, name, _ in local),
+                    local_queue_leaf=np.array([k for k, _, _ in local], dtype=np.int64),
+                    local_queue_weight=np.array([w for _, _, w in local], dtype=np.float64),
+                    node_types=types,
                     node_type=node_type, capacity=capacity, **jobs)
 
 
@@ -259,7 +279,7 @@ def _queues(spec, m):
     root = {"path": "", "parent": None, "leaf": False, "weight": 1.0,
             "guarantee": [0.0] * m, "limit": [math.inf] * m,
             "borrowing_limit": [math.inf] * m, "lending_limit": [math.inf] * m}
-    out, frontier = [root], [(root, spec, [id(spec)])]
+    out, frontier, local_count = [root], [(root, spec, [id(spec)])], 0
     for node, node_spec, ancestry in frontier:
         path = node["path"]
         children = node_spec.get("children")
@@ -291,6 +311,16 @@ def _queues(spec, m):
             for f in ("priority_factor", "shares"):
                 if f in child:
                     q[f] = _positive(child[f], where, f)
+            if q["leaf"]:
+                q["local_queues"] = (_local_queues(child["local_queues"], where)
+                                     if "local_queues" in child else {DEFAULT_LOCAL_QUEUE: 1.0})
+                local_count += len(q["local_queues"])
+                if local_count > MAX_TREE_NODES:
+                    raise ValueError(f"{where}: the leaves have more than {MAX_TREE_NODES:,} "
+                                     "local queues in all (drfbench's bound MAX_TREE_NODES)")
+            elif "local_queues" in child:
+                raise ValueError(f"{where}: local_queues belong to a leaf queue (a Kueue "
+                                 "ClusterQueue); this queue has children")
             weights.append((q["weight"], qpath))
             out.append(q)
             if len(out) > MAX_TREE_NODES:
@@ -302,6 +332,22 @@ def _queues(spec, m):
         if high > MAX_WEIGHT_RATIO * low:
             raise ValueError(f"queue {heavy!r}: weight {high:g} is more than "
                              f"{MAX_WEIGHT_RATIO:g} times its sibling {light!r}'s ({low:g})")
+    return out
+
+
+def _local_queues(spec, where):
+    """A leaf's local queues as `spec` (its `local_queues`) names them: {name: weight}."""
+    if not isinstance(spec, dict) or not spec:
+        raise ValueError(f"{where}: local_queues must be a non-empty mapping of local queue "
+                         f"names to their settings ({{name: {{weight: w}}}}), got {spec!r:.80}")
+    out = {}
+    for name, lq in spec.items():
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{where}: a local queue's name is a non-empty string, got "
+                             f"{name!r:.80} (quote a name YAML reads otherwise)")
+        at = f"{where}, local queue {name!r}"
+        _keys(lq, LOCAL_QUEUE_KEYS, at, "a local queue")
+        out[name] = _positive(lq.get("weight", 1), at, "weight")
     return out
 
 
@@ -335,11 +381,11 @@ def _check_guarantees(queues, parent, vec, resources):
                              f"above {own} {g[k, r]:g}")
 
 
-def _jobs(spec, m, index, leaves, paths, capacity, limit, parent, resources):
+def _jobs(spec, m, index, leaves, paths, capacity, limit, parent, resources, local_index):
     if not isinstance(spec, list):
         raise ValueError(f"scenario: jobs must be a list of jobs, got {spec!r:.80}")
-    cols = {k: [] for k in ("queue", "arrival", "duration", "tasks", "demand", "priority",
-                            "preemptible")}
+    cols = {k: [] for k in ("queue", "local_queue", "arrival", "duration", "tasks", "demand",
+                            "priority", "preemptible")}
     total_tasks = 0
     for j, job in enumerate(spec):
         where = f"job {j}"
@@ -355,6 +401,11 @@ def _jobs(spec, m, index, leaves, paths, capacity, limit, parent, resources):
         if q not in leaves:
             raise ValueError(f"{where}: queue {name!r} has children; jobs go to leaf queues")
         where = f"job {j} (queue {name!r})"
+        lq = job.get("local_queue", DEFAULT_LOCAL_QUEUE)
+        if not isinstance(lq, str) or (q, lq) not in local_index:
+            names = sorted(n for k, n in local_index if k == q)
+            raise ValueError(f"{where}: local_queue {lq!r:.80} is not a local queue of queue "
+                             f"{name!r} (it has {names}); a leaf's local_queues name them")
         demand = _vector(job["demand"], m, where, "demand")
         if max(demand) == 0:
             raise ValueError(f"{where}: demand is all 0; a task holds some resource")
@@ -390,12 +441,13 @@ def _jobs(spec, m, index, leaves, paths, capacity, limit, parent, resources):
                 raise ValueError(f"{where}: a task's {resources[r]!r} {d[r]:g} is above queue "
                                  f"{paths[k]!r}'s limit {limit[k, r]:g}")
             k = int(parent[k])
-        for key, v in (("queue", q), ("arrival", arrival), ("duration", duration),
+        for key, v in (("queue", q), ("local_queue", local_index[q, lq]),
+                       ("arrival", arrival), ("duration", duration),
                        ("tasks", tasks), ("demand", demand), ("priority", priority),
                        ("preemptible", preemptible)):
             cols[key].append(v)
     out = {k: np.array(v, dtype=t) for (k, v), t in
-           zip(cols.items(), (np.int64, np.float64, np.float64, np.int64, np.float64,
-                              np.int64, bool))}
+           zip(cols.items(), (np.int64, np.int64, np.float64, np.float64, np.int64,
+                              np.float64, np.int64, bool))}
     out["demand"] = out["demand"].reshape(-1, m)
     return out

@@ -1,8 +1,8 @@
 """The fuzz suite for the scenario input kind (drfbench.production.scenario and the rules
 on it through their entry point, drfbench.production.simulate): arbitrary scenarios, of
 the right and the wrong shape, are either refused with a ValueError/TypeError
-(tests/fuzz.py) or read, and then every rule runs them to the end without a node holding
-more than its capacity."""
+(tests/fuzz.py) or read, and then every rule (Kueue's with Admission Fair Sharing too)
+runs them to the end without a node holding more than its capacity."""
 import hypothesis.strategies as st
 import numpy as np
 
@@ -45,7 +45,11 @@ def scenarios(m, noisy):
                     "limit": vectors(m, 6, 16, noisy), "borrowing_limit": vectors(m, 0, 8, noisy),
                     "lending_limit": vectors(m, 0, 8, noisy), "priority_factor": scalar,
                     "shares": scalar}
-    leaf = st.fixed_dictionaries({}, optional=queue_fields)
+    local = st.fixed_dictionaries({}, optional={"weight": scalar})
+    local_queues = (st.one_of(st.dictionaries(st.one_of(NAMES, st.just("default")), local,
+                                              max_size=3), NUMBERS) if noisy else
+                    st.fixed_dictionaries({"default": local, "x": local}))
+    leaf = st.fixed_dictionaries({}, optional={**queue_fields, "local_queues": local_queues})
     odd = st.sampled_from([{"colour": 1}, {"demand": [1] * m}, {"children": {}}, [1, 2]])
     names = NAMES if noisy else st.sampled_from("abc")
 
@@ -69,6 +73,8 @@ def scenarios(m, noisy):
              "duration": number(1, 30)},
             optional={"arrival": number(0, 50), "tasks": number(1, 4),
                       "priority": number(-2, 2),
+                      "local_queue": st.sampled_from(["default", "x"] + (["a", 1] if noisy
+                                                                         else [])),
                       "preemptible": st.sampled_from([True, False] + (["yes", 1] if noisy
                                                                       else []))})
         return st.lists(job, min_size=1, max_size=12)
@@ -81,10 +87,13 @@ def scenarios(m, noisy):
 
 
 def run_all(spec):
-    """The scenario read, and each rule's Simulation on it."""
+    """The scenario read, and each rule's Simulation on it (Kueue's with Admission Fair
+    Sharing too, sampled often enough to decay within the jobs' times)."""
     s = scenario(spec)
-    return s, {rule: simulate(s, rule).simulation
-               for rule in drfbench.methods(takes="scenario")}
+    runs = {rule: simulate(s, rule).simulation for rule in drfbench.methods(takes="scenario")}
+    runs["kueue-afs"] = simulate(s, "kueue", admission_fair_sharing=True, usage_half_life=20,
+                                 usage_sampling_interval=5).simulation
+    return s, runs
 
 
 SPECS = st.tuples(st.integers(1, 3), st.sampled_from([False, False, True])).flatmap(

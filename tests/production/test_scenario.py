@@ -150,6 +150,25 @@ BAD = [
     (("jobs", 1, "user"), "x", "job 1: unknown key(s) ['user']"),
     (("jobs", 1, "duration"), DELETE, "job 1: missing duration"),
     (("jobs",), {"a": 1}, "scenario: jobs must be a list"),
+    (("jobs", 1, "local_queue"), "team-a", "job 1 (queue 'web'): local_queue 'team-a' is not "
+                                           "a local queue of queue 'web' (it has ['default'])"),
+    (("jobs", 1, "local_queue"), 7, "job 1 (queue 'web'): local_queue 7 is not a local queue"),
+    (R + ("local_queues",), {"a": {}}, "queue 'research': local_queues belong to a leaf queue"),
+    (T + ("local_queues",), {}, "queue 'research/train': local_queues must be a non-empty "
+                                "mapping"),
+    (T + ("local_queues",), None, "queue 'research/train': local_queues must be a non-empty "
+                                  "mapping"),
+    (T + ("local_queues",), {"a": {"weight": 0}}, "queue 'research/train', local queue 'a': "
+                                                  "weight must lie in [1e-300, 1e+300], got 0"),
+    (T + ("local_queues",), {"a": {"weigth": 2}}, "queue 'research/train', local queue 'a': "
+                                                  "unknown key(s) ['weigth']"),
+    (T + ("local_queues",), {"a": 2}, "queue 'research/train', local queue 'a': expected a "
+                                      "mapping, got int"),
+    (T + ("local_queues",), {True: {}}, "queue 'research/train': a local queue's name is a "
+                                        "non-empty string, got True"),
+    (T + ("local_queues",), {"a": {}}, "job 0 (queue 'research/train'): local_queue 'default' "
+                                       "is not a local queue of queue 'research/train' (it has "
+                                       "['a'])"),
 ]
 
 
@@ -213,3 +232,22 @@ def test_vectors_as_arrays_and_empty_jobs():
         scenario(mutated(("nodes", "gpu", "capacity"), np.array([[16, 64, 4]])))
     s = scenario(mutated(("jobs",), []))
     assert s.demand.shape == (0, 3) and len(s.trace()) == 0
+
+
+def test_local_queues_default_one_per_leaf_and_name_their_jobs():
+    """Without `local_queues` each leaf has one, `default`, of weight 1, and every job is
+    in its leaf's; declared ones are numbered leaf by leaf (in queue order), each leaf's
+    in the order given, and a job names its own by `local_queue`."""
+    s = scenario(GOOD)
+    assert s.local_queue_names == ("default",) * 3
+    assert s.local_queue_leaf.tolist() == [2, 3, 4] and s.local_queue_weight.tolist() == [1] * 3
+    assert s.local_queue.tolist() == [1, 0]
+    spec = mutated(T + ("local_queues",), {"heavy": {}, "light": {"weight": 2.5}})
+    spec["jobs"][0]["local_queue"] = "light"
+    spec["jobs"].append({"queue": "research/train", "local_queue": "heavy", "demand": [1, 1, 0],
+                         "duration": 1})
+    s = scenario(spec)
+    assert s.local_queue_names == ("default", "heavy", "light", "default")
+    assert s.local_queue_leaf.tolist() == [2, 3, 3, 4]
+    assert s.local_queue_weight.tolist() == [1, 1, 2.5, 1]
+    assert s.local_queue.tolist() == [2, 0, 1]
