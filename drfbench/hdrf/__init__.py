@@ -6,7 +6,7 @@ multi-resource fairness, and its rivals, on a tree of weighted nodes whose leave
     scheduler(tree, machines, method)   the kernel (drfbench/hdrf/hdrf.pyx), a drfbench.sim policy
     allocate(tree, capacity, method)    divisible mode: each leaf's resource vector
 
-Policies (drfbench.methods(family="hdrf")): hdrf, static-hdrf, naive-hdrf, flatten,
+Methods (drfbench.methods(family="hdrf")): hdrf, static-hdrf, naive-hdrf, flatten,
 capacity, capacity-pareto. drfbench.hdrf.literal is the slides' algorithm written
 literally, the kernel's specification; `python -m drfbench.hdrf` runs the pipeline's
 steps. docs/families/hdrf.md says what was chosen where the slides are silent.

@@ -7,7 +7,7 @@ applications are accepted; `place(cluster, app, method)` places every node of th
 application in SortNodes order (line 5) on the feasible server with the best score (lines
 6-15) and reserves the bandwidth of its edges from the nodes it depends on along the tree's
 path (lines 16-17), or rejects the application whole, restoring what it had reserved
-(line 13). Policies:
+(line 13). Methods:
 
   packer  the score of Eq. 6-8 (drfbench/packer/packer.pyx through kernel.Kernel: packer, add_edge)
           with the resource weights of `resource_weights`, in one of the readings of SCORES;
