@@ -11,14 +11,14 @@ one way code outside a family reaches the family's checks.
     from drfbench import properties
     trees = properties.checks_for("tree")        # drfbench.hdrf.properties.CHECKS
     trees.check("hdrf", trees.random(50))          # {property: Verdict}
-    trees.table(["hdrf", "flatten"], count=200)    # tidy rows, one per (policy, property)
+    trees.table(["hdrf", "flatten"], count=200)    # tidy rows, one per (method, property)
 
-A check takes a policy (a registered method's name or a callable, as the family's policy
+A check takes a method (a registered method's name or a callable, as the family's method
 class wraps it) and one instance or an iterable of them, and returns a Verdict: holds, the
 number of instances checked (where the property applies) and violated, the largest
 violation found (`worst`, relative or a count, as each check says), and the counterexample
 behind it. A check reports a violation only when it exceeds `tol` (default 1e-6): far above
-float64 rounding (the policies are computed in float64, CEEI polished to ~1e-12) and far
+float64 rounding (the methods are computed in float64, CEEI polished to ~1e-12) and far
 below the violations the checks exist to find. "Holds" means no violation was found on
 these instances (and, for strategy-proofness, among the misreports tried): evidence, not
 proof.
@@ -55,7 +55,7 @@ class Verdict:
     applies); violated: how many instances violate it; worst: the largest violation
     (relative, see each property) and `counterexample` the instance behind it."""
     property: str
-    policy: str
+    method: str
     holds: bool
     checked: int
     violated: int
@@ -208,8 +208,8 @@ def worst_departure(inst, u, tasks_without, tol):
     return violation(loss.ravel(), tol, example)
 
 
-class NamedPolicy:
-    """A callable policy of one input kind, named. A family's policy class subclasses it:
+class NamedMethod:
+    """A callable method of one input kind, named. A family's method class subclasses it:
     `takes`, the input kind; `registered(method, **options)`, the callable running a
     registered method; `__call__`, how the checks call it."""
     takes = None
@@ -222,15 +222,15 @@ class NamedPolicy:
         return f"{type(self).__name__}({self.name})"
 
     @classmethod
-    def of(cls, policy, name=None, **options):
-        """`policy` as a `cls`: itself, a registered method's name taking `cls.takes` (run
+    def of(cls, method, name=None, **options):
+        """`method` as a `cls`: itself, a registered method's name taking `cls.takes` (run
         with `options`, named by its label), or a callable."""
-        if isinstance(policy, cls):
-            return policy
-        if isinstance(policy, str):
-            spec = api.method_info(policy, cls.takes)
-            return cls(cls.registered(policy, **options), name or spec.label or policy)
-        return cls(policy, name)
+        if isinstance(method, cls):
+            return method
+        if isinstance(method, str):
+            spec = api.method_info(method, cls.takes)
+            return cls(cls.registered(method, **options), name or spec.label or method)
+        return cls(method, name)
 
 
 def instances_of(cls, make, instances):
@@ -253,20 +253,20 @@ class PropertySet:
     kind: the input kind (a key of drfbench.api.KINDS, whose `properties` names the
     module); instance: the instance class; read(instances): one instance or many, in the
     forms the family accepts, as a generator of instances; random(count, seed=0,
-    **options): random instances (a generator); policy: the NamedPolicy subclass that runs
-    a registered method or a callable on an instance; checks: {name: check(policy,
+    **options): random instances (a generator); method: the NamedMethod subclass that runs
+    a registered method or a callable on an instance; checks: {name: check(method,
     instances, *, tol, collect) -> Verdict}; names: {name: display name}; columns: the
-    table's columns, in order (VERDICT_COLUMNS, policy, label, agrees, counterexample,
+    table's columns, in order (VERDICT_COLUMNS, method, label, agrees, counterexample,
     counterexamples, the claim column, and the generator's options); pool(property,
     count, seed, **options): the instances the table checks `property` on (None: the same
     random ones for every property); claim and claims: the table's column for the paper's
-    (or the lecture's) marks, and the marks, {policy: {property: holds}}.
+    (or the lecture's) marks, and the marks, {method: {property: holds}}.
     """
     kind: str
     instance: type
     read: object
     random: object
-    policy: type
+    method: type
     checks: dict
     names: dict
     columns: tuple
@@ -281,16 +281,16 @@ class PropertySet:
             return list(self.random(count, seed, **options))
         return list(self.pool(prop, count, seed, **options))
 
-    def verdict(self, name, policy, instances, check_one, tol, collect=None, **options):
-        """Check property `name` over the instances: check_one(policy, instance, tol, index,
+    def verdict(self, name, method, instances, check_one, tol, collect=None, **options):
+        """Check property `name` over the instances: check_one(method, instance, tol, index,
         **options) gives None where the property does not apply, else (violation,
         counterexample or None), as `violation` does; `collect`, a list, receives every
         counterexample."""
-        policy = self.policy.of(policy)
+        method = self.method.of(method)
         checked = violated = 0
         worst, example = 0.0, None
         for index, inst in enumerate(self.read(instances)):
-            found = check_one(policy, inst, tol, index=index, **options)
+            found = check_one(method, inst, tol, index=index, **options)
             if found is None:
                 continue
             checked += 1
@@ -301,16 +301,16 @@ class PropertySet:
                     collect.append(counterexample)
                 if magnitude > worst or example is None:
                     worst, example = magnitude, counterexample
-        return Verdict(name, policy.name, violated == 0, checked, violated, worst, example)
+        return Verdict(name, method.name, violated == 0, checked, violated, worst, example)
 
-    def check(self, policy, instances=None, *, properties=None, count=100, seed=0, tol=TOL,
+    def check(self, method, instances=None, *, properties=None, count=100, seed=0, tol=TOL,
               **options):
-        """Check a policy's properties.
+        """Check a method's properties.
 
         Parameters
         ----------
-        policy : str, callable or NamedPolicy
-            A registered method's name, or a callable (see `NamedPolicy.of`).
+        method : str, callable or NamedMethod
+            A registered method's name, or a callable (see `NamedMethod.of`).
         instances : optional
             One instance or many, in the forms the family accepts; None: the table's
             instances of each property.
@@ -328,20 +328,20 @@ class PropertySet:
         dict
             {property: Verdict}.
         """
-        policy = self.policy.of(policy)
+        method = self.method.of(method)
         given = None if instances is None else list(self.read(instances))
         return {prop: self.checks[prop](
-                    policy, self.instances_for(prop, count, seed, **options) if given is None
+                    method, self.instances_for(prop, count, seed, **options) if given is None
                     else given, tol=tol)
                 for prop in properties or self.checks}
 
-    def table(self, policies, count=200, seed=0, *, tol=TOL, progress=None, **options):
-        """The property table: every check of every policy on its pool of instances.
+    def table(self, methods, count=200, seed=0, *, tol=TOL, progress=None, **options):
+        """The property table: every check of every method on its pool of instances.
 
         Parameters
         ----------
-        policies : list of str or dict
-            Registered methods' names (the column `label` is theirs), or {name: policy}.
+        methods : list of str or dict
+            Registered methods' names (the column `label` is theirs), or {name: method}.
         count, seed : int
             Instances per property, and the seed they are drawn from.
         tol : float
@@ -354,23 +354,23 @@ class PropertySet:
         Returns
         -------
         list of dict
-            Tidy rows (`columns`), one per (policy, property): the verdict, the claim
+            Tidy rows (`columns`), one per (method, property): the verdict, the claim
             where there is one, and every counterexample found.
         """
-        named = (((name, self.policy.of(p, name)) for name, p in policies.items())
-                 if isinstance(policies, dict) else ((p, self.policy.of(p)) for p in policies))
+        named = (((name, self.method.of(p, name)) for name, p in methods.items())
+                 if isinstance(methods, dict) else ((p, self.method.of(p)) for p in methods))
         pools = {prop: self.instances_for(prop, count, seed, **options) for prop in self.checks}
         params = inspect.signature(self.pool or self.random).parameters.values()
         given = {**{p.name: p.default for p in params if p.default is not p.empty}, **options}
         keys = {k: v for k, v in given.items() if k in self.columns}
         tag = "".join(f"{k}={v} " for k, v in keys.items())
         rows = []
-        for name, policy in named:
+        for name, method in named:
             for prop, check in self.checks.items():
                 found = []
-                v = check(policy, pools[prop], tol=tol, collect=found)
+                v = check(method, pools[prop], tol=tol, collect=found)
                 claim = self.claims.get(name, {}).get(prop)
-                row = {**keys, "policy": name, "label": policy.name, "property": prop,
+                row = {**keys, "method": name, "label": method.name, "property": prop,
                        "property_name": self.names[prop], "holds": v.holds,
                        "checked": v.checked, "violated": v.violated,
                        "violated_fraction": v.violated / v.checked if v.checked else 0.0,

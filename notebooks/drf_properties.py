@@ -42,7 +42,7 @@ from drfbench import figures as figs
 
 rows, ex = figs.start(results, "drf/drf_properties", "drf/drf_examples")
 PROPERTY_ORDER = list(dict.fromkeys(rows["property_name"]))
-POLICY_ORDER = list(dict.fromkeys(rows["policy"]))
+METHOD_ORDER = list(dict.fromkeys(rows["method"]))
 machine = figs.machine(rows)
 n_instances = int(rows["instances"].iloc[0])
 # What each cell counts: the random instances, plus the lecture's two worked examples for
@@ -70,25 +70,25 @@ def mark(row):
 
 # %%
 settings = list(dict.fromkeys(rows["zeros"]))
-fig, axes = plt.subplots(1, len(settings), figsize=(6.2 * len(settings), 0.45 * len(POLICY_ORDER) + 2.6),
+fig, axes = plt.subplots(1, len(settings), figsize=(6.2 * len(settings), 0.45 * len(METHOD_ORDER) + 2.6),
                          sharey=True, squeeze=False)
 for ax, zeros in zip(axes[0], settings):
     part = rows[rows["zeros"] == zeros]
-    frac = part.pivot(index="policy", columns="property_name", values="violated_fraction")
-    frac = frac.loc[POLICY_ORDER, PROPERTY_ORDER]
+    frac = part.pivot(index="method", columns="property_name", values="violated_fraction")
+    frac = frac.loc[METHOD_ORDER, PROPERTY_ORDER]
     labels = part.assign(mark=part.apply(mark, axis=1)).pivot(
-        index="policy", columns="property_name", values="mark").loc[POLICY_ORDER, PROPERTY_ORDER]
+        index="method", columns="property_name", values="mark").loc[METHOD_ORDER, PROPERTY_ORDER]
     sns.heatmap(frac, ax=ax, annot=labels, fmt="", cmap="Reds", vmin=0, vmax=1, cbar=False,
                 linewidths=0.5, linecolor="white", annot_kws={"fontsize": 8})
-    agrees = part.pivot(index="policy", columns="property_name", values="agrees").loc[POLICY_ORDER, PROPERTY_ORDER]
-    for i, policy in enumerate(POLICY_ORDER):
+    agrees = part.pivot(index="method", columns="property_name", values="agrees").loc[METHOD_ORDER, PROPERTY_ORDER]
+    for i, method in enumerate(METHOD_ORDER):
         for j, prop in enumerate(PROPERTY_ORDER):
-            if str(agrees.loc[policy, prop]) == "False":
+            if str(agrees.loc[method, prop]) == "False":
                 ax.add_patch(plt.Rectangle((j + 0.04, i + 0.04), 0.92, 0.92, fill=False,
                                            edgecolor="black", linewidth=2))
     ax.set_title(f"Random instances: {setting(zeros)}", fontsize=10)
     ax.set_xlabel("property")
-    ax.set_ylabel("policy")
+    ax.set_ylabel("method")
     ax.set_xticklabels(ax.get_xticklabels(), rotation=35, ha="right", fontsize=8)
 fig.suptitle("Fairness properties found empirically (share of instances violating each)", fontsize=11)
 figs.caption(fig, f"drfbench.drf.properties, {checked} (seed {int(rows['seed'].iloc[0])}, "
@@ -101,19 +101,19 @@ figs.save(fig, figures, "drf_properties")
 # The lecture's table (✓ = satisfied) beside the checker's verdicts.
 
 # %%
-lecture_policies = ["Asset", "CEEI", "DRF"]
+lecture_methods = ["Asset", "CEEI", "DRF"]
 lines = []
 for zeros in settings:
     part = rows[rows["zeros"] == zeros]
     lines.append(f"### Random instances: {setting(zeros)}\n")
-    header = "| Property | " + " | ".join(POLICY_ORDER) + " |"
-    lines += [header, "|" + "---|" * (len(POLICY_ORDER) + 1)]
+    header = "| Property | " + " | ".join(METHOD_ORDER) + " |"
+    lines += [header, "|" + "---|" * (len(METHOD_ORDER) + 1)]
     for prop in PROPERTY_ORDER:
         cells = []
-        for policy in POLICY_ORDER:
-            row = part[(part["policy"] == policy) & (part["property_name"] == prop)].iloc[0]
+        for method in METHOD_ORDER:
+            row = part[(part["method"] == method) & (part["property_name"] == prop)].iloc[0]
             cell = mark(row)
-            if policy in lecture_policies:
+            if method in lecture_methods:
                 lecture = "✓" if str(row["lecture"]) == "True" else "✗"
                 cell += f" (lecture {lecture})" if str(row["agrees"]) == "False" else ""
             cells.append(cell)
@@ -128,7 +128,7 @@ display(Markdown(text))
 # %% [markdown]
 # ## Where the checker and the lecture differ, and why
 #
-# With every user demanding every resource, all three progressive-filling policies
+# With every user demanding every resource, all three progressive-filling methods
 # (asset fairness, DRF and DC-DRF) run a single round: the first resource to saturate
 # is demanded by everyone, so everyone stops there. With zero demands there are later
 # rounds, and that is where the differences appear:
@@ -162,7 +162,7 @@ if diff.empty:
     display(Markdown("No disagreement with the lecture's table."))
 else:
     display(Markdown("\n".join(
-        f"- **{r.policy}, {r.property_name}** ({setting(r.zeros)}): lecture "
+        f"- **{r.method}, {r.property_name}** ({setting(r.zeros)}): lecture "
         f"{'✓' if str(r.lecture) == 'True' else '✗'}, checker "
         f"{'✓' if r.holds else '✗'} — {r.counterexample if isinstance(r.counterexample, str) else 'no violation found'}"
         for r in diff.itertuples())))
@@ -171,9 +171,9 @@ else:
 # ## Counterexamples for the DC-DRF rows
 
 # %%
-dc = rows[rows["policy"].str.startswith("DC-DRF") & ~rows["holds"].astype(bool)
+dc = rows[rows["method"].str.startswith("DC-DRF") & ~rows["holds"].astype(bool)
           & (rows["property"] != "resource_monotonicity")]
-display(Markdown("\n".join(f"- **{r.policy}, {r.property_name}** ({setting(r.zeros)}; "
+display(Markdown("\n".join(f"- **{r.method}, {r.property_name}** ({setting(r.zeros)}; "
                            f"{r.violated}/{r.checked} instances): {r.counterexample}"
                            for r in dc.itertuples()) or "None found."))
 
@@ -190,6 +190,6 @@ display(Markdown("\n".join(f"- **{r.policy}, {r.property_name}** ({setting(r.zer
 # out first); 10^10 : 10 is priority: user 1 takes all the memory its tasks can use.
 
 # %%
-shown = ex[["example", "policy", "user", "report", "tasks", "share_0", "share_1"]].rename(
+shown = ex[["example", "method", "user", "report", "tasks", "share_0", "share_1"]].rename(
     columns={"share_0": "share of resource 1", "share_1": "share of resource 2"})
 display(shown.round(4))

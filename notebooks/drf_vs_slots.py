@@ -47,9 +47,9 @@ cpu, mem = (float(v) for v in str(first["machine"]).split())
 setup = (f"{int(first['machines'])} machines of ⟨{cpu:g} CPU, {mem:g} GB⟩; jobs of "
          f"{int(first['tasks_per_job'])} tasks of {float(first['duration']):g} s "
          f"(jitter {float(first['jitter']):g})")
-schedulers = list(dict.fromkeys(rows["scheduler"]))
-palette = dict(zip(schedulers, ["black"] + sns.color_palette("viridis", len(schedulers) - 1)))
-styles = {s: "-" if s == "DRF" else "--" for s in schedulers}
+methods = list(dict.fromkeys(rows["method"]))
+palette = dict(zip(methods, ["black"] + sns.color_palette("viridis", len(methods) - 1)))
+styles = {s: "-" if s == "DRF" else "--" for s in methods}
 horizon = rows["time"].max()
 
 # %% [markdown]
@@ -60,11 +60,11 @@ done = rows[rows["metric"] == "jobs_finished"]
 types = list(dict.fromkeys(rows["job_type"]))
 fig, axes = plt.subplots(1, len(types), figsize=(5.2 * len(types), 4.0), sharey=False)
 for ax, job_type in zip(axes, types):
-    for sched in schedulers:
-        part = done[(done["job_type"] == job_type) & (done["scheduler"] == sched)]
+    for method in methods:
+        part = done[(done["job_type"] == job_type) & (done["method"] == method)]
         t = [0.0, *(part["time"] / 60), horizon / 60]
         y = [0, *part["value"], part["value"].max() if len(part) else 0]
-        ax.step(t, y, where="post", color=palette[sched], linestyle=styles[sched], label=sched)
+        ax.step(t, y, where="post", color=palette[method], linestyle=styles[method], label=method)
     demand = first["type1"] if job_type == "Type 1" else first["type2"]
     c, g = (float(v) for v in str(demand).split())
     ax.set_title(f"{job_type} jobs ⟨{c:g} CPU, {g:g} GB⟩ tasks")
@@ -73,7 +73,7 @@ for ax, job_type in zip(axes, types):
     ax.set_xlim(0, horizon / 60)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-axes[0].legend(title="scheduler", fontsize=8)
+axes[0].legend(title="method", fontsize=8)
 figs.caption(fig, f"Simulated: {setup}. drfbench.drf.drf_vs_slots on drfbench.sim. {machine}")
 figs.save(fig, figures, "drf_vs_slots")
 
@@ -85,11 +85,11 @@ figs.save(fig, figures, "drf_vs_slots")
 # of its running tasks (1 = not slowed).
 
 # %%
-final = done.groupby(["scheduler", "job_type"])["value"].max().unstack()
-samples = rows[rows["metric"] != "jobs_finished"].groupby(["scheduler", "job_type", "metric"])["value"].mean().unstack()
+final = done.groupby(["method", "job_type"])["value"].max().unstack()
+samples = rows[rows["metric"] != "jobs_finished"].groupby(["method", "job_type", "metric"])["value"].mean().unstack()
 summary = samples.rename(columns={"share_0": "CPU share", "share_1": "memory share", "speed": "task speed"})
 summary["jobs finished"] = final.stack()
-summary = summary.reindex(schedulers, level=0)
+summary = summary.reindex(methods, level=0)
 display(summary.round(3))
 
 # %% [markdown]

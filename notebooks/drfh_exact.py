@@ -99,7 +99,7 @@ checked = properties.pivot_table(index="property_name", columns="column", values
 violated = properties.pivot_table(index="property_name", columns="column", values="violated",
                                   aggfunc="first", sort=False)[columns].astype(int)
 prop_table = violated.astype(str) + " / " + checked.astype(str)
-claims = properties[properties["policy"] == "drfh"].groupby("property_name", sort=False)["paper"].first()
+claims = properties[properties["method"] == "drfh"].groupby("property_name", sort=False)["paper"].first()
 prop_table["paper's claim for DRFH"] = [
     {"True": "holds", "False": "not guaranteed"}.get(str(claims.get(p, "")), "")
     for p in prop_table.index]
@@ -107,7 +107,7 @@ prop_table.index.name = "property (violated / checked)"
 display(prop_table)
 
 # %%
-si = properties[(properties["policy"] == "drfh")
+si = properties[(properties["method"] == "drfh")
                 & (properties["property"] == "dedicated_sharing_incentive")]
 si = si[si["zeros"] == si["zeros"].max()]
 listed = [c for c in str(si["counterexamples"].iloc[0]).split(" || ") if c and c != "nan"]

@@ -57,7 +57,7 @@ palette = dict(zip(leaves, sns.color_palette("tab10", len(leaves))))
 # %% [markdown]
 # ## Throughput of the leaf nodes over time
 #
-# Tasks each leaf finishes per minute, in windows of a few minutes, one panel per policy
+# Tasks each leaf finishes per minute, in windows of a few minutes, one panel per method
 # (the slides' "Throughput: leaf nodes").
 
 # %%
@@ -76,12 +76,12 @@ figs.caption(fig, f"Simulated: {setup}; throughput in windows of {window:g} s. "
 figs.save(fig, figures, "hdrf_throughput")
 
 # %% [markdown]
-# ## Guarantees and idle resources per policy
+# ## Guarantees and idle resources per method
 #
 # Over the sampled instants where some task waits: how often a node with tasks waiting held
 # less than its hierarchical guarantee (less one task of each leaf), by how much on
 # average, the capacity left idle per resource, and how often a waiting task would have fit
-# on some machine (0 for a policy that never leaves usable room idle); then the top-level
+# on some machine (0 for a method that never leaves usable room idle); then the top-level
 # subtrees' mean dominant shares while both have tasks waiting, and job completion.
 
 # %%
@@ -92,13 +92,13 @@ columns = {"violation_fraction": "below guarantee (fraction of time)",
            "contended_share_cpu": "CPU subtree share (contended)",
            "mean_completion": "mean job completion (s)", "makespan": "makespan (s)"}
 summary_table = summary.set_index("label")[list(columns)].rename(columns=columns)
-summary_table.index.name = "policy"
+summary_table.index.name = "method"
 display(summary_table.round(3))
 
 # %% [markdown]
 # ## The slides' claims as worked examples
 #
-# Tasks each leaf runs under each policy (drfbench.hdrf.examples: the slides' figures are
+# Tasks each leaf runs under each method (drfbench.hdrf.examples: the slides' figures are
 # lost, so each example is the smallest tree we found that shows the claim), and the
 # capacity left idle.
 

@@ -51,13 +51,13 @@ setup = (f"{int(first['servers'])} servers ({int(first['per_rack'])} per rack, "
          f"{float(first['mapreduce']):.0%} MapReduce; seeds {sorted(set(summary['seed']))}; "
          f"steady state: instants {lo}-{hi} (shaded)")
 labels = list(dict.fromkeys(summary["label"]))
-packer_label = summary.loc[summary["policy"] == "packer", "label"].iloc[0]
+packer_label = summary.loc[summary["method"] == "packer", "label"].iloc[0]
 others = [label for label in labels if label != packer_label]
 colors = dict(zip(others, ["tab:orange", "tab:green", "tab:red"]))
 
 
 def difference(frame, column):
-    """(Packer - other) / Packer x 100 per instant and other policy, mean over seeds."""
+    """(Packer - other) / Packer x 100 per instant and other method, mean over seeds."""
     wide = frame.pivot_table(index=["seed", "time"], columns="label", values=column)
     out = {}
     for other in others:
@@ -75,7 +75,7 @@ def steady(ax):
 # %% [markdown]
 # ## Fig. 3: acceptance ratio of application tasks over time
 #
-# The tasks accepted so far over the tasks submitted so far, per policy, while applications
+# The tasks accepted so far over the tasks submitted so far, per method, while applications
 # arrive; then Packer's percentage difference against each rival (the paper: ≈ 30% over
 # Tetris, ≈ 67% over slots; its gains stabilize around time 1,000).
 
@@ -88,7 +88,7 @@ for label in labels:
     ax1.plot(one.index, one.values, label=label, lw=1.4)
 ax1.set_xlabel("time (instants)")
 ax1.set_ylabel("accepted / submitted tasks")
-ax1.set_title("Acceptance ratio per policy")
+ax1.set_title("Acceptance ratio per method")
 ax1.legend()
 diff = difference(arriving, "acceptance")
 for other in others:
@@ -158,7 +158,7 @@ figs.save(fig, figures, "packer_fig5_revenue")
 # ## Fig. 6: time to allocate an application
 #
 # Left: Packer's percentage difference in the mean time to decide an application (the
-# paper: +53% over Tetris, +81% over slots); right: the distribution per policy, medians
+# paper: +53% over Tetris, +81% over slots); right: the distribution per method, medians
 # marked (the paper's medians: 15.4 s, 3.5 s, 0.3 s).
 
 # %%
@@ -186,7 +186,7 @@ figs.caption(fig, f"Simulated: {setup}; the first seed's applications arriving i
 figs.save(fig, figures, "packer_fig6_overhead")
 
 # %% [markdown]
-# ## Summary per policy (mean over seeds): the steady state, then the drain
+# ## Summary per method (mean over seeds): the steady state, then the drain
 #
 # The drain (from the last arrival until the last application ends) has no arrivals, so no
 # acceptance nor allocation times: its utilization and revenue, reported apart.
@@ -202,10 +202,10 @@ for name, frame, keep in (("steady state", summary, list(columns)),
                           ("drain", drain, [c for c in columns if "allocation" not in c
                                             and c != "acceptance"])):
     table = frame.groupby("label", sort=False)[keep].mean().rename(columns=columns)
-    table.index.name = "policy"
+    table.index.name = "method"
     display(table.round(4))
     span = f"instants {int(frame['window_from'].min())}-{int(frame['window_to'].max())}"
-    head = [f"policy ({name}, {span})"] + list(table.columns)
+    head = [f"method ({name}, {span})"] + list(table.columns)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join([str(i)] + [f"{v:.4g}" for v in row]) + " |"
               for i, row in zip(table.index, table.itertuples(index=False))]

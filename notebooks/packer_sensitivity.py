@@ -20,7 +20,7 @@
 # choices that could decide those numbers; drfbench makes each a knob
 # (docs/families/packer.md) and runs Packer, Tetris and slots under every combination:
 #
-# * **view**, what a policy is told of an application: its demands per instant (TI-MRA,
+# * **view**, what a method is told of an application: its demands per instant (TI-MRA,
 #   Packer's abstraction) or, as a tenant without TI-MRA would say, each node's peak held
 #   over its whole span. Three comparisons: everyone told TI-MRA; Packer told TI-MRA and
 #   its rivals the peaks; everyone told the peaks.
@@ -80,11 +80,11 @@ LIKELY = ("Packer told TI-MRA, rivals the peaks", "complementary", "network", "l
 columns = [(t, b) for t in TEMPORAL for b in BOTTLENECK]
 
 # %%
-packer = runs[runs["policy"] == "packer"]
+packer = runs[runs["method"] == "packer"]
 rows = []
 for setting, (pv, rv) in VIEWS.items():
     for rival in RIVALS:
-        other = runs[(runs["policy"] == rival) & (runs["view"] == rv)]
+        other = runs[(runs["method"] == rival) & (runs["view"] == rv)]
         pair = packer[packer["view"] == pv].merge(
             other, on=["seed", "temporal", "bottleneck"], suffixes=("", "_rival"))
         for metric in METRICS:

@@ -160,7 +160,7 @@ def test_tasks_machines_matched_by_name(tmp_path):
                    weights=[1, 2], tasks=[5, np.inf])
     assert column(table, "tasks") == res.tasks.tolist()
     assert column(table, "share") == res.shares.tolist()
-    assert [r["policy"] for r in table] == ["online-drf"] * 2
+    assert [r["method"] for r in table] == ["online-drf"] * 2
 
 
 def test_tree(tmp_path):

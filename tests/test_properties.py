@@ -1,7 +1,7 @@
 """drfbench.properties, the property checker's core: every input kind with checks finds them
 through the registry's string, each family's CHECKS is whole (its table runs on its own
 random instances with its own registered methods), and the shared helpers (shortfall,
-violation, the instance reader, the policy wrapper) do what they say. The checks
+violation, the instance reader, the method wrapper) do what they say. The checks
 themselves: test_drf_properties.py, test_hdrf_properties.py, test_drfh_properties.py."""
 import importlib
 
@@ -21,7 +21,7 @@ def test_the_families_declare_the_checks_of_demands_trees_and_servers():
 def test_checks_for_imports_the_module_the_registry_names(kind):
     checks = properties.checks_for(kind)
     assert checks is importlib.import_module(f"drfbench.{api.KINDS[kind].properties}").CHECKS
-    assert checks.kind == kind and checks.policy.takes == kind
+    assert checks.kind == kind and checks.method.takes == kind
     assert list(checks.names) == list(checks.checks)
     assert all(set(marks) <= set(checks.checks) for marks in checks.claims.values())
 
@@ -37,7 +37,7 @@ def test_each_family_table_runs_on_its_random_instances(kind):
     assert all(isinstance(r["holds"], bool) and r["checked"] >= 1 for r in rows)
     verdicts = checks.check(method, checks.random(2, seed=0))
     assert list(verdicts) == list(checks.checks)
-    assert all(v.policy == api.method_info(method).label for v in verdicts.values())
+    assert all(v.method == api.method_info(method).label for v in verdicts.values())
 
 
 def test_checks_for_refuses_a_kind_without_checks():
@@ -48,9 +48,9 @@ def test_checks_for_refuses_a_kind_without_checks():
         properties.checks_for("nope")
 
 
-def test_a_policy_of_another_kind_is_refused():
+def test_a_method_of_another_kind_is_refused():
     with pytest.raises(ValueError, match="takes servers, not tree"):
-        properties.checks_for("tree").policy.of("drfh")
+        properties.checks_for("tree").method.of("drfh")
 
 
 def test_shortfall_below_what_is_owed_and_gains_above():

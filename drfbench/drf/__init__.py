@@ -1,11 +1,11 @@
-"""Classic DRF (Ghodsi et al., NSDI'11) and the policies the DRF lecture (cs262a, Stoica &
+"""Classic DRF (Ghodsi et al., NSDI'11) and the methods the DRF lecture (cs262a, Stoica &
 Ghodsi) compares it with, in its two models:
 
 Discrete tasks on a cluster (drfbench.drf.tasks; kernel drfbench/drf/drf.pyx)
     online_drf(demands, machines)        "schedule a task to the user with the smallest
                                           dominant share", until no user's next task fits
     slot_schedule(demands, machines, k)  Hadoop fair scheduler: k slots per machine
-    schedule(demands, machines, policy)  either, by its registered name
+    schedule(demands, machines, method)  either, by its registered name
     scheduler(...)                       the stateful kernel, a policy for drfbench.sim
     drf_vs_slots(...)                    the lecture's DRF-vs-slots experiment, on drfbench.sim
 

@@ -16,7 +16,7 @@ from .._command import (COUNT, NONNEGATIVE, POSITIVE, PROPER_FRACTION, options_o
                         run_step, steps)
 from ..api import methods
 from .catalog import DEMANDS, STEP_SWEEPS
-from .properties import CHECKS, TOL, lecture_examples, table_policies
+from .properties import CHECKS, TOL, lecture_examples, table_methods
 from .tasks import JobType, drf_vs_slots
 
 
@@ -25,7 +25,7 @@ def properties(p, args):
     stamp = {"instances": args.instances, "seed": args.seed, "tol": args.tol, **tidy.stamp()}
     rows = []
     for zeros in args.zeros:
-        rows += CHECKS.table(table_policies(args.methods, args.epsilons), args.instances,
+        rows += CHECKS.table(table_methods(args.methods, args.epsilons), args.instances,
                              args.seed, zeros=zeros, tol=args.tol, progress=sys.stderr)
     tidy.write([{**row, **stamp} for row in rows], args.out)
     if args.examples:

@@ -1,6 +1,6 @@
 """Classic DRF's entries in the registry (drfbench.api; Ghodsi et al., NSDI'11; the
-cs262a lecture): the tasks-on-machines input kind and its policies (drf.tasks), and the
-divisible policies (drf.divisible), which take DC-DRF's kind by its name and run through
+cs262a lecture): the tasks-on-machines input kind and its methods (drf.tasks), and the
+divisible methods (drf.divisible), which take DC-DRF's kind by its name and run through
 its dispatch. Loaded by the registry without the package's modules."""
 from ..api import ISA, InputKind, Method, Option
 
@@ -14,7 +14,7 @@ SLOTS = Option("slots", int, None, "slots per machine (hadoop-slots needs it)", 
 
 KINDS = (
     InputKind(TASKS, ("demands", "machines"),
-              "drfbench.drf.schedule(demands, machines, policy, ...) (drfbench.drf.scheduler "
+              "drfbench.drf.schedule(demands, machines, method, ...) (drfbench.drf.scheduler "
               "for the cluster simulator)", "drf.tasks:read_inputs", names="user"),
 )
 
@@ -26,9 +26,9 @@ METHODS = (
     Method("ceei", "drf", DEMANDS, "competitive equilibrium from equal incomes (NumPy, exact)",
            "drf.divisible:run_ceei", label="CEEI"),
     Method("online-drf", "drf", TASKS, "online DRF: the next task goes to the lowest dominant share",
-           "drf.tasks:run_policy", (WEIGHTS, TASK_COUNTS, ISA), label="DRF"),
+           "drf.tasks:run_method", (WEIGHTS, TASK_COUNTS, ISA), label="DRF"),
     Method("hadoop-slots", "drf", TASKS, "slot-based fair sharing, k slots per machine "
-           "(Hadoop's fair scheduler)", "drf.tasks:run_policy",
+           "(Hadoop's fair scheduler)", "drf.tasks:run_method",
            (WEIGHTS, TASK_COUNTS, SLOTS, ISA), label="slots"),
 )
 

@@ -1,4 +1,4 @@
-"""Classic DRF's divisible Leontief users: the policies of the lecture's property table.
+"""Classic DRF's divisible Leontief users: the methods of the lecture's property table.
 
     demands[i, r] = D_ir, the fraction of resource r (capacity 1) one task of user i needs;
     an allocation A has A_ir = fraction of resource r given to user i, and user i's
@@ -6,7 +6,7 @@
     Users have infinitely many tasks, so only the direction of D_i matters (as in
     drfbench.allocate: allocations are proportional to demands and uncapped).
 
-Every policy here is a callable policy(demands, weights=None) -> dense (n, m) array, and
+Every method here is a callable method(demands, weights=None) -> dense (n, m) array, and
 registered with drfbench.allocate (methods "drf", "asset-fairness", "ceei") through the
 run_* functions at the end.
 """
@@ -34,7 +34,7 @@ def divisible_demands(demands):
 
 def _weights(weights, n):
     """Validated weights (drfbench.allocate's bounds) scaled by a power of two, the largest
-    in [1, 2): the policies depend on their ratios only."""
+    in [1, 2): the methods depend on their ratios only."""
     return check.unit_weights(check.tenant_weights(weights, n))[0]
 
 
@@ -206,7 +206,7 @@ def _polish_prices(D, w, p):
     return q_p if err < best_err else best
 
 
-# The registry's implementations of the divisible policies (drfbench.allocate(..., method)):
+# The registry's implementations of the divisible methods (drfbench.allocate(..., method)):
 # dense NumPy references, for the small instances of the property checks.
 DENSE_LIMIT = 10**8        # entries of the dense demand matrix these methods build
 

@@ -1,11 +1,11 @@
 """The fairness properties of the DRF lecture (cs262a, after Ghodsi et al., NSDI'11),
-checked on any policy taking divisible demands: the lecture's "Properties of Policies"
+checked on any method taking divisible demands: the lecture's "Properties of Policies"
 table, regenerated (`python -m drfbench.drf properties`).
 
     from drfbench import drf
     from drfbench.drf import properties as props
     props.strategy_proofness(drf.ceei, props.lecture_instance())      # Verdict(holds=False, ...)
-    props.envy_freeness(props.policy_of("dcdrf", epsilon=0.1), props.random_instances(200, seed=0))
+    props.envy_freeness(props.method_of("dcdrf", epsilon=0.1), props.random_instances(200, seed=0))
     props.CHECKS.check(drf.drf, props.random_instances(100))          # {property: Verdict}
 
 The model (divisible Leontief users, as in the lecture's table). Each resource has capacity 1.
@@ -16,14 +16,14 @@ user i the utility u_i(A_i) = min over r with D_ir > 0 of A_ir / D_ir: the tasks
 Adding capacity to resource r by a factor c is the instance with column r divided by c
 (utilities stay in tasks, so they compare across the two instances).
 
-A policy is a callable policy(demands, weights) -> allocation (or policy(demands) when it
+A method is a callable method(demands, weights) -> allocation (or method(demands) when it
 takes no weights), where allocation is a dense array, a scipy.sparse matrix or a drfbench
-AllocationResult; drfbench.drf has asset_fairness, ceei and drf, and policy_of(name,
+AllocationResult; drfbench.drf has asset_fairness, ceei and drf, and method_of(name,
 **options) makes any registered method taking divisible demands one (e.g. "dcdrf",
 epsilon=0.1). An allocation beyond capacity (by more than 1e-6) or negative is an error,
 not a verdict.
 
-Each check takes a policy and an instance (an Instance, a 2-D demand array, or a
+Each check takes a method and an instance (an Instance, a 2-D demand array, or a
 (demands, weights) pair) or an iterable of instances, and returns a drfbench.properties
 Verdict; each property's docstring gives its precise definition.
 """
@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import api
 from .._validation import real_array, tenant_weights
-from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
+from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedMethod, PropertySet,
                           instances_of, rounded, shortfall, violation, worst_departure,
                           worst_envy, worst_misreport)
 from .catalog import DEMANDS
@@ -60,11 +60,11 @@ LECTURE_TABLE = {
 
 
 class InfeasibleAllocation(ValueError):
-    """A policy returned an allocation that is negative or exceeds a resource's capacity."""
+    """A method returned an allocation that is negative or exceeds a resource's capacity."""
 
 
 # --------------------------------------------------------------------------------------
-# Instances and policies
+# Instances and methods
 # --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -149,12 +149,12 @@ def read_instances(instances):
     return instances_of(Instance, instance, instances if single is None else single)
 
 
-class Policy(NamedPolicy):
-    """A callable policy(demands, weights) -> allocation, validated and named.
+class DemandsMethod(NamedMethod):
+    """A callable method(demands, weights) -> allocation, validated and named.
 
     Wraps a function of (demands, weights) or of (demands) alone; converts what it returns
     (array, sparse matrix, AllocationResult) to a dense float64 array and checks its shape
-    and feasibility. A one-argument policy refuses unequal weights.
+    and feasibility. A one-argument method refuses unequal weights.
     """
     takes = DEMANDS
 
@@ -187,33 +187,33 @@ class Policy(NamedPolicy):
             out = self.fn(D, weights)
         else:
             if weights is not None and not np.allclose(weights, weights[0]):
-                raise ValueError(f"policy {self.name!r} takes no weights, but unequal weights were given")
+                raise ValueError(f"method {self.name!r} takes no weights, but unequal weights were given")
             out = self.fn(D)
         out = getattr(out, "allocation", out)
         if hasattr(out, "toarray"):
             out = out.toarray()
         A = np.asarray(out, dtype=np.float64)
         if A.shape != D.shape:
-            raise ValueError(f"policy {self.name!r} returned shape {A.shape} for demands of shape {D.shape}")
+            raise ValueError(f"method {self.name!r} returned shape {A.shape} for demands of shape {D.shape}")
         if not np.isfinite(A).all() or (A < -CAPACITY_SLACK).any():
-            raise InfeasibleAllocation(f"policy {self.name!r} returned negative or non-finite shares")
+            raise InfeasibleAllocation(f"method {self.name!r} returned negative or non-finite shares")
         load = A.sum(axis=0)
         if (load > 1 + CAPACITY_SLACK).any():
             r = int(np.argmax(load))
-            raise InfeasibleAllocation(f"policy {self.name!r} gave out {load[r]:.9g} of resource {r} "
+            raise InfeasibleAllocation(f"method {self.name!r} gave out {load[r]:.9g} of resource {r} "
                                        f"(capacity 1) on D = {D.tolist()}")
         return np.maximum(A, 0.0)
 
 
-def policy_of(method, **options):
+def method_of(method, **options):
     """Registered method `method` (one taking divisible demands: drfbench.methods(takes=
-    "demands")) as a Policy named by its label, run on one thread in float64 with
-    `options` (e.g. epsilon=0.1; see Policy.registered)."""
+    "demands")) as a DemandsMethod named by its label, run on one thread in float64 with
+    `options` (e.g. epsilon=0.1; see DemandsMethod.registered)."""
     spec = api.method_info(method, DEMANDS)
     label = spec.label or spec.name
     if "epsilon" in options:
         label = f"{label} eps={options['epsilon']:g}"
-    return Policy.of(method, label, **options)
+    return DemandsMethod.of(method, label, **options)
 
 
 def _u(inst, A):
@@ -224,16 +224,16 @@ def _u(inst, A):
 # The eight properties
 # --------------------------------------------------------------------------------------
 
-def share_guarantee(policy, instances, *, tol=TOL, collect=None):
+def share_guarantee(method, instances, *, tol=TOL, collect=None):
     """Share guarantee: every user gets at least the tasks it could run on its own share
     of the cluster, w_i / W of every resource: u_i(A_i) >= (w_i / W) / max_r D_ir
     ("1/n of at least one resource" for Leontief users). Violation: 1 - u_i / that, > tol."""
-    return CHECKS.verdict("share_guarantee", policy, instances, _share_guarantee, tol, collect)
+    return CHECKS.verdict("share_guarantee", method, instances, _share_guarantee, tol, collect)
 
 
-def _share_guarantee(policy, inst, tol, index):
+def _share_guarantee(method, inst, tol, index):
     w = inst.w
-    u = _u(inst, policy(inst.demands, inst.weights))
+    u = _u(inst, method(inst.demands, inst.weights))
     own = (w / w.sum()) / inst.demands.max(axis=1)
     return violation(shortfall(u, own), tol, lambda i: Counterexample(
         inst, f"user {i} runs {u[i]:.6g} tasks, less than the {own[i]:.6g} it could run "
@@ -241,43 +241,43 @@ def _share_guarantee(policy, inst, tol, index):
         dict(user=i, tasks=rounded(u), guaranteed=rounded(own))))
 
 
-def strategy_proofness(policy, instances, *, tol=TOL, random_misreports=8, seed=0,
+def strategy_proofness(method, instances, *, tol=TOL, random_misreports=8, seed=0,
                        collect=None):
     """Strategy-proofness: no user can run more tasks by reporting a demand vector other
     than its true one: for every user i and report D'_i, u_i(A'_i) <= u_i(A_i), where A' is
-    the policy's allocation with D_i replaced by D'_i and u_i is always measured with the
+    the method's allocation with D_i replaced by D'_i and u_i is always measured with the
     true D_i. The search tries, per user, the reports of `misreports` (seeded by `seed`
     and the instance's position). Violation: the relative gain u_i(A'_i) / u_i(A_i) - 1."""
-    return CHECKS.verdict("strategy_proofness", policy, instances, _strategy_proofness, tol,
+    return CHECKS.verdict("strategy_proofness", method, instances, _strategy_proofness, tol,
                           collect, random_misreports=random_misreports, seed=seed)
 
 
-def _strategy_proofness(policy, inst, tol, index, random_misreports, seed):
+def _strategy_proofness(method, inst, tol, index, random_misreports, seed):
     D = inst.demands
 
     def tasks_reporting(i, report):
         lie = D.copy()
         lie[i] = report
-        return utilities(D[i:i + 1], policy(lie, inst.weights)[i:i + 1])[0]
-    truthful = _u(inst, policy(D, inst.weights))
+        return utilities(D[i:i + 1], method(lie, inst.weights)[i:i + 1])[0]
+    truthful = _u(inst, method(D, inst.weights))
     return worst_misreport(inst, truthful, tasks_reporting, np.random.default_rng([seed, index]),
                            random_misreports, tol)
 
 
-def pareto_efficiency(policy, instances, *, tol=TOL, collect=None):
+def pareto_efficiency(method, instances, *, tol=TOL, collect=None):
     """Pareto efficiency: no feasible allocation gives some user more tasks and no user
     fewer. For Leontief users this holds exactly when every user demands a resource that
     the needed amounts B_i = u_i(A_i) D_i already saturate (then raising anyone needs some
     of a full resource, taken from another user; otherwise that user alone can be raised,
     whatever A wasted being free). Violation: the largest relative gain a user gets from
     the free capacity alone, min over its resources r of (1 - sum_j B_jr) / D_ir / u_i."""
-    return CHECKS.verdict("pareto_efficiency", policy, instances, _pareto_efficiency, tol,
+    return CHECKS.verdict("pareto_efficiency", method, instances, _pareto_efficiency, tol,
                           collect)
 
 
-def _pareto_efficiency(policy, inst, tol, index):
+def _pareto_efficiency(method, inst, tol, index):
     D = inst.demands
-    u = _u(inst, policy(D, inst.weights))
+    u = _u(inst, method(D, inst.weights))
     free = 1.0 - u @ D
     room = np.divide(np.maximum(free, 0.0)[None, :], D, out=np.full_like(D, np.inf), where=D > 0)
     extra = room.min(axis=1)
@@ -289,97 +289,97 @@ def _pareto_efficiency(policy, inst, tol, index):
         dict(user=i, tasks=rounded(u), free=rounded(free))))
 
 
-def envy_freeness(policy, instances, *, tol=TOL, collect=None):
+def envy_freeness(method, instances, *, tol=TOL, collect=None):
     """Envy-freeness: no user prefers another's allocation, scaled by their weights:
     u_i(A_j * w_i / w_j) <= u_i(A_i) for all i, j. Violation: the relative gain
     u_i(A_j w_i / w_j) / u_i(A_i) - 1."""
-    return CHECKS.verdict("envy_freeness", policy, instances, _envy_freeness, tol, collect)
+    return CHECKS.verdict("envy_freeness", method, instances, _envy_freeness, tol, collect)
 
 
-def _envy_freeness(policy, inst, tol, index):
+def _envy_freeness(method, inst, tol, index):
     D, w = inst.demands, inst.w
-    A = policy(D, inst.weights)
+    A = method(D, inst.weights)
     return worst_envy(inst, _u(inst, A),
                       lambda i, j: utilities(D[i:i + 1], A[j:j + 1] * (w[i] / w[j]))[0], tol)
 
 
-def _max_min_on(policy, inst, tol, r, what):
+def _max_min_on(method, inst, tol, r, what):
     D, w = inst.demands, inst.w
-    A = policy(D, inst.weights)
+    A = method(D, inst.weights)
     fair = w / w.sum()
     return violation(np.abs(A[:, r] - fair) / fair, tol, lambda i: Counterexample(
         inst, f"{what}: user {i} gets {A[i, r]:.6g} of resource {r}, max-min fairness gives {fair[i]:.6g}",
         dict(resource=r, shares=rounded(A[:, r]), fair=rounded(fair))))
 
 
-def single_resource_fairness(policy, instances, *, tol=TOL, collect=None):
-    """Single resource fairness: when only one resource r is demanded at all, the policy
+def single_resource_fairness(method, instances, *, tol=TOL, collect=None):
+    """Single resource fairness: when only one resource r is demanded at all, the method
     is max-min fairness on it; with unbounded demands, A_ir = w_i / W. Applies only to
     such instances (others are skipped). Violation: max_i |A_ir - w_i/W| / (w_i/W)."""
-    return CHECKS.verdict("single_resource_fairness", policy, instances, _single_resource, tol,
+    return CHECKS.verdict("single_resource_fairness", method, instances, _single_resource, tol,
                           collect)
 
 
-def _single_resource(policy, inst, tol, index):
+def _single_resource(method, inst, tol, index):
     demanded = np.flatnonzero((inst.demands > 0).any(axis=0))
     if len(demanded) != 1:
         return None
-    return _max_min_on(policy, inst, tol, int(demanded[0]), "single resource")
+    return _max_min_on(method, inst, tol, int(demanded[0]), "single resource")
 
 
-def bottleneck_resource_fairness(policy, instances, *, tol=TOL, collect=None):
+def bottleneck_resource_fairness(method, instances, *, tol=TOL, collect=None):
     """Bottleneck resource fairness: when one resource r is, percent-wise, the one every
-    user demands most (D_ir = max_s D_is for all i), the policy is max-min fairness on r:
+    user demands most (D_ir = max_s D_is for all i), the method is max-min fairness on r:
     A_ir = w_i / W. Applies only to such instances. Violation as for single resource."""
-    return CHECKS.verdict("bottleneck_resource_fairness", policy, instances, _bottleneck, tol,
+    return CHECKS.verdict("bottleneck_resource_fairness", method, instances, _bottleneck, tol,
                           collect)
 
 
-def _bottleneck(policy, inst, tol, index):
+def _bottleneck(method, inst, tol, index):
     D = inst.demands
     common = np.flatnonzero((D >= D.max(axis=1, keepdims=True)).all(axis=0))
     if len(common) == 0:
         return None
-    return _max_min_on(policy, inst, tol, int(common[0]), "bottleneck")
+    return _max_min_on(method, inst, tol, int(common[0]), "bottleneck")
 
 
-def population_monotonicity(policy, instances, *, tol=TOL, collect=None):
+def population_monotonicity(method, instances, *, tol=TOL, collect=None):
     """Population monotonicity: when a user leaves (relinquishing its allocation), no
     remaining user runs fewer tasks: for every k and j != k, u_j(P(D without k)_j) >=
     u_j(P(D)_j). Applies to instances with at least two users. Violation: 1 - u'_j / u_j."""
-    return CHECKS.verdict("population_monotonicity", policy, instances, _population, tol,
+    return CHECKS.verdict("population_monotonicity", method, instances, _population, tol,
                           collect)
 
 
-def _population(policy, inst, tol, index):
+def _population(method, inst, tol, index):
     if len(inst.demands) < 2:
         return None
 
     def others(keep):
         sub = Instance(inst.demands[keep], None if inst.weights is None else inst.weights[keep])
-        return _u(sub, policy(sub.demands, sub.weights))
-    return worst_departure(inst, _u(inst, policy(inst.demands, inst.weights)), others, tol)
+        return _u(sub, method(sub.demands, sub.weights))
+    return worst_departure(inst, _u(inst, method(inst.demands, inst.weights)), others, tol)
 
 
-def resource_monotonicity(policy, instances, *, tol=TOL, factors=(1.25, 2.0, 4.0),
+def resource_monotonicity(method, instances, *, tol=TOL, factors=(1.25, 2.0, 4.0),
                           collect=None):
     """Resource monotonicity: when capacity is added, no user runs fewer tasks. Tried for
     every resource r and factor c in `factors` (capacity of r times c: column r of D
     divided by c): u_j(P(D')_j) >= u_j(P(D)_j) for all j. Violation: 1 - u'_j / u_j."""
-    return CHECKS.verdict("resource_monotonicity", policy, instances, _resources, tol, collect,
+    return CHECKS.verdict("resource_monotonicity", method, instances, _resources, tol, collect,
                           factors=factors)
 
 
-def _resources(policy, inst, tol, index, factors):
+def _resources(method, inst, tol, index, factors):
     D = inst.demands
-    u = _u(inst, policy(D, inst.weights))
+    u = _u(inst, method(D, inst.weights))
     tried, after = [], []           # (resource, factor); every user's tasks with it added
     for r in range(D.shape[1]):
         for c in factors:
             more = D.copy()
             more[:, r] /= c
             tried.append((r, c))
-            after.append(utilities(more, policy(more, inst.weights)))
+            after.append(utilities(more, method(more, inst.weights)))
     loss = np.array([shortfall(a, u) for a in after])
 
     def example(flat):
@@ -431,17 +431,17 @@ def default_instances(prop, count, seed=0, *, zeros=0.2, weighted=False):
     return [*fixed, *random_instances(count, seed=seed, zeros=zeros, weighted=weighted, kind=kind)]
 
 
-def table_policies(methods, epsilons=(0.01, 0.1)):
-    """The table's rows: {label: policy} for each registered method in `methods` (see
-    policy_of), once per epsilon for the methods that take one."""
-    policies = {}
-    for method in methods:
+def table_methods(methods, epsilons=(0.01, 0.1)):
+    """The table's rows: {label: method} for each registered method in `methods` (see
+    method_of), once per epsilon for the methods that take one."""
+    named = {}
+    for name in methods:
         runs = ([{"epsilon": eps} for eps in epsilons]
-                if api.method_info(method).takes_option("epsilon") else [{}])
+                if api.method_info(name).takes_option("epsilon") else [{}])
         for options in runs:
-            policy = policy_of(method, **options)
-            policies[policy.name] = policy
-    return policies
+            method = method_of(name, **options)
+            named[method.name] = method
+    return named
 
 
 def lecture_examples():
@@ -451,18 +451,18 @@ def lecture_examples():
     DRF."""
     rows = []
 
-    def add(example, policy, inst, A, reported=None):
+    def add(example, method, inst, A, reported=None):
         u = utilities(inst.demands, A)
         for i in range(len(u)):
-            rows.append({"example": example, "policy": policy, "user": i + 1,
+            rows.append({"example": example, "method": method, "user": i + 1,
                          "report": "" if reported is None else reported[i],
                          "tasks": float(u[i]), **{f"share_{r}": float(A[i, r]) for r in range(A.shape[1])}})
 
     single = from_cluster([[1], [3]], [1_000_000], label="lecture single resource")
     add("<1,000,000 CPU>: <1 CPU>, <3 CPU>", "DRF", single, drf(single.demands))
     lec = lecture_instance()
-    for name, policy in (("DRF", drf), ("Asset", asset_fairness), ("CEEI", ceei)):
-        add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", name, lec, policy(lec.demands))
+    for name, method in (("DRF", drf), ("Asset", asset_fairness), ("CEEI", ceei)):
+        add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", name, lec, method(lec.demands))
     online = online_drf([[1, 4], [3, 1]], [9, 18])
     add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", "online DRF (tasks)", lec,
         online.allocation / np.array([9.0, 18.0]))
@@ -484,7 +484,7 @@ def lecture_examples():
 
 CHECKS = PropertySet(
     DEMANDS, Instance, read=read_instances, random=random_instances, pool=default_instances,
-    policy=Policy,
+    method=DemandsMethod,
     checks={"share_guarantee": share_guarantee, "strategy_proofness": strategy_proofness,
             "pareto_efficiency": pareto_efficiency, "envy_freeness": envy_freeness,
             "single_resource_fairness": single_resource_fairness,
@@ -497,5 +497,5 @@ CHECKS = PropertySet(
            "bottleneck_resource_fairness": "Bottleneck res. fairness",
            "population_monotonicity": "Population monotonicity",
            "resource_monotonicity": "Resource monotonicity"},
-    columns=("zeros", "policy", *VERDICT_COLUMNS, "lecture", "agrees", "counterexample"),
+    columns=("zeros", "method", *VERDICT_COLUMNS, "lecture", "agrees", "counterexample"),
     claim="lecture", claims=LECTURE_TABLE)

@@ -28,12 +28,12 @@ from .catalog import TASKS
 class TaskAllocation:
     """What a static run of an online scheduler gives.
 
-    policy: the registered policy that ran; tasks: tasks launched per user; allocation:
+    method: the registered method that ran; tasks: tasks launched per user; allocation:
     (n, m) resources held, tasks[i] * d_i; shares: each user's weighted dominant share
     (DRF) or slot share (slots); order_users, order_machines: the launches in order;
     decisions: heap decisions taken.
     """
-    policy: str
+    method: str
     tasks: np.ndarray
     allocation: np.ndarray
     shares: np.ndarray
@@ -42,9 +42,9 @@ class TaskAllocation:
     decisions: int
 
     def rows(self, **columns):
-        """Tidy rows, one per user: policy, decisions, then the user (its index), its tasks
+        """Tidy rows, one per user: method, decisions, then the user (its index), its tasks
         and its share, with `columns` added, stamped (drfbench.rows)."""
-        return tidy.stamped(({"policy": self.policy, "decisions": self.decisions, "user": i,
+        return tidy.stamped(({"method": self.method, "decisions": self.decisions, "user": i,
                               "tasks": n, "share": s}
                              for i, (n, s) in enumerate(zip(self.tasks.tolist(),
                                                             self.shares.tolist()))), **columns)
@@ -73,8 +73,8 @@ def read_inputs(demands_path, machines_path, names=False):
     return _inputs.demands_and_machines(demands_path, machines_path, names=names)
 
 
-def scheduler(demands, machines, policy="online-drf", **options):
-    """A stateful task scheduler, registered task policy `policy` ("online-drf", or
+def scheduler(demands, machines, method="online-drf", **options):
+    """A stateful task scheduler, registered task method `method` ("online-drf", or
     "hadoop-slots" with `slots` per machine; drfbench.methods(takes="tasks")): a policy for
     the cluster simulator drfbench.sim (kernel.task_scheduler). Its methods: schedule() ->
     kernel.Launches (users, machines) launched, release(user, machine), add_tasks(user,
@@ -88,14 +88,14 @@ def scheduler(demands, machines, policy="online-drf", **options):
     an infinite queue); slots: an integer in [1, drfbench.sim.MAX_RUNNING]. At most
     drfbench.sim.MAX_RUNNING (`10**7`) tasks able to run at once on the machines (the work
     budget), and every task's dominant share of the machines' total finite, else a
-    ValueError. The options are the policy's, checked and defaulted by the registry
+    ValueError. The options are the method's, checked and defaulted by the registry
     (Method.checked: one check, one set of defaults with drf.schedule)."""
-    spec = api.method_info(policy, TASKS)
+    spec = api.method_info(method, TASKS)
     o = spec.checked(options)
     weights, tasks, isa = o["weights"], o["tasks"], o["isa"]
     if spec.takes_option("slots"):
         if o["slots"] is None:
-            raise ValueError(f"policy {spec.name!r} needs slots, the number of slots per machine")
+            raise ValueError(f"method {spec.name!r} needs slots, the number of slots per machine")
         k = check.positive_int(o["slots"], "slots", upper=sim.MAX_RUNNING)   # the kernel's int
     else:
         k = 0
@@ -113,23 +113,23 @@ def scheduler(demands, machines, policy="online-drf", **options):
     return kernel.task_scheduler(demands=D, machines=C, weights=w, queue=queue, slots=k, isa=isa)
 
 
-def run_policy(spec, demands, machines, *, weights, tasks, isa, slots=None):
-    """The registry's implementation of the task policies: launch tasks until no user's
+def run_method(spec, demands, machines, *, weights, tasks, isa, slots=None):
+    """The registry's implementation of the task methods: launch tasks until no user's
     next task can start, a static run on an idle cluster. Returns a TaskAllocation."""
     s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, isa=isa,
                   **({"slots": slots} if spec.takes_option("slots") else {}))
     users, where = s.schedule()
     count = s.launched
-    return TaskAllocation(policy=spec.name, tasks=count,
+    return TaskAllocation(method=spec.name, tasks=count,
                           allocation=count[:, None] * task_demands(demands), shares=s.shares,
                           order_users=users, order_machines=where, decisions=s.decisions)
 
 
-def schedule(demands, machines, policy="online-drf", **options):
-    """Run registered task policy `policy` (drfbench.methods(takes="tasks")) on an idle
+def schedule(demands, machines, method="online-drf", **options):
+    """Run registered task method `method` (drfbench.methods(takes="tasks")) on an idle
     cluster until no user's next task can start; options as `scheduler`'s. Returns a
     TaskAllocation."""
-    return api.run(policy, demands, machines, takes=TASKS, **options)
+    return api.run(method, demands, machines, takes=TASKS, **options)
 
 
 def online_drf(demands, capacity, *, weights=None, tasks=None):
@@ -161,7 +161,7 @@ class JobType:
 def _job_rows(job_types, rows, name, slots):
     """The simulator's per-user rows as the experiment's tidy rows (cluster-wide
     utilization rows left out)."""
-    return [dict(scheduler=name, slots=slots, job_type=job_types[row["user"]].name,
+    return [dict(method=name, slots=slots, job_type=job_types[row["user"]].name,
                  time=row["time"], metric=row["metric"], value=row["value"])
             for row in rows if row["user"] is not None]
 
@@ -176,7 +176,7 @@ def drf_vs_slots(cluster, job_types, slot_counts, *, horizon, jitter, seed, samp
     oversubscribed machine time-shares: every task on it progresses at speed
     1 / max(1, max_r used_r / cap_r), with no thrashing penalty (optimistic for slots).
     Task durations are multiplied by exp(jitter * N(0, 1)) (seeded, drawn per launch), so
-    tasks do not all end at once. Rows: {"scheduler", "slots", "job_type", "time", "metric",
+    tasks do not all end at once. Rows: {"method", "slots", "job_type", "time", "metric",
     "value"} with metric "jobs_finished" (cumulative, one row per job completion) and,
     every `sample` seconds, "share_<resource index>" (fraction of the cluster's resource
     the type uses: its running tasks' demands times their speed, so time-shared resources

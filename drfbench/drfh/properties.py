@@ -1,5 +1,5 @@
 """DRFH's properties on heterogeneous servers (Wang, Liang, Li, Sec. III-C and IV), checked
-on any server policy: Pareto optimality, envy-freeness, truthfulness, single-server DRF,
+on any server method: Pareto optimality, envy-freeness, truthfulness, single-server DRF,
 single-resource fairness, bottleneck fairness, population monotonicity (Propositions 1 to
 7) and the sharing incentive against a dedicated cloud (`python -m drfbench.drfh
 properties`).
@@ -10,8 +10,8 @@ properties`).
     props.CHECKS.table(["drfh", "per-server-drf"], 200)        # tidy rows
 
 A ServerInstance is users' per-task demands in absolute units, the servers' capacities,
-weights and task counts; a server policy is a registered name taking servers ("drfh",
-"per-server-drf") or a callable policy(demands, servers, weights, tasks) ->
+weights and task counts; a server method is a registered name taking servers ("drfh",
+"per-server-drf") or a callable method(demands, servers, weights, tasks) ->
 drfbench.drfh.Allocation. Utilities are tasks, counted per server (a task does not span
 servers): u_i(A_i) = sum_l min_r A_ilr / a_ir, at most the user's task count. Each check
 returns a drfbench.properties Verdict.
@@ -22,7 +22,7 @@ import numpy as np
 import scipy.optimize
 
 from .. import api
-from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
+from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedMethod, PropertySet,
                           instances_of, rounded, shortfall, violation, worst_departure,
                           worst_envy, worst_misreport)
 from .catalog import SERVERS
@@ -91,8 +91,8 @@ def read_server_instances(instances):
     return instances_of(ServerInstance, server_instance, instances)
 
 
-class ServerPolicy(NamedPolicy):
-    """A callable policy(demands, servers, weights, tasks) -> drfbench.drfh.Allocation,
+class ServerMethod(NamedMethod):
+    """A callable method(demands, servers, weights, tasks) -> drfbench.drfh.Allocation,
     named; called on an instance, with other demands in place of its own if given."""
     takes = SERVERS
 
@@ -114,18 +114,18 @@ def server_tasks(demand, bundles, cap=np.inf):
     return min(float(per.min(axis=1).sum()), cap)
 
 
-def server_pareto_efficiency(policy, instances, *, tol=TOL, collect=None):
+def server_pareto_efficiency(method, instances, *, tol=TOL, collect=None):
     """Pareto optimality (Sec. III-C): no feasible allocation gives some user more tasks
     and no user fewer. Checked by an LP over the configurations (identical servers
     pooled, exact for divisible tasks): maximize sum_i x_i s_i subject to x_i >= the
-    policy's tasks, x_i <= the user's task count, every configuration's capacity.
+    method's tasks, x_i <= the user's task count, every configuration's capacity.
     Violation: the largest relative gain (x_i - u_i) / u_i of a user in that optimum."""
-    return CHECKS.verdict("server_pareto_efficiency", policy, instances, _server_pareto, tol,
+    return CHECKS.verdict("server_pareto_efficiency", method, instances, _server_pareto, tol,
                           collect)
 
 
-def _server_pareto(policy, inst, tol, index):
-    u = policy(inst).tasks
+def _server_pareto(method, inst, tol, index):
+    u = method(inst).tasks
     best = _most_tasks(inst, (inst.demands / inst.pool).max(axis=1), u)
     return violation(_gain(best, u, tol), tol, lambda i: Counterexample(
         inst, f"user {i} could run {best[i]:.6g} tasks instead of {u[i]:.6g}, nobody "
@@ -174,49 +174,49 @@ def _most_tasks(inst, value, floors):
     return res.x.reshape(n, U).sum(axis=1) / s
 
 
-def server_envy_freeness(policy, instances, *, tol=TOL, collect=None):
+def server_envy_freeness(method, instances, *, tol=TOL, collect=None):
     """Envy-freeness (Proposition 1): no user runs more tasks with another's allocation,
     scaled by their weights: u_i(A_j w_i / w_j) <= u_i(A_i), counting per server and up
     to i's task count. Violation: the relative gain u_i(A_j w_i / w_j) / u_i(A_i) - 1."""
-    return CHECKS.verdict("server_envy_freeness", policy, instances, _server_envy, tol, collect)
+    return CHECKS.verdict("server_envy_freeness", method, instances, _server_envy, tol, collect)
 
 
-def _server_envy(policy, inst, tol, index):
+def _server_envy(method, inst, tol, index):
     a, w, caps = inst.demands, inst.w, inst.caps
-    res = policy(inst)
+    res = method(inst)
     A = res.allocation
     return worst_envy(inst, res.tasks,
                       lambda i, j: server_tasks(a[i], A[j] * (w[i] / w[j]), caps[i]), tol)
 
 
-def server_strategy_proofness(policy, instances, *, tol=TOL, random_misreports=4, seed=0,
+def server_strategy_proofness(method, instances, *, tol=TOL, random_misreports=4, seed=0,
                               collect=None):
     """Truthfulness (Proposition 3): no user runs more tasks (counted with its true demand,
     per server, up to its task count) by reporting another demand vector. Reports: those
     of `misreports` on the user's demand as a fraction of the pool, in absolute units.
     Violation: the relative gain u_i(A'_i) / u_i(A_i) - 1."""
-    return CHECKS.verdict("server_strategy_proofness", policy, instances, _server_truthful,
+    return CHECKS.verdict("server_strategy_proofness", method, instances, _server_truthful,
                           tol, collect, random_misreports=random_misreports, seed=seed)
 
 
-def _server_truthful(policy, inst, tol, index, random_misreports, seed):
+def _server_truthful(method, inst, tol, index, random_misreports, seed):
     a, caps = inst.demands, inst.caps
 
     def tasks_reporting(i, report):
         lie = a.copy()
         lie[i] = report
-        return server_tasks(a[i], policy(inst, lie).allocation[i], caps[i])
-    return worst_misreport(inst, policy(inst).tasks, tasks_reporting,
+        return server_tasks(a[i], method(inst, lie).allocation[i], caps[i])
+    return worst_misreport(inst, method(inst).tasks, tasks_reporting,
                            np.random.default_rng([seed, index]), random_misreports, tol,
                            unit=inst.pool)
 
 
-def single_server_drf(policy, instances, *, tol=TOL, collect=None):
-    """Single-server DRF (Proposition 4): with one server (or identical ones), the policy
+def single_server_drf(method, instances, *, tol=TOL, collect=None):
+    """Single-server DRF (Proposition 4): with one server (or identical ones), the method
     gives every user DRF's tasks on the pooled capacity (the registered method "drf").
     Applies to such instances with unbounded tasks whose servers have every resource
     demanded. Violation: max_i |u_i - DRF_i| / DRF_i."""
-    return CHECKS.verdict("single_server_drf", policy, instances, _single_server, tol, collect)
+    return CHECKS.verdict("single_server_drf", method, instances, _single_server, tol, collect)
 
 
 def _drf_tasks(demands, weights):
@@ -229,60 +229,60 @@ def _drf_tasks(demands, weights):
     return np.array([server_tasks(d, A[i:i + 1]) for i, d in enumerate(demands)])
 
 
-def _single_server(policy, inst, tol, index):
+def _single_server(method, inst, tol, index):
     C = inst.servers
     if (inst.tasks is not None or not (C == C[0]).all()
             or (inst.demands[:, C[0] == 0] > 0).any()):
         return None
     expected = _drf_tasks(inst.demands / inst.pool, inst.weights)
-    u = policy(inst).tasks
+    u = method(inst).tasks
     error = np.abs(u - expected) / np.maximum(expected, 1e-300)
     return violation(error, tol, lambda i: Counterexample(
         inst, f"user {i} runs {u[i]:.6g} tasks, DRF on the pooled server {expected[i]:.6g}",
         dict(user=i, tasks=rounded(u), drf=rounded(expected))))
 
 
-def server_single_resource_fairness(policy, instances, *, tol=TOL, collect=None):
+def server_single_resource_fairness(method, instances, *, tol=TOL, collect=None):
     """Single-resource fairness (Proposition 5): when only one resource is demanded at
     all, the allocation is max-min fair on it (see _max_min_on: weighted by the users'
     weights, up to their task counts, across the servers). Applies only to such instances.
     Violation: the largest relative gain a user could get without any user of no larger
     weighted share losing."""
-    return CHECKS.verdict("server_single_resource_fairness", policy, instances,
+    return CHECKS.verdict("server_single_resource_fairness", method, instances,
                           _server_single_resource, tol, collect)
 
 
-def _server_single_resource(policy, inst, tol, index):
+def _server_single_resource(method, inst, tol, index):
     demanded = np.flatnonzero((inst.demands > 0).any(axis=0))
     if len(demanded) != 1:
         return None
-    return _max_min_on(policy, inst, tol, int(demanded[0]), "single resource")
+    return _max_min_on(method, inst, tol, int(demanded[0]), "single resource")
 
 
-def server_bottleneck_fairness(policy, instances, *, tol=TOL, collect=None):
+def server_bottleneck_fairness(method, instances, *, tol=TOL, collect=None):
     """Bottleneck fairness (Proposition 6): when every user has the same global dominant
     resource r (a_ir / pool_r the largest of its normalized demands), the allocation is
     max-min fair on r (see _max_min_on). Applies only to such instances. Violation as for
     single-resource fairness."""
-    return CHECKS.verdict("server_bottleneck_fairness", policy, instances,
+    return CHECKS.verdict("server_bottleneck_fairness", method, instances,
                           _server_bottleneck, tol, collect)
 
 
-def _server_bottleneck(policy, inst, tol, index):
+def _server_bottleneck(method, inst, tol, index):
     normalized = inst.demands / inst.pool
     common = np.flatnonzero((normalized >= normalized.max(axis=1, keepdims=True)).all(axis=0))
     if len(common) == 0:
         return None
-    return _max_min_on(policy, inst, tol, int(common[0]), "bottleneck")
+    return _max_min_on(method, inst, tol, int(common[0]), "bottleneck")
 
 
-def _max_min_on(policy, inst, tol, r, what):
+def _max_min_on(method, inst, tol, r, what):
     """Max-min fairness on resource r across heterogeneous servers, by its definition: no
     user's weighted share of r's pool (tasks x a_ir / pool_r / w_i) can grow while every
     user whose weighted share is no larger keeps its tasks. Per user i, an LP (_most_tasks)
     finds the most tasks i can run so, the users of larger shares keeping at least i's
-    share; its relative gain over the policy's is the violation."""
-    u = policy(inst).tasks
+    share; its relative gain over the method's is the violation."""
+    u = method(inst).tasks
     per_task = inst.demands[:, r] / inst.pool[r] / inst.w      # weighted share of one task
     share = u * per_task
     n = len(u)
@@ -295,38 +295,38 @@ def _max_min_on(policy, inst, tol, r, what):
         dict(resource=r, user=i, tasks=rounded(u), better=rounded(best))))
 
 
-def server_population_monotonicity(policy, instances, *, tol=TOL, collect=None):
+def server_population_monotonicity(method, instances, *, tol=TOL, collect=None):
     """Population monotonicity (Proposition 7): when a user leaves (relinquishing its
     allocation), no remaining user runs fewer tasks. Applies to instances with at least
     two users. Violation: 1 - u'_j / u_j."""
-    return CHECKS.verdict("server_population_monotonicity", policy, instances,
+    return CHECKS.verdict("server_population_monotonicity", method, instances,
                           _server_population, tol, collect)
 
 
-def _server_population(policy, inst, tol, index):
+def _server_population(method, inst, tol, index):
     if len(inst.demands) < 2:
         return None
 
     def others(keep):
-        return policy(ServerInstance(inst.demands[keep], inst.servers,
+        return method(ServerInstance(inst.demands[keep], inst.servers,
                                      None if inst.weights is None else inst.weights[keep],
                                      None if inst.tasks is None else inst.tasks[keep])).tasks
-    return worst_departure(inst, policy(inst).tasks, others, tol)
+    return worst_departure(inst, method(inst).tasks, others, tol)
 
 
-def dedicated_sharing_incentive(policy, instances, *, tol=TOL, collect=None):
+def dedicated_sharing_incentive(method, instances, *, tol=TOL, collect=None):
     """Sharing incentive against a dedicated proportional cloud (Sec. IV-D): every user
     runs at least the tasks it could run alone on w_i / W of every server (for divisible
     tasks the same as its share of servers drawn from the cluster's configurations, the
     paper's Fig. 8 benchmark). The paper does not claim it (DRFH "does not guarantee
     100% sharing incentive"). Violation: 1 - u_i / dedicated_i."""
-    return CHECKS.verdict("dedicated_sharing_incentive", policy, instances, _dedicated, tol,
+    return CHECKS.verdict("dedicated_sharing_incentive", method, instances, _dedicated, tol,
                           collect)
 
 
-def _dedicated(policy, inst, tol, index):
+def _dedicated(method, inst, tol, index):
     a, w, caps = inst.demands, inst.w, inst.caps
-    u = policy(inst).tasks
+    u = method(inst).tasks
     own = np.array([server_tasks(a[i], inst.servers * (w[i] / w.sum()), caps[i])
                     for i in range(len(a))])
     return violation(shortfall(u, own), tol, lambda i: Counterexample(
@@ -390,7 +390,7 @@ def table_instances(prop, count, seed=0, *, zeros=0.2):
 
 CHECKS = PropertySet(
     SERVERS, ServerInstance, read=read_server_instances, random=random_server_instances,
-    pool=table_instances, policy=ServerPolicy,
+    pool=table_instances, method=ServerMethod,
     checks={"server_pareto_efficiency": server_pareto_efficiency,
             "server_envy_freeness": server_envy_freeness,
             "server_strategy_proofness": server_strategy_proofness,
@@ -406,6 +406,6 @@ CHECKS = PropertySet(
            "server_bottleneck_fairness": "Bottleneck fairness",
            "server_population_monotonicity": "Population monotonicity",
            "dedicated_sharing_incentive": "Sharing incentive (dedicated cloud)"},
-    columns=("policy", "label", *VERDICT_COLUMNS, "paper", "agrees", "zeros", "counterexample",
+    columns=("method", "label", *VERDICT_COLUMNS, "paper", "agrees", "zeros", "counterexample",
              "counterexamples"),
     claim="paper", claims={"drfh": DRFH_CLAIMS})

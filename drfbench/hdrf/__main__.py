@@ -1,14 +1,14 @@
 """python -m drfbench.hdrf {examples,properties,evaluate} --out results/<name>/hdrf/... :
 the H-DRF family's pipeline steps (workflows/rules/hdrf.smk), each writing tidy rows.
 
-  examples    the slides' claims as worked examples, under every policy (examples.py)
+  examples    the slides' claims as worked examples, under every method (examples.py)
   properties  hierarchical share guarantee, Pareto efficiency, no starvation on random
               trees (properties.py)
   evaluate    the slides' 50-machine, 100-job evaluation on drfbench.sim (evaluation.py):
-              --out the throughput rows, --summary the per-policy summary
+              --out the throughput rows, --summary the per-method summary
   scale       the same simulator at scale: a 104,976-leaf tree on 10,000 machines, a
               trace of a million tasks (evaluation.py's run_at_scale): one summary row
-              per policy, with the simulation's wall time
+              per method, with the simulation's wall time
 """
 import sys
 
@@ -27,20 +27,20 @@ from .properties import CHECKS
 def main(argv=None):
     p, sub = steps("hdrf", "H-DRF and its rivals: the slides' examples, the hierarchical "
                    "properties, the 50-machine evaluation.",
-                   {"examples": "the slides' worked examples, every policy",
+                   {"examples": "the slides' worked examples, every method",
                     "properties": "the hierarchical properties on random trees",
                     "evaluate": "the 50-machine, 100-job evaluation on the simulator",
                     "scale": "a 100K-leaf tree, 10,000 machines, a million tasks"})
-    policies = list(methods(takes=TREE))
+    tree_methods = list(methods(takes=TREE))
     for name, a in sub.items():
-        a.add_argument("--policies", nargs="+", default=["hdrf"] if name == "scale" else policies,
-                       choices=policies)
+        a.add_argument("--policies", nargs="+", default=["hdrf"] if name == "scale" else tree_methods,
+                       choices=tree_methods, metavar="METHOD", help="registered tree methods")
     a = sub["properties"]
     a.add_argument("--instances", type=COUNT, default=200, help="random trees per check")
     a.add_argument("--room", type=POSITIVE, default=4.0,
                    help="each leaf's guarantee holds at least this many of its tasks")
     a = sub["evaluate"]
-    a.add_argument("--summary", type=output, required=True, help="the per-policy summary rows")
+    a.add_argument("--summary", type=output, required=True, help="the per-method summary rows")
     a.add_argument("--machines", type=COUNT, default=50)
     a.add_argument("--machine", type=NONNEGATIVE, nargs=3, default=[4.0, 6.0, 1.0],
                    help="one machine's <CPU, GB, GPU>")
@@ -73,8 +73,8 @@ def step(args):
         machines = np.tile(SCALE_MACHINE, (args.machines, 1))
         trace = scale_jobs(tree, args.tasks, args.span, args.seed)
         stamp.update(fanout=args.fanout, machines=args.machines, span=args.span)
-        tidy.write([{**run_at_scale(tree, machines, trace, policy), **stamp}
-                    for policy in args.policies], args.out)
+        tidy.write([{**run_at_scale(tree, machines, trace, method), **stamp}
+                    for method in args.policies], args.out)
     else:
         machines = np.tile(args.machine, (args.machines, 1))
         trace, _, _ = jobs(EVALUATION_TREE, args.jobs, args.large, args.span, args.seed)

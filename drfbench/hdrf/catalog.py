@@ -17,7 +17,7 @@ _OPTIONS = (
 
 KINDS = (
     InputKind(TREE, ("tree", "machines"),
-              "drfbench.hdrf.schedule(tree, machines, policy, ...) (drfbench.hdrf.scheduler for "
+              "drfbench.hdrf.schedule(tree, machines, method, ...) (drfbench.hdrf.scheduler for "
               "the cluster simulator, drfbench.hdrf.allocate for a divisible pool)",
               "hdrf.tree:read_inputs", properties="hdrf.properties"),
 )
@@ -25,20 +25,20 @@ KINDS = (
 METHODS = (
     Method("hdrf", "hdrf", TREE, "H-DRF: top-down by lowest dominant share, siblings "
            "rescaled to the lowest non-blocked one, blocked nodes ignored",
-           "hdrf.tasks:run_policy", _OPTIONS, label="H-DRF", literal=True),
+           "hdrf.tasks:run_method", _OPTIONS, label="H-DRF", literal=True),
     Method("static-hdrf", "hdrf", TREE, "static H-DRF: top-down equalizing on raw usage, "
-           "without the two invariants", "hdrf.tasks:run_policy", _OPTIONS,
+           "without the two invariants", "hdrf.tasks:run_method", _OPTIONS,
            label="Static H-DRF", literal=True),
     Method("naive-hdrf", "hdrf", TREE, "naive hierarchical DRF (Hadoop): raw subtree "
-           "usage, a task that fits nowhere is waited for", "hdrf.tasks:run_policy",
+           "usage, a task that fits nowhere is waited for", "hdrf.tasks:run_method",
            _OPTIONS, label="Naive H-DRF", literal=True),
     Method("flatten", "hdrf", TREE, "hierarchy flattening: weighted DRF on the leaves, "
-           "weights the products of weight fractions", "hdrf.tasks:run_policy",
+           "weights the products of weight fractions", "hdrf.tasks:run_method",
            _OPTIONS, label="Flattening", literal=True),
     Method("capacity", "hdrf", TREE, "capacity scheduler: each node limited to its "
-           "guaranteed fraction (not Pareto efficient)", "hdrf.tasks:run_policy", _OPTIONS,
+           "guaranteed fraction (not Pareto efficient)", "hdrf.tasks:run_method", _OPTIONS,
            label="Capacity", literal=True),
     Method("capacity-pareto", "hdrf", TREE, "capacity scheduler filling idle capacity "
-           "beyond the guarantees (Pareto)", "hdrf.tasks:run_policy", _OPTIONS,
+           "beyond the guarantees (Pareto)", "hdrf.tasks:run_method", _OPTIONS,
            label="Capacity (Pareto)", literal=True),
 )

@@ -13,17 +13,17 @@ A leaf is a queue with one task shape; each of the `count` jobs goes to a leaf d
 uniformly, is large with probability `large` (100-300 tasks of 60-180 s) or small (5-20
 tasks of 20-60 s), and arrives at a uniformly drawn time in [0, span): a Poisson process
 conditioned on its count. All seeded. The GPU subtree wants the scarce GPUs, the CPU
-subtree the CPUs and memory both also need, so every policy's way of comparing the
+subtree the CPUs and memory both also need, so every method's way of comparing the
 subtrees shows.
 
-Rows: per policy, leaf and time window, the mean tasks running and the tasks finished
-(the slides' "Throughput: leaf nodes"); per policy, a
+Rows: per method, leaf and time window, the mean tasks running and the tasks finished
+(the slides' "Throughput: leaf nodes"); per method, a
 summary: jobs finished and their completion times, and, over the instants where some
 task waits, how often a node with tasks waiting held less than its guarantee (less one
 task of each leaf, as properties.hierarchical_share_guarantee), by how much,
 the idle capacity per resource, how often a waiting task would have fit somewhere, and
 each top-level node's mean dominant share while every top-level node has tasks waiting
-(contended: where the policies' notions of fairness decide).
+(contended: where the methods' notions of fairness decide).
 
 At scale (`scale_tree`, `scale_jobs`, `run_at_scale`): scripts/bench_hdrf.py's tree (depth
 4, 18 children per inner node: 104,976 leaves; tasks of 1-4 CPU, 1-16 GB and, for one
@@ -118,18 +118,18 @@ def scale_jobs(tree, tasks, span, seed):
                      users=len(t.leaves))
 
 
-def run_at_scale(tree, machines, trace, policy="hdrf"):
-    """Simulate `trace` under `policy` to the end; one summary row: tasks finished,
-    makespan, mean job completion, the simulation's wall time, the policy's decisions
+def run_at_scale(tree, machines, trace, method="hdrf"):
+    """Simulate `trace` under `method` to the end; one summary row: tasks finished,
+    makespan, mean job completion, the simulation's wall time, the method's decisions
     (and, for the kernel's kept open-sets, how many were built, reused and kept, and
     their memory)."""
     t = as_tree(tree)
-    s = scheduler(t, machines, policy, tasks=np.zeros(len(t.leaves)))
+    s = scheduler(t, machines, method, tasks=np.zeros(len(t.leaves)))
     start = time.perf_counter()
     res = sim.simulate(machines, trace, s)
     seconds = time.perf_counter() - start
     finish = res.jobs["finish"]
-    return {"policy": policy, "label": method_info(policy).label, "leaves": len(t.leaves),
+    return {"method": method, "label": method_info(method).label, "leaves": len(t.leaves),
             "machine_count": len(machines), "tasks": len(trace),
             "tasks_finished": int(np.isfinite(res.tasks["end"]).sum()),
             "makespan": float(res.end),
@@ -147,17 +147,17 @@ def _at(tasks, times):
     return (start <= t) & ((end > t) | np.isnan(end))
 
 
-def evaluate(tree, machines, trace, policies, sample, window):
-    """Run each policy on the trace; returns (throughput rows: per `window` seconds, summary
+def evaluate(tree, machines, trace, methods, sample, window):
+    """Run each method on the trace; returns (throughput rows: per `window` seconds, summary
     rows: from samples every `sample` seconds)."""
     t = as_tree(tree)
     C = np.asarray(machines, dtype=float)
     total = C.sum(axis=0)
     slack = guarantee_slack(t, (t.demand / total).max(axis=1))
     throughput, summary = [], []
-    for policy in policies:
-        label = method_info(policy).label
-        res = sim.simulate(C, trace, scheduler(t, C, policy, tasks=np.zeros(len(t.leaves))))
+    for method in methods:
+        label = method_info(method).label
+        res = sim.simulate(C, trace, scheduler(t, C, method, tasks=np.zeros(len(t.leaves))))
         T = res.tasks
         times = np.arange(0.0, res.end + sample, sample)
         running = _at(T, times)
@@ -175,7 +175,7 @@ def evaluate(tree, machines, trace, policies, sample, window):
             inside = slot == w
             mean_running = run_count[inside].mean(axis=0) if inside.any() else np.zeros(L)
             for i, path in enumerate(t.leaf_paths):
-                throughput.append({"policy": policy, "label": label, "leaf": path,
+                throughput.append({"method": method, "label": label, "leaf": path,
                                    "time": start, "running": float(mean_running[i]),
                                    "finished": int(done[w, i]),
                                    "tasks_per_minute": float(done[w, i] * 60.0 / window)})
@@ -195,7 +195,7 @@ def evaluate(tree, machines, trace, policies, sample, window):
         contended = node_waits[:, top].all(axis=1)
         finish = res.jobs["finish"]
         summary.append({
-            "policy": policy, "label": label, "makespan": float(np.nanmax(T["end"])),
+            "method": method, "label": label, "makespan": float(np.nanmax(T["end"])),
             "jobs_finished": int(np.isfinite(finish).sum()),
             "mean_completion": float(np.nanmean(finish - res.jobs["submit"])),
             "tasks_never_run": int(np.isnan(T["start"]).sum()),

@@ -1,4 +1,4 @@
-"""The slides' claims as small worked examples, run under every tree policy.
+"""The slides' claims as small worked examples, run under every tree method.
 
 The slides' figures are lost in the text extraction (their trees and numbers with them),
 so each example is the smallest tree we found that shows the claim, on the slides'
@@ -21,11 +21,11 @@ so each example is the smallest tree we found that shows the claim, on the slide
                could use; H-DRF skips the blocked node.
   drf          the slides' DRF example, two users on <100 CPU, 100 GPU>: u1 <3 CPU,
                2 GPU> and u2 <2 CPU, 3 GPU> ("Equalize the dominant share of all users":
-               60% each, 20 tasks each); on a flat tree every policy is DRF but the
+               60% each, 20 tasks each); on a flat tree every method is DRF but the
                capacity scheduler without Pareto fill (each user capped at its half).
 
 An example's phases are the tasks each leaf gets, in turn: the first sets the queues
-(leaves not named have none), each later one adds tasks; the policy schedules after each.
+(leaves not named have none), each later one adds tasks; the method schedules after each.
 """
 import math
 from dataclasses import dataclass
@@ -73,14 +73,14 @@ EXAMPLES = (
 )
 
 
-def run(example, policy):
+def run(example, method):
     """(tasks launched per leaf path, the Tree, the scheduler) after every phase."""
     t = as_tree(example.tree)
     index = {p: i for i, p in enumerate(t.leaf_paths)}
     first = np.zeros(len(index))
     for path, count in example.phases[0].items():
         first[index[path]] = count
-    s = scheduler(t, example.machines, policy, tasks=first)
+    s = scheduler(t, example.machines, method, tasks=first)
     s.schedule()
     for phase in example.phases[1:]:
         for path, count in phase.items():
@@ -89,21 +89,21 @@ def run(example, policy):
     return dict(zip(t.leaf_paths, s.launched.tolist())), t, s
 
 
-def example_rows(policies):
-    """Tidy rows: per example, policy and node, the tasks its subtree runs, its dominant
+def example_rows(methods):
+    """Tidy rows: per example, method and node, the tasks its subtree runs, its dominant
     share of the cluster and its guarantee; and the cluster's idle capacity."""
     rows = []
     for ex in EXAMPLES:
-        for policy in policies:
-            _, t, s = run(ex, policy)
+        for method in methods:
+            _, t, s = run(ex, method)
             C = np.asarray(ex.machines, dtype=float)
             total = C.sum(axis=0)
             held = t.subtree_sums(s.launched[:, None] * t.demand)
             count = t.subtree_sums(s.launched)
             idle = 1.0 - s.usage.sum(axis=0) / total
             for k, path in enumerate(t.paths[1:], start=1):
-                rows.append({"example": ex.name, "claim": ex.claim, "policy": policy,
-                             "label": method_info(policy).label, "node": path,
+                rows.append({"example": ex.name, "claim": ex.claim, "method": method,
+                             "label": method_info(method).label, "node": path,
                              "leaf": k in t.leaves, "tasks": int(count[k]),
                              "share": float((held[k] / total).max()),
                              "guarantee": float(t.guarantee[k]),

@@ -31,7 +31,7 @@ def _scheduler_class(variant):
 
 def tree_scheduler(*, tree, machines, mode, queue, incremental=True, sets=0, isa=None):
     """The tree scheduler of variant `isa` (_isa.kernels) on `tree` (a validated
-    tree.Tree; flattened for "flatten") and machines (M, m) float64: mode, the policy's
+    tree.Tree; flattened for "flatten") and machines (M, m) float64: mode, the method's
     rule (a key of the kernel's MODES: "hdrf", "static", "naive", "capacity",
     "capacity-pareto"); queue (leaves,) int64 tasks waiting per leaf (-1: without end);
     incremental: keep shares up to date (False: recompute them at every decision); sets:

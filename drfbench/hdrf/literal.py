@@ -10,7 +10,7 @@ At every decision, everything is computed from scratch, as the slides' Algorithm
   all children blocked);
 - Y, the resources "to allocate" (slides: the nonzero resources in W): for H-DRF those
   not used up cluster-wide (free more than EXHAUSTED of the total), every resource for the
-  other policies;
+  other methods;
 - UpdateS(n), recursively. A leaf's U is its running tasks times its task demand, its
   share s_i the largest of U_ij / R_j over j in Y, computed as tasks x (one task's
   dominant share over Y) / weight, the very number online DRF computes; an inner node's U
@@ -19,7 +19,7 @@ At every decision, everything is computed from scratch, as the slides' Algorithm
   with lowest dominant share M, rescale all siblings to have a dominant share M"; the
   slides' pseudo-code says "maximum", its prose and the paper's intent the lowest);
 - Alloc(W), from the root down, the child with the lowest key (weighted share) among the
-  eligible ones (see drfbench/hdrf/hdrf.pyx for each policy), its task on the first machine
+  eligible ones (see drfbench/hdrf/hdrf.pyx for each method), its task on the first machine
   where it fits.
 """
 import math

@@ -1,13 +1,13 @@
 """The hierarchical properties the H-DRF slides claim (Bhattacharya et al., SoCC'13), checked
-in tasks on any tree policy: hierarchical share guarantee, Pareto efficiency, no
+in tasks on any tree method: hierarchical share guarantee, Pareto efficiency, no
 starvation (`python -m drfbench.hdrf properties`).
 
     from drfbench.hdrf import properties as props
     props.hierarchical_share_guarantee("flatten", props.random_trees(200, room=4))  # violated
     props.CHECKS.table(["hdrf", "flatten"], count=200, room=4, machines=(1, 1))      # tidy rows
 
-A TreeInstance is a hierarchy and the machines it runs on; a tree policy is a registered
-tree policy's name or a callable policy(tree, machines) -> drfbench.hdrf.Schedule, run
+A TreeInstance is a hierarchy and the machines it runs on; a tree method is a registered
+tree method's name or a callable method(tree, machines) -> drfbench.hdrf.Schedule, run
 from an idle cluster. Each check returns a drfbench.properties Verdict.
 """
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import machines as checked_machines
-from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedPolicy, PropertySet,
+from ..properties import (TOL, VERDICT_COLUMNS, Counterexample, NamedMethod, PropertySet,
                           instances_of, violation)
 from .catalog import TREE
 from .tasks import schedule
@@ -55,24 +55,24 @@ def read_trees(instances):
     return instances_of(TreeInstance, tree_instance, instances)
 
 
-class TreePolicy(NamedPolicy):
-    """A callable policy(tree, machines) -> drfbench.hdrf.Schedule, named."""
+class TreeMethod(NamedMethod):
+    """A callable method(tree, machines) -> drfbench.hdrf.Schedule, named."""
     takes = TREE
 
     @staticmethod
     def registered(method):
-        """Registered tree policy `method`, run from an idle cluster (drfbench.hdrf.schedule)."""
+        """Registered tree method `method`, run from an idle cluster (drfbench.hdrf.schedule)."""
         return lambda tree, machines: schedule(tree, machines, method)
 
     def __call__(self, tree, machines):
         return self.fn(tree, machines)
 
 
-def _outcome(policy, inst):
+def _outcome(method, inst):
     """The run, and per leaf: tasks launched, whether tasks are still waiting, one task's
     dominant share of the cluster."""
     t = inst.tree
-    res = policy(t, inst.machines)
+    res = method(t, inst.machines)
     total = inst.machines.sum(axis=0)
     launched = np.array([res.tasks[p] for p in t.leaf_paths], dtype=float)
     one_task = np.divide(t.demand, total, out=np.zeros_like(t.demand), where=total > 0).max(axis=1)
@@ -92,7 +92,7 @@ def guarantee_slack(tree, one_task):
     return own + under[0] - under
 
 
-def hierarchical_share_guarantee(policy, instances, *, tol=TOL, collect=None):
+def hierarchical_share_guarantee(method, instances, *, tol=TOL, collect=None):
     """Hierarchical share guarantee: every node whose subtree still has tasks waiting
     holds at least its guaranteed share G_n, its weight's fraction of its parent's
     (the root's: the whole cluster), up to one task of each leaf: s_n + slack_n >= G_n,
@@ -103,13 +103,13 @@ def hierarchical_share_guarantee(policy, instances, *, tol=TOL, collect=None):
     every resource (a guarantee in its parent's share of the node's dominant resource
     fails on multi-resource trees: a sibling may go on using a resource the node cannot
     use). Violation: 1 - (s_n + slack_n) / G_n, the largest over the nodes."""
-    return CHECKS.verdict("hierarchical_share_guarantee", policy, instances, _hierarchical, tol,
+    return CHECKS.verdict("hierarchical_share_guarantee", method, instances, _hierarchical, tol,
                           collect)
 
 
-def _hierarchical(policy, inst, tol, index):
+def _hierarchical(method, inst, tol, index):
     t = inst.tree
-    res, launched, waiting, one_task = _outcome(policy, inst)
+    res, launched, waiting, one_task = _outcome(method, inst)
     slack = guarantee_slack(t, one_task)
     share = np.array([0.0] + [res.shares[p] for p in t.paths[1:]])
     # (G - s - slack) / G in this order, not shortfall(s + slack, G): the same number up to
@@ -125,17 +125,17 @@ def _hierarchical(policy, inst, tol, index):
              slack=float(slack[n]), tasks=dict(zip(t.leaf_paths, launched.tolist())))))
 
 
-def tree_pareto_efficiency(policy, instances, *, tol=TOL, collect=None):
-    """Pareto efficiency, in tasks: when the policy stops, no leaf with tasks waiting
+def tree_pareto_efficiency(method, instances, *, tol=TOL, collect=None):
+    """Pareto efficiency, in tasks: when the method stops, no leaf with tasks waiting
     could launch one more on some machine with what is left. Violation: the number of
     such leaves."""
-    return CHECKS.verdict("tree_pareto_efficiency", policy, instances, _tree_pareto, tol,
+    return CHECKS.verdict("tree_pareto_efficiency", method, instances, _tree_pareto, tol,
                           collect)
 
 
-def _tree_pareto(policy, inst, tol, index):
+def _tree_pareto(method, inst, tol, index):
     t, C = inst.tree, inst.machines
-    res, launched, waiting, _ = _outcome(policy, inst)
+    res, launched, waiting, _ = _outcome(method, inst)
     leaf_of = {p: i for i, p in enumerate(t.leaf_paths)}
     used = np.zeros_like(C)
     for path, k in res.order:
@@ -144,20 +144,20 @@ def _tree_pareto(policy, inst, tol, index):
              if ((used + t.demand[i] <= C * (1 + 1e-12)).all(axis=1)).any()]
     return violation(len(could), tol, lambda _: Counterexample(
         inst, f"leaf {t.leaf_paths[could[0]]!r} has tasks waiting and one more fits, "
-              "yet the policy stopped", dict(leaves=[t.leaf_paths[i] for i in could],
+              "yet the method stopped", dict(leaves=[t.leaf_paths[i] for i in could],
                                              tasks=dict(zip(t.leaf_paths, launched.tolist())))))
 
 
-def no_starvation(policy, instances, *, tol=TOL, collect=None):
+def no_starvation(method, instances, *, tol=TOL, collect=None):
     """No starvation: every leaf with tasks waiting whose guarantee admits a task (G_i at
     least one task's dominant share) has at least one task running. Violation: the
     number of starved leaves."""
-    return CHECKS.verdict("no_starvation", policy, instances, _no_starvation, tol, collect)
+    return CHECKS.verdict("no_starvation", method, instances, _no_starvation, tol, collect)
 
 
-def _no_starvation(policy, inst, tol, index):
+def _no_starvation(method, inst, tol, index):
     t = inst.tree
-    _, launched, waiting, one_task = _outcome(policy, inst)
+    _, launched, waiting, one_task = _outcome(method, inst)
     starved = np.flatnonzero(waiting & (launched == 0) & (t.guarantee[t.leaves] >= one_task))
     return violation(len(starved), tol, lambda _: Counterexample(
         inst, f"leaf {t.leaf_paths[starved[0]]!r} runs nothing, with tasks waiting and a "
@@ -208,10 +208,10 @@ def random_trees(count, seed=0, **options):
 
 # The table checks every property on the same random trees (random_trees' options).
 CHECKS = PropertySet(
-    TREE, TreeInstance, read=read_trees, random=random_trees, policy=TreePolicy,
+    TREE, TreeInstance, read=read_trees, random=random_trees, method=TreeMethod,
     checks={"hierarchical_share_guarantee": hierarchical_share_guarantee,
             "tree_pareto_efficiency": tree_pareto_efficiency, "no_starvation": no_starvation},
     names={"hierarchical_share_guarantee": "Hierarchical share guarantee",
            "tree_pareto_efficiency": "Pareto efficiency (tasks)",
            "no_starvation": "No starvation"},
-    columns=("policy", "label", *VERDICT_COLUMNS, "counterexample"))
+    columns=("method", "label", *VERDICT_COLUMNS, "counterexample"))

@@ -1,14 +1,14 @@
 """Hierarchical schedulers on a cluster (drfbench/hdrf/hdrf.pyx): static runs, the stateful
 policy for drfbench.sim, and the divisible mode.
 
-    schedule(tree, machines, policy)   launch tasks on an idle cluster until the policy
+    schedule(tree, machines, method)   launch tasks on an idle cluster until the method
                                        launches nothing more: a Schedule
-    scheduler(tree, machines, policy)  the kernel's TreeScheduler, a drfbench.sim policy
+    scheduler(tree, machines, method)  the kernel's TreeScheduler, a drfbench.sim policy
                                        (leaf i is the simulator's user i)
-    allocate(tree, capacity, policy)   divisible: each leaf's resource vector
+    allocate(tree, capacity, method)   divisible: each leaf's resource vector
 
 `tree` is a drfbench.hdrf.Tree, a dict of its shape or a YAML/JSON file; `machines` one
-capacity vector or one row per machine; `policy` a registered tree policy
+capacity vector or one row per machine; `method` a registered tree method
 (drfbench.methods(takes="tree")).
 """
 import dataclasses
@@ -27,8 +27,8 @@ from .literal import Reference
 from .tree import tree as as_tree
 
 MAX_RESOLUTION = 10**6             # allocate's quanta per leaf, at most
-# Each registered policy: the kernel's mode, and whether it runs on the flattened tree.
-POLICY_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
+# Each registered method: the kernel's mode, and whether it runs on the flattened tree.
+METHOD_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
                 "naive-hdrf": ("naive", False), "flatten": ("static", True),
                 "capacity": ("capacity", False), "capacity-pareto": ("capacity-pareto", False)}
 
@@ -42,7 +42,7 @@ class Schedule:
     -> dominant share of the cluster its subtree holds (unweighted, every resource); free:
     capacity left per resource; decisions: descents taken (launches and failed attempts).
     """
-    policy: str
+    method: str
     resources: tuple
     tasks: dict
     allocation: dict
@@ -52,10 +52,10 @@ class Schedule:
     decisions: int
 
     def rows(self, **columns):
-        """Tidy rows, one per leaf: policy, decisions, then the leaf (its path), its tasks
+        """Tidy rows, one per leaf: method, decisions, then the leaf (its path), its tasks
         and its share (the dominant share of the cluster it holds), with `columns` added,
         stamped (drfbench.rows)."""
-        return tidy.stamped(({"policy": self.policy, "decisions": self.decisions, "leaf": leaf,
+        return tidy.stamped(({"method": self.method, "decisions": self.decisions, "leaf": leaf,
                               "tasks": n, "share": self.shares[leaf]}
                              for leaf, n in self.tasks.items()), **columns)
 
@@ -69,7 +69,7 @@ def _queues(t, tasks):
     idle = np.flatnonzero((queue == UNBOUNDED) & (t.demand.max(axis=1, initial=0.0) == 0))
     if idle.size:
         raise ValueError(f"leaf {t.leaf_paths[idle[0]]!r}: tasks demanding nothing, without "
-                         "end: every policy would launch them for ever; give it a task count")
+                         "end: every method would launch them for ever; give it a task count")
     return queue
 
 
@@ -77,8 +77,8 @@ def _leaf_label(t):
     return lambda i: f"leaf {t.paths[t.leaves[i]]!r}"
 
 
-def scheduler(tree, machines, policy="hdrf", **options):
-    """The stateful scheduler of registered tree policy `policy`: a drfbench.sim policy
+def scheduler(tree, machines, method="hdrf", **options):
+    """The stateful scheduler of registered tree method `method`: a drfbench.sim policy
     whose users are the leaves in order, the kernel's TreeScheduler on the validated tree
     (flattened for "flatten") and machines (kernel.tree_scheduler). Its methods: schedule()
     -> kernel.Launches (leaves, machines) launched, release(leaf, machine), add_tasks(leaf,
@@ -96,17 +96,17 @@ def scheduler(tree, machines, policy="hdrf", **options):
     whole numbers in [0, `2**62`] or inf (a leaf demanding nothing needs a count); at most
     drfbench.sim.MAX_RUNNING (`10**7`) tasks able to run at once (the work budget).
     literal=True: the slides' algorithm written literally (literal.Reference, slow: the
-    kernel's test oracle) instead of the kernel. The options are the policy's, checked and
+    kernel's test oracle) instead of the kernel. The options are the method's, checked and
     defaulted by the registry (Method.checked: one check, one set of defaults with
     hdrf.schedule)."""
-    spec = api.method_info(policy, TREE)
+    spec = api.method_info(method, TREE)
     o = spec.checked(options)
     tasks, incremental, isa, literal = o["tasks"], o["incremental"], o["isa"], o["literal"]
     sets = check.positive_int(o["sets"], "sets", upper=MAX_SETS)
     if not isinstance(incremental, (bool, np.bool_)):
         raise TypeError(f"incremental must be True or False, got {incremental!r:.80}")
     t = as_tree(tree)
-    mode, flat = POLICY_MODES[spec.name]
+    mode, flat = METHOD_MODES[spec.name]
     C = check.machines(machines, len(t.resources), resources=t.resources)
     fits = fits_somewhere(t.demand, C)
     if not fits.all():
@@ -126,9 +126,9 @@ def scheduler(tree, machines, policy="hdrf", **options):
                                  incremental=incremental, sets=sets or 0, isa=isa)
 
 
-def run_policy(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
-    """The registry's implementation of the tree policies: launch tasks on idle machines
-    until the policy launches nothing more (for H-DRF: until every leaf is blocked).
+def run_method(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
+    """The registry's implementation of the tree methods: launch tasks on idle machines
+    until the method launches nothing more (for H-DRF: until every leaf is blocked).
     Returns a Schedule."""
     t = as_tree(tree)
     s = scheduler(t, machines, spec.name, tasks=tasks, incremental=incremental, sets=sets,
@@ -141,7 +141,7 @@ def run_policy(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
     total = C.sum(axis=0)
     used = t.subtree_sums(held)
     shares = np.divide(used, total, out=np.zeros_like(used), where=total > 0).max(axis=1)
-    return Schedule(policy=spec.name, resources=t.resources,
+    return Schedule(method=spec.name, resources=t.resources,
                     tasks={p: int(n) for p, n in zip(paths, launched.tolist())},
                     allocation={p: held[i] for i, p in enumerate(paths)},
                     order=[(paths[i], k) for i, k in zip(leaves.tolist(), where.tolist())],
@@ -149,18 +149,18 @@ def run_policy(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
                     free=total - held.sum(axis=0), decisions=int(s.decisions))
 
 
-def schedule(tree, machines, policy="hdrf", **options):
-    """Run registered tree policy `policy` (drfbench.methods(takes="tree")) on idle
+def schedule(tree, machines, method="hdrf", **options):
+    """Run registered tree method `method` (drfbench.methods(takes="tree")) on idle
     machines until it launches nothing more; options as `scheduler`'s. Returns a
     Schedule."""
-    return api.run(policy, tree, machines, takes=TREE, **options)
+    return api.run(method, tree, machines, takes=TREE, **options)
 
 
-def allocate(tree, capacity, policy="hdrf", *, resolution=1000, isa=None):
+def allocate(tree, capacity, method="hdrf", *, resolution=1000, isa=None):
     """Divisible mode: each leaf's resource vector (leaf path -> array) from one pool of
     `capacity` (one vector), for the property checker.
 
-    Computed as the discrete policy with small tasks (the slides' Alloc hands out
+    Computed as the discrete method with small tasks (the slides' Alloc hands out
     resources in pieces too): each leaf's task is cut into q_i = ceil(resolution x its
     dominant share of the pool) equal quanta, so that a quantum is at most 1/resolution of
     the pool on every resource; a leaf with a task count demands that many tasks' worth.
@@ -185,6 +185,6 @@ def allocate(tree, capacity, policy="hdrf", *, resolution=1000, isa=None):
     tasks = t.tasks * quanta                 # beyond MAX_COUNT: more than the pool holds
     pieces = dataclasses.replace(t, demand=t.demand / quanta[:, None],
                                  tasks=np.where(tasks > MAX_COUNT, np.inf, tasks))
-    s = scheduler(pieces, C, policy, isa=isa)
+    s = scheduler(pieces, C, method, isa=isa)
     s.schedule()
     return {p: s.launched[i] / quanta[i] * t.demand[i] for i, p in enumerate(t.leaf_paths)}

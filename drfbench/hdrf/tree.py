@@ -152,7 +152,7 @@ def _leaf(spec, where, m):
                          f"{MAX_COUNT} (or omitted or inf: unbounded), got {spec.get('tasks')!r}")
     if math.isinf(tasks) and max(d) == 0:
         raise ValueError(f"leaf {where!r}: tasks demanding nothing, without end: every "
-                         "policy would launch them for ever; give it a task count")
+                         "method would launch them for ever; give it a task count")
     return d, tasks
 
 

@@ -6,7 +6,7 @@ Tetris and slots.
     workload(count, seed)                      the seeded MapReduce / web-service suite
     load_applications(path)                    TI-MRA applications from JSON
     load_infrastructure(path)                  an Infrastructure from a JSON/YAML of its keywords
-    simulate(infra, apps, policy)              "packer", "tetris" or "packer-slots": a Result
+    simulate(infra, apps, method)              "packer", "tetris" or "packer-slots": a Result
     work_conserving(capacity, g, d, w)         Algorithm 2
 
 drfbench.packer.literal is Algorithm 1 and Eq. 6-8 written literally, the specification

@@ -1,7 +1,7 @@
 """python -m drfbench.packer evaluate | sensitivity ... : the Packer family's pipeline steps
-(workflows/rules/packer.smk, packer_sensitivity.smk), writing tidy rows: every policy on
+(workflows/rules/packer.smk, packer_sensitivity.smk), writing tidy rows: every method on
 the same seeded workloads on the paper's tree (evaluation.py, Figs. 3-8), and the
-sensitivity study's runs for one setting of the workload and of what the policies are
+sensitivity study's runs for one setting of the workload and of what the methods are
 told."""
 import argparse
 
@@ -15,25 +15,26 @@ from .workload import BOTTLENECK, TEMPORAL
 
 
 def _view(text):
-    """POLICY=VIEW (evaluate's --views)."""
-    policy, _, view = text.partition("=")
-    if policy not in methods(takes=APPLICATIONS) or view not in VIEWS:
-        raise argparse.ArgumentTypeError(f"expected POLICY=VIEW with a policy of "
+    """METHOD=VIEW (evaluate's --views)."""
+    method, _, view = text.partition("=")
+    if method not in methods(takes=APPLICATIONS) or view not in VIEWS:
+        raise argparse.ArgumentTypeError(f"expected METHOD=VIEW with a method of "
                                          f"{list(methods(takes=APPLICATIONS))} and a view of "
                                          f"{list(VIEWS)}, got {text!r}")
-    return policy, view
+    return method, view
 
 
 def main(argv=None):
     p, sub = steps("packer", "Packer, Tetris and slots: the paper's evaluation and the "
                    "sensitivity study.",
-                   {"evaluate": "every policy on seeded workloads (Figs. 3-8)",
-                    "sensitivity": "every policy, Packer in each reading of Eq. 6-8, for one "
+                   {"evaluate": "every method on seeded workloads (Figs. 3-8)",
+                    "sensitivity": "every method, Packer in each reading of Eq. 6-8, for one "
                                    "setting of the workload and the view"}, flags=())
-    policies = list(methods(takes=APPLICATIONS))
+    app_methods = list(methods(takes=APPLICATIONS))
     a, b = sub["evaluate"], sub["sensitivity"]
     for c in (a, b):
-        c.add_argument("--policies", nargs="+", default=policies, choices=policies)
+        c.add_argument("--policies", nargs="+", default=app_methods, choices=app_methods,
+                       metavar="METHOD", help="registered application methods")
         c.add_argument("--servers", type=COUNT, default=1200)
         c.add_argument("--per-rack", type=COUNT, default=40)
         c.add_argument("--racks-per-agg", type=COUNT, default=10)
@@ -46,8 +47,8 @@ def main(argv=None):
                        help="the demands' shape over time")
         c.add_argument("--bottleneck", choices=list(BOTTLENECK), default="network",
                        help="the resource that binds")
-    a.add_argument("--views", type=_view, nargs="*", default=[], metavar="POLICY=VIEW",
-                   help="what a policy is told (default ti-mra)")
+    a.add_argument("--views", type=_view, nargs="*", default=[], metavar="METHOD=VIEW",
+                   help="what a method is told (default ti-mra)")
     a.add_argument("--score", choices=SCORE.choices, default=SCORE.default, help=SCORE.description)
     a.add_argument("--steady", type=NATURAL, nargs=2, required=True, metavar=("FROM", "TO"),
                    help="the steady state's instants [FROM, TO), within the arrivals")

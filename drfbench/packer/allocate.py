@@ -3,11 +3,11 @@ application at a time, on residual capacity kept per server, resource and time i
 per directed link and time instant.
 
 `Cluster` holds 𝒬 (Algorithm 1, lines 1-4) over a horizon of instants, updated as
-applications are accepted; `place(cluster, app, policy)` places every node of the
+applications are accepted; `place(cluster, app, method)` places every node of the
 application in SortNodes order (line 5) on the feasible server with the best score (lines
 6-15) and reserves the bandwidth of its edges from the nodes it depends on along the tree's
 path (lines 16-17), or rejects the application whole, restoring what it had reserved
-(line 13). Policies:
+(line 13). Methods:
 
   packer  the score of Eq. 6-8 (drfbench/packer/packer.pyx through kernel.Kernel: packer, add_edge)
           with the resource weights of `resource_weights`, in one of the readings of SCORES;
@@ -179,15 +179,15 @@ class _Placement:
             getattr(self.c, kind)[i, self.win] = values
 
 
-def _scores(cluster, app, v, deps, loc, policy, w, kernel, threads, score_name="literal"):
+def _scores(cluster, app, v, deps, loc, method, w, kernel, threads, score_name="literal"):
     """(score, ok) per server for node v: the kernel's score (Packer's in the reading
     `score_name` of SCORES) and whether its demands and each of its edges alone fit."""
     infra, t0 = cluster.infra, app.arrival
     S = infra.servers
     sign, network = SCORES[score_name]
-    if policy == "packer":
+    if method == "packer":
         scores = kernel.packer(cluster, app.demand[v], t0, w[:4], sign, threads)
-    elif policy == "tetris":
+    elif method == "tetris":
         band_in = np.zeros(app.duration)
         for e, _ in deps:
             band_in += app.bandwidth[e]
@@ -199,17 +199,17 @@ def _scores(cluster, app, v, deps, loc, policy, w, kernel, threads, score_name="
                                         app.demand[v].max(axis=0), threads))
     score = scores.score
     if deps:
-        if policy != "packer":
+        if method != "packer":
             network = "links"
-        wb = w[4] if policy == "packer" else 0.0
-        into = scores if policy == "packer" else scores._replace(score=np.zeros(S))
+        wb = w[4] if method == "packer" else 0.0
+        into = scores if method == "packer" else scores._replace(score=np.zeros(S))
         down = np.arange(infra.physical, infra.physical + infra.servers + infra.racks + infra.aggs)
         for e, u in deps:
             links = np.concatenate([np.array(infra.chain(int(loc[u])), dtype=np.int64), down])
             kernel.add_edge(cluster, app.bandwidth[e], t0, wb, links, int(loc[u]), network,
                             wb * app.duration, app.duration if network == "bottleneck" else 1,
                             into, threads)
-        if policy == "tetris":
+        if method == "tetris":
             sources = {int(loc[u]) for _, u in deps}
             local = np.zeros(S, dtype=bool)
             if len(sources) == 1 and min(sources) < S:
@@ -231,13 +231,13 @@ def _best(cluster, app, deps, loc, score):
     return None
 
 
-def place(cluster, app, policy="packer", *, score="literal", threads=1, kernel=None):
+def place(cluster, app, method="packer", *, score="literal", threads=1, kernel=None):
     """Algorithm 1 for one application (module docstring): the location of each node (a
     server, or S + j for cloud service j), or None when it is rejected (nothing of it left
-    behind). `policy`: a registered application policy (drfbench.methods(takes=
+    behind). `method`: a registered application method (drfbench.methods(takes=
     "applications")); `score`: Packer's reading of Eq. 6-8 (SCORES); kernel: a
     packer.kernel.Kernel (default: the default variant's)."""
-    api.method_info(policy, APPLICATIONS)
+    api.method_info(method, APPLICATIONS)
     check.choice(score, "score", tuple(SCORES))
     if not isinstance(cluster, Cluster):
         raise TypeError(f"cluster must be a packer.Cluster, got {type(cluster).__name__}")
@@ -250,7 +250,7 @@ def place(cluster, app, policy="packer", *, score="literal", threads=1, kernel=N
         raise ValueError(f"application {app.name!r} runs past the cluster's horizon")
     loc = np.full(len(app.nodes), -1, dtype=np.int64)
     deps = dependencies(app)
-    w = resource_weights(cluster, app.arrival) if policy == "packer" else np.zeros(5)
+    w = resource_weights(cluster, app.arrival) if method == "packer" else np.zeros(5)
     p = _Placement(cluster, app)
     for v in sort_nodes(app).tolist():
         if app.service[v] >= 0:
@@ -259,14 +259,14 @@ def place(cluster, app, policy="packer", *, score="literal", threads=1, kernel=N
                 p.undo()
                 return None
         else:
-            value, ok = _scores(cluster, app, v, deps[v], loc, policy, w, kernel, threads, score)
+            value, ok = _scores(cluster, app, v, deps[v], loc, method, w, kernel, threads, score)
             if len(deps[v]) > 1:
                 ok &= together(cluster, app, deps[v], loc)
             n = _best(cluster, app, deps[v], loc, np.where(ok, value, -np.inf))
             if n is None:                                        # line 13
                 p.undo()
                 return None
-        p.reserve(v, n, deps[v], loc, policy == "packer-slots")
+        p.reserve(v, n, deps[v], loc, method == "packer-slots")
         loc[v] = n
     return loc
 

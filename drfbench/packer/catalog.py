@@ -4,11 +4,11 @@ the registry without the package's modules."""
 from ..api import ISA, THREADS, InputKind, Method, Option
 
 APPLICATIONS = "applications"
-VIEWS = ("ti-mra", "peak")     # what a policy is told of an application (`request`)
+VIEWS = ("ti-mra", "peak")     # what a method is told of an application (`request`)
 SCORE_NAMES = ("literal", "best-fit", "per-path", "bottleneck", "best-fit-per-path",
                "best-fit-bottleneck")    # Eq. 8's readings (packer.allocate.SCORES)
 
-VIEW = Option("view", str, "ti-mra", "what a policy is told of an application: its "
+VIEW = Option("view", str, "ti-mra", "what a method is told of an application: its "
               "time-indexed demands, or their peak", choices=VIEWS)
 _OPTIONS = (VIEW, THREADS, ISA)
 SCORE = Option("score", str, "literal", "Packer's score: Eq. 6-8 as written, or a reading of "
@@ -16,17 +16,17 @@ SCORE = Option("score", str, "literal", "Packer's score: Eq. 6-8 as written, or 
 
 KINDS = (
     InputKind(APPLICATIONS, ("infrastructure", "applications"),
-              "drfbench.packer.simulate(infrastructure, applications, policy, ...)",
+              "drfbench.packer.simulate(infrastructure, applications, method, ...)",
               "packer.workload:read_inputs"),
 )
 
 METHODS = (
     Method("packer", "packer", APPLICATIONS, "Packer: Algorithm 1 with the score of Eq. "
            "6-8 over servers and paths, whole applications or none",
-           "packer.simulate:run_policy", (*_OPTIONS, SCORE), label="Packer"),
+           "packer.simulate:run_method", (*_OPTIONS, SCORE), label="Packer"),
     Method("tetris", "packer", APPLICATIONS, "Tetris: alignment score of demand and "
            "residual, network only penalized (remote penalty)",
-           "packer.simulate:run_policy", _OPTIONS, label="Tetris"),
+           "packer.simulate:run_method", _OPTIONS, label="Tetris"),
     Method("packer-slots", "packer", APPLICATIONS, "slot-based: four equal slots per "
-           "server, first fit", "packer.simulate:run_policy", _OPTIONS, label="Slots"),
+           "server, first fit", "packer.simulate:run_method", _OPTIONS, label="Slots"),
 )

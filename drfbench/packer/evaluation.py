@@ -1,20 +1,20 @@
-"""The paper's evaluation (§III, Figs. 3-8) as tidy rows: every policy on the same seeded
-workloads, per seed; and the sensitivity study, every policy under each combination of
-the evaluation's choices (what a policy is told, the load's shape over time, the resource
+"""The paper's evaluation (§III, Figs. 3-8) as tidy rows: every method on the same seeded
+workloads, per seed; and the sensitivity study, every method under each combination of
+the evaluation's choices (what a method is told, the load's shape over time, the resource
 that binds, Packer's reading of Eq. 6-8).
 
-  series       per policy, seed and time instant (every `every`-th): tasks submitted and
+  series       per method, seed and time instant (every `every`-th): tasks submitted and
                accepted so far (Fig. 3), utilization of CPU, memory, disk write, disk read
                and bandwidth (Fig. 4 a-e), revenue in that instant (Fig. 5)
-  apps         per policy and application of the first seed arriving in the steady state's
+  apps         per method and application of the first seed arriving in the steady state's
                first APPS_INSTANTS instants: accepted or not, the time to decide it (Fig. 6),
                its revenue
-  summary      per policy, seed and window: totals and medians (`summarize`) over the
+  summary      per method, seed and window: totals and medians (`summarize`) over the
                steady state (the paper's measurements), the drain after the last arrival
                (reported apart) and the whole run
   rates        Algorithm 2 on the busiest server of Packer's first run, per instant and
                node: guarantee, demand, rate (Figs. 7-8)
-  sensitivity  per seed, policy and setting: the summary (`sensitivity`)
+  sensitivity  per seed, method and setting: the summary (`sensitivity`)
 """
 import numpy as np
 
@@ -68,11 +68,11 @@ def windows(apps, steady):
     return {"steady": (lo, hi), "drain": (last + 1, H), "run": (0, H)}
 
 
-def evaluate(infra, count, rate, mapreduce, seeds, policies, threads=1, *, steady, every=1,
+def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady, every=1,
              views=None, temporal="jitter", bottleneck="network", score="literal"):
-    """(series, apps, summary, rates) rows, see the module docstring; `policies` are
+    """(series, apps, summary, rates) rows, see the module docstring; `methods` are
     registered names (drfbench.methods(takes="applications")); steady: the steady state's
-    instants [lo, hi) (`windows`); every: the series' step in instants; views: per policy
+    instants [lo, hi) (`windows`); every: the series' step in instants; views: per method
     what it is told (default "ti-mra"); temporal, bottleneck: the workload's (workload);
     score: Packer's reading of Eq. 6-8."""
     views = views or {}
@@ -81,11 +81,11 @@ def evaluate(infra, count, rate, mapreduce, seeds, policies, threads=1, *, stead
         apps = workload(count, seed, rate=rate, mapreduce=mapreduce, infrastructure=infra,
                         temporal=temporal, bottleneck=bottleneck)
         spans = windows(apps, steady)          # checked before the runs
-        for policy in policies:
-            label = method_info(policy).label
-            res = simulate(infra, apps, policy, threads=threads,
-                           **_options(policy, views.get(policy, "ti-mra"), score))
-            keys = {"policy": policy, "label": label, "seed": seed, "view": res.view,
+        for method in methods:
+            label = method_info(method).label
+            res = simulate(infra, apps, method, threads=threads,
+                           **_options(method, views.get(method, "ti-mra"), score))
+            keys = {"method": method, "label": label, "seed": seed, "view": res.view,
                     "score": res.score}
             series += [{**row, **keys} for row in res.rows() if row["time"] % every == 0]
             if seed == seeds[0]:
@@ -99,7 +99,7 @@ def evaluate(infra, count, rate, mapreduce, seeds, policies, threads=1, *, stead
                              if lo <= a.arrival < lo + APPS_INSTANTS]
             summary += [{**keys, "window": name, **summarize(res, span)}
                         for name, span in spans.items()]
-            if seed == seeds[0] and res.policy == "packer":
+            if seed == seeds[0] and res.method == "packer":
                 load = np.zeros(infra.servers)
                 for a, p in zip(res.applications, res.placements):
                     if p is not None:
@@ -110,25 +110,25 @@ def evaluate(infra, count, rate, mapreduce, seeds, policies, threads=1, *, stead
     return series, app_rows, summary, rates
 
 
-def _options(policy, view, score):
-    """simulate()'s options for `policy`: its view, and Packer's score."""
-    return {"view": view, **({"score": score} if policy == "packer" else {})}
+def _options(method, view, score):
+    """simulate()'s options for `method`: its view, and Packer's score."""
+    return {"view": view, **({"score": score} if method == "packer" else {})}
 
 
-def sensitivity(infra, count, rate, mapreduce, seeds, policies, scores, *, view, temporal,
+def sensitivity(infra, count, rate, mapreduce, seeds, methods, scores, *, view, temporal,
                 bottleneck, threads=1):
     """The sensitivity study's rows for one setting of the workload (temporal, bottleneck)
-    and of what the policies are told (view): per seed, every policy on the same workload,
-    Packer once per reading in `scores`; each row `summarize`'s, keyed by seed, policy,
+    and of what the methods are told (view): per seed, every method on the same workload,
+    Packer once per reading in `scores`; each row `summarize`'s, keyed by seed, method,
     label, view, score (empty for the others), temporal and bottleneck."""
     out = []
     for seed in seeds:
         apps = workload(count, seed, rate=rate, mapreduce=mapreduce, infrastructure=infra,
                         temporal=temporal, bottleneck=bottleneck)
-        for policy in policies:
-            for score in (scores if policy == "packer" else [None]):
-                res = simulate(infra, apps, policy, threads=threads, **_options(policy, view, score))
-                out.append({"seed": seed, "policy": policy, "label": method_info(policy).label,
+        for method in methods:
+            for score in (scores if method == "packer" else [None]):
+                res = simulate(infra, apps, method, threads=threads, **_options(method, view, score))
+                out.append({"seed": seed, "method": method, "label": method_info(method).label,
                             "view": view, "score": score, "temporal": temporal,
                             "bottleneck": bottleneck, **summarize(res)})
     return out

@@ -99,12 +99,12 @@ def slot_server(infra, used, QL, app, v, deps, loc):
 
 
 class Reference:
-    """Algorithm 1, literally, for one policy (Packer's in the reading `score`):
+    """Algorithm 1, literally, for one method (Packer's in the reading `score`):
     `place(app)` returns the locations or None."""
 
-    def __init__(self, infra, horizon, policy="packer", score="literal"):
-        api.method_info(policy, APPLICATIONS)
-        self.infra, self.horizon, self.policy, self.score = infra, int(horizon), policy, score
+    def __init__(self, infra, horizon, method="packer", score="literal"):
+        api.method_info(method, APPLICATIONS)
+        self.infra, self.horizon, self.method, self.score = infra, int(horizon), method, score
         self.accepted = []
 
     def residual(self):
@@ -124,7 +124,7 @@ class Reference:
             n = int(loc[v])
             if n < self.infra.servers:
                 Q[n, win] -= app.demand[v]
-                if self.policy == "packer-slots":
+                if self.method == "packer-slots":
                     lo, hi = active_span(app, v)
                     used[n, app.arrival + lo:app.arrival + hi] += 1
             for e, u in deps[v]:
@@ -142,13 +142,13 @@ class Reference:
                 n = infra.servers + int(app.service[v])
                 if not joint_fit(infra, QL, app, deps[v], loc, n):
                     return None
-            elif self.policy == "packer-slots":
+            elif self.method == "packer-slots":
                 n = slot_server(infra, used, QL, app, v, deps[v], loc)
                 if n is None:
                     return None
             else:
                 score = (packer_scores(infra, Q, QL, app, v, deps[v], loc, w, self.score)
-                         if self.policy == "packer" else
+                         if self.method == "packer" else
                          tetris_scores(infra, Q, QL, app, v, deps[v], loc))
                 if not np.isfinite(score).any():                                      # line 13
                     return None

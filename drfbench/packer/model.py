@@ -21,7 +21,7 @@ RESOURCES = ("cpu", "mem", "io_write", "io_read")   # R of Eq. 7 (BAND is the ne
 # capacities (cores, GB, MBps, Gbps) in [MIN_CAPACITY, MAX_AMOUNT], demands and bandwidths
 # in [0, MAX_AMOUNT] (so that demand / capacity and the scores' cubes stay finite);
 # instants, servers and services at most MAX_CELLS, and a simulation's residual capacity
-# 𝒬, servers x instants of its horizon, at most MAX_CELLS cells (simulate.run_policy).
+# 𝒬, servers x instants of its horizon, at most MAX_CELLS cells (simulate.run_method).
 MIN_CAPACITY, MAX_AMOUNT = 1e-6, 1e12
 MAX_CELLS = 2**24
 
@@ -303,7 +303,7 @@ def active_span(app, v):
 
 
 def request(app, view="ti-mra"):
-    """What a policy is told of `app` and reserves for it. "ti-mra": the application itself,
+    """What a method is told of `app` and reserves for it. "ti-mra": the application itself,
     its demands per instant (§II-A). "peak": what a tenant without TI-MRA gives (§II-A,
     §IV: "only peak demands ... a constant temporal function", like the hose model):
     each node's peak per resource held over its whole span (active_span), each edge's peak

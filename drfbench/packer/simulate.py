@@ -1,5 +1,5 @@
 """The simulation of the paper's evaluation (§III): applications arrive online, each is
-placed whole by the policy or rejected; an accepted one holds its time-varying demands on
+placed whole by the method or rejected; an accepted one holds its time-varying demands on
 its servers and links for its duration, then leaves (its reservations simply end: 𝒬 is
 kept per time instant). The pricing model of Fig. 5 and the per-server rate allocation of
 Fig. 7-8 (Algorithm 2) work on the result.
@@ -46,13 +46,13 @@ def revenue(app, infra, k_v=K_V, k_b=K_B):
 class Result:
     """What `simulate` returns.
 
-    policy; applications (in arrival order); placements: per application its nodes'
+    method; applications (in arrival order); placements: per application its nodes'
     locations, or None if rejected; allocation_seconds: per application, the time to
     decide it; server, link: the residual capacity 𝒬 at the end, (S, H, 4) and (2P, H),
-    after what was reserved; view: what the policy was told (model.request), requests:
+    after what was reserved; view: what the method was told (model.request), requests:
     per application what it was told and reserved (the applications themselves under
     "ti-mra"); score: Packer's reading of Eq. 6-8 (None for the others)."""
-    policy: str
+    method: str
     infrastructure: object
     applications: list
     placements: list
@@ -137,7 +137,7 @@ class Result:
         util, money = self.utilization(), self.revenue()
         names = [f"util_{r}" for r in RESOURCES + ("band",)]
         return tidy.stamped(lambda: (
-            {"policy": self.policy, "time": t, "submitted_tasks": s, "accepted_tasks": a,
+            {"method": self.method, "time": t, "submitted_tasks": s, "accepted_tasks": a,
              **dict(zip(names, u)), "revenue": m}
             for t, (s, a, u, m) in enumerate(zip(submitted.tolist(), accepted.tolist(),
                                                  util.tolist(), money.tolist()))), **columns)
@@ -186,11 +186,11 @@ class Result:
         return out
 
 
-def simulate(infrastructure, applications, policy="packer", **options):
-    """Run registered application policy `policy` ("packer", "tetris" or "packer-slots";
+def simulate(infrastructure, applications, method="packer", **options):
+    """Run registered application method `method` ("packer", "tetris" or "packer-slots";
     drfbench.methods(takes="applications")) on the applications, in arrival order (stable),
-    each placed by Algorithm 1 with the policy's score (allocate.place) or rejected whole;
-    returns a Result. Options: view, what the policy is told of each application: "ti-mra"
+    each placed by Algorithm 1 with the method's score (allocate.place) or rejected whole;
+    returns a Result. Options: view, what the method is told of each application: "ti-mra"
     (its demands per instant) or "peak" (each node's peak over its span: model.request);
     score (packer only), the reading of Eq. 6-8: "literal" or another of allocate.SCORES;
     threads, OpenMP threads of the scoring (default: OMP_NUM_THREADS, else every usable
@@ -203,11 +203,11 @@ def simulate(infrastructure, applications, policy="packer", **options):
     horizon (the last application's end) at most MAX_CELLS (`2**24`) cells, and the
     placement's work, servers x the applications' nodes x instants, at most MAX_WORK
     (`2**36`); beyond them a ValueError says which."""
-    return api.run(policy, infrastructure, applications, takes=APPLICATIONS, **options)
+    return api.run(method, infrastructure, applications, takes=APPLICATIONS, **options)
 
 
-def run_policy(spec, infrastructure, applications, *, view, threads, isa, score="literal"):
-    """The registry's implementation of the application policies (see `simulate`): the
+def run_method(spec, infrastructure, applications, *, view, threads, isa, score="literal"):
+    """The registry's implementation of the application methods (see `simulate`): the
     options as the registry checked them, their defaults declared in the family's catalog
     (score: packer's only)."""
     if not isinstance(infrastructure, Infrastructure):

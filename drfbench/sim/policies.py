@@ -18,7 +18,7 @@ from .workload import FIT_SLACK, machines as _machines
 
 @runtime_checkable
 class Policy(Protocol):
-    """What the simulator asks of a scheduler (the online DRF and slot schedulers of
+    """What the simulator asks of a policy (the online DRF and slot schedulers of
     drfbench/drf/drf.pyx, built by drfbench.drf.scheduler(...), have it).
 
     add_tasks(user, count)  `count` more tasks of `user` became pending (trace arrivals;

@@ -280,7 +280,7 @@ def test_progressive_filling(demands, rates):
 def check_properties(demands, weights):
     """The property checker's instance over the input, then two of its checks on DRF."""
     inst = properties.instance(demands, weights)
-    drf = properties.Policy(divisible.drf, "DRF")
+    drf = properties.DemandsMethod(divisible.drf, "DRF")
     return (properties.share_guarantee(drf, [inst]).holds,
             properties.envy_freeness(drf, [inst]).holds)
 
@@ -299,7 +299,7 @@ def test_property_checker_instances(demands, weights):
 
 def cluster_instance(task_demands, capacity):
     inst = properties.from_cluster(task_demands, capacity)
-    return inst.demands, properties.Policy(divisible.drf, "DRF")(inst.demands)
+    return inst.demands, properties.DemandsMethod(divisible.drf, "DRF")(inst.demands)
 
 
 @fuzz.cases(st.one_of(demand_arrays(st.one_of(ANY_FLOAT, st.floats(0.0, 1e300))),

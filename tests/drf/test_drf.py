@@ -1,5 +1,5 @@
 """Classic DRF (drfbench.drf, drfbench/drf/drf.pyx): the online scheduler and slot scheduler
-against a literal Python loop, the divisible policies on the lecture's worked examples and
+against a literal Python loop, the divisible methods on the lecture's worked examples and
 against each other / scipy, and the DRF-vs-slots simulator."""
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from cases import seeds, task_policy
 from drfbench import drf, sim
 from drfbench.drf import literal
-from drfbench.drf.properties import lecture_examples, policy_of
+from drfbench.drf.properties import lecture_examples, method_of
 
 
 
@@ -183,7 +183,7 @@ def test_scheduler_rejects_bad_input(kwargs, error):
 
 
 # ---------------------------------------------------------------------------------------
-# Divisible policies
+# Divisible methods
 # ---------------------------------------------------------------------------------------
 
 LECTURE = np.array([[1 / 9, 4 / 18], [3 / 9, 1 / 18]])
@@ -255,8 +255,8 @@ def test_lecture_weighted_example():
 def test_drf_matches_the_edrf_kernel_and_dcdrf_at_zero(seed):
     D, w = random_divisible(np.random.default_rng(seed))
     A = drf.drf(D, w)
-    np.testing.assert_allclose(policy_of("edrf")(D, w), A, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(policy_of("dcdrf", epsilon=0.0)(D, w), A, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(method_of("edrf")(D, w), A, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(method_of("dcdrf", epsilon=0.0)(D, w), A, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", seeds(60))
@@ -265,8 +265,8 @@ def test_progressive_filling_invariants(seed):
     demand uses a full resource on which no other user has a higher (weighted) level."""
     D, w = random_divisible(np.random.default_rng(100 + seed))
     weights = np.ones(len(D)) if w is None else w
-    for policy, measure in ((drf.drf, lambda A: A.max(axis=1)), (drf.asset_fairness, lambda A: A.sum(axis=1))):
-        A = policy(D, w)
+    for method, measure in ((drf.drf, lambda A: A.max(axis=1)), (drf.asset_fairness, lambda A: A.sum(axis=1))):
+        A = method(D, w)
         load = A.sum(axis=0)
         assert (load <= 1 + 1e-9).all()
         u = drf.utilities(D, A)
@@ -316,22 +316,22 @@ def test_ceei_is_optimal(seed):
 
 def test_single_resource_every_policy_splits_equally():
     D = np.array([[0.1], [0.5], [1.0]])
-    for policy in (drf.drf, drf.asset_fairness, drf.ceei, policy_of("edrf"), policy_of("dcdrf", epsilon=0.1)):
-        np.testing.assert_allclose(policy(D)[:, 0], [1 / 3] * 3, rtol=1e-9)
+    for method in (drf.drf, drf.asset_fairness, drf.ceei, method_of("edrf"), method_of("dcdrf", epsilon=0.1)):
+        np.testing.assert_allclose(method(D)[:, 0], [1 / 3] * 3, rtol=1e-9)
     np.testing.assert_allclose(drf.drf(D, [1, 2, 1])[:, 0], [0.25, 0.5, 0.25])
 
 
 def test_policies_leave_all_zero_users_out():
     D = np.array([[0.5, 0.2], [0.0, 0.0], [0.1, 0.4]])
-    for policy in (drf.drf, drf.asset_fairness, drf.ceei, policy_of("edrf")):
-        A = policy(D)
+    for method in (drf.drf, drf.asset_fairness, drf.ceei, method_of("edrf")):
+        A = method(D)
         assert (A[1] == 0).all() and (A[[0, 2]] > 0).all()
     assert drf.utilities(D, drf.drf(D))[1] == 0
 
 
 def test_policies_accept_sparse_and_rows_above_one():
     D = sp.csr_array(LECTURE * 9)                           # rows above 1: only direction matters
-    np.testing.assert_allclose(policy_of("edrf")(D), drf.drf(LECTURE), rtol=1e-12)
+    np.testing.assert_allclose(method_of("edrf")(D), drf.drf(LECTURE), rtol=1e-12)
     np.testing.assert_allclose(drf.drf(D), drf.drf(LECTURE), rtol=1e-12)
 
 
@@ -408,6 +408,6 @@ def test_simulation_cli_writes_tidy_csv(tmp_path):
     main(["slots", "--machines", "2", "--horizon", "120", "--slots", "2", "--tasks-per-job", "2",
               "--duration", "10", "--out", str(out)])
     text = out.read_text().splitlines()
-    assert text[0].startswith("scheduler,slots,job_type,time,metric,value")
+    assert text[0].startswith("method,slots,job_type,time,metric,value")
     assert any(line.startswith("DRF,0,Type 2,") for line in text)
     assert any(line.startswith("slots (k=2),2,Type 1,") for line in text)

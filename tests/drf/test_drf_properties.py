@@ -1,5 +1,5 @@
 """drfbench.drf.properties, the DRF lecture's properties: every check on instances where the
-answer is known both ways — a policy that satisfies the property and one that violates it —
+answer is known both ways — a method that satisfies the property and one that violates it —
 plus the plumbing, the table and its pipeline step."""
 import numpy as np
 import pytest
@@ -73,8 +73,8 @@ def test_strategy_proofness():
 
 
 def test_pareto_efficiency():
-    for policy in (drf.drf, drf.ceei, drf.asset_fairness, props.policy_of("edrf")):
-        assert props.pareto_efficiency(policy, [LECTURE, *mixed()])
+    for method in (drf.drf, drf.ceei, drf.asset_fairness, props.method_of("edrf")):
+        assert props.pareto_efficiency(method, [LECTURE, *mixed()])
     v = props.pareto_efficiency(half_drf, LECTURE)
     assert not v and v.worst == pytest.approx(11 / 6)   # user 0: 1.5 tasks, 2.75 more in free memory
     # wasting what nobody needs does not break efficiency
@@ -86,8 +86,8 @@ def test_pareto_efficiency():
 
 
 def test_envy_freeness():
-    for policy in (drf.drf, drf.ceei, drf.asset_fairness):
-        assert props.envy_freeness(policy, [LECTURE, ASSET, *mixed()])
+    for method in (drf.drf, drf.ceei, drf.asset_fairness):
+        assert props.envy_freeness(method, [LECTURE, ASSET, *mixed()])
     v = props.envy_freeness(favour_first, [[0.5, 0.5], [0.5, 0.5]])
     assert not v and v.counterexample.details["envied"] == 0
     assert v.worst == pytest.approx(2.0)                               # 3/4 against 1/4
@@ -95,8 +95,8 @@ def test_envy_freeness():
 
 def test_single_resource_fairness():
     single = list(props.random_instances(10, kind="single"))
-    for policy in (drf.drf, drf.ceei, drf.asset_fairness, props.policy_of("dcdrf", epsilon=0.1)):
-        v = props.single_resource_fairness(policy, single)
+    for method in (drf.drf, drf.ceei, drf.asset_fairness, props.method_of("dcdrf", epsilon=0.1)):
+        v = props.single_resource_fairness(method, single)
         assert v and v.checked == 10
     assert not props.single_resource_fairness(proportional, [[0.1], [0.5]])
     # instances with two demanded resources do not count
@@ -106,8 +106,8 @@ def test_single_resource_fairness():
 
 def test_bottleneck_resource_fairness():
     bottleneck = list(props.random_instances(10, kind="bottleneck"))
-    for policy in (drf.drf, drf.ceei):
-        v = props.bottleneck_resource_fairness(policy, bottleneck)
+    for method in (drf.drf, drf.ceei):
+        v = props.bottleneck_resource_fairness(method, bottleneck)
         assert v and v.checked == 10
     v = props.bottleneck_resource_fairness(drf.asset_fairness, [[1, 0.9], [1, 0.1]])
     assert not v and v.counterexample.details["resource"] == 0
@@ -145,7 +145,7 @@ def test_dcdrf_through_allocate_as_a_policy():
     assert props.envy_freeness(dcdrf_policy, pool)
     assert props.share_guarantee(dcdrf_policy, pool)
     assert not props.pareto_efficiency(dcdrf_policy, pool)             # epsilon is left unused
-    assert props.pareto_efficiency(props.policy_of("dcdrf", epsilon=0.0), pool)
+    assert props.pareto_efficiency(props.method_of("dcdrf", epsilon=0.0), pool)
 
 
 def test_weighted_instances():
@@ -176,7 +176,7 @@ def test_instances_in_every_form():
 
 def test_one_argument_policies_and_other_outputs():
     v = props.share_guarantee(lambda D: sp.csr_array(drf.drf(D)), LECTURE)
-    assert v and v.policy == "<lambda>"
+    assert v and v.method == "<lambda>"
     with pytest.raises(ValueError, match="takes no weights"):
         props.share_guarantee(lambda D: drf.drf(D), props.instance([[0.1], [0.2]], [1, 2]))
 
@@ -203,7 +203,7 @@ def test_table_reproduces_the_lecture_on_positive_demands():
     rows = props.CHECKS.table({"Asset": drf.asset_fairness, "CEEI": drf.ceei, "DRF": drf.drf},
                               count=8, seed=0, zeros=0.0)
     assert len(rows) == 24
-    disagree = [(r["policy"], r["property"]) for r in rows if not r["agrees"]]
+    disagree = [(r["method"], r["property"]) for r in rows if not r["agrees"]]
     assert disagree == []
 
 
@@ -213,17 +213,17 @@ def test_cli_writes_table_and_examples(tmp_path):
           "--epsilons", "0.1", "--zeros", "0", "--methods", "asset-fairness", "ceei", "drf", "edrf",
           "dcdrf"])
     lines = out.read_text().splitlines()
-    assert lines[0].startswith("zeros,policy,property,property_name,holds")
-    assert len(lines) == 1 + 5 * 8                                     # 5 policies x 8 properties
+    assert lines[0].startswith("zeros,method,property,property_name,holds")
+    assert len(lines) == 1 + 5 * 8                                     # 5 methods x 8 properties
     examples = ex.read_text()
     assert "CEEI, user 2 reports <3 CPU, 2 GB>" in examples and "online DRF (tasks)" in examples
 
 
 def test_table_rows_come_from_the_registry():
     """One row per method, once per epsilon for those taking one, labelled as in the
-    lecture's table; the registry's policies agree with the direct NumPy ones."""
-    policies = props.table_policies(["asset-fairness", "ceei", "drf", "edrf", "dcdrf"], [0.01, 0.1])
-    assert list(policies) == ["Asset", "CEEI", "DRF", "EDRF", "DC-DRF eps=0.01", "DC-DRF eps=0.1"]
-    np.testing.assert_allclose(policies["CEEI"](LECTURE.demands), drf.ceei(LECTURE.demands), rtol=1e-12)
+    lecture's table; the registry's methods agree with the direct NumPy ones."""
+    methods = props.table_methods(["asset-fairness", "ceei", "drf", "edrf", "dcdrf"], [0.01, 0.1])
+    assert list(methods) == ["Asset", "CEEI", "DRF", "EDRF", "DC-DRF eps=0.01", "DC-DRF eps=0.1"]
+    np.testing.assert_allclose(methods["CEEI"](LECTURE.demands), drf.ceei(LECTURE.demands), rtol=1e-12)
     with pytest.raises(ValueError, match="takes tasks, not demands"):
-        props.policy_of("online-drf")
+        props.method_of("online-drf")

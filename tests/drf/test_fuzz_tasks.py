@@ -47,10 +47,10 @@ def named(values, names=("cpu", "mem", "gpu")):
                                max_size=3).map(lambda rows: pd.DataFrame(rows, columns=order))))
 
 
-def schedule_outcome(demands, machines, policy, options):
+def schedule_outcome(demands, machines, method, options):
     """The run and the validated inputs (demands, machines in the demands' order), so that
     the invariants are checked against what the scheduler saw."""
-    res = drf.schedule(demands, machines, policy, **options)
+    res = drf.schedule(demands, machines, method, **options)
     names, D = drf.tasks._named_demands(demands)
     return res, D, check.machines(machines, D.shape[1], resources=names)
 
@@ -74,7 +74,7 @@ def clusters(values=SMALL, capacities=st.sampled_from([4.0, 10.0, 3.0])):
                           st.one_of(matrices(NUMBERS, (1, 3)),
                                     named(st.sampled_from([4.0, 10.0, 0.0, 1e300])),
                                     st.just(pd.DataFrame([[4, 8]], columns=[0, 1]))))),
-            policy=st.sampled_from(["online-drf", "online-drf", "hadoop-slots", "edrf", 3]),
+            method=st.sampled_from(["online-drf", "online-drf", "hadoop-slots", "edrf", 3]),
             weights=st.one_of(st.none(), st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=1,
                                                   max_size=4),
                               st.lists(st.sampled_from([1.0, 2.0, 1e-300, 1e7, 1e10, 0.0,
@@ -83,17 +83,17 @@ def clusters(values=SMALL, capacities=st.sampled_from([4.0, 10.0, 3.0])):
                                                 min_size=1, max_size=4),
                             st.lists(COUNTS, min_size=1, max_size=4)),
             slots=st.sampled_from([None, 1, 2, 0, 2**62, 1.5, True]), fit=st.booleans())
-def test_schedule(cluster, policy, weights, tasks, slots, fit):
+def test_schedule(cluster, method, weights, tasks, slots, fit):
     demands, machines = cluster
     if fit and isinstance(demands, list):        # one weight and one count per user
         n = len(demands)
         weights, tasks = ((x * n)[:n] if x else x for x in (weights, tasks))
     options = {"weights": weights, "tasks": tasks}
-    if policy == "hadoop-slots":
+    if method == "hadoop-slots":
         options["slots"] = 2 if slots is None else slots
     elif slots == 0:
         options["slots"] = slots
-    outcome = fuzz.call(schedule_outcome, demands, machines, policy, options)
+    outcome = fuzz.call(schedule_outcome, demands, machines, method, options)
     if outcome.refused:
         return
     res, D, C = outcome.value

@@ -33,7 +33,7 @@ def test_per_server_drf_is_not_pareto_optimal_on_fig1():
 
 def test_single_server_drf_compares_with_registered_drf():
     """The single-server check's DRF is the registry's "drf" (demands above one server's
-    capacity included): a policy off by 1% fails it, on the user it shorts."""
+    capacity included): a method off by 1% fails it, on the user it shorts."""
     pool = list(props.random_server_instances(5, seed=3, kind="single-server"))
     assert any((inst.demands > inst.servers.sum(axis=0)).any() for inst in pool)
     assert props.single_server_drf("drfh", pool).holds

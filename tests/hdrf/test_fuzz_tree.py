@@ -17,7 +17,7 @@ from drfbench import _validation as check
 from drfbench._validation import MAX_WEIGHT_RATIO
 from drfbench import hdrf
 from drfbench.hdrf import properties as props
-from drfbench.hdrf.tasks import POLICY_MODES
+from drfbench.hdrf.tasks import METHOD_MODES
 from drfbench.hdrf.tree import MAX_DEPTH, read_inputs
 from test_hdrf import reference_of
 
@@ -67,21 +67,21 @@ SPECS = st.integers(1, 3).flatmap(lambda m: st.tuples(
                                              columns=names)))))
 
 
-def schedule_tree(spec, machines, policy, options):
+def schedule_tree(spec, machines, method, options):
     """The run, the validated tree and machines (in the tree's resource order)."""
-    res = hdrf.schedule(spec, machines, policy, **options)
+    res = hdrf.schedule(spec, machines, method, **options)
     t = hdrf.tree(spec)
     return res, t, check.machines(machines, len(t.resources), resources=t.resources)
 
 
-@fuzz.cases(cluster=SPECS, policy=st.sampled_from([*POLICY_MODES, "online-drf"]),
+@fuzz.cases(cluster=SPECS, method=st.sampled_from([*METHOD_MODES, "online-drf"]),
             tasks=st.one_of(st.none(), st.none(), st.lists(TASKS, min_size=1, max_size=4)),
             incremental=st.sampled_from([True, False, "yes"]),
             sets=st.sampled_from([None, 1, 4, 0, 10**9, 2**70]))
-def test_schedule(cluster, policy, tasks, incremental, sets):
+def test_schedule(cluster, method, tasks, incremental, sets):
     spec, machines = cluster
     options = {"tasks": tasks, "incremental": incremental, "sets": sets}
-    outcome = fuzz.call(schedule_tree, spec, machines, policy, options)
+    outcome = fuzz.call(schedule_tree, spec, machines, method, options)
     if outcome.refused:
         return
     res, t, C = outcome.value
@@ -95,24 +95,24 @@ def test_schedule(cluster, policy, tasks, incremental, sets):
         used[k] += t.demand[leaf[path]]
     assert (used <= C * (1 + 1e-12)).all()
     if launched.sum() <= 300:
-        ref = reference_of(t, C, policy, tasks)
+        ref = reference_of(t, C, method, tasks)
         leaves, where = ref.schedule()
         assert res.order == [(t.leaf_paths[i], k) for i, k in zip(leaves.tolist(), where.tolist())]
 
 
-def allocate_tree(spec, capacity, policy, resolution):
+def allocate_tree(spec, capacity, method, resolution):
     """The divisible allocation and the pool (in the tree's resource order)."""
-    out = hdrf.allocate(spec, capacity, policy, resolution=resolution)
+    out = hdrf.allocate(spec, capacity, method, resolution=resolution)
     t = hdrf.tree(spec)
     return out, check.machines(capacity, len(t.resources), resources=t.resources)[0]
 
 
-@fuzz.cases(cluster=SPECS, policy=st.sampled_from(list(POLICY_MODES)),
+@fuzz.cases(cluster=SPECS, method=st.sampled_from(list(METHOD_MODES)),
             resolution=st.sampled_from([1, 10, 100, 0, 10**7, 2.5]))
-def test_allocate(cluster, policy, resolution):
+def test_allocate(cluster, method, resolution):
     spec, machines = cluster
     capacity = machines[0] if isinstance(machines, list) else machines
-    outcome = fuzz.call(allocate_tree, spec, capacity, policy, resolution)
+    outcome = fuzz.call(allocate_tree, spec, capacity, method, resolution)
     if outcome.refused:
         return
     allocation, pool = outcome.value

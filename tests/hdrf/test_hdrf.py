@@ -16,7 +16,7 @@ from drfbench.hdrf import examples
 from drfbench.hdrf.evaluation import EVALUATION_TREE, evaluate, jobs
 from drfbench.hdrf.literal import Reference
 from drfbench.hdrf.properties import random_tree
-from drfbench.hdrf.tasks import POLICY_MODES, _queues
+from drfbench.hdrf.tasks import METHOD_MODES, _queues
 from cases import seeds
 
 CONTRACT = {"resources": ["cpu", "mem", "gpu"],
@@ -25,11 +25,11 @@ CONTRACT = {"resources": ["cpu", "mem", "gpu"],
                     "train": {"demand": [4, 16, 1], "tasks": 40},
                     "eval": {"weight": 3, "demand": [1, 2, 0]}}},
                 "web": {"weight": 1, "demand": [2, 4, 0], "tasks": 200}}}
-POLICIES = tuple(POLICY_MODES)
+METHODS = tuple(METHOD_MODES)
 
 
-def reference_of(t, machines, policy, tasks=None):
-    mode, flat = POLICY_MODES[policy]
+def reference_of(t, machines, method, tasks=None):
+    mode, flat = METHOD_MODES[method]
     return Reference(t.flattened() if flat else t, machines, mode, _queues(t, tasks))
 
 
@@ -168,14 +168,14 @@ def drive(schedulers, rng, steps):
         assert np.array_equal(s.keys, first.keys)
 
 
-@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("seed", seeds(40))
-def test_kernel_matches_the_transcription_decision_by_decision(policy, seed):
+def test_kernel_matches_the_transcription_decision_by_decision(method, seed):
     rng = np.random.default_rng(seed)
     inst = random_tree(rng, machines=(1, 3), finite=0.4)
     t, C = inst.tree, inst.machines
-    drive([hdrf.scheduler(t, C, policy), reference_of(t, C, policy),
-           hdrf.scheduler(t, C, policy, incremental=False)], rng, 60)
+    drive([hdrf.scheduler(t, C, method), reference_of(t, C, method),
+           hdrf.scheduler(t, C, method, incremental=False)], rng, 60)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -196,7 +196,7 @@ def test_every_kernel_variant_decides_the_same():
 
 
 # ---------------------------------------------------------------------------------------
-# A full cluster: tasks finish one by one, the policy fills the room (the kept open-sets)
+# A full cluster: tasks finish one by one, the method fills the room (the kept open-sets)
 # ---------------------------------------------------------------------------------------
 
 
@@ -256,17 +256,17 @@ def churn(schedulers, rng, steps, every=1):
                 assert np.array_equal(s.blocked, first.blocked), f"step {step}"
 
 
-@pytest.mark.parametrize("policy,seed", [("hdrf", s) for s in range(12)]
-                         + [(p, s) for p in POLICIES[1:] for s in range(2)])
-def test_a_full_cluster_decides_as_the_transcription(policy, seed):
+@pytest.mark.parametrize("method,seed", [("hdrf", s) for s in range(12)]
+                         + [(p, s) for p in METHODS[1:] for s in range(2)])
+def test_a_full_cluster_decides_as_the_transcription(method, seed):
     """Few kept sets (1, 2: evicted all the time) or many, against the transcription and
     the full recompute; shares compared at every step, or every 5 (settled only when a
     decision needs them)."""
     rng = np.random.default_rng(seed)
     t, C = full_cluster(rng)
-    churn([hdrf.scheduler(t, C, policy), reference_of(t, C, policy),
-           hdrf.scheduler(t, C, policy, sets=1), hdrf.scheduler(t, C, policy, sets=2),
-           hdrf.scheduler(t, C, policy, incremental=False)], rng, 120, every=1 + 4 * (seed % 2))
+    churn([hdrf.scheduler(t, C, method), reference_of(t, C, method),
+           hdrf.scheduler(t, C, method, sets=1), hdrf.scheduler(t, C, method, sets=2),
+           hdrf.scheduler(t, C, method, incremental=False)], rng, 120, every=1 + 4 * (seed % 2))
 
 
 def test_kept_sets_are_reused_bounded_and_evicted():
@@ -289,21 +289,21 @@ def test_sets_must_be_a_positive_integer(sets, error):
         hdrf.scheduler(CONTRACT, [16, 64, 2], sets=sets)
 
 
-@pytest.mark.parametrize("policy", POLICIES)
-def test_the_kernel_and_the_transcription_name_their_launches(policy):
+@pytest.mark.parametrize("method", METHODS)
+def test_the_kernel_and_the_transcription_name_their_launches(method):
     """Both fill kernel.Launches, the same launches; hdrf.scheduler reaches either through
     the registry's options."""
     machines = [[16.0, 64, 2]]
-    kernel, literal = (hdrf.scheduler(CONTRACT, machines, policy, literal=lit).schedule()
+    kernel, literal = (hdrf.scheduler(CONTRACT, machines, method, literal=lit).schedule()
                        for lit in (False, True))
     assert kernel._fields == literal._fields == ("leaves", "machines")
     assert kernel.leaves.tolist() == literal.leaves.tolist() and kernel.leaves.size
-    with pytest.raises(ValueError, match=f"method '{policy}' takes no option slots"):
-        hdrf.scheduler(CONTRACT, machines, policy, slots=2)
+    with pytest.raises(ValueError, match=f"method '{method}' takes no option slots"):
+        hdrf.scheduler(CONTRACT, machines, method, slots=2)
 
 
 def test_the_kernel_refuses_a_mode_outside_modes():
-    """The kernel reads each policy's rule from a table indexed by its mode."""
+    """The kernel reads each method's rule from a table indexed by its mode."""
     kernels = _isa.kernels().hdrf
     t = hdrf.tree(CONTRACT)
     shapes, shape = np.unique(t.demand, axis=0, return_inverse=True)
@@ -345,31 +345,31 @@ def wide_tree(rng, leaves, inner, machines, room):
         np.full((machines, 2), float(room))
 
 
-@pytest.mark.parametrize("policy", POLICIES)
-def test_a_flat_tree_of_many_leaves_decides_as_the_transcription(policy):
+@pytest.mark.parametrize("method", METHODS)
+def test_a_flat_tree_of_many_leaves_decides_as_the_transcription(method):
     """1,000 leaves under the root, most of them never launched (equal keys: the first
     wins), from an idle cluster to a full one, then releases (issue 34: the kernel picks
     a child through tournaments, not a scan)."""
     rng = np.random.default_rng(34)
     t, C = wide_tree(rng, 1000, 0, 1, 150)
-    churn([hdrf.scheduler(t, C, policy), reference_of(t, C, policy),
-           hdrf.scheduler(t, C, policy, sets=1)], rng, 6)
+    churn([hdrf.scheduler(t, C, method), reference_of(t, C, method),
+           hdrf.scheduler(t, C, method, sets=1)], rng, 6)
 
 
-@pytest.mark.parametrize("policy", POLICIES)
-def test_leaves_beside_inner_nodes_decide_as_the_transcription(policy):
+@pytest.mark.parametrize("method", METHODS)
+def test_leaves_beside_inner_nodes_decide_as_the_transcription(method):
     """130 leaves under the root beside two inner nodes of 65, on a cluster where the
-    capacity policies launch within the guarantees and beyond them."""
+    capacity methods launch within the guarantees and beyond them."""
     rng = np.random.default_rng(35)
     t, C = wide_tree(rng, 130, 2, 12, 30)
-    churn([hdrf.scheduler(t, C, policy), reference_of(t, C, policy),
-           hdrf.scheduler(t, C, policy, incremental=False)], rng, 12, every=3)
+    churn([hdrf.scheduler(t, C, method), reference_of(t, C, method),
+           hdrf.scheduler(t, C, method, incremental=False)], rng, 12, every=3)
 
 
-@pytest.mark.parametrize("policy", ["capacity", "capacity-pareto"])
-def test_a_leaf_within_its_guarantee_under_a_full_parent_is_passed_over(policy):
+@pytest.mark.parametrize("method", ["capacity", "capacity-pareto"])
+def test_a_leaf_within_its_guarantee_under_a_full_parent_is_passed_over(method):
     """Small trees (leaves beside inner nodes of 2-3 leaves, three shapes) at a full
-    cluster: the capacity policies' search passes over a leaf within its own guarantee
+    cluster: the capacity methods' search passes over a leaf within its own guarantee
     whose parent would go past its own, as the transcription does (a fallback launch
     took the parent past it: capacity-pareto at seeds 1 and 15)."""
     for seed in range(40):
@@ -387,12 +387,12 @@ def test_a_leaf_within_its_guarantee_under_a_full_parent_is_passed_over(policy):
             for k in range(int(rng.integers(1, 3)))})
         t = hdrf.tree({"resources": ["cpu", "mem"], "children": children})
         C = np.full((int(rng.integers(1, 3)), 2), float(rng.integers(8, 17)))
-        churn([hdrf.scheduler(t, C, policy), reference_of(t, C, policy)],
+        churn([hdrf.scheduler(t, C, method), reference_of(t, C, method)],
               np.random.default_rng(seed), 30)
 
 
-@pytest.mark.parametrize("policy", ["capacity", "capacity-pareto"])
-def test_a_wide_nodes_leaf_within_its_guarantee_is_passed_over_if_its_parent_is_full(policy):
+@pytest.mark.parametrize("method", ["capacity", "capacity-pareto"])
+def test_a_wide_nodes_leaf_within_its_guarantee_is_passed_over_if_its_parent_is_full(method):
     """n (64 leaves: a tournament picks among them) holds 128 of its 128 CPU guarantee
     (capacity-pareto's fallback took it to 130); b, within its own guarantee of 2, has a
     task of 1 CPU again: the search passes it over, and the fallback takes c, of the same
@@ -405,7 +405,7 @@ def test_a_wide_nodes_leaf_within_its_guarantee_is_passed_over_if_its_parent_is_
     C = [[256.0, 256.0]]
     b, c = t.leaf_paths.index("n/b"), t.leaf_paths.index("n/c")
     runs = []
-    for s in (hdrf.scheduler(t, C, policy), reference_of(t, C, policy)):
+    for s in (hdrf.scheduler(t, C, method), reference_of(t, C, method)):
         first = list(zip(*s.schedule()))
         for leaf, machine in [(leaf, k) for leaf, k in first if leaf == b]:
             s.release(leaf, machine)
@@ -413,7 +413,7 @@ def test_a_wide_nodes_leaf_within_its_guarantee_is_passed_over_if_its_parent_is_
         s.add_tasks(b, 1)
         runs.append((first, list(zip(*s.schedule(1)))))
     assert runs[0] == runs[1]
-    assert runs[0][1] == [(c if policy == "capacity-pareto" else b, 0)]
+    assert runs[0][1] == [(c if method == "capacity-pareto" else b, 0)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -435,9 +435,9 @@ def test_hdrf_on_a_flat_tree_is_online_drf(seed):
                                    **({} if np.isinf(tasks[i]) else {"tasks": int(tasks[i])})}
                          for i in range(n)}}
     fractions = hdrf.tree(tree).guarantee[1:]                # flattening's weights: w / sum w
-    for policy, weights in (("hdrf", w), ("static-hdrf", w), ("flatten", fractions)):
+    for method, weights in (("hdrf", w), ("static-hdrf", w), ("flatten", fractions)):
         expected = drf.online_drf(D, C, weights=weights, tasks=tasks)
-        got = hdrf.schedule(tree, C, policy)
+        got = hdrf.schedule(tree, C, method)
         assert got.order == [(f"u{i}", k) for i, k in zip(expected.order_users.tolist(),
                                                          expected.order_machines.tolist())]
 
@@ -447,9 +447,9 @@ def test_hdrf_on_a_flat_tree_is_online_drf(seed):
 # ---------------------------------------------------------------------------------------
 
 
-def outcome(name, policy):
+def outcome(name, method):
     ex = next(e for e in examples.EXAMPLES if e.name == name)
-    tasks, t, s = examples.run(ex, policy)
+    tasks, t, s = examples.run(ex, method)
     return tasks, s
 
 
@@ -459,8 +459,8 @@ def test_flattening_violates_the_hierarchical_share_guarantee():
     and n1 ends at a dominant share of 0.34 < its guarantee 0.5."""
     tasks, _ = outcome("flattening", "flatten")
     assert tasks == {"n1/n11": 34, "n1/n12": 34, "n2/n21": 66}
-    for policy in ("hdrf", "static-hdrf"):
-        assert outcome("flattening", policy)[0] == {"n1/n11": 50, "n1/n12": 50, "n2/n21": 50}
+    for method in ("hdrf", "static-hdrf"):
+        assert outcome("flattening", method)[0] == {"n1/n11": 50, "n1/n12": 50, "n2/n21": 50}
 
 
 def test_naive_hierarchical_drf_starves_and_hdrf_does_not():
@@ -475,8 +475,8 @@ def test_naive_hierarchical_drf_starves_and_hdrf_does_not():
 def test_used_up_resources_starve_without_ignoring_blocked_nodes():
     """n12 first takes all 100 GPUs: on raw usage n1 is full, and n11 gets no CPU at all;
     H-DRF leaves the used-up GPUs out of the shares and splits the CPUs evenly."""
-    for policy in ("naive-hdrf", "static-hdrf"):
-        assert outcome("blocked", policy)[0] == {"n1/n11": 0, "n1/n12": 100, "n2/n21": 100}
+    for method in ("naive-hdrf", "static-hdrf"):
+        assert outcome("blocked", method)[0] == {"n1/n11": 0, "n1/n12": 100, "n2/n21": 100}
     tasks, s = outcome("blocked", "hdrf")
     assert tasks == {"n1/n11": 50, "n1/n12": 100, "n2/n21": 50}
     assert s.exhausted.tolist() == [True, True]
@@ -492,22 +492,22 @@ def test_naive_hierarchical_drf_leaves_resources_idle():
     assert tasks == {"a": 1, "b": 5} and s.usage.sum() == 8
 
 
-@pytest.mark.parametrize("policy", POLICIES)
-def test_the_slides_drf_example_gives_each_user_60_percent(policy):
+@pytest.mark.parametrize("method", METHODS)
+def test_the_slides_drf_example_gives_each_user_60_percent(method):
     """<100 CPU, 100 GPU>, u1 <3 CPU, 2 GPU>, u2 <2 CPU, 3 GPU>: DRF's dominant shares are
-    60% each (20 tasks each: 60 CPUs and 40 GPUs, 40 and 60), under every tree policy but
+    60% each (20 tasks each: 60 CPUs and 40 GPUs, 40 and 60), under every tree method but
     the capacity scheduler, which stops each user at its half of the dominant resource."""
-    tasks, s = outcome("drf", policy)
-    if policy == "capacity":
+    tasks, s = outcome("drf", method)
+    if method == "capacity":
         assert tasks == {"u1": 16, "u2": 16}
     else:
         assert tasks == {"u1": 20, "u2": 20} and s.usage.sum(axis=0).tolist() == [100, 100]
 
 
 def test_example_rows_cover_every_policy_and_node():
-    rows = examples.example_rows(POLICIES)
-    assert {r["policy"] for r in rows} == set(POLICIES)
-    flat = {r["node"]: r for r in rows if r["example"] == "flattening" and r["policy"] == "flatten"}
+    rows = examples.example_rows(METHODS)
+    assert {r["method"] for r in rows} == set(METHODS)
+    flat = {r["node"]: r for r in rows if r["example"] == "flattening" and r["method"] == "flatten"}
     assert flat["n1"]["share"] == pytest.approx(0.34) and flat["n1"]["guarantee"] == 0.5
 
 
@@ -529,8 +529,8 @@ def test_divisible_flattening_is_weighted_drf():
 def test_divisible_allocations_are_feasible_and_hdrf_keeps_its_guarantees(seed):
     inst = random_tree(np.random.default_rng(seed), machines=(1, 1))
     capacity = inst.machines[0]
-    for policy in POLICIES:
-        A = hdrf.allocate(inst.tree, capacity, policy, resolution=500)
+    for method in METHODS:
+        A = hdrf.allocate(inst.tree, capacity, method, resolution=500)
         used = sum(A.values())
         assert (used <= capacity * (1 + 1e-9)).all()
     A = np.array(list(hdrf.allocate(inst.tree, capacity, "hdrf", resolution=2000).values()))
@@ -547,14 +547,14 @@ def test_divisible_allocations_are_feasible_and_hdrf_keeps_its_guarantees(seed):
 # ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("policy", POLICIES)
-def test_the_simulator_drives_the_kernel_as_it_drives_the_transcription(policy):
+@pytest.mark.parametrize("method", METHODS)
+def test_the_simulator_drives_the_kernel_as_it_drives_the_transcription(method):
     t = hdrf.tree(EVALUATION_TREE)
     machines = np.tile([4.0, 6.0, 1.0], (6, 1))
     trace, _, _ = jobs(t, 12, 0.3, 300.0, seed=2)
     zero = np.zeros(len(t.leaves))
-    fast = sim.simulate(machines, trace, hdrf.scheduler(t, machines, policy, tasks=zero))
-    slow = sim.simulate(machines, trace, reference_of(t, machines, policy, tasks=zero))
+    fast = sim.simulate(machines, trace, hdrf.scheduler(t, machines, method, tasks=zero))
+    slow = sim.simulate(machines, trace, reference_of(t, machines, method, tasks=zero))
     for column in ("machine", "start", "end"):
         np.testing.assert_array_equal(fast.tasks[column], slow.tasks[column])
     assert np.isfinite(fast.jobs["finish"]).all()
@@ -568,15 +568,15 @@ def test_the_evaluation_rows():
     throughput, summary = evaluate(t, machines, trace, ["hdrf", "capacity"], sample=30.0,
                                    window=60.0)
     assert {r["leaf"] for r in throughput} == set(t.leaf_paths)
-    by = {r["policy"]: r for r in summary}
+    by = {r["method"]: r for r in summary}
     assert by["hdrf"]["waiting_fits_fraction"] == 0.0            # work-conserving
     assert by["capacity"]["waiting_fits_fraction"] > 0.0          # capped at the guarantees
     assert by["hdrf"]["jobs_finished"] == 20
 
 
 def test_the_registry_lists_the_tree_policies():
-    assert drfbench.methods(family="hdrf") == POLICIES
-    assert drfbench.methods(takes="tree") == POLICIES
+    assert drfbench.methods(family="hdrf") == METHODS
+    assert drfbench.methods(takes="tree") == METHODS
     with pytest.raises(ValueError, match="takes tree"):
         drfbench.allocate([[0.5]], "hdrf")
 

@@ -16,8 +16,8 @@ TREE = as_tree(evaluation.EVALUATION_TREE)
 MACHINES = np.tile([4.0, 6.0, 1.0], (50, 1))
 
 
-def tasks(trace, policy):
-    return sim.simulate(MACHINES, trace, scheduler(TREE, MACHINES, policy,
+def tasks(trace, method):
+    return sim.simulate(MACHINES, trace, scheduler(TREE, MACHINES, method,
                                                    tasks=np.zeros(len(TREE.leaves)))).tasks
 
 

@@ -12,10 +12,10 @@ def random_trees():
     return list(props.random_trees(200, seed=11, room=4, machines=(1, 1)))
 
 
-@pytest.mark.parametrize("policy", ["hdrf", "static-hdrf", "capacity-pareto"])
-def test_hdrf_keeps_the_hierarchical_properties(policy, random_trees):
+@pytest.mark.parametrize("method", ["hdrf", "static-hdrf", "capacity-pareto"])
+def test_hdrf_keeps_the_hierarchical_properties(method, random_trees):
     for check in props.CHECKS.checks.values():
-        verdict = check(policy, random_trees)
+        verdict = check(method, random_trees)
         assert verdict.holds and verdict.checked == len(random_trees), verdict.counterexample
 
 

@@ -1,5 +1,5 @@
 """The fuzz suite for the applications input kind (drfbench.packer): the infrastructure,
-applications (Python and JSON), simulate's policies and options, Algorithm 2 and the
+applications (Python and JSON), simulate's methods and options, Algorithm 2 and the
 workload generator, given values near the bounds and of the wrong shape or type, either
 answer within the invariants (capacities and link bandwidths respected, whole applications
 or none, finite revenue; guarantees met and the link not exceeded) or refuse with a
@@ -20,7 +20,7 @@ from test_packer import usage
 
 FUZZED = ("applications",)   # the input kinds this module fuzzes (tests/test_families.py)
 
-POLICIES = drfbench.methods(takes="applications")
+METHODS = drfbench.methods(takes="applications")
 BIG = 10**400                # an integer too large for a float: OverflowError in float()
 WILD = st.sampled_from([0, -1, 1e-300, float("nan"), float("inf"), -float("inf"), 1e308,
                         MAX_AMOUNT * 10, True, "1", None, [1], 2**70, BIG,
@@ -46,11 +46,11 @@ def infrastructure(**keywords):
     return infra.capacity, infra.link_capacity
 
 
-def run(infra_keywords, specs, policy, options):
+def run(infra_keywords, specs, method, options):
     """Build the infrastructure and applications, simulate; plain arrays of the result."""
     infra = packer.Infrastructure(**infra_keywords)
     apps = [packer.application(**spec) for spec in specs]
-    res = packer.simulate(infra, apps, policy, threads=1, **options)
+    res = packer.simulate(infra, apps, method, threads=1, **options)
     used, link = usage(res)
     return dict(placements=res.placements, services=[a.service for a in res.applications],
                 server=res.server, link=res.link, used=used, used_link=link,
@@ -141,9 +141,9 @@ def test_application(spec):
 
 
 @fuzz.cases(infra=INFRA, specs=st.lists(applications(wild=False), min_size=1, max_size=4),
-            policy=st.sampled_from(POLICIES), view=st.sampled_from(["ti-mra", "peak"]))
-def test_simulate_respects_capacity_and_places_whole_applications(infra, specs, policy, view):
-    outcome = fuzz.call(run, infra, specs, policy, dict(view=view))
+            method=st.sampled_from(METHODS), view=st.sampled_from(["ti-mra", "peak"]))
+def test_simulate_respects_capacity_and_places_whole_applications(infra, specs, method, view):
+    outcome = fuzz.call(run, infra, specs, method, dict(view=view))
     if outcome.refused:
         return
     r = outcome.value
@@ -163,13 +163,13 @@ def test_simulate_respects_capacity_and_places_whole_applications(infra, specs, 
 
 
 @fuzz.cases(specs=st.lists(applications(), min_size=1, max_size=3),
-            policy=maybe(st.sampled_from(POLICIES), st.sampled_from(["bestfit", 3, None])),
+            method=maybe(st.sampled_from(METHODS), st.sampled_from(["bestfit", 3, None])),
             options=st.dictionaries(st.sampled_from(["view", "score", "threads", "isa", "seed"]),
                                     st.sampled_from(["peak", "literal", "bottleneck", 1, 0, -2,
                                                      None, "generic", 2**70])))
-def test_simulate_options(specs, policy, options):
+def test_simulate_options(specs, method, options):
     infra = dict(servers=4, per_rack=2)
-    outcome = fuzz.call(run, infra, specs, policy, options)
+    outcome = fuzz.call(run, infra, specs, method, options)
     if not outcome.refused:
         assert np.isfinite(outcome.value["revenue"]).all()
 
@@ -229,13 +229,13 @@ def test_workload(count, rate, mapreduce, seed):
     assert all(0 <= a.arrival < MAX_CELLS and np.isfinite(a.demand).all() for a in outcome.value)
 
 
-def pieces(infra_keywords, spec, horizon, t, prices, policy):
+def pieces(infra_keywords, spec, horizon, t, prices, method):
     """Cluster, place, resource_weights, sort_nodes and revenue on one application; the
     placement, the residual capacities, the weights, the order, the revenue."""
     infra = packer.Infrastructure(**infra_keywords)
     app = packer.application(**spec)
     cluster = packer.Cluster(infra, horizon)
-    loc = packer.place(cluster, app, policy, threads=1)
+    loc = packer.place(cluster, app, method, threads=1)
     return (loc, cluster.server, cluster.link, infra.capacity, infra.link_capacity,
             packer.resource_weights(cluster, t), packer.sort_nodes(app),
             packer.revenue(app, infra, *prices))
@@ -243,9 +243,9 @@ def pieces(infra_keywords, spec, horizon, t, prices, policy):
 
 @fuzz.cases(spec=applications(), horizon=maybe(st.integers(7, 9)), t=maybe(st.integers(0, 6)),
             prices=st.tuples(maybe(st.sampled_from([0.0, 1.0, MAX_AMOUNT])), maybe(st.just(1.0))),
-            policy=st.sampled_from(POLICIES))
-def test_place_and_the_model_functions(spec, horizon, t, prices, policy):
-    outcome = fuzz.call(pieces, dict(servers=3, per_rack=2), spec, horizon, t, prices, policy)
+            method=st.sampled_from(METHODS))
+def test_place_and_the_model_functions(spec, horizon, t, prices, method):
+    outcome = fuzz.call(pieces, dict(servers=3, per_rack=2), spec, horizon, t, prices, method)
     if outcome.refused:
         return
     loc, server, link, cap, link_cap, w, order, money = outcome.value

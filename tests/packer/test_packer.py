@@ -1,5 +1,5 @@
 """Packer, Tetris and slots (drfbench.packer, drfbench/packer/packer.pyx): the model and its checks,
-the kernels' scores against the literal Eq. 6-8 (literal.py), every policy's decisions
+the kernels' scores against the literal Eq. 6-8 (literal.py), every method's decisions
 against its literal Algorithm 1, capacity at every instant, rejection leaving nothing
 behind, Algorithm 2, and the simulate() contract."""
 import json
@@ -137,13 +137,13 @@ def test_kernel_scores_equal_the_literal_transcription(seed):
             continue
         for v in sort_nodes(a).tolist():                                  # re-score on the final state
             if a.service[v] < 0:
-                for policy in ("packer", "tetris"):
-                    score, ok = allocate._scores(cluster, a, v, deps[v], loc, policy, w, k, 1)
+                for method in ("packer", "tetris"):
+                    score, ok = allocate._scores(cluster, a, v, deps[v], loc, method, w, k, 1)
                     if len(deps[v]) > 1:
                         ok &= allocate.together(cluster, a, deps[v], loc)
                     lit = (literal.packer_scores(infra, cluster.server, cluster.link, a, v,
                                                    deps[v], loc, w)
-                           if policy == "packer" else
+                           if method == "packer" else
                            literal.tetris_scores(infra, cluster.server, cluster.link, a, v,
                                                    deps[v], loc))
                     fin = np.isfinite(lit)
@@ -154,12 +154,12 @@ def test_kernel_scores_equal_the_literal_transcription(seed):
     assert checked > 0
 
 
-@pytest.mark.parametrize("policy", drfbench.methods(takes="applications"))
+@pytest.mark.parametrize("method", drfbench.methods(takes="applications"))
 @pytest.mark.parametrize("seed", range(5))
-def test_decisions_equal_the_literal_algorithm(policy, seed):
+def test_decisions_equal_the_literal_algorithm(method, seed):
     infra, apps = small(seed)
-    res = packer.simulate(infra, apps, policy, threads=1)
-    ref = literal.Reference(infra, res.server.shape[1], policy)
+    res = packer.simulate(infra, apps, method, threads=1)
+    ref = literal.Reference(infra, res.server.shape[1], method)
     for a, p in zip(res.applications, res.placements):
         q = ref.place(a)
         assert (p is None) == (q is None), a.name
@@ -187,18 +187,18 @@ def usage(res):
     return used, link
 
 
-@pytest.mark.parametrize("policy", drfbench.methods(takes="applications"))
-def test_capacity_never_exceeded(policy):
+@pytest.mark.parametrize("method", drfbench.methods(takes="applications"))
+def test_capacity_never_exceeded(method):
     for seed in range(3):
         infra, apps = small(100 + seed)
-        res = packer.simulate(infra, apps, policy, threads=1)
+        res = packer.simulate(infra, apps, method, threads=1)
         used, link = usage(res)
         assert (used <= infra.capacity[:, None, :] * (1 + 1e-9)).all()
         assert (link <= infra.link_capacity[:, None] * (1 + 1e-9)).all()
         np.testing.assert_allclose(res.server, infra.capacity[:, None, :] - used, atol=1e-9)
         np.testing.assert_allclose(res.link, infra.link_capacity[:, None] - link, atol=1e-9)
         assert res.peak_server_utilization <= 1 + 1e-9 and res.peak_link_utilization <= 1 + 1e-9
-        if policy == "slots":
+        if method == "slots":
             assert res.peak_server_utilization < 1.0      # four slots never fill a server
 
 
@@ -210,8 +210,8 @@ def test_rejected_application_leaves_nothing_behind():
     rejected = 0
     for a in first:
         before = (cluster.server.copy(), cluster.link.copy(), cluster.slots.copy())
-        for policy in drfbench.methods(takes="applications"):
-            got = allocate.place(cluster, a, policy, kernel=k)
+        for method in drfbench.methods(takes="applications"):
+            got = allocate.place(cluster, a, method, kernel=k)
             if got is None:
                 rejected += 1
                 assert np.array_equal(cluster.server, before[0])
@@ -229,9 +229,9 @@ def test_rejected_application_leaves_nothing_behind():
 
 def test_threads_do_not_change_results():
     infra, apps = small(7, servers=24)
-    for policy in drfbench.methods(takes="applications"):
-        one = packer.simulate(infra, apps, policy, threads=1)
-        two = packer.simulate(infra, apps, policy, threads=2)
+    for method in drfbench.methods(takes="applications"):
+        one = packer.simulate(infra, apps, method, threads=1)
+        two = packer.simulate(infra, apps, method, threads=2)
         assert [None if p is None else p.tolist() for p in one.placements] == \
                [None if p is None else p.tolist() for p in two.placements]
         assert np.array_equal(one.server, two.server)
@@ -290,7 +290,7 @@ def test_algorithm2_weights_split_the_surplus():
 def test_the_contract():
     infra = packer.Infrastructure(servers=80)
     apps = packer.workload(40, seed=0, rate=4.0, infrastructure=infra)
-    results = {p: packer.simulate(infra, apps, policy=p, threads=1) for p in drfbench.methods(takes="applications")}
+    results = {p: packer.simulate(infra, apps, method=p, threads=1) for p in drfbench.methods(takes="applications")}
     for p, res in results.items():
         assert 0 < res.accepted_tasks <= res.submitted_tasks == sum(a.tasks for a in apps)
         assert len(res.allocation_seconds) == len(apps) and (res.allocation_seconds > 0).all()
@@ -315,7 +315,7 @@ def test_the_registry_lists_the_application_policies():
     infra = packer.Infrastructure(servers=4, per_rack=2)
     a = packer.workload(3, seed=0, infrastructure=infra)
     via_registry = drfbench.run("packer-slots", infra, a, threads=1)
-    assert via_registry.policy == "packer-slots"
+    assert via_registry.method == "packer-slots"
     assert via_registry.placements[0].tolist() == packer.simulate(infra, a, "packer-slots").placements[0].tolist()
     with pytest.raises(ValueError, match="takes no option slots"):
         packer.simulate(infra, a, "packer-slots", slots=4)
@@ -342,8 +342,8 @@ def test_fig2_application_and_same_seed_same_result():
         assert order.index(u) < order.index(v)
     assert order.index("T4") < order.index("T3")          # T4 starts first among the ready ones
     infra = packer.Infrastructure(servers=8, per_rack=4, services=4)
-    for policy in drfbench.methods(takes="applications"):
-        one = packer.simulate(infra, [a], policy)
+    for method in drfbench.methods(takes="applications"):
+        one = packer.simulate(infra, [a], method)
         assert one.accepted_tasks == 5 and (one.placements[0][:4] == [8, 9, 10, 11]).all()
     apps = packer.workload(12, seed=5, rate=2.0, infrastructure=infra)
     r1, r2 = (packer.simulate(infra, apps, "packer") for _ in range(2))

@@ -1,4 +1,4 @@
-"""Packer's knobs (drfbench.packer): what a policy is told (view), the load's shape over time
+"""Packer's knobs (drfbench.packer): what a method is told (view), the load's shape over time
 (temporal) and binding resource (bottleneck), Packer's readings of Eq. 6-8 (score). Each
 changes what it should and nothing else: the peak view reserves each node's peak over its
 whole span, the shapes have their phase structure, every reading equals its literal
@@ -16,7 +16,7 @@ from drfbench.packer.workload import BOTTLENECK, PHASES, TEMPORAL, TROUGH
 from test_packer import small, usage
 
 SCORES = list(allocate.SCORES)
-POLICIES = drfbench.methods(takes="applications")
+METHODS = drfbench.methods(takes="applications")
 
 
 def placements(res):
@@ -24,7 +24,7 @@ def placements(res):
 
 
 # ---------------------------------------------------------------------------------------
-# view: what a policy is told
+# view: what a method is told
 # ---------------------------------------------------------------------------------------
 
 
@@ -46,12 +46,12 @@ def test_peak_view_holds_each_peak_over_the_whole_span():
         assert (a.demand <= r.demand).all()
 
 
-@pytest.mark.parametrize("policy", POLICIES)
-def test_peak_view_reserves_the_peaks_and_counts_what_is_used(policy):
+@pytest.mark.parametrize("method", METHODS)
+def test_peak_view_reserves_the_peaks_and_counts_what_is_used(method):
     infra, apps = small(3, servers=10)
-    res = packer.simulate(infra, apps, policy, view="peak", threads=1)
+    res = packer.simulate(infra, apps, method, view="peak", threads=1)
     assert res.view == "peak" and res.requests is not res.applications
-    told = packer.simulate(infra, [request(a, "peak") for a in apps], policy, threads=1)
+    told = packer.simulate(infra, [request(a, "peak") for a in apps], method, threads=1)
     assert placements(res) == placements(told)                      # placed as the peaks
     assert np.array_equal(res.server, told.server) and np.array_equal(res.link, told.link)
     # the reservations, rebuilt from the placements, are each node's peak over its span
@@ -64,7 +64,7 @@ def test_peak_view_reserves_the_peaks_and_counts_what_is_used(policy):
     assert (res.utilization() < res.utilization(reserved=True) - 1e-6).any()
     assert res.revenue().sum() == pytest.approx(told.revenue().sum())
     assert res.revenue(used=True).sum() < res.revenue().sum()
-    same = packer.simulate(infra, apps, policy, threads=1)
+    same = packer.simulate(infra, apps, method, threads=1)
     assert same.requests is same.applications
     np.testing.assert_array_equal(same.utilization(), same.utilization(reserved=True))
 
@@ -72,9 +72,9 @@ def test_peak_view_reserves_the_peaks_and_counts_what_is_used(policy):
 def test_view_is_per_policy_in_the_evaluation():
     infra = packer.Infrastructure(servers=8, per_rack=4)
     from drfbench.packer.evaluation import evaluate
-    _, _, summary, _ = evaluate(infra, 10, 2.0, 0.5, [0], POLICIES, steady=(0, 2),
+    _, _, summary, _ = evaluate(infra, 10, 2.0, 0.5, [0], METHODS, steady=(0, 2),
                                 views={"tetris": "peak"})
-    assert {r["policy"]: r["view"] for r in summary} == {"packer": "ti-mra", "tetris": "peak",
+    assert {r["method"]: r["view"] for r in summary} == {"packer": "ti-mra", "tetris": "peak",
                                                           "packer-slots": "ti-mra"}
 
 
@@ -99,7 +99,7 @@ def test_the_evaluation_summarizes_the_steady_state_and_the_drain_apart():
     assert np.isnan(parts[-1]["median_allocation_seconds"])      # no arrivals in the drain
     with pytest.raises(ValueError, match=rf"steady window \[4, {last + 2}\) must lie within the arrivals"):
         windows(apps, (4, last + 2))
-    series, table, summary, _ = evaluate(infra, 60, 3.0, 0.5, [3, 4], POLICIES, steady=(4, 12),
+    series, table, summary, _ = evaluate(infra, 60, 3.0, 0.5, [3, 4], METHODS, steady=(4, 12),
                                          every=3)
     assert {r["time"] % 3 for r in series} == {0}
     assert {(r["window"], r["window_from"], r["window_to"]) for r in summary
@@ -276,10 +276,10 @@ def test_capacity_never_exceeded_under_any_combination(temporal, bottleneck):
                                   agg_link=4.0, service_link=3.0)
     apps = packer.workload(14, seed=7, rate=1.5, infrastructure=infra, temporal=temporal,
                            bottleneck=bottleneck)
-    for policy in POLICIES:
+    for method in METHODS:
         for view in ("ti-mra", "peak"):
-            for score in (SCORES if policy == "packer" else [None]):
-                res = packer.simulate(infra, apps, policy, view=view, threads=1,
+            for score in (SCORES if method == "packer" else [None]):
+                res = packer.simulate(infra, apps, method, view=view, threads=1,
                                       **({"score": score} if score else {}))
                 server, link = usage(res)
                 assert (server <= infra.capacity[:, None, :] * (1 + 1e-9)).all()
