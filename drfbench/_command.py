@@ -171,8 +171,9 @@ def flag(name):
 def option_flag(parser, option, name=None, sweep=False):
     """Add declared option `option` (an api.Option) to `parser` as the flag of `name`
     (default: the option's name), with the option's type (a number within its bounds, one
-    of its choices, true/false, a list as several values), default and description; a
-    `sweep`: one or more such values (a list, required: the step's runs)."""
+    of its choices, true/false, a list as several values; its `none` text for None),
+    default and description; a `sweep`: one or more such values (a list, required: the
+    step's runs)."""
     name = name or option.name
     kind = {list: float, bool: str}.get(option.type, option.type)
     convert = {"type": kind}
@@ -191,6 +192,10 @@ def option_flag(parser, option, name=None, sweep=False):
                                  and option.bounds[-1] == "]", name=option.name)
     if sweep and option.type is list:
         raise ValueError(f"option {option.name!r}: a list, so not swept")
+    if option.none:                 # the text standing for None (THREADS: "all")
+        value = convert["type"]
+        convert["type"] = lambda text: None if text == option.none else value(text)
+        convert["type"].__name__ = getattr(value, "__name__", option.name)
     parser.add_argument(flag(name), dest=name, default=None if sweep else option.default,
                         required=sweep, nargs="+" if option.type is list or sweep else None,
                         help=option.description + (" (a run each)" if sweep else ""), **convert)
