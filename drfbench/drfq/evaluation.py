@@ -35,8 +35,8 @@ import numpy as np
 from .. import api
 from .. import rows as tidy
 from .. import _validation as check
-from .catalog import FLOWS
-from .model import INTERVAL, MAX_PACKETS, MAX_STATE, OPEN_LOOP, RTT, SOURCES, seconds
+from .catalog import FLOWS, INTERVAL, RTT
+from .model import MAX_PACKETS, MAX_STATE, OPEN_LOOP, SOURCES, seconds
 from .simulate import simulate
 
 US = 1e-6

@@ -16,8 +16,7 @@ from .. import rows as tidy
 from . import kernel
 from . import literal as transcription
 from .catalog import FLOWS
-from .model import (INTERVAL, PACKET_COSTS, SOURCES, budget, flows as make_flows,
-                    settings as make_settings)
+from .model import PACKET_COSTS, SOURCES, budget, flows as make_flows, settings as make_settings
 
 
 @dataclass
@@ -158,16 +157,15 @@ def simulate(costs, scheduler="drfq", **options):
     return api.run(scheduler, costs, takes=FLOWS, **options)
 
 
-def run_scheduler(spec, costs, *, duration, weights, rates, source, packet_costs, rtt, buffer,
-                  stage_buffer, initial_window, bins, seed, decisions, literal, isa, resource=0,
-                  interval=INTERVAL):
+def run_scheduler(spec, costs, *, weights, rates, source, packet_costs, seed, decisions, literal,
+                  isa, **settings):
     """The registry's implementation of the flow schedulers (see `simulate`): the options
-    as the registry checked them, their defaults declared in the family's catalog
-    (resource and interval: those of fq and bottleneck only)."""
+    as the registry checked them, their defaults declared in the family's catalog; the
+    run's settings (the catalog's SETTINGS the scheduler takes: resource and interval are
+    fq's and bottleneck's only, the others' at their declared defaults) go to
+    model.settings as they are."""
     f = make_flows(costs, weights, rates, source, packet_costs, seed)
-    s = make_settings(f.m, spec.name, duration=duration, resource=resource, interval=interval,
-                      rtt=rtt, buffer=buffer, stage_buffer=stage_buffer,
-                      initial_window=initial_window, bins=bins)
+    s = make_settings(f.m, spec.name, **settings)
     budget(f, s)
     if literal and isa is not None:
         raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal transcription has none")
