@@ -303,6 +303,35 @@ def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
         assert len(spelled) <= 2, (option, sorted(spelled))
 
 
+
+# Issue 35, item 2, family by family: the options each family has brought under the rule,
+# spelled in at most two of the family's own source files (its package, its rules, its
+# schema fragment: the declaration and its use). The lists grow; an option leaves its list
+# only with a reason.
+AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "rates", "stage_buffer", "weights"),
+               "drfh": ("solver",)}
+
+
+def own_sources(family):
+    """The globs of `family`'s own source files (FAMILY_PLACES' code among SOURCES)."""
+    return (f"drfbench/{family}/**/*.py", f"drfbench/{family}/**/*.pyx",
+            f"workflows/rules/{family}.smk", f"workflows/rules/{family}_*.smk",
+            f"workflows/schemas/{family}.schema.yaml")
+
+
+@pytest.mark.parametrize("family", sorted(AT_MOST_TWO))
+def test_each_option_brought_under_the_rule_is_spelled_in_at_most_two_files(family):
+    """Caught before (e646559): DRFQ's buffer, stage_buffer and initial_window in
+    model.settings' keywords and run_scheduler's call beside the catalog (3 files each),
+    bins in evaluation.py too (4); now model.Settings is made from the catalog's SETTINGS
+    and the settings pass through as **settings."""
+    declared = step_options(family)      # its steps' names are not settings
+    for option in AT_MOST_TWO[family]:
+        assert any(option in api.method_info(m).options for m in drfbench.methods(family=family))
+        spelled = spelled_in(option, steps=declared, sources=own_sources(family))
+        assert f"drfbench/{family}/catalog.py" in spelled, option
+        assert len(spelled) <= 2, (option, sorted(spelled))
+
 def test_a_sweep_s_flag_is_its_option_s_declaration():
     """DRF's slots step sweeps hadoop-slots' declared `slots`: --slots takes one or more
     whole numbers within [1, 1e7], required (a sweep's runs are given); pipeline.flags
