@@ -32,12 +32,16 @@ _QUEUES = (
     Option("rtt", float, RTT, "TCP's round trip (s)", SECONDS),
     Option("buffer", int, BUFFER, "packets per flow queue", PACKETS),
     Option("stage_buffer", int, STAGE_BUFFER, "packets between consecutive resources", PACKETS),
+)
+_SERIES = (
     Option("initial_window", int, INITIAL_WINDOW, "TCP's initial window, packets", PACKETS),
     Option("bins", int, BINS, "bins of the rate-over-time series (0: none)", f"[0, {MAX_STATE}]"),
 )
 # A run's settings, in order: drfq.model.Settings' fields after the scheduler, made from
-# these declarations (resource and interval: fq's and bottleneck's options only).
-SETTINGS = (DURATION, RESOURCE, BOTTLENECK_INTERVAL, *_QUEUES)
+# these declarations (resource and interval: fq's and bottleneck's options only); those
+# after the duration that a run's rows record (drfq.simulate.Result.rows), in order.
+SETTINGS = (DURATION, RESOURCE, BOTTLENECK_INTERVAL, *_QUEUES, *_SERIES)
+RECORDED = (RESOURCE, BOTTLENECK_INTERVAL, *_QUEUES)
 _OPTIONS = (
     DURATION,
     Option("weights", list, None, "per flow, > 0 (None: equal)"),
@@ -46,6 +50,7 @@ _OPTIONS = (
     Option("source", str, "backlogged", "how packets arrive, or one per flow", choices=SOURCES),
     PACKET_COST,
     *_QUEUES,
+    *_SERIES,
     Option("seed", int, 0, "the seed of every random draw", "[0, inf)"),
     Option("decisions", bool, False, "keep every dispatch's (time, flow)"),
     ISA,

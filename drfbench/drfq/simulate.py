@@ -15,7 +15,7 @@ from .. import _isa, api
 from .. import rows as tidy
 from . import kernel
 from . import literal as transcription
-from .catalog import FLOWS
+from .catalog import DURATION, FLOWS, PACKET_COST, RECORDED
 from .model import PACKET_COSTS, SOURCES, budget, flows as make_flows, settings as make_settings
 
 
@@ -85,16 +85,16 @@ class Result:
         return self.series / self.bin_width
 
     def rows(self, **columns):
-        """Tidy rows, one per flow: the run's settings, the flow's weight, source, rate and
-        mean costs, its throughput, dominant resource and share, packets served, arrived,
-        dropped, and every resource's busy and blocked fractions; with `columns` added,
-        stamped (drfbench.rows)."""
+        """Tidy rows, one per flow: the run's settings (the duration, then the catalog's
+        RECORDED: resource and interval empty for a scheduler not taking them), the flow's
+        weight, source, rate and mean costs, its throughput, dominant resource and share,
+        packets served, arrived, dropped, and every resource's busy and blocked fractions;
+        with `columns` added, stamped (drfbench.rows)."""
         s, f = self.settings, self.flows
-        run = {"scheduler": s.scheduler, "duration": s.duration, "flows": f.n, "resources": f.m,
-               "resource": s.resource if "resource" in self.options else None,
-               "interval": s.interval if "interval" in self.options else None,
-               "rtt": s.rtt, "buffer": s.buffer,
-               "stage_buffer": s.stage_buffer, "packet_costs": PACKET_COSTS[f.packet_costs], "seed": f.seed,
+        run = {"scheduler": s.scheduler, DURATION.name: s.duration, "flows": f.n,
+               "resources": f.m, **{o.name: getattr(s, o.name) if o.name in self.options else None
+                                    for o in RECORDED},
+               PACKET_COST.name: PACKET_COSTS[f.packet_costs], "seed": f.seed,
                "literal": self.isa == "literal"}
         load = {**{f"busy_{j}": float(b) for j, b in enumerate(self.busy)},
                 **{f"blocked_{j}": float(b) for j, b in enumerate(self.blocked)}}
