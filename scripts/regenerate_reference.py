@@ -17,9 +17,10 @@ ACTUAL_DIR (two pipeline runs, say).
 Two files are the same when they have the same value columns (the provenance stamp,
 drfbench.rows.PROVENANCE, aside: commit, machine, time) holding the same text, row by row
 (`--any-order`: as multisets of rows, for a file whose row order is not part of its
-meaning; `--ignore COLUMN...`: those columns aside too, wall-clock times). Prints a line per file, `same`, `MOVED` (the columns that differ and how many
-rows), `MISSING` or `COLUMNS` (column sets differ); exit status 1 if any file is not the
-same.
+meaning; `--ignore COLUMN...`: those columns aside too, wall-clock times). Prints a line
+per file, `same`, `MOVED` (the columns that differ and how many rows), `MISSING` or
+`COLUMNS` (column sets differ); exit status 1 if any file is not the same. docs/rows.md
+("Regenerating the reference rows") has the last run's results.
 """
 import argparse
 import csv
