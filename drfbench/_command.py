@@ -117,11 +117,12 @@ def steps(family, description, helps, flags=("out", "seed"), options=None, sweep
     """The parser of a family's pipeline steps, `python -m drfbench.<family> <step> ...`: a
     subparser per step (`helps`: step -> one line), each taking the common flags named in
     `flags`: --out (the rows file, required), --seed (a natural number, default 0), and
-    the family's declared options its step takes (`options`: step -> option names, the
-    catalog's STEP_OPTIONS; each a flag as `option_flag` makes it) or sweeps, a run per
-    value (`sweeps`: step -> {sweep's name: option's name}, the catalog's STEP_SWEEPS;
-    each a flag of one or more values, `option_flag(..., sweep=name)`); `options_of`
-    gives both back by name (a sweep's: a list).
+    the family's declared options its step takes (`options`: step -> option names, or
+    {name: option} where the step's name for it differs, the catalog's STEP_OPTIONS; each
+    a flag as `option_flag` makes it) or sweeps, a run per value (`sweeps`: step ->
+    {sweep's name: option's name}, the catalog's STEP_SWEEPS; each a flag of one or more
+    values, `option_flag(..., sweep=True)`); `options_of` gives both back by name (a
+    sweep's: a list).
     Returns (the parser, {step: its subparser}), for each step's own flags; `run_step`
     runs it."""
     p = Parser(prog=f"python -m drfbench.{family}", description=description)
@@ -133,14 +134,21 @@ def steps(family, description, helps, flags=("out", "seed"), options=None, sweep
             a.add_argument("--out", type=output, required=True, help="the rows (CSV)")
         if "seed" in flags:
             a.add_argument("--seed", type=NATURAL, default=0, help="the seed of every random draw")
-        taken = [(o, None) for o in (options or {}).get(name, ())] + \
-                [(o, sweep) for sweep, o in (sweeps or {}).get(name, {}).items()]
-        for option, sweep in taken:
+        taken = [(called, o, False) for called, o in named((options or {}).get(name, ()))] + \
+                [(called, o, True) for called, o in (sweeps or {}).get(name, {}).items()]
+        for called, option, sweep in taken:
             if option not in declared:
                 raise ValueError(f"step {name!r}: family {family!r} declares no option {option!r}")
-            option_flag(a, declared[option], sweep=sweep)
-        a.set_defaults(options_taken=tuple(sweep or o for o, sweep in taken))
+            option_flag(a, declared[option], name=called, sweep=sweep)
+        a.set_defaults(options_taken=tuple((called, called if sweep else option)
+                                           for called, option, sweep in taken))
     return p, sub.choices
+
+
+def named(options):
+    """A step's declared options as (its name for it, the option's name) pairs: `options`
+    a tuple of option names, or {name: option's name}."""
+    return options.items() if isinstance(options, dict) else ((o, o) for o in options)
 
 
 def family_options(family):
@@ -160,11 +168,13 @@ def flag(name):
     return "--" + name.replace("_", "-")
 
 
-def option_flag(parser, option, sweep=None):
-    """Add declared option `option` (an api.Option) to `parser` as its flag, with its type
-    (a number within its bounds, one of its choices, true/false, a list as several
-    values), default and description; with `sweep` (a name), the flag --<sweep> of one or
-    more such values (a list, required: the step's runs)."""
+def option_flag(parser, option, name=None, sweep=False):
+    """Add declared option `option` (an api.Option) to `parser` as the flag of `name`
+    (default: the option's name), with the option's type (a number within its bounds, one
+    of its choices, true/false, a list as several values; its `none` text for None),
+    default and description; a `sweep`: one or more such values (a list, required: the
+    step's runs)."""
+    name = name or option.name
     kind = {list: float, bool: str}.get(option.type, option.type)
     convert = {"type": kind}
     if option.type is bool:
@@ -182,15 +192,19 @@ def option_flag(parser, option, sweep=None):
                                  and option.bounds[-1] == "]", name=option.name)
     if sweep and option.type is list:
         raise ValueError(f"option {option.name!r}: a list, so not swept")
-    parser.add_argument(flag(sweep or option.name), dest=sweep or option.name,
-                        default=None if sweep else option.default, required=bool(sweep),
-                        nargs="+" if option.type is list or sweep else None,
+    if option.none:                 # the text standing for None (THREADS: "all")
+        value = convert["type"]
+        convert["type"] = lambda text: None if text == option.none else value(text)
+        convert["type"].__name__ = getattr(value, "__name__", option.name)
+    parser.add_argument(flag(name), dest=name, default=None if sweep else option.default,
+                        required=sweep, nargs="+" if option.type is list or sweep else None,
                         help=option.description + (" (a run each)" if sweep else ""), **convert)
 
 
 def options_of(args):
-    """The declared options the step of `args` (a parser of `steps`) takes, by name."""
-    return {name: getattr(args, name) for name in args.options_taken}
+    """The declared options the step of `args` (a parser of `steps`) takes, by the option's
+    name (a sweep's by the sweep's)."""
+    return {key: getattr(args, called) for called, key in args.options_taken}
 
 
 def run_step(parser, body, argv=None):

@@ -34,13 +34,15 @@ class Option:
     user, leaf or flow; `drfbench run` reads a comma list); default: when not given (None:
     the description says what decides); description: one line; bounds: a number's
     interval, "[low, high]", "(" or ")" for an open end (numbers are checked; durations,
-    arrays, None are the implementation's); choices: the texts a str option takes."""
+    arrays, None are the implementation's); choices: the texts a str option takes; none:
+    the text standing for None on the command line and in configs (THREADS: "all")."""
     name: str
     type: type
     default: object
     description: str
     bounds: str | None = None
     choices: tuple = ()
+    none: str | None = None
 
     def check(self, value):
         """`value`, or a ValueError naming the option, its bounds or choices and the value."""
@@ -58,7 +60,7 @@ class Option:
 
 
 THREADS = Option("threads", int, None, "OpenMP threads (None: OMP_NUM_THREADS, else every "
-                 "usable CPU)", f"[1, {MAX_THREADS}]")
+                 "usable CPU)", f"[1, {MAX_THREADS}]", none="all")
 ISA = Option("isa", str, None, "the kernels' vector-width variant (None: $DRFBENCH_ISA, else "
              "the widest this CPU runs)")
 LITERAL = Option("literal", bool, False, "run the literal transcription instead of the kernel "
@@ -207,8 +209,7 @@ def __getattr__(name):
 
 
 def methods(family=None, takes=None, literal=None) -> tuple[str, ...]:
-    """Names of the registered methods, optionally only those of one family or input kind,
-    or (literal=True) those with a literal transcription."""
+    """Names of the registered methods: all, or of one family, input kind, or literal=True."""
     return tuple(m.name for m in _registry(_REGISTRY).values() if family in (None, m.family)
                  and takes in (None, m.takes) and literal in (None, m.literal))
 
@@ -234,9 +235,8 @@ def families() -> tuple[str, ...]:
 
 
 def run(method, *inputs, takes=None, **options):
-    """Run registered method `method` on its kind's inputs with `options` (`takes`
-    insists on a kind; a kind with a dispatch of its own gets the call; literal=True: the
-    transcription, for a method with one)."""
+    """Run registered method `method` on its kind's inputs with `options` (`takes` insists
+    on a kind; a kind's own dispatch gets the call; literal=True: the transcription)."""
     spec = method_info(method, takes)
     kind = _KINDS[spec.takes]
     if "literal" in options and not spec.literal:

@@ -128,10 +128,10 @@ def configure(config, directory):
 
 def flags(settings, family, step):
     """The command-line flags of the declared options that `family`'s pipeline step
-    `step` takes or sweeps (its catalog's STEP_OPTIONS, then STEP_SWEEPS under the sweep's
-    name), each with its value in `settings` (the family's config section): "--name value
-    ...", a list (a sweep's values) as several values. A rule passes them as they are,
-    naming no option (docs/pipeline.md)."""
+    `step` takes or sweeps (its catalog's STEP_OPTIONS, by the step's name for each, then
+    STEP_SWEEPS under the sweep's name), each with its value in `settings` (the family's
+    config section): "--name value ...", a list (a sweep's values) as several values. A rule
+    passes them as they are, naming no option (docs/pipeline.md)."""
     from . import api
     from ._command import flag
     api.families()                       # every catalog read

@@ -39,4 +39,4 @@ METHODS = (
 
 # The declared options each pipeline step sweeps, a run per value (sweep's name -> option):
 # its flag (_command.steps), its rule's values from the config (drfbench.pipeline.flags).
-STEP_SWEEPS = {"guarantees": {"epsilons": "epsilon"}}
+STEP_SWEEPS = {"guarantees": {"epsilons": "epsilon"}, "controller": {"threads": "threads"}}

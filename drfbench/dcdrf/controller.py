@@ -21,11 +21,14 @@ for bit; tests use it.
 Command line (one progress line per interval; tidy rows to --csv):
 
     python -m drfbench.dcdrf controller --demand-profile G0 --tenants 100000 --resources 10000 \\
-        --intervals 80 --deadline 0.15 --schedule paper --csv fig11.csv
+        --intervals 80 --budgets 0.15 --threads all --schedule paper --csv fig11.csv
     python -m drfbench.dcdrf controller --demand-profile G0 --tenants 100000 --resources 10000 \\
-        --intervals 30 --deadline 0.08,0.12,0.2,0.3 --threads 1,2 \\
+        --intervals 30 --budgets 0.08 0.12 0.2 0.3 --threads 1 2 \\
         --csv fig10.csv --summary fig10-summary.csv
 
+Budgets are deadlines in seconds (--mode seconds, the default) or round budgets (--mode
+rounds): each interval's `deadline` or `max_rounds`. --threads is the declared option
+`threads`, a run per value (`all`: the default count; catalog.STEP_SWEEPS).
 The second form is Figure 10: one run of stable input per (threads, deadline), each
 reporting the epsilon it converged to (`converged_epsilon`: the median epsilon of the
 last 5 intervals that finished, i.e. the finishing end of the settled oscillation).
@@ -50,7 +53,6 @@ should); `patience` makes it wait for a repeated timeout before it does.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
 import sys
@@ -62,9 +64,9 @@ from .. import _validation as check
 from .. import api
 from . import metrics, workloads
 from .. import rows as tidy
-from .._command import COUNT, NATURAL, Parser, input_file, output, run
+from .._command import COUNT, NATURAL, input_file, options_of, output, run, steps
 from .._machine import resolve_threads
-from .catalog import DEMANDS
+from .catalog import DEMANDS, STEP_SWEEPS
 from .churn import Churn, Schedule
 from .demands import allocate
 from .methods import BASELINE
@@ -492,16 +494,8 @@ def resettle_intervals(rows, at):
 
 # ----------------------------------------------------------------------- command line
 
-def _floats(text):
-    return [float(x) for x in text.split(",") if x]
-
-
 def _ints(text):
     return [int(x) for x in text.split(",") if x]
-
-
-def _thread_counts(text):
-    return [x if x == "all" else int(x) for x in text.split(",") if x]
 
 
 def _changes(text):
@@ -513,11 +507,12 @@ def _changes(text):
 
 
 def parser():
-    """The controller's parser on its own (main, parse_args)."""
-    p = Parser(prog="python -m drfbench.dcdrf controller", description=__doc__.split("\n\n")[0],
-               formatter_class=argparse.RawDescriptionHelpFormatter)
-    arguments(p)
-    return p
+    """The controller's parser on its own (main, parse_args): the step's, its declared
+    options' flags made as under python -m drfbench.dcdrf (_command.steps)."""
+    _, sub = steps("dcdrf", __doc__.split("\n\n")[0], {"controller": ""}, flags=(),
+                   sweeps={"controller": STEP_SWEEPS["controller"]})
+    arguments(sub["controller"])
+    return sub["controller"]
 
 
 def arguments(p):
@@ -529,19 +524,15 @@ def arguments(p):
     p.add_argument("--workload", type=input_file,
                    help="load this .npz workload instead of generating one")
     p.add_argument("--intervals", type=COUNT, default=80, help="control intervals per run")
-    limit = p.add_mutually_exclusive_group(required=True)
-    limit.add_argument("--deadline", "--deadlines", dest="deadlines", type=_floats,
-                       help="base deadline(s) in seconds, comma-separated: one run each")
-    limit.add_argument("--max-rounds", dest="max_rounds", type=_floats,
-                       help="base round budget(s), comma-separated: one run each (deterministic)")
+    p.add_argument("--mode", choices=("seconds", "rounds"), default="seconds",
+                   help="budgets in seconds (each interval's deadline) or in rounds (its "
+                        "max_rounds: deterministic)")
+    p.add_argument("--budgets", type=float, nargs="+", required=True,
+                   help="base budget(s): one run each")
     p.add_argument("--relative", action="store_true",
-                   help="deadlines are multiples of a reference measured on the initial "
+                   help="budgets are multiples of a reference measured on the initial "
                         "demands: the exact run's kernel time (median of 3, with the largest "
                         "--threads) in seconds mode, its rounds in round-budget mode")
-    p.add_argument("--threads", type=_thread_counts, default=["all"],
-                   help="thread counts, comma-separated, 'all' for the default count "
-                        "(OMP_NUM_THREADS, else every usable CPU): one run each; a "
-                        "single-threaded method runs once, on 1")
     p.add_argument("--method", default="dcdrf", choices=tunable_methods())
     p.add_argument("--baseline", default="auto",
                    help="exact method for the metrics ('auto': edrf-event; 'none' skips them)")
@@ -578,17 +569,16 @@ def parse_args(argv):
 
 def checked(p, args):
     """The parsed arguments, with what depends on several of them checked (p.error)."""
-    values = args.deadlines if args.deadlines is not None else args.max_rounds
-    if not values or any(not (v > 0 and math.isfinite(v)) for v in values):
-        p.error("--deadline / --max-rounds need positive, finite values")
-    if args.max_rounds is not None and not args.relative:
-        if any(v != int(v) for v in args.max_rounds):
-            p.error("--max-rounds needs whole round counts (or --relative)")
-        args.max_rounds = [int(v) for v in args.max_rounds]
+    if any(not (v > 0 and math.isfinite(v)) for v in args.budgets):
+        p.error("--budgets need positive, finite values")
+    if args.mode == "rounds" and not args.relative:
+        if any(v != int(v) for v in args.budgets):
+            p.error("--budgets in rounds need whole round counts (or --relative)")
+        args.budgets = [int(v) for v in args.budgets]
+    threads = options_of(args)["threads"]
     try:
         args.threads = ([1] if not api.method_info(args.method).takes_option("threads") else
-                        list(dict.fromkeys(resolve_threads(None if t == "all" else t)
-                                           for t in args.threads)))
+                        list(dict.fromkeys(resolve_threads(t) for t in threads)))
     except (TypeError, ValueError) as exc:
         p.error(f"--threads: {exc}")
     overrides = {k: getattr(args, k) for k in ("churn_fraction", "churn_magnitude", "shift_at",
@@ -660,8 +650,8 @@ def _main(args):
     original = matrix.data.copy()
     print(f"# workload {wl.demand_profile} {wl.n_tenants} x {wl.n_resources}, {wl.nnz} non-zeros, "
           f"{time.perf_counter() - t0:.2f} s", flush=True)
-    rounds_mode = args.max_rounds is not None
-    values = args.max_rounds if rounds_mode else args.deadlines
+    rounds_mode = args.mode == "rounds"
+    values = args.budgets
     schedule = args.schedule_obj
     rows, summary = [], []
     reference = None

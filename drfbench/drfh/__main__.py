@@ -1,5 +1,7 @@
 """python -m drfbench.drfh <step> ...: the DRFH family's pipeline steps
-(workflows/rules/drfh_exact.smk, drfh_sim.smk), each writing tidy rows.
+(workflows/rules/drfh_*.smk), each writing tidy rows; the declared options a step takes
+(horizon, sample, slots, slot_model) are its flags, from the catalog's STEP_OPTIONS and
+STEP_SWEEPS (_command.steps).
 
 Exact DRFH and its properties:
   examples      the paper's Fig. 1 example: DRFH against per-server DRF (examples.py)
@@ -17,29 +19,27 @@ Schedulers on traces:
   slots-search  Table II: mean utilization for each number of slots per maximum server
   sharing       Fig. 8: each user's task completion ratio on its dedicated cloud, beside
                 the shared cloud's (a `run`'s per-user table)
-  sensitivity   Table II and Figs. 5-7 of one trace under one slot model, compact
+  sensitivity   Table II and Figs. 5-7 of one trace under each slot model, compact
                 (sensitivity.py)
 """
 import argparse
-import math
 import sys
 
 import numpy as np
-import pandas as pd
 
 from .. import api
 from .. import rows as tidy
-from .._command import (COUNT, HORIZON, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, SHARE,
-                        input_file, output, run_step, steps)
+from .._command import (COUNT, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, SHARE,
+                        input_file, options_of, output, run_step, steps)
 from .._io import replacing
-from .catalog import DEFAULT_SLOTS, SERVERS, SLOT_MODEL, TRACE
+from .catalog import SERVERS, SLOTS, STEP_OPTIONS, STEP_SWEEPS, TRACE
 from .exact import allocate
 from .examples import example_rows
 from .properties import CHECKS
-from .sensitivity import study
-from .simulation import (DYNAMIC_USERS, best_slots, dedicated_clouds, dynamic_phases,
-                         dynamic_workload, mean_utilization, simulate)
-from .trace import alibaba_tasks, google_servers, read_frame, read_servers, tasks_frame
+from .sensitivity import under_each
+from .simulation import (DYNAMIC_USERS, dynamic_phases, dynamic_workload, run_tables,
+                         sharing, simulate, slots_search)
+from .trace import alibaba_tasks, google_servers, read_frame
 
 POLICIES = list(api.methods(takes=SERVERS))
 SCHEDULERS = list(api.methods(takes=TRACE))
@@ -103,9 +103,9 @@ def slots_table(text):
         table = read_frame(text, "slots-search")[0]
     except ValueError as exc:                   # names the file, the line
         raise argparse.ArgumentTypeError(str(exc)) from None
-    if "slots" not in table.columns or len(table) == 0:
+    if SLOTS.name not in table.columns or len(table) == 0:
         raise argparse.ArgumentTypeError(f"{text} is not a slots-search table (rows with a "
-                                         "'slots' column and one per resource)")
+                                         f"{SLOTS.name!r} column and one per resource)")
     return table
 
 
@@ -128,7 +128,8 @@ def parser():
                     "convert": "write the generic trace format", "dynamic": "Fig. 4",
                     "run": "one scheduler on a trace (Figs. 5-7)", "slots-search": "Table II",
                     "sharing": "Fig. 8",
-                    "sensitivity": "Table II and Figs. 5-7 under one slot model"}, flags=("out",))
+                    "sensitivity": "Table II and Figs. 5-7 under each slot model"},
+                   flags=("out",), options=STEP_OPTIONS, sweeps=STEP_SWEEPS)
     for name, (_, _, extra) in COMMANDS.items():
         for flags, options in extra:
             sub[name].add_argument(*flags, **options)
@@ -146,7 +147,6 @@ def parser():
     d.add_argument("--summary", type=output, required=True)
     d.add_argument("--seed", type=NATURAL, default=0)
     d.add_argument("--servers", type=COUNT, default=100)
-    d.add_argument("--sample", type=POSITIVE, default=10.0)
     d.add_argument("--scheduler", choices=[s for s in SCHEDULERS if s != "drfh-slots"],
                    default="drfh-best-fit", help="the paper's Best-Fit, or First-Fit beside it")
     for name in ("run", "slots-search", "sharing", "sensitivity"):
@@ -154,24 +154,15 @@ def parser():
         a.add_argument("--servers", type=input_file, required=True,
                        help="servers CSV (generic format)")
         a.add_argument("--tasks", type=input_file, required=True, help="tasks CSV (generic format)")
-        a.add_argument("--horizon", type=HORIZON, default=math.inf,
-                       help="stop at this time (completion is counted there)")
-        a.add_argument("--sample", type=POSITIVE, default=60.0)
         a.add_argument("--seed", type=NATURAL, default=0)
     a = sub["run"]
     a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
-    a.add_argument("--slots", type=COUNT, default=DEFAULT_SLOTS)
     a.add_argument("--slots-from", type=slots_table,
                    help="take the best k of this slots-search table")
     a.add_argument("--jobs", type=output, required=True, help="the job table")
     a.add_argument("--users", type=output, required=True, help="per-user task completion")
-    for name in ("slots-search", "sensitivity"):
-        sub[name].add_argument("--slots", type=COUNT, nargs="+", default=[10, 12, 14, 16, 20])
-    for name in ("run", "slots-search", "sensitivity"):
-        sub[name].add_argument("--slot-model", choices=SLOT_MODEL.choices,
-                                       default=SLOT_MODEL.default, help=SLOT_MODEL.description)
     sub["sensitivity"].add_argument("--task-scale", type=POSITIVE, default=1.0,
-                                            help="the tasks' scale (recorded in the rows)")
+                                    help="the tasks' scale (recorded in the rows)")
     a = sub["sharing"]
     a.add_argument("--shared", type=shared_table, required=True,
                    help="the shared run's per-user table (run --users)")
@@ -184,8 +175,9 @@ def main(argv=None):
 
 
 def step(args):
-    """The step `args.command`, its files written together or not at all."""
-    stamp = tidy.stamp()
+    """The step `args.command`, its files written together or not at all; the declared
+    options it takes reach it by name (options_of)."""
+    options = options_of(args)
     if args.command in COMMANDS:
         tidy.write(COMMANDS[args.command][1](args), args.out)
     elif args.command == "convert":
@@ -198,67 +190,26 @@ def step(args):
             frame.to_csv(tmp, index=False)
     elif args.command == "dynamic":
         servers, tasks = dynamic_workload(args.seed, args.servers)
-        res = simulate(servers, tasks, args.scheduler, sample=args.sample)
+        res = simulate(servers, tasks, args.scheduler, **options)
         keys = {"seed": args.seed, "servers": args.servers,
                 "pool": " ".join(f"{v:g}" for v in servers.sum().round(4))}
         tidy.write(exact_shares(res.rows(**keys), servers, res.jobs), args.out)
-        tidy.write([{**row, **keys, **stamp} for row in dynamic_phases(res)], args.summary)
+        tidy.write([{**row, **keys, **tidy.stamp()} for row in dynamic_phases(res)],
+                   args.summary)
     elif args.command == "run":
-        k = args.slots
-        if args.slots_from is not None:
-            resources = read_servers(args.servers)[0]
-            lacking = [r for r in resources if r not in args.slots_from.columns]
-            if lacking:
-                raise ValueError(f"--slots-from table lacks the column(s) {', '.join(lacking)} "
-                                 "of the servers' resources: not a slots-search of these servers")
-            k = best_slots(args.slots_from, resources)
-        slots = ({"slots": k, "slot_model": args.slot_model} if args.scheduler == "drfh-slots"
-                 else {})
-        res = simulate(args.servers, args.tasks, args.scheduler, sample=args.sample,
-                       horizon=args.horizon, **slots)
-        keys = {"horizon": args.horizon, "seed": args.seed}
-        tidy.write([r for r in res.rows(**keys) if r["metric"] == "utilization"], args.out)
-        base = {"scheduler": args.scheduler, "slots": res.slots, "slot_model": res.slot_model,
-                **keys, **stamp}
-        jobs = res.jobs.assign(tasks=np.bincount(
-            pd.factorize(tasks_frame(args.tasks)["job"], sort=True)[0]))
-        tidy.write([{**row, **base} for row in jobs.to_dict("records")], args.jobs)
-        tidy.write([{**row, **base, "unschedulable": len(res.unschedulable)}
-                    for row in res.completion.to_dict("records")], args.users)
+        rates, jobs, users = run_tables(args.servers, args.tasks, args.scheduler, seed=args.seed,
+                                        slots_from=args.slots_from, **options)
+        for table, out in ((rates, args.out), (jobs, args.jobs), (users, args.users)):
+            tidy.write(table, out)
     elif args.command == "slots-search":
-        out = []
-        for k in args.slots:
-            res = simulate(args.servers, args.tasks, "drfh-slots", slots=k, sample=args.sample,
-                           horizon=args.horizon, slot_model=args.slot_model)
-            mean = mean_utilization(res, args.horizon)
-            out.append({"slots": k, **mean.to_dict(), "horizon": args.horizon, **stamp})
-            print(f"slots {k}: {mean.round(4).to_dict()}", file=sys.stderr)
-        tidy.write(out, args.out)
+        tidy.write(slots_search(args.servers, args.tasks, progress=sys.stderr, **options),
+                   args.out)
     elif args.command == "sensitivity":
-        keys = {"slot_model": args.slot_model, "task_scale": args.task_scale,
-                "servers": len(read_servers(args.servers)[1]), "horizon": args.horizon,
-                "seed": args.seed, **stamp}
-        tidy.write([{**row, **keys} for row in study(args.servers, args.tasks, args.slot_model,
-                                                      args.slots, horizon=args.horizon,
-                                                      sample=args.sample)], args.out)
+        tidy.write(under_each(args.servers, args.tasks, task_scale=args.task_scale,
+                              seed=args.seed, **options), args.out)
     else:
-        shared = args.shared
-        resources, C = read_servers(args.servers)
-        out = []
-        for user, servers, tasks in dedicated_clouds(args.tasks, len(C), args.seed):
-            res = simulate(servers, tasks.assign(user=user), args.scheduler,
-                           sample=args.sample, horizon=args.horizon)
-            row = res.completion.iloc[0]
-            key = user if user in shared.index else str(user)
-            if key not in shared.index:
-                raise ValueError(f"--shared table has no row for user {user!r} of --tasks: "
-                                 "not the per-user table of a run on these tasks")
-            out.append({"user": user, "submitted": int(row["submitted"]),
-                        "dedicated": float(row["ratio"]),
-                        "shared": float(shared.loc[key, "ratio"]),
-                        "dedicated_servers": len(servers), "scheduler": args.scheduler,
-                        "horizon": args.horizon, "seed": args.seed, **stamp})
-        tidy.write(out, args.out)
+        tidy.write(sharing(args.servers, args.tasks, args.shared, args.scheduler,
+                           seed=args.seed, **options), args.out)
 
 
 if __name__ == "__main__":

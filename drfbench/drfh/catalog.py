@@ -56,3 +56,15 @@ METHODS = (
            "server (Sec. VI's baseline)", "drfh.simulation:run_scheduler",
            (*_TRACE_OPTIONS, SLOTS, SLOT_MODEL), label="Slots", literal=True),
 )
+
+# The declared options each pipeline step takes ({the step's name: option} where it has its
+# own, as Fig. 4's sampling) and sweeps, a run per value (sweep's name -> option): their
+# flags (_command.steps), their rules' values from the config's `drfh.sim` and
+# `drfh.sensitivity` (drfbench.pipeline.flags).
+STEP_OPTIONS = {"dynamic": {"dynamic_sample": "sample"},
+                "run": ("horizon", "sample", "slots", "slot_model"),
+                "slots-search": ("horizon", "sample", "slot_model"),
+                "sharing": ("horizon", "sample"),
+                "sensitivity": ("horizon", "sample")}
+STEP_SWEEPS = {"slots-search": {"slot_grid": "slots"},
+               "sensitivity": {"slot_grid": "slots", "slot_models": "slot_model"}}

@@ -3,6 +3,7 @@ Table II and Figs. 5-7 for one trace under one slot model, as compact tidy rows,
 comparisons Figs. 6-7 draw.
 
     study(servers, tasks, slot_model, grid, horizon=..., sample=...) -> rows
+    under_each(servers, tasks, slot_models=..., slot_grid=..., ...) -> rows, stamped
     reduction_by_size(tasks, best, other)   Fig. 6b: mean completion time reduction by job size
     completion_gains(best, other)           Fig. 7: users better off, users done only under Best-Fit
 
@@ -20,8 +21,9 @@ import math
 import numpy as np
 import pandas as pd
 
+from .. import rows as tidy
 from .simulation import best_slots, mean_utilization, simulate
-from .trace import tasks_frame
+from .trace import read_servers, tasks_frame
 
 # Fig. 6b's job size classes: a job of n tasks is in the class whose [lo, hi) holds n
 SIZE_CLASSES = {"1": (1, 2), "2-10": (2, 11), "11-50": (11, 51), "51-100": (51, 101),
@@ -96,3 +98,13 @@ def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
     rows += [{"figure": "fig7", "scheduler": "drfh-best-fit", "slots": k, "metric": m, "value": v}
              for m, v in (("users_higher", higher), ("users_done_only_best", only))]
     return rows
+
+
+def under_each(servers, tasks, *, slot_models, slot_grid, horizon, sample, task_scale, seed):
+    """The sensitivity step's rows (python -m drfbench.drfh sensitivity): `study` under each
+    of `slot_models` over `slot_grid`, each row with its slot model, the tasks' scale (as
+    recorded), the servers' count, the horizon and the seed, stamped."""
+    keys = {"task_scale": task_scale, "servers": len(read_servers(servers)[1]),
+            "horizon": horizon, "seed": seed, **tidy.stamp()}
+    return [{**row, "slot_model": model, **keys} for model in slot_models
+            for row in study(servers, tasks, model, slot_grid, horizon=horizon, sample=sample)]

@@ -324,3 +324,70 @@ def dedicated_clouds(tasks, n_servers, seed=0):
     size = max(1, round(n_servers / len(users)))
     for i, u in enumerate(users):
         yield u, google_servers(size, seed=seed + 1 + i), frame[frame["user"] == u]
+
+
+def taken(scheduler, options):
+    """The `options` (a step's, by name) that registered trace scheduler `scheduler` takes:
+    slots and slot_model only drfh-slots's."""
+    return {name: v for name, v in options.items() if api.method_info(scheduler).takes_option(name)}
+
+
+def run_tables(servers, tasks, scheduler, *, seed, slots_from=None, **options):
+    """The `run` step's three tables (python -m drfbench.drfh run) for `scheduler` on a
+    trace: utilization over time (Fig. 5), the job table (Fig. 6) and per-user task
+    completion (Fig. 7), each row stamped with the scheduler, horizon and seed (the last two
+    with slots and slot_model too). `options`: the run's, as `simulate` takes them, those
+    `scheduler` does not take left out; `slots_from`, a slots-search table, puts its best k
+    in place of slots."""
+    if slots_from is not None:
+        resources = read_servers(servers)[0]
+        lacking = [r for r in resources if r not in slots_from.columns]
+        if lacking:
+            raise ValueError(f"--slots-from table lacks the column(s) {', '.join(lacking)} "
+                             "of the servers' resources: not a slots-search of these servers")
+        options = {**options, "slots": best_slots(slots_from, resources)}
+    res = simulate(servers, tasks, scheduler, **taken(scheduler, options))
+    keys = {"horizon": options["horizon"], "seed": seed}
+    utilization = [r for r in res.rows(**keys) if r["metric"] == "utilization"]
+    base = {"scheduler": scheduler, "slots": res.slots, "slot_model": res.slot_model, **keys,
+            **tidy.stamp()}
+    jobs = res.jobs.assign(tasks=np.bincount(pd.factorize(tasks_frame(tasks)["job"],
+                                                          sort=True)[0]))
+    return (utilization, [{**row, **base} for row in jobs.to_dict("records")],
+            [{**row, **base, "unschedulable": len(res.unschedulable)}
+             for row in res.completion.to_dict("records")])
+
+
+def slots_search(servers, tasks, *, slot_grid, horizon, progress=None, **options):
+    """Table II's search (python -m drfbench.drfh slots-search): a row per k of `slot_grid`,
+    Slots' mean utilization per resource over [0, horizon] (mean_utilization), stamped;
+    `options` the rest of the run's (sample, slot_model); a line per k on `progress` (a
+    file) if given."""
+    out, stamp = [], tidy.stamp()
+    for k in slot_grid:
+        res = simulate(servers, tasks, "drfh-slots", slots=k, horizon=horizon, **options)
+        mean = mean_utilization(res, horizon)
+        out.append({"slots": k, **mean.to_dict(), "horizon": horizon, **stamp})
+        if progress:
+            print(f"slots {k}: {mean.round(4).to_dict()}", file=progress)
+    return out
+
+
+def sharing(servers, tasks, shared, scheduler, *, seed, horizon, sample):
+    """Fig. 8's rows (python -m drfbench.drfh sharing): each user's task completion ratio on
+    its dedicated cloud (dedicated_clouds) beside the shared cloud's, from `shared` (a
+    run's per-user table indexed by user), stamped."""
+    C = read_servers(servers)[1]
+    out, stamp = [], tidy.stamp()
+    for user, cloud, own in dedicated_clouds(tasks, len(C), seed):
+        res = simulate(cloud, own.assign(user=user), scheduler, sample=sample, horizon=horizon)
+        row = res.completion.iloc[0]
+        key = user if user in shared.index else str(user)
+        if key not in shared.index:
+            raise ValueError(f"--shared table has no row for user {user!r} of --tasks: "
+                             "not the per-user table of a run on these tasks")
+        out.append({"user": user, "submitted": int(row["submitted"]),
+                    "dedicated": float(row["ratio"]), "shared": float(shared.loc[key, "ratio"]),
+                    "dedicated_servers": len(cloud), "scheduler": scheduler,
+                    "horizon": horizon, "seed": seed, **stamp})
+    return out

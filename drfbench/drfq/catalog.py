@@ -23,26 +23,38 @@ PACKETS = f"[1, {MAX_STATE}]"
 
 PACKET_COST = Option("packet_costs", str, "fixed", "per-packet factors of mean 1 on the costs",
                      choices=PACKET_COSTS)
+DURATION = Option("duration", float, 1.0, "seconds simulated", SECONDS)
+RESOURCE = Option("resource", int, 0, "fq: the resource it fair-queues; bottleneck: its first "
+                  "choice", "[0, inf)")
+BOTTLENECK_INTERVAL = Option("interval", float, INTERVAL, "seconds between the bottleneck's "
+                             "re-decisions", SECONDS)
+_QUEUES = (
+    Option("rtt", float, RTT, "TCP's round trip (s)", SECONDS),
+    Option("buffer", int, BUFFER, "packets per flow queue", PACKETS),
+    Option("stage_buffer", int, STAGE_BUFFER, "packets between consecutive resources", PACKETS),
+)
+_SERIES = (
+    Option("initial_window", int, INITIAL_WINDOW, "TCP's initial window, packets", PACKETS),
+    Option("bins", int, BINS, "bins of the rate-over-time series (0: none)", f"[0, {MAX_STATE}]"),
+)
+# A run's settings, in order: drfq.model.Settings' fields after the scheduler, made from
+# these declarations (resource and interval: fq's and bottleneck's options only); those
+# after the duration that a run's rows record (drfq.simulate.Result.rows), in order.
+SETTINGS = (DURATION, RESOURCE, BOTTLENECK_INTERVAL, *_QUEUES, *_SERIES)
+RECORDED = (RESOURCE, BOTTLENECK_INTERVAL, *_QUEUES)
 _OPTIONS = (
-    Option("duration", float, 1.0, "seconds simulated", SECONDS),
+    DURATION,
     Option("weights", list, None, "per flow, > 0 (None: equal)"),
     Option("rates", float, None, "packets/s of the open-loop sources (one for all; a list per "
            "flow from Python)"),
     Option("source", str, "backlogged", "how packets arrive, or one per flow", choices=SOURCES),
     PACKET_COST,
-    Option("rtt", float, RTT, "TCP's round trip (s)", SECONDS),
-    Option("buffer", int, BUFFER, "packets per flow queue", PACKETS),
-    Option("stage_buffer", int, STAGE_BUFFER, "packets between consecutive resources", PACKETS),
-    Option("initial_window", int, INITIAL_WINDOW, "TCP's initial window, packets", PACKETS),
-    Option("bins", int, BINS, "bins of the rate-over-time series (0: none)", f"[0, {MAX_STATE}]"),
+    *_QUEUES,
+    *_SERIES,
     Option("seed", int, 0, "the seed of every random draw", "[0, inf)"),
     Option("decisions", bool, False, "keep every dispatch's (time, flow)"),
     ISA,
 )
-RESOURCE = Option("resource", int, 0, "fq: the resource it fair-queues; bottleneck: its first "
-                  "choice", "[0, inf)")
-BOTTLENECK_INTERVAL = Option("interval", float, INTERVAL, "seconds between the bottleneck's "
-                             "re-decisions", SECONDS)
 
 KINDS = (
     InputKind(FLOWS, ("costs",), "drfbench.drfq.simulate(costs, scheduler, ...)",

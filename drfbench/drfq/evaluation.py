@@ -35,8 +35,8 @@ import numpy as np
 from .. import api
 from .. import rows as tidy
 from .. import _validation as check
-from .catalog import FLOWS
-from .model import INTERVAL, MAX_PACKETS, MAX_STATE, OPEN_LOOP, RTT, SOURCES, seconds
+from .catalog import BOTTLENECK_INTERVAL, DURATION, FLOWS, PACKET_COST, SETTINGS, STEP_OPTIONS
+from .model import MAX_PACKETS, MAX_STATE, OPEN_LOOP, SOURCES, seconds
 from .simulate import simulate
 
 US = 1e-6
@@ -48,6 +48,7 @@ LECTURE_SCENARIOS = (("fifo", "fifo", None), ("fq-cpu", "fq", 0), ("fq-nic", "fq
                      ("drfq-dovetail", "drfq-dovetail", None))
 DISTRIBUTIONS = ("uniform", "dominant", "lognormal")
 RATELESS = tuple(s for s in SOURCES if s not in OPEN_LOOP)   # the sources needing no rate
+LECTURE_DURATION = 5.0      # seconds per run of the lecture's experiment and its series
 
 
 def own_options(scheduler, **options):
@@ -56,18 +57,35 @@ def own_options(scheduler, **options):
     return {o: v for o, v in options.items() if v is not None and spec.takes_option(o)}
 
 
-def lecture(duration=5.0, rtt=RTT, interval=INTERVAL, sources=RATELESS, seed=0):
+def step_settings(step, given):
+    """The declared options pipeline step `step` takes (catalog.STEP_OPTIONS), in that
+    order: each as `given`, else (or given None) at its declared default (duration:
+    LECTURE_DURATION); a TypeError for any other."""
+    names = STEP_OPTIONS[step]
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise TypeError(f"{step} takes no option {', '.join(unknown)}; its options: "
+                        f"{', '.join(names)}")
+    declared = {o.name: o.default for o in (*SETTINGS, PACKET_COST)}
+    declared[DURATION.name] = LECTURE_DURATION
+    return {name: declared[name] if given.get(name) is None else given[name] for name in names}
+
+
+def lecture(sources=RATELESS, seed=0, **settings):
     """Rows of the lecture's experiment (see the module docstring); scenario "alone" is
-    each flow by itself (fifo)."""
+    each flow by itself (fifo). `settings`: duration (default LECTURE_DURATION), rtt and
+    interval (their declared defaults), recorded in every row."""
+    settings = step_settings("lecture", settings)
     out, stamp = [], tidy.stamp()
     for source in sources:
-        options = dict(duration=duration, source=source, rtt=rtt, bins=0, seed=seed)
-        alone = [simulate([c], "fifo", **options) for c in LECTURE_COSTS]
+        common = dict(source=source, bins=0, seed=seed)
+        alone = [simulate([c], "fifo", **common, **own_options("fifo", **settings))
+                 for c in LECTURE_COSTS]
         runs = [("alone", "fifo", None, [(r.throughput[0], r.dominant_share[0], r.dropped[0])
                                          for r in alone])]
         for scenario, scheduler, resource in LECTURE_SCENARIOS:
-            r = simulate(LECTURE_COSTS, scheduler, **options,
-                         **own_options(scheduler, resource=resource, interval=interval))
+            r = simulate(LECTURE_COSTS, scheduler, **common,
+                         **own_options(scheduler, resource=resource, **settings))
             runs.append((scenario, scheduler, resource, list(zip(r.throughput, r.dominant_share,
                                                                  r.dropped))))
         for scenario, scheduler, resource, flows in runs:
@@ -82,20 +100,24 @@ def lecture(duration=5.0, rtt=RTT, interval=INTERVAL, sources=RATELESS, seed=0):
                             "dominant_share": float(share), "dropped": int(dropped),
                             "lecture_mbps": mbps[i] if mbps else None,
                             "lecture_ratio": mbps[i] / LECTURE_MBPS["alone"][i] if mbps else None,
-                            "duration": duration, "rtt": rtt, "interval": interval, **stamp})
+                            **settings, **stamp})
     return out
 
 
-def lecture_series(duration=5.0, rtt=RTT, interval=INTERVAL, bin_width=0.01,
-                   schedulers=("bottleneck", "drfq"), source="tcp", seed=0):
+def lecture_series(bin_width=0.01, schedulers=("bottleneck", "drfq"), source="tcp", seed=0,
+                   **settings):
     """Rows (scheduler, time, flow, rate) of each flow's rate over time, in bins of
-    `bin_width` seconds (model.seconds' bounds), with the lecture's flows and TCP sources."""
-    bins = max(int(round(seconds(duration, "duration") / seconds(bin_width, "bin_width"))), 1)
+    `bin_width` seconds (model.seconds' bounds), with the lecture's flows and TCP sources;
+    `settings` as `lecture` takes them, each row with those but the duration."""
+    settings = step_settings("series", settings)
+    duration = seconds(settings[DURATION.name], DURATION.name)
+    bins = max(int(round(duration / seconds(bin_width, "bin_width"))), 1)
     out = []
     for scheduler in schedulers:
-        r = simulate(LECTURE_COSTS, scheduler, duration=duration, source=source, rtt=rtt,
-                     bins=bins, seed=seed, **own_options(scheduler, interval=interval))
-        out += r.series_rows(source=source, interval=interval, rtt=rtt)
+        r = simulate(LECTURE_COSTS, scheduler, source=source, bins=bins, seed=seed,
+                     **own_options(scheduler, **settings))
+        out += r.series_rows(source=source, **{name: value for name, value in settings.items()
+                                              if name != DURATION.name})
     return out
 
 
@@ -137,18 +159,21 @@ def jain(x):
 
 
 def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DISTRIBUTIONS,
-          sources=RATELESS, schedulers=api.methods(takes=FLOWS), packets=200,
-          packet_costs="fixed", rtt=RTT, interval=INTERVAL, seed=0):
+          sources=RATELESS, schedulers=api.methods(takes=FLOWS), packets=200, seed=0,
+          **settings):
     """One row per flows x resources x distribution x source x scheduler (see the module
     docstring); every scheduler of a configuration runs on the same flows. flows,
     resources: lists of positive integers, flows x resources at most MAX_STATE; packets: a
-    number in (0, MAX_PACKETS]; interval: seconds."""
+    number in (0, MAX_PACKETS]; `settings`: packet_costs, rtt and interval (seconds), at
+    their declared defaults unless given."""
+    settings = step_settings("sweep", settings)
     flows, resources = _counts(flows, "flows"), _counts(resources, "resources")
     if flows and resources and max(flows) * max(resources) > MAX_STATE:
         raise ValueError(f"flows x resources must be at most {MAX_STATE} (model.MAX_STATE) "
                          f"costs, got {max(flows)} x {max(resources)}")
     _packets(packets)
-    interval = seconds(interval, "interval")
+    interval = seconds(settings[BOTTLENECK_INTERVAL.name], BOTTLENECK_INTERVAL.name)
+    settings[BOTTLENECK_INTERVAL.name] = interval
     out, stamp = [], tidy.stamp()
     for n in flows:
         for m in resources:
@@ -160,13 +185,13 @@ def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DI
                     for scheduler in schedulers:
                         start = time.perf_counter()
                         r = simulate(costs, scheduler, duration=duration, source=source,
-                                     packet_costs=packet_costs, rtt=rtt, bins=0, seed=seed,
-                                     **own_options(scheduler, interval=interval))
+                                     bins=0, seed=seed, **own_options(scheduler, **settings))
                         elapsed = time.perf_counter() - start
                         share = r.dominant_share / r.flows.weights
                         out.append({"flows": n, "resources": m, "distribution": distribution,
                                     "source": source, "scheduler": scheduler,
-                                    "packet_costs": packet_costs, "duration": duration,
+                                    PACKET_COST.name: settings[PACKET_COST.name],
+                                    "duration": duration,
                                     "share_spread": spread(share), "share_jain": jain(share),
                                     "share_min": float(share.min()), "share_max": float(share.max()),
                                     "busy_mean": float(r.busy.mean()), "busy_max": float(r.busy.max()),

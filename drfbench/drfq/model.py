@@ -30,22 +30,21 @@ packets' factors on resource j.
 """
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, make_dataclass, replace
 
 import numpy as np
 
 from .. import _inputs
 from .. import _validation as check
-from .catalog import (BINS, BUFFER, INITIAL_WINDOW, INTERVAL, MAX_SECONDS, MAX_STATE, PACKET_COSTS,
-                      RTT, SOURCES, STAGE_BUFFER)
+from .catalog import MAX_SECONDS, MAX_STATE, PACKET_COSTS, PACKETS, SECONDS, SETTINGS, SOURCES
 
 # The registry's flow schedulers (drfbench.methods(takes="flows")), in the order of the
 # kernel's switch (Settings.code).
 SCHEDULERS = ("drfq", "drfq-dovetail", "fq", "bottleneck", "fifo")
 OPEN_LOOP = ("constant", "poisson")
 
-# The run's settings' defaults (INTERVAL, RTT, BUFFER, STAGE_BUFFER, INITIAL_WINDOW, BINS),
-# the sources and packet costs: the family's catalog, where its options are declared.
+# The run's settings (their types, bounds and defaults), the sources and packet costs: the
+# family's catalog, where its options are declared.
 MAX_REDECISIONS = 1e8   # the bottleneck's re-decisions are kept: at most this many
 
 # Bounds that keep a run finite and its work bounded (docs/accepts.md). Times are seconds:
@@ -277,18 +276,9 @@ def _sources(source, rates, n):
     return kind
 
 
-@dataclass(frozen=True)
-class Settings:
-    """A run's validated settings (see `settings`)."""
-    scheduler: str
-    duration: float
-    resource: int
-    interval: float
-    rtt: float
-    buffer: int
-    stage_buffer: int
-    initial_window: int
-    bins: int
+class _Settings:
+    """A run's validated settings (see `settings`): the scheduler, then each of the
+    catalog's SETTINGS by name (duration, resource, interval, rtt, buffer, ...)."""
 
     @property
     def code(self):
@@ -301,6 +291,11 @@ class Settings:
         return int(self.duration / self.interval) + 2
 
 
+Settings = make_dataclass("Settings", [("scheduler", str), *((o.name, o.type) for o in SETTINGS)],
+                          bases=(_Settings,), frozen=True)
+Settings.__module__, Settings.__doc__ = __name__, _Settings.__doc__
+
+
 def seconds(value, name):
     """A time in (0, MAX_SECONDS] seconds as a float: a number, or a duration (timedelta,
     pandas.Timedelta, timedelta64) converted; a point in time is refused (TypeError)."""
@@ -310,34 +305,40 @@ def seconds(value, name):
     return x
 
 
-def settings(m, scheduler="drfq", *, duration=1.0, resource=0, interval=INTERVAL, rtt=RTT,
-             buffer=BUFFER, stage_buffer=STAGE_BUFFER, initial_window=INITIAL_WINDOW, bins=BINS):
-    """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate).
+def settings(m, scheduler="drfq", **options):
+    """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate):
+    `options` any of the catalog's SETTINGS, the others at their declared defaults.
     resource is used by fq and bottleneck only, interval by bottleneck only (the registry
-    refuses them for the other schedulers). duration, interval and rtt: seconds (`seconds`:
-    numbers or durations, in (0, MAX_SECONDS]), under bottleneck at most MAX_REDECISIONS
-    intervals in the duration; buffer, stage_buffer, initial_window: positive integers; bins: a
-    non-negative integer (the state's size is bounded by `budget`)."""
+    refuses them for the other schedulers). The times (duration, interval, rtt): seconds
+    (`seconds`: numbers or durations, in (0, MAX_SECONDS]), under bottleneck at most
+    MAX_REDECISIONS intervals in the duration; the packet counts (buffer, stage_buffer,
+    initial_window): positive integers; bins: a non-negative integer (the state's size is
+    bounded by `budget`)."""
     if scheduler not in SCHEDULERS:
         raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
-    duration = seconds(duration, "duration")
-    interval = seconds(interval, "interval")
-    if scheduler == "bottleneck" and duration / interval > MAX_REDECISIONS:
-        raise ValueError(f"interval {interval} s re-decides the bottleneck more than "
-                         f"{MAX_REDECISIONS:.0e} times in {duration} s")
-    if isinstance(resource, bool) or not isinstance(resource, numbers.Integral) or not 0 <= resource < m:
-        raise ValueError(f"resource must be an index of the pipeline's {m} resources, got {check.shown(resource)}")
-    if isinstance(bins, bool) or not isinstance(bins, numbers.Integral):
-        raise TypeError(f"bins must be a non-negative integer, got {check.shown(bins)}")
-    if not 0 <= bins <= MAX_STATE:
-        raise ValueError(f"bins must be a non-negative integer, at most {MAX_STATE}, got {check.shown(bins)}")
-    return Settings(scheduler, duration, int(resource), interval,
-                    seconds(rtt, "rtt"),
-                    check.positive_int(buffer, "buffer", allow_none=False, upper=MAX_STATE),
-                    check.positive_int(stage_buffer, "stage_buffer", allow_none=False,
-                                       upper=MAX_STATE),
-                    check.positive_int(initial_window, "initial_window", allow_none=False,
-                                       upper=MAX_STATE), int(bins))
+    unknown = sorted(set(options) - {o.name for o in SETTINGS})
+    if unknown:
+        raise TypeError(f"settings take no option {', '.join(unknown)}; they take "
+                        f"{', '.join(o.name for o in SETTINGS)}")
+    s = Settings(scheduler, **{o.name: options.get(o.name, o.default) for o in SETTINGS})
+    s = replace(s, **{o.name: seconds(getattr(s, o.name), o.name)
+                      for o in SETTINGS if o.bounds == SECONDS})
+    if scheduler == "bottleneck" and s.duration / s.interval > MAX_REDECISIONS:
+        raise ValueError(f"interval {s.interval} s re-decides the bottleneck more than "
+                         f"{MAX_REDECISIONS:.0e} times in {s.duration} s")
+    if isinstance(s.resource, bool) or not isinstance(s.resource, numbers.Integral) \
+            or not 0 <= s.resource < m:
+        raise ValueError(f"resource must be an index of the pipeline's {m} resources, got "
+                         f"{check.shown(s.resource)}")
+    if isinstance(s.bins, bool) or not isinstance(s.bins, numbers.Integral):
+        raise TypeError(f"bins must be a non-negative integer, got {check.shown(s.bins)}")
+    if not 0 <= s.bins <= MAX_STATE:
+        raise ValueError(f"bins must be a non-negative integer, at most {MAX_STATE}, got "
+                         f"{check.shown(s.bins)}")
+    return replace(s, **{o.name: check.positive_int(getattr(s, o.name), o.name, allow_none=False,
+                                                    upper=MAX_STATE) if o.bounds == PACKETS
+                         else int(getattr(s, o.name))
+                         for o in SETTINGS if o.type is int})
 
 
 def budget(flows, s):

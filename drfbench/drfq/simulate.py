@@ -15,9 +15,8 @@ from .. import _isa, api
 from .. import rows as tidy
 from . import kernel
 from . import literal as transcription
-from .catalog import FLOWS
-from .model import (INTERVAL, PACKET_COSTS, SOURCES, budget, flows as make_flows,
-                    settings as make_settings)
+from .catalog import DURATION, FLOWS, PACKET_COST, RECORDED
+from .model import PACKET_COSTS, SOURCES, budget, flows as make_flows, settings as make_settings
 
 
 @dataclass
@@ -86,16 +85,16 @@ class Result:
         return self.series / self.bin_width
 
     def rows(self, **columns):
-        """Tidy rows, one per flow: the run's settings, the flow's weight, source, rate and
-        mean costs, its throughput, dominant resource and share, packets served, arrived,
-        dropped, and every resource's busy and blocked fractions; with `columns` added,
-        stamped (drfbench.rows)."""
+        """Tidy rows, one per flow: the run's settings (the duration, then the catalog's
+        RECORDED: resource and interval empty for a scheduler not taking them), the flow's
+        weight, source, rate and mean costs, its throughput, dominant resource and share,
+        packets served, arrived, dropped, and every resource's busy and blocked fractions;
+        with `columns` added, stamped (drfbench.rows)."""
         s, f = self.settings, self.flows
-        run = {"scheduler": s.scheduler, "duration": s.duration, "flows": f.n, "resources": f.m,
-               "resource": s.resource if "resource" in self.options else None,
-               "interval": s.interval if "interval" in self.options else None,
-               "rtt": s.rtt, "buffer": s.buffer,
-               "stage_buffer": s.stage_buffer, "packet_costs": PACKET_COSTS[f.packet_costs], "seed": f.seed,
+        run = {"scheduler": s.scheduler, DURATION.name: s.duration, "flows": f.n,
+               "resources": f.m, **{o.name: getattr(s, o.name) if o.name in self.options else None
+                                    for o in RECORDED},
+               PACKET_COST.name: PACKET_COSTS[f.packet_costs], "seed": f.seed,
                "literal": self.isa == "literal"}
         load = {**{f"busy_{j}": float(b) for j, b in enumerate(self.busy)},
                 **{f"blocked_{j}": float(b) for j, b in enumerate(self.blocked)}}
@@ -158,16 +157,15 @@ def simulate(costs, scheduler="drfq", **options):
     return api.run(scheduler, costs, takes=FLOWS, **options)
 
 
-def run_scheduler(spec, costs, *, duration, weights, rates, source, packet_costs, rtt, buffer,
-                  stage_buffer, initial_window, bins, seed, decisions, literal, isa, resource=0,
-                  interval=INTERVAL):
+def run_scheduler(spec, costs, *, weights, rates, source, packet_costs, seed, decisions, literal,
+                  isa, **settings):
     """The registry's implementation of the flow schedulers (see `simulate`): the options
-    as the registry checked them, their defaults declared in the family's catalog
-    (resource and interval: those of fq and bottleneck only)."""
+    as the registry checked them, their defaults declared in the family's catalog; the
+    run's settings (the catalog's SETTINGS the scheduler takes: resource and interval are
+    fq's and bottleneck's only, the others' at their declared defaults) go to
+    model.settings as they are."""
     f = make_flows(costs, weights, rates, source, packet_costs, seed)
-    s = make_settings(f.m, spec.name, duration=duration, resource=resource, interval=interval,
-                      rtt=rtt, buffer=buffer, stage_buffer=stage_buffer,
-                      initial_window=initial_window, bins=bins)
+    s = make_settings(f.m, spec.name, **settings)
     budget(f, s)
     if literal and isa is not None:
         raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal transcription has none")

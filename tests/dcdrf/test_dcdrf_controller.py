@@ -391,8 +391,8 @@ def test_settle_and_converged_helpers():
 
 def test_cli_writes_tidy_rows_and_summary(tmp_path, capsys):
     out, summary = tmp_path / "sub" / "fig11.csv", tmp_path / "summary.csv"
-    main(["--tenants", "1500", "--resources", "150", "--intervals", "35", "--max-rounds", "20",
-          "--threads", "1", "--schedule", "paper", "--shift-at", "20", "--csv", str(out),
+    main(["--tenants", "1500", "--resources", "150", "--intervals", "35", "--mode", "rounds",
+          "--budgets", "20", "--threads", "1", "--schedule", "paper", "--shift-at", "20", "--csv", str(out),
           "--summary", str(summary)])
     printed = capsys.readouterr().out
     assert printed.count("\ninterval ") == 35 and "converged epsilon" in printed
@@ -409,7 +409,7 @@ def test_cli_writes_tidy_rows_and_summary(tmp_path, capsys):
 def test_cli_figure10_runs_one_per_deadline_and_thread_count(tmp_path):
     out = tmp_path / "fig10.csv"
     rows, summary = main(["--tenants", "1500", "--resources", "150", "--intervals", "20",
-                          "--max-rounds", "10,20", "--threads", "1,2", "--baseline", "none",
+                          "--mode", "rounds", "--budgets", "10", "20", "--threads", "1", "2", "--baseline", "none",
                           "--csv", str(out)])
     assert len(rows) == 80 and len(summary) == 4
     eps = {(s["threads"], s["base_deadline"]): s["converged_epsilon"] for s in summary}
@@ -419,21 +419,26 @@ def test_cli_figure10_runs_one_per_deadline_and_thread_count(tmp_path):
 
 def test_cli_relative_deadlines(tmp_path):
     rows, summary = main(["--tenants", "1500", "--resources", "150", "--intervals", "12",
-                          "--max-rounds", "0.5", "--relative", "--threads", "1",
+                          "--mode", "rounds", "--budgets", "0.5", "--relative", "--threads", "1",
                           "--baseline", "none", "--csv", str(tmp_path / "r.csv")])
     exact = drfbench.allocate(workloads.generate("G0", 1500, 150, seed=0).demands, "dcdrf",
                               threads=1).rounds
     assert summary[0]["base_deadline"] == max(1, int(math.floor(0.5 * exact + 0.5)))
 
 
+ROUNDS = ["--mode", "rounds", "--threads", "1", "--budgets"]
+
+
 @pytest.mark.parametrize("argv, message", [
-    (["--max-rounds", "0"], "positive"), (["--deadline", "-1"], "positive"),
-    (["--deadline", "inf"], "positive"), (["--max-rounds", "2.5"], "whole"),
-    (["--max-rounds", "5", "--intervals", "0"], "--intervals"),
-    (["--max-rounds", "5", "--eps-min", "0"], "eps_min"),
-    (["--max-rounds", "5", "--schedule", "paper", "--churn-fraction", "2"], "churn_fraction"),
-    (["--max-rounds", "5", "--baseline", "nope"], "unknown baseline"),
-    (["--max-rounds", "5", "--deadline", "1"], "not allowed"),
+    ([*ROUNDS, "0"], "positive"), (["--threads", "1", "--budgets", "-1"], "positive"),
+    (["--threads", "1", "--budgets", "inf"], "positive"), ([*ROUNDS, "2.5"], "whole"),
+    ([*ROUNDS, "5", "--intervals", "0"], "--intervals"),
+    ([*ROUNDS, "5", "--eps-min", "0"], "eps_min"),
+    ([*ROUNDS, "5", "--schedule", "paper", "--churn-fraction", "2"], "churn_fraction"),
+    ([*ROUNDS, "5", "--baseline", "nope"], "unknown baseline"),
+    ([*ROUNDS, "5", "--mode", "minutes"], "--mode"),
+    (["--budgets", "5", "--threads", "0"], "--threads"),
+    (["--budgets", "5"], "required: --threads"),
     ([], "required"),
 ])
 def test_cli_rejects_bad_settings(tmp_path, capsys, argv, message):
@@ -441,3 +446,16 @@ def test_cli_rejects_bad_settings(tmp_path, capsys, argv, message):
         main(argv + ["--csv", str(tmp_path / "x.csv")] if argv else ["--csv", "x.csv"])
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_cli_threads_are_the_declared_option_s_sweep():
+    """--threads is api.THREADS as a sweep (catalog.STEP_SWEEPS): whole numbers within its
+    bounds, "all" (its `none` text) for the default count; the pipeline's values as they
+    are in the config."""
+    from drfbench import pipeline
+    from drfbench._command import options_of
+    from drfbench.dcdrf.controller import parser
+    args = parser().parse_args(["--budgets", "5", "--threads", "all", "2", "--csv", "x.csv"])
+    assert options_of(args) == {"threads": [None, 2]}
+    assert pipeline.flags({"threads": [1, "all"], "budgets": [0.1]}, "dcdrf", "controller") == \
+        "--threads 1 all"

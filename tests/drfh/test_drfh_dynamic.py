@@ -13,7 +13,7 @@ from drfbench import rows
 def test_the_dynamic_file_has_exact_shares_on_its_share_rows(tmp_path):
     out, summary = tmp_path / "dynamic.csv", tmp_path / "summary.csv"
     done = subprocess.run([sys.executable, "-m", "drfbench.drfh", "dynamic", "--servers", "20",
-                           "--sample", "50", "--out", str(out), "--summary", str(summary)],
+                           "--dynamic-sample", "50", "--out", str(out), "--summary", str(summary)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     table = rows.read(out)
@@ -32,7 +32,7 @@ def test_the_dynamic_experiment_under_first_fit(tmp_path):
     """DS7's file: Fig. 4's users under First-Fit (--scheduler), exact DRFH beside them."""
     out, summary = tmp_path / "dynamic.csv", tmp_path / "summary.csv"
     done = subprocess.run([sys.executable, "-m", "drfbench.drfh", "dynamic", "--servers", "20",
-                           "--sample", "50", "--scheduler", "drfh-first-fit", "--out", str(out),
+                           "--dynamic-sample", "50", "--scheduler", "drfh-first-fit", "--out", str(out),
                            "--summary", str(summary)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     table = rows.read(out)

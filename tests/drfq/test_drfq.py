@@ -3,6 +3,7 @@ decision by decision, the properties DRFQ promises (single-resource fair queuein
 weights, max-min, equal dominant shares within the bound, work conservation), the
 dovetailing example, determinism, the registry's methods and options, the costs file,
 the rows, the evaluation and the pipeline steps, and bad input."""
+import dataclasses
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ import drfbench
 from conftest import assert_same
 from drfbench import api, drfq, rows
 from drfbench.drfq import model
+from drfbench.drfq.catalog import STAGE_BUFFER
 from drfbench.drfq.__main__ import main
 
 US = 1e-6
@@ -150,7 +152,7 @@ def test_backlogged_dominant_service_within_the_bound(scheduler, packet_costs):
         assert (gap <= allowed[None] * (1 + 1e-9)).all()
         if packet_costs == "fixed":
             share = r.dominant_share / w
-            in_flight = (m + (m - 1) * model.STAGE_BUFFER) * largest.max() / r.settings.duration
+            in_flight = (m + (m - 1) * STAGE_BUFFER) * largest.max() / r.settings.duration
             assert share.max() - share.min() <= largest.max() / r.settings.duration + in_flight
 
 
@@ -276,7 +278,8 @@ def test_evaluation_rows():
 
 def test_the_registry_has_every_scheduler_and_its_options():
     """Five methods of kind flows, in the kernel's order; resource only for fq and
-    bottleneck, interval only for bottleneck; defaults the model's."""
+    bottleneck, interval only for bottleneck; the model's settings given no option are the
+    declared defaults (model.Settings is made from the catalog's SETTINGS)."""
     assert SCHEDULERS == model.SCHEDULERS
     assert drfbench.methods(family="drfq") == SCHEDULERS
     kind = api.KINDS["flows"]
@@ -285,9 +288,18 @@ def test_the_registry_has_every_scheduler_and_its_options():
     assert takes == {"drfq": set(), "drfq-dovetail": set(), "fq": {"resource"},
                      "bottleneck": {"resource", "interval"}, "fifo": set()}
     defaults = api.method_info("bottleneck").defaults()
+    settings = model.settings(2, "bottleneck")
+    assert [f.name for f in dataclasses.fields(settings)] == ["scheduler", "duration", "resource",
+                                                              "interval", "rtt", "buffer",
+                                                              "stage_buffer", "initial_window",
+                                                              "bins"]
+    assert {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)} == \
+        {"scheduler": "bottleneck", **{f.name: defaults[f.name]
+                                       for f in dataclasses.fields(settings)[1:]}}
     assert (defaults["interval"], defaults["rtt"], defaults["buffer"], defaults["duration"],
-            defaults["resource"], defaults["source"]) == (model.INTERVAL, model.RTT, model.BUFFER,
-                                                          1.0, 0, "backlogged")
+            defaults["resource"], defaults["source"]) == (0.3, 1e-3, 100, 1.0, 0, "backlogged")
+    with pytest.raises(TypeError, match="settings take no option rate"):
+        model.settings(2, "drfq", rate=1.0)
 
 
 def test_simulate_is_drfbench_run():

@@ -3,14 +3,16 @@
 # over 80 control intervals (Figure 11). Budgets are seconds, or rounds (mode: rounds, exact
 # and reproducible); `relative` makes them multiples of the exact run's time or rounds.
 # Figure 10 is drawn for each of `methods`; Figure 11 for the first. Threads: the config's
-# counts, "all" for the job's cores; a single-threaded method runs once, on one.
+# counts, "all" for the job's cores; a single-threaded method runs once, on one: the
+# declared option's sweep (drfbench/dcdrf/catalog.py STEP_SWEEPS), passed by
+# drfbench.pipeline.flags.
+
+from drfbench.pipeline import flags
 
 CONTROLLER = config["dcdrf"]["controller"]
 CONTROLLER_WORKLOAD = sweeps.workload_name(
     CONTROLLER["demand_profile"], CONTROLLER["tenants"], CONTROLLER["resources"], config["seed"])
-CONTROLLER_BUDGET = "--max-rounds" if CONTROLLER["mode"] == "rounds" else "--deadline"
 CONTROLLER_RELATIVE = "--relative" if CONTROLLER["relative"] else ""
-CONTROLLER_THREADS = ",".join(map(str, CONTROLLER["threads"]))
 CONTROLLER_TABLES = [f"epsilon_vs_deadline_{m}" for m in CONTROLLER["methods"]] + ["adaptation"]
 TARGETS += expand("results/{name}/dcdrf/controller/{table}.csv", name=NAME, table=CONTROLLER_TABLES)
 
@@ -28,15 +30,15 @@ rule epsilon_vs_deadline:
         "results/{name}/logs/dcdrf/controller/epsilon_vs_deadline_{method}.log",
     params:
         python=PYTHON,
-        budget_flag=CONTROLLER_BUDGET,
+        mode=CONTROLLER["mode"],
         relative=CONTROLLER_RELATIVE,
-        threads=CONTROLLER_THREADS,
-        budgets=",".join(map(str, CONTROLLER["budgets"])),
+        options=flags(CONTROLLER, "dcdrf", "controller"),
+        budgets=" ".join(map(str, CONTROLLER["budgets"])),
         intervals=CONTROLLER["intervals"],
     threads: workflow.cores  # timing runs alone
     shell:
         "{params.python} -m drfbench.dcdrf controller --workload {input} --intervals {params.intervals} "
-        "{params.budget_flag} {params.budgets} {params.relative} --threads {params.threads} "
+        "--mode {params.mode} --budgets {params.budgets} {params.relative} {params.options} "
         "--method {wildcards.method} "
         "--schedule stable --csv {output.rows} "
         "--summary {output.summary} > {log} 2>&1"
@@ -54,15 +56,15 @@ rule adaptation:
         "results/{name}/logs/dcdrf/controller/adaptation.log",
     params:
         python=PYTHON,
-        budget_flag=CONTROLLER_BUDGET,
+        mode=CONTROLLER["mode"],
         relative=CONTROLLER_RELATIVE,
-        threads=CONTROLLER_THREADS,
+        options=flags(CONTROLLER, "dcdrf", "controller"),
         budget=CONTROLLER["adaptation_budget"],
         method=CONTROLLER["methods"][0],
     threads: workflow.cores
     shell:
         "{params.python} -m drfbench.dcdrf controller --workload {input} --intervals 80 "
-        "{params.budget_flag} {params.budget} {params.relative} --threads {params.threads} "
+        "--mode {params.mode} --budgets {params.budget} {params.relative} {params.options} "
         "--method {params.method} --schedule paper --csv {output.rows} "
         "--summary {output.summary} > {log} 2>&1"
 

@@ -2,11 +2,14 @@
 # Table II and Figs. 5-7 under each slot model (how a task runs in a slot) and task scale
 # (the converted tasks' size), on several seeds, at the `drfh.sim` scale; at task scale s
 # the cluster has s times drfh.sim.servers servers, so that the offered load per server
-# stays the trace's. One job per (slot model, task scale, seed), run side by side;
-# gathered into drfh_sensitivity.csv and drawn by notebooks/drfh_sensitivity.py.
+# stays the trace's. One job per (task scale, seed), each slot model in turn, run side by
+# side; gathered into drfh_sensitivity.csv and drawn by notebooks/drfh_sensitivity.py.
 #
 # Config (key `drfh`, sub-key `sensitivity`): seeds, slot_models, task_scales; the rest is
-# drfh.sim's (servers, users, skew, fraction, cores, horizon, sample, slot_grid).
+# drfh.sim's (servers, users, skew, fraction, cores, horizon, sample, slot_grid). The
+# step's declared options are passed by drfbench.pipeline.flags (drfbench/drfh/catalog.py).
+
+from drfbench.pipeline import flags
 
 DRFH_SENS = config["drfh"]["sensitivity"]
 DRFH_SENS_SIM = config["drfh"]["sim"]  # the scale (this file is read before drfh_sim.smk)
@@ -59,31 +62,27 @@ rule drfh_sensitivity_run:
         servers="results/{name}/drfh/sensitivity/servers_x{scale}_s{seed}.csv",
         tasks="results/{name}/drfh/sensitivity/tasks_x{scale}_s{seed}.csv",
     output:
-        "results/{name}/drfh/sensitivity/{model}_x{scale}_s{seed}.csv",
+        "results/{name}/drfh/sensitivity/run_x{scale}_s{seed}.csv",
     wildcard_constraints:
-        model="|".join(DRFH_SENS["slot_models"]),
         scale="|".join(DRFH_SENS_SCALES),
         seed=r"\d+",
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/drfh/sensitivity/{model}_x{scale}_s{seed}.log",
+        "results/{name}/logs/drfh/sensitivity/run_x{scale}_s{seed}.log",
     params:
         python=PYTHON,
-        grid=" ".join(map(str, DRFH_SENS_SIM["slot_grid"])),
-        horizon=DRFH_SENS_SIM["horizon"],
-        sample=DRFH_SENS_SIM["sample"],
+        options=flags({**DRFH_SENS_SIM, **DRFH_SENS}, "drfh", "sensitivity"),
     shell:
         "{params.python} -m drfbench.drfh sensitivity --servers {input.servers} "
-        "--tasks {input.tasks} --slot-model {wildcards.model} --task-scale {wildcards.scale} "
-        "--slots {params.grid} --horizon {params.horizon} --sample {params.sample} "
+        "--tasks {input.tasks} --task-scale {wildcards.scale} {params.options} "
         "--seed {wildcards.seed} --out {output} > {log} 2>&1"
 
 
 rule drfh_sensitivity_gather:
     input:
-        expand("results/{{name}}/drfh/sensitivity/{model}_x{scale}_s{seed}.csv",
-               model=DRFH_SENS["slot_models"], scale=DRFH_SENS_SCALES, seed=DRFH_SENS["seeds"]),
+        expand("results/{{name}}/drfh/sensitivity/run_x{scale}_s{seed}.csv",
+               scale=DRFH_SENS_SCALES, seed=DRFH_SENS["seeds"]),
     output:
         report("results/{name}/drfh/drfh_sensitivity.csv", category="DRFH"),
     conda:

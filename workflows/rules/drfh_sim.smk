@@ -8,11 +8,16 @@
 #   servers              servers drawn from Table I for the trace runs
 #   users, skew, fraction, cores   the Alibaba sample's conversion (trace.py)
 #   horizon, sample      seconds simulated (the trace's window) and between samples
-#   schedulers           compared in Figs. 5-7; slots: k for Slots, or "best" (Table II's)
+#   schedulers           compared in Figs. 5-7; slots: k for Slots, unless best_slots
+#                        (Table II's best k)
 #   slot_grid            Table II's k
-#   dynamic_servers      Fig. 4's cluster
+#   dynamic_servers, dynamic_sample   Fig. 4's cluster, its seconds between samples
 #   slot_model           how a task runs in a slot: timeshare or capped
 #   task_scale           every converted task's demands times this
+# The steps' declared options (horizon, sample, slots, slot_model, slot_grid,
+# dynamic_sample) are passed by drfbench.pipeline.flags (drfbench/drfh/catalog.py).
+
+from drfbench.pipeline import flags
 
 DRFH_SIM = config["drfh"]["sim"]
 TARGETS += expand("results/{name}/drfh/{table}.csv", name=NAME,
@@ -70,9 +75,10 @@ rule drfh_sim_dynamic:
     params:
         python=PYTHON,
         servers=DRFH_SIM["dynamic_servers"],
+        options=flags(DRFH_SIM, "drfh", "dynamic"),
         seed=config["seed"],
     shell:
-        "{params.python} -m drfbench.drfh dynamic --servers {params.servers} "
+        "{params.python} -m drfbench.drfh dynamic --servers {params.servers} {params.options} "
         "--seed {params.seed} --out {output.shares} --summary {output.summary} > {log} 2>&1"
 
 
@@ -88,10 +94,11 @@ rule drfh_sim_dynamic_first_fit:
     params:
         python=PYTHON,
         servers=DRFH_SIM["dynamic_servers"],
+        options=flags(DRFH_SIM, "drfh", "dynamic"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh dynamic --scheduler drfh-first-fit "
-        "--servers {params.servers} --seed {params.seed} --out {output.shares} "
+        "--servers {params.servers} {params.options} --seed {params.seed} --out {output.shares} "
         "--summary {output.summary} > {log} 2>&1"
 
 
@@ -107,15 +114,11 @@ rule drfh_sim_slots_search:
         "results/{name}/logs/drfh/slots_search.log",
     params:
         python=PYTHON,
-        grid=" ".join(map(str, DRFH_SIM["slot_grid"])),
-        slot_model=DRFH_SIM["slot_model"],
-        horizon=DRFH_SIM["horizon"],
-        sample=DRFH_SIM["sample"],
+        options=flags(DRFH_SIM, "drfh", "slots-search"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh slots-search --servers {input.servers} "
-        "--tasks {input.tasks} --slots {params.grid} --slot-model {params.slot_model} "
-        "--horizon {params.horizon} --sample {params.sample} --seed {params.seed} "
+        "--tasks {input.tasks} {params.options} --seed {params.seed} "
         "--out {output} > {log} 2>&1"
 
 
@@ -124,7 +127,7 @@ rule drfh_sim_run:
         servers="results/{name}/drfh/servers.csv",
         tasks="results/{name}/drfh/tasks.csv",
         search=lambda w: ([f"results/{w.name}/drfh/slots_search.csv"]
-                          if w.scheduler == "drfh-slots" and DRFH_SIM["slots"] == "best" else []),
+                          if w.scheduler == "drfh-slots" and DRFH_SIM["best_slots"] else []),
     output:
         run=report("results/{name}/drfh/run_{scheduler}.csv", category="DRFH"),
         jobs="results/{name}/drfh/jobs_{scheduler}.csv",
@@ -137,18 +140,13 @@ rule drfh_sim_run:
         "results/{name}/logs/drfh/run_{scheduler}.log",
     params:
         python=PYTHON,
-        slots=lambda w, input: (f"--slots-from {input.search[0]}" if input.search else
-                                "" if DRFH_SIM["slots"] == "best" else
-                                f"--slots {DRFH_SIM['slots']}"),
-        slot_model=DRFH_SIM["slot_model"],
-        horizon=DRFH_SIM["horizon"],
-        sample=DRFH_SIM["sample"],
+        options=flags(DRFH_SIM, "drfh", "run"),
+        search=lambda w, input: " ".join(f"--slots-from {path}" for path in input.search),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh run --servers {input.servers} --tasks {input.tasks} "
-        "--scheduler {wildcards.scheduler} {params.slots} --slot-model {params.slot_model} "
-        "--horizon {params.horizon} "
-        "--sample {params.sample} --seed {params.seed} --out {output.run} "
+        "--scheduler {wildcards.scheduler} {params.options} {params.search} "
+        "--seed {params.seed} --out {output.run} "
         "--jobs {output.jobs} --users {output.users} > {log} 2>&1"
 
 
@@ -165,13 +163,12 @@ rule drfh_sim_sharing:
         "results/{name}/logs/drfh/sharing.log",
     params:
         python=PYTHON,
-        horizon=DRFH_SIM["horizon"],
-        sample=DRFH_SIM["sample"],
+        options=flags(DRFH_SIM, "drfh", "sharing"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh sharing --servers {input.servers} "
-        "--tasks {input.tasks} --shared {input.shared} --horizon {params.horizon} "
-        "--sample {params.sample} --seed {params.seed} --out {output} > {log} 2>&1"
+        "--tasks {input.tasks} --shared {input.shared} {params.options} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
 
 
 NOTEBOOKS["drfh_sim_dynamic"] = dict(
