@@ -372,7 +372,11 @@ def select(spec, results, values):
             keys[name] = pd.Series(np.asarray(evaluate(expr, _Columns(frame, values))), index=frame.index)
     used = [c for c in frame.columns if c in _names(spec["of"])]   # group only what `of` reads
     grouped = frame[used].groupby([keys[k] for k in keys], sort=True)
-    out = pd.Series({key: evaluate(spec["of"], _Columns(part, values)) for key, part in grouped})
+    groups = {key: evaluate(spec["of"], _Columns(part, values)) for key, part in grouped}
+    if not groups:          # nothing selected: no groups, under the keys' names
+        return pd.Series([], index=pd.MultiIndex.from_arrays([[]] * len(keys), names=list(keys)),
+                         dtype=float)
+    out = pd.Series(groups)
     out.index.names = list(keys)
     return out
 

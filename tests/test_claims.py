@@ -304,6 +304,18 @@ CLAIM = """
 """
 
 
+def test_a_selection_of_nothing_by_several_keys_is_empty(tmp_path):
+    """A `where` that selects nothing, grouped by two keys (a perturbed copy can flip every
+    row out): an empty value under the keys' names, and so is a grouping of it, not an
+    error (a rule answers for any data)."""
+    _, results = small_table(tmp_path, CLAIM)
+    got = claims.select({"file": "r.csv", "where": "gain > 1", "by": ["seed", {"twice": "2 * seed"}],
+                         "of": "mean(gain)"}, claims.Results(results), {})
+    assert got.empty and list(got.index.names) == ["seed", "twice"]
+    assert claims.select({"from": "g", "by": "seed", "of": "slope(twice, g)"}, None, {"g": got}).empty
+    assert np.isnan(claims.select({"from": "g", "of": "max(g)"}, None, {"g": got}))
+
+
 def test_a_small_table_renders_its_rows_counts_and_summary(tmp_path):
     directory, results = small_table(tmp_path, CLAIM)
     table = claims.load(directory)

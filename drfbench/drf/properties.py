@@ -446,9 +446,10 @@ def table_methods(methods, epsilons=(0.01, 0.1)):
 
 def lecture_examples():
     """Tidy rows of the lecture's worked examples, for the notebook: its single-resource
-    example (max-min fairness), its DRF, asset and CEEI allocations, CEEI's lie, and its
-    weights "user 1 weight 9, user 2 weight 1" and "10^10 and 10" (priority) under weighted
-    DRF."""
+    example (max-min fairness), its dominant share (<2 CPU, 1 GB> of <10 CPU, 4 GB>: 25%,
+    memory; one task launched by the online DRF kernel), its DRF, asset and CEEI
+    allocations, CEEI's lie, and its weights "user 1 weight 9, user 2 weight 1" and "10^10
+    and 10" (priority) under weighted DRF."""
     rows = []
 
     def add(example, method, inst, A, reported=None):
@@ -460,6 +461,9 @@ def lecture_examples():
 
     single = from_cluster([[1], [3]], [1_000_000], label="lecture single resource")
     add("<1,000,000 CPU>: <1 CPU>, <3 CPU>", "DRF", single, drf(single.demands))
+    held = from_cluster([[2, 1]], [10, 4], label="lecture dominant share")
+    add("<10 CPU, 4 GB>: user 1 holds <2 CPU, 1 GB>", "online DRF (tasks)", held,
+        online_drf([[2, 1]], [10, 4], tasks=[1]).allocation / np.array([10.0, 4.0]))
     lec = lecture_instance()
     for name, method in (("DRF", drf), ("Asset", asset_fairness), ("CEEI", ceei)):
         add("<9 CPU, 18 GB>: <1 CPU, 4 GB>, <3 CPU, 1 GB>", name, lec, method(lec.demands))

@@ -46,10 +46,13 @@ def test_online_drf_weights_launch_in_proportion(weights, expected):
 
 def test_online_drf_lecture_dominant_share_example():
     """The lecture's definition: on <10 CPU, 4 GB>, a user allocated <2 CPU, 1 GB> has
-    memory as her dominant resource (1/4 > 2/10) and a dominant share of 25%."""
+    memory as her dominant resource (1/4 > 2/10) and a dominant share of 25%; the worked
+    examples' row (drf_examples.csv, REPRODUCTION.md's L14) holds the same allocation."""
     res = drf.online_drf([[2, 1]], [10, 4], tasks=[1])
     np.testing.assert_allclose(res.allocation, [[2, 1]])
     np.testing.assert_allclose(res.shares, [0.25])
+    row, = [r for r in lecture_examples() if r["example"].startswith("<10 CPU, 4 GB>")]
+    assert (row["tasks"], row["share_0"], row["share_1"]) == pytest.approx((1, 0.2, 0.25))
 
 
 def test_online_drf_lecture_max_min_example():
