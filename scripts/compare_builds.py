@@ -5,7 +5,7 @@
                                      [--kernels edrf-event,dcdrf:0,dcdrf:1e-3]
                                      [--repeats K] [--event-scale N R] [--dcdrf-scale N R]
                                      [--reuse-output] [--quick] [--csv FILE]
-                                     [--clock kernel|thread-cpu]
+                                     [--clock kernel|thread-cpu] [--bincount]
 
 OLD (and NEW) is a directory holding a build's `drfbench` package, i.e. its compiled
 `_kernels*` packages (for instance /work/before/drfbench); NEW defaults to the drfbench
@@ -26,7 +26,10 @@ calling thread's CPU time instead of the kernel's own (wall) timer: on a shared 
 it leaves out the time other processes took the core, and means something on one thread
 only. Default configurations: edrf-event at paper scale (G0, 1M x 100K) and dcdrf at
 epsilon 0 and 1e-3 at 100K x 10K, float32, 2 threads, the default variant; --quick runs
-all at 10K x 1K. Only ratios within one run mean anything on a shared machine.
+all at 10K x 1K. --bincount times one np.bincount pass over the non-zeros by resource
+(np.bincount(indices, weights=data, minlength=R): issue 38's floor) after each pair of
+calls, and prints each build's median ratio to it (rows of build "bincount" in the
+--csv). Only ratios within one run mean anything on a shared machine.
 """
 import argparse
 import csv
@@ -93,13 +96,22 @@ def call(modules, kernel, m, weights, epsilon, threads, output, clock="kernel"):
     return (elapsed if clock == "kernel" else time.thread_time() - cpu), allocation, level
 
 
-def compare(builds, config, m, weights, threads, repeats, reuse_output, clock):
-    """Old and new alternately on the same inputs: one printed line; returns the tidy
-    rows of the timed calls and each build's last result."""
+def bincount_seconds(m):
+    """One np.bincount pass over m's non-zeros by resource, seconds (wall)."""
+    t = time.perf_counter()
+    np.bincount(m.indices, weights=m.data, minlength=m.shape[1])
+    return time.perf_counter() - t
+
+
+def compare(builds, config, m, weights, threads, repeats, reuse_output, clock,
+            bincount=False):
+    """Old and new alternately on the same inputs (and one np.bincount pass after each
+    pair if `bincount`): one printed line, two with bincount; returns the tidy rows of
+    the timed calls and each build's last result."""
     label, kernel, epsilon, isa = config
     outputs = {side: (output_array(m.nnz, m.dtype) if reuse_output else None)
                for side in builds}
-    times = {side: [] for side in builds}
+    times = {side: [] for side in (*builds, "bincount")}
     last = {}
     for side in builds:                                    # untimed: first touches
         call(builds[side][isa], kernel, m, weights, epsilon, threads, outputs[side], clock)
@@ -109,6 +121,8 @@ def compare(builds, config, m, weights, threads, repeats, reuse_output, clock):
                                               epsilon, threads, outputs[side], clock)
             times[side].append(elapsed)
             last[side] = (allocation.copy() if reuse_output else allocation, level)
+        if bincount:
+            times["bincount"].append(bincount_seconds(m))
     old, new = (float(np.median(times[side])) for side in ("old", "new"))
     same = all(np.array_equal(a, b) for a, b in zip(last["old"], last["new"]))
     scale = f"{m.shape[0]} x {m.shape[1]}"
@@ -116,12 +130,21 @@ def compare(builds, config, m, weights, threads, repeats, reuse_output, clock):
           f"{old * 1e3:>9.2f} {new * 1e3:>9.2f} {min(times['old']) * 1e3:>9.2f} "
           f"{min(times['new']) * 1e3:>9.2f} {new / old:>8.3f}  {'yes' if same else 'NO'}",
           flush=True)
+    if bincount:
+        ratios = {side: np.median(np.array(times[side]) / times["bincount"])
+                  for side in ("old", "new")}
+        print(f"{'':<15s} np.bincount median {np.median(times['bincount']) * 1e3:.2f} ms, "
+              f"min {min(times['bincount']) * 1e3:.2f} ms; median per-pair ratio to it: "
+              f"old {ratios['old']:.2f}, new {ratios['new']:.2f}", flush=True)
     rows = [dict(build=side, kernel=kernel.replace("_", "-"), epsilon=epsilon, isa=isa,
                  flags=flags_string(isa), dtype=str(m.dtype), tenants=m.shape[0],
                  resources=m.shape[1], nnz=m.nnz, threads=threads, repeat=r, clock=clock,
                  seconds=t,
                  same_bits=same)
             for side in ("old", "new") for r, t in enumerate(times[side])]
+    rows += [dict(build="bincount", kernel="np.bincount", dtype=str(m.dtype),
+                  tenants=m.shape[0], resources=m.shape[1], nnz=m.nnz, repeat=r,
+                  clock="wall", seconds=t) for r, t in enumerate(times["bincount"])]
     return rows, last
 
 
@@ -168,6 +191,9 @@ def main(argv=None):
     p.add_argument("--csv", default=None, help="write one tidy row per timed call here")
     p.add_argument("--clock", choices=("kernel", "thread-cpu"), default="kernel",
                    help="the kernel's own timer (default), or the calling thread's CPU time")
+    p.add_argument("--bincount", action="store_true",
+                   help="one np.bincount pass over the non-zeros after each pair, and "
+                        "each build's median ratio to it")
     args = p.parse_args(argv)
     small = (10_000, 1_000)
     event_scale = tuple(args.event_scale or (small if args.quick else (1_000_000, 100_000)))
@@ -200,7 +226,7 @@ def main(argv=None):
                 for isa in isas:
                     new_rows, last = compare(builds, (label, kernel, epsilon, isa),
                                              *inputs[scales[kernel]], threads, repeats,
-                                             args.reuse_output, args.clock)
+                                             args.reuse_output, args.clock, args.bincount)
                     results += last.values()
                     if writer:
                         writer.writerows(new_rows)

@@ -2,11 +2,14 @@
 
     python scripts/profile_edrf_event.py phases  [N R [THREADS [REPEATS]]]
         the kernel's own phase timestamps on G0 (transposition, sums, heaps,
-        events, allocation), called directly on a reused allocation buffer
+        events, allocation), called directly on a reused allocation buffer, each call
+        followed by one np.bincount pass (the issue-38 floor, below)
     python scripts/profile_edrf_event.py paper   [PROFILE [REPEATS [N R]]]
         paper scale (1M x 100K, float32) through drfbench.allocate on 2 threads, in
-        this process: elapsed (the kernel's) and wall time per run, rounds, the
-        one-pass floors in the same run, peak RSS of the process (workload included)
+        this process, each run followed by one np.bincount pass: elapsed (the
+        kernel's), wall time and bincount's per run, the median of the ratio elapsed /
+        bincount, rounds, the one-pass floors in the same run, peak RSS of the process
+        (workload included)
     python scripts/profile_edrf_event.py profiles [REPEATS]
         `paper` for each of the six demand profiles, each in a fresh process
     python scripts/profile_edrf_event.py compare [N R [REPEATS]]
@@ -20,7 +23,8 @@ one streaming pass that sums the non-zeros (data, as float64), numpy's on one th
 the same split in two halves on two threads, and drfbench's (drfbench/dcdrf/floor.pyx) on two
 threads, both that one (stream) and one pass summing the non-zeros by resource
 (scatter: the least work of exact EDRF, which needs every resource's mu_r before its
-first round).
+first round). Issue 38's floor, timed beside each run: one np.bincount pass over the
+non-zeros, np.bincount(indices, weights=data, minlength=R) (one thread, float64 sums).
 """
 import subprocess
 import sys
@@ -34,6 +38,21 @@ from drfbench.dcdrf import workloads
 from drfbench.dcdrf.bench import floors, peak_rss_mib
 
 PHASES = ("transposition", "sums", "heaps", "events", "allocation")
+
+
+def bincount_seconds(D):
+    """One np.bincount pass over D's non-zeros by resource (issue 38's floor), seconds."""
+    t = time.perf_counter()
+    np.bincount(D.indices, weights=D.data, minlength=D.shape[1])
+    return time.perf_counter() - t
+
+
+def print_bincount(elapsed, bincount):
+    """Per-run bincount times and the median of the per-run ratios elapsed / bincount."""
+    ratios = np.array(elapsed) / np.array(bincount)
+    print("  bincount per run:         " + " ".join(f"{x:.3f}" for x in bincount))
+    print(f"  median bincount {np.median(bincount):.3f} s, elapsed / bincount per run "
+          + " ".join(f"{x:.2f}" for x in ratios) + f", median {np.median(ratios):.2f}")
 
 
 def floor_seconds(D, repeats=5):
@@ -69,14 +88,21 @@ def phases(n=1_000_000, m=100_000, threads=2, repeats=3):
     w = np.ones(n)
     allocation = np.zeros(D.nnz, dtype=D.dtype)
     print(f"G0 {n} x {m}, nnz {D.nnz}, {threads} thread(s)")
-    print("   " + " ".join(f"{p:>10s}" for p in PHASES) + "      total  rounds")
+    print("   " + " ".join(f"{p:>10s}" for p in PHASES) + "      total  rounds  bincount")
+    elapsed, bincount, steps = [], [], []
     for _ in range(repeats):
         level = np.zeros(n)
         stamps = np.zeros(len(PHASES))
-        rounds, _, elapsed = edrf_event(D.data, D.indices, D.indptr, m, w, 0.0, np.inf, 2**62,
+        rounds, _, seconds = edrf_event(D.data, D.indices, D.indptr, m, w, 0.0, np.inf, 2**62,
                                         threads, allocation, level, stamps)
-        steps = np.diff(np.concatenate([[0.0], stamps]))
-        print("   " + " ".join(f"{s:10.3f}" for s in steps) + f" {elapsed:10.3f}  {rounds}")
+        elapsed.append(seconds)
+        bincount.append(bincount_seconds(D))
+        steps.append(np.diff(np.concatenate([[0.0], stamps])))
+        print("   " + " ".join(f"{s:10.3f}" for s in steps[-1])
+              + f" {seconds:10.3f}  {rounds}  {bincount[-1]:8.3f}")
+    print("   " + " ".join(f"{s:10.3f}" for s in np.median(steps, axis=0))
+          + f" {np.median(elapsed):10.3f}  (medians)")
+    print_bincount(elapsed, bincount)
     print_floors(D)
 
 
@@ -86,7 +112,7 @@ def paper(demand_profile="G0", repeats=3, n=1_000_000, m=100_000):
     generated = time.perf_counter() - t
     print(f"{demand_profile} {n} x {m}, nnz {D.nnz}, {D.dtype}, generated in {generated:.2f} s, "
           f"peak RSS so far {peak_rss_mib():.0f} MiB")
-    elapsed, wall, rounds = [], [], None
+    elapsed, wall, bincount, rounds = [], [], [], None
     for _ in range(repeats):
         t = time.perf_counter()
         res = drfbench.allocate(D, "edrf-event", threads=2)
@@ -94,10 +120,12 @@ def paper(demand_profile="G0", repeats=3, n=1_000_000, m=100_000):
         elapsed.append(res.elapsed)
         rounds = res.rounds
         del res
+        bincount.append(bincount_seconds(D))
     e, w = float(np.median(elapsed)), float(np.median(wall))
     print("  elapsed per run (kernel): " + " ".join(f"{x:.3f}" for x in elapsed))
     print("  wall per run (allocate):  " + " ".join(f"{x:.3f}" for x in wall))
     print(f"  median elapsed {e:.3f} s, median wall {w:.3f} s, rounds {rounds}")
+    print_bincount(elapsed, bincount)
     print_floors(D, e)
     print(f"  peak RSS of the process {peak_rss_mib():.0f} MiB")
 

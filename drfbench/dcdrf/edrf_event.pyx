@@ -26,7 +26,8 @@ transposition, then once each in a row walk, a column walk and the allocation): 
 O(nnz + (rounds + stale entries) log R). Memory, not arithmetic, sets the pace, so rows,
 lists and heap levels are requested ahead (prefetch). Threads: the transposition is split
 over them; the event loop runs on one (a round takes microseconds and needs the last
-one's state); a second writes the allocation beside it (write_leavers). Determinism: the
+one's state) while a second takes the page faults of a new output (touch_pages), and the
+allocation is written after it, on every thread (write_allocation). Determinism: the
 split changes neither scales, transposition nor allocation, the initial mu is summed in
 fixed block order and the loop is serial, so the result is the same bits for any thread
 count. Measurements and what was tried: docs/edrf-event-history.md.
@@ -40,8 +41,8 @@ from libc.math cimport INFINITY
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 from _common cimport (floating, int32_t, int64_t, uint8_t, now, ROUNDING_SLACK,
-                      prefetch_span, row_scale, write_allocation, write_row)
-from _platform cimport LINE, load_acquire, pause, prefetch, prefetch_write, store_release
+                      prefetch_span, row_scale, write_allocation)
+from _platform cimport LINE, load_acquire, prefetch, prefetch_write, store_release
 from _heap cimport Entry, Heap, HEAP_EXTRA, heap_build, heap_init, pop, push, sift_down
 
 cdef enum:
@@ -53,14 +54,9 @@ cdef enum:
 
 
 cdef struct Progress:
-    # What the event loop has logged, on cache lines of their own: the loop writes
-    # `logged` and `ended`, the allocation writer `written`.
-    long long logged           # tenants in the leaving log whose level is final
-    char pad0[LINE - 8]
-    long long ended            # 1 once `logged` is final
-    char pad1[LINE - 8]
-    long long written          # the log's tenants whose rows the writer has written
-    char pad2[LINE - 8]
+    # Set by the event loop when it ends, read by touch_pages: a cache line of its own.
+    long long ended
+    char pad[LINE - 8]
 
 
 cdef struct Resource:
@@ -82,7 +78,7 @@ cdef struct Events:
     uint8_t* done              # resource exhausted
     int32_t* exhausted         # this round's exhausted resources
     Entry* candidates          # this round's popped threshold-heap entries
-    int32_t* leaving           # the leaving log: every tenant that left, in order
+    int32_t* leaving           # this round's leaving tenants, in order
     Progress* progress
     double* level
     Heap zero                  # used only when epsilon > 0
@@ -210,8 +206,7 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                      Events* ev, double t_start, double deadline,
                      long long max_rounds) noexcept nogil:
     """The rounds, until no tenant is active or a stop. Writes ev.level (z per tenant),
-    ev.rounds and ev.timed_out, and logs every tenant it gives a level, active ones
-    frozen by a stop included (ev.leaving, ev.progress). One round:
+    ev.rounds and ev.timed_out, and sets ev.progress.ended once it ends. One round:
       1. y_t, the least zero key (line 13), and the candidates: every live resource
          whose threshold key is <= y_t, popped from the threshold heap.
       2. A candidate whose residual at y_t is <= epsilon + ROUNDING_SLACK is exhausted
@@ -246,7 +241,7 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
     cdef bint two_heaps = ev.two_heaps
     cdef double threshold = ev.threshold
     cdef long long n_active = ev.n_active, rounds = 0
-    cdef Py_ssize_t i, j, b, base, n_candidates, n_exhausted, n_leaving, n_left = 0
+    cdef Py_ssize_t i, j, b, base, n_candidates, n_exhausted, n_leaving
     cdef int64_t p
     cdef int32_t q, top
     cdef double y, key
@@ -298,7 +293,6 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                 prefetch_span(&tlist[segment[b * R + exhausted[j]]],
                               &tlist[segment[b * R + exhausted[j] + 1]])
         n_leaving = 0
-        leaving = ev.leaving + n_left      # this round's part of the log
         for j in range(n_exhausted):
             q = exhausted[j]
             for b in range(blocks):
@@ -313,8 +307,6 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
                         prefetch(&ptr[i])
                         prefetch(&scale[i])
         n_active = n_active - n_leaving
-        n_left = n_left + n_leaving
-        store_release(&ev.progress.logged, n_left)
         # The resource atop the heap is likely exhausted next: request its segments.
         if thresh.size > 0:
             for b in range(blocks):
@@ -328,57 +320,38 @@ cdef void run_rounds(const floating* D, const int32_t* cols, const int64_t* ptr,
         for i in range(ev.n_tenants):
             if is_active(active, i):
                 level[i] = y if ev.timed_out else 0.0    # (0: unreachable breaks)
-                ev.leaving[n_left] = <int32_t>i
-                n_left = n_left + 1
     ev.n_active = n_active
     ev.rounds = rounds
     ev.loop_end = now()
-    store_release(&ev.progress.logged, n_left)
     store_release(&ev.progress.ended, 1)
 
 
-cdef void write_leavers(const floating* D, const int64_t* ptr, const Events* ev,
-                        floating* allocation) noexcept nogil:
-    """The allocation writer, a second thread beside the event loop: the rows of the
-    tenants that never enter the leaving log (scale 0: nothing but zeros), then each
-    logged tenant's row as soon as its level is final, until the loop has ended. Its
-    first writes to the allocation (new memory: page faults) and its reads of the
-    leavers' rows overlap the loop instead of following it."""
-    cdef Progress* progress = ev.progress
-    cdef const int32_t* leaving = ev.leaving
-    cdef Py_ssize_t i, j
-    cdef long long written = 0, logged, ended
-    cdef int spins = 0
-    for i in range(ev.n_tenants):
-        if ev.scale[i] == 0.0:
-            write_row(D, ptr, ev.scale, ev.level, i, allocation)
-    while True:
-        ended = load_acquire(&progress.ended)       # before `logged`: then final
-        logged = load_acquire(&progress.logged)
-        if written < logged:
-            for j in range(written, logged):
-                if j + PREFETCH_AHEAD < logged:
-                    prefetch_span(&D[ptr[leaving[j + PREFETCH_AHEAD]]],
-                                  &D[ptr[leaving[j + PREFETCH_AHEAD] + 1]])
-                write_row(D, ptr, ev.scale, ev.level, leaving[j], allocation)
-            written = logged
-            spins = 0
-        elif ended:
+cdef void touch_pages(floating* allocation, Py_ssize_t nnz,
+                      const Progress* progress) noexcept nogil:
+    """Beside the event loop, until it ends: a store into each 4 KiB page of the
+    allocation (OUT, all of it written again afterwards by write_allocation), so that a
+    new output's page faults (4 KiB pages: dcdrf.demands.output_array) are taken while
+    the loop runs. The allocation used to be written whole beside the loop, each
+    leaver's row once its level was final; its reads and writes slowed the loop, which
+    runs at the pace of its own cache misses (docs/edrf-event-history.md)."""
+    cdef Py_ssize_t k = 0, pages = 0, step = 4096 // sizeof(floating)
+    while k < nnz:
+        if pages % 64 == 0 and load_acquire(&progress.ended):
             break
-        else:
-            pause(&spins)
-    store_release(&progress.written, written)
+        allocation[k] = 0
+        k = k + step
+        pages = pages + 1
 
 
 cdef void event_thread(const floating* D, const int32_t* cols, const int64_t* ptr,
                        Events* ev, double t_start, double deadline, long long max_rounds,
                        floating* allocation, int tid) noexcept nogil:
-    """Thread 0 runs the event loop, thread 1 (if the team has one) writes the
-    allocation beside it."""
+    """Thread 0 runs the event loop, thread 1 (if the team has one) takes the
+    allocation's page faults beside it."""
     if tid == 0:
         run_rounds(D, cols, ptr, ev, t_start, deadline, max_rounds)
     elif tid == 1:
-        write_leavers(D, ptr, ev, allocation)
+        touch_pages(allocation, ptr[ev.n_tenants], ev.progress)
 
 
 cdef void tally_block(const floating* data, const int32_t* indices,
@@ -637,7 +610,6 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.leaving = &leaving[0]
         ev.progress = <Progress*>&progress_bytes[0]
         memset(ev.progress, 0, sizeof(Progress))
-        ev.progress.written = -1
         ev.level = &level[0]
         ev.two_heaps = epsilon > 0.0
         ev.threshold = epsilon + ROUNDING_SLACK
@@ -648,11 +620,10 @@ cdef tuple run_edrf_event(const floating[::1] data, const int32_t[::1] indices,
         ev.timed_out = False
         build_heaps(&ev, &count[0], R)
         stamp[2] = now()
-        with parallel(num_threads=min(n_threads, 2)):    # the loop and its writer
+        with parallel(num_threads=min(n_threads, 2)):    # the loop and touch_pages
             event_thread(D, cols, ptr, &ev, t_start, deadline, max_rounds, A, threadid())
         stamp[3] = ev.loop_end
-        if ev.progress.written < 0:     # no writer ran: one thread
-            write_allocation(D, ptr, &scale[0], &level[0], n_tenants, A, n_threads)
+        write_allocation(D, ptr, &scale[0], &level[0], n_tenants, A, n_threads)
         stamp[4] = now()
     if phases is not None:
         for j in range(min(PHASES, phases.shape[0])):

@@ -175,8 +175,9 @@ def test_100k_epsilon_matches_dcdrf(g0_100k, eps):
 @pytest.mark.parametrize("threads", [2, 3])
 def test_threads_give_identical_results(g0_100k, eps, dtype, threads):
     """Fixed blocks, fixed summation order, a serial event loop: the same bits on 1, 2
-    and 3 threads (on 2 or more a second thread writes the allocation beside the loop;
-    3 on this 2-core machine: more threads than cores)."""
+    and 3 threads (on 2 or more a second thread takes the output's page faults beside
+    the loop and all write the allocation after it; 3 on this 2-core machine: more
+    threads than cores)."""
     D = g0_100k[0].astype(dtype)
     one = drfbench.allocate(D, METHOD, epsilon=eps, threads=1)
     many = drfbench.allocate(D, METHOD, epsilon=eps, threads=threads)
@@ -188,10 +189,10 @@ def test_threads_give_identical_results(g0_100k, eps, dtype, threads):
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("max_rounds", [1, 5, 2**62])
 def test_every_row_of_the_allocation_is_written(threads, max_rounds):
-    """The kernel writes every entry of its output, whoever writes it (on 2 or more
-    threads a writer beside the event loop, each leaver's row once its level is final,
-    tenants frozen by a stop included): called directly on a NaN-filled buffer, with an
-    all-zero row stored as explicit zeros (which the public API would have removed)."""
+    """The kernel writes every entry of its output (after the event loop, on every
+    thread; on 2 or more one stores into each page beside the loop; tenants frozen by a
+    stop included): called directly on a NaN-filled buffer, with an all-zero row stored
+    as explicit zeros (which the public API would have removed)."""
     from drfbench import _isa
     kernel = _isa.kernels(_isa.resolve(None)).edrf_event.edrf_event
     D = workloads.generate("U0", 3000, 200, seed=3).demands.astype(np.float64)
