@@ -97,7 +97,7 @@ rule drfh_sim_dynamic_first_fit:
         options=flags(DRFH_SIM, "drfh", "dynamic"),
         seed=config["seed"],
     shell:
-        "{params.python} -m drfbench.drfh dynamic --scheduler drfh-first-fit "
+        "{params.python} -m drfbench.drfh dynamic --method drfh-first-fit "
         "--servers {params.servers} {params.options} --seed {params.seed} --out {output.shares} "
         "--summary {output.summary} > {log} 2>&1"
 
@@ -145,7 +145,7 @@ rule drfh_sim_run:
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh run --servers {input.servers} --tasks {input.tasks} "
-        "--scheduler {wildcards.scheduler} {params.options} {params.search} "
+        "--method {wildcards.scheduler} {params.options} {params.search} "
         "--seed {params.seed} --out {output.run} "
         "--jobs {output.jobs} --users {output.users} > {log} 2>&1"
 
