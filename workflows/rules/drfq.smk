@@ -44,11 +44,11 @@ rule drfq_series:
         python=PYTHON,
         options=flags(DRFQ, "drfq", "series"),
         bin_width=DRFQ["bin_width"],
-        schedulers=" ".join(DRFQ["series"]),
+        methods=" ".join(DRFQ["series"]),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfq series {params.options} "
-        "--bin-width {params.bin_width} --schedulers {params.schedulers} "
+        "--bin-width {params.bin_width} --methods {params.methods} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
 
@@ -65,14 +65,14 @@ rule drfq_sweep:
         resources=" ".join(map(str, DRFQ["resources"])),
         distributions=" ".join(DRFQ["distributions"]),
         sources=" ".join(DRFQ["sources"]),
-        schedulers=" ".join(DRFQ["schedulers"]),
+        methods=" ".join(DRFQ["schedulers"]),
         packets=DRFQ["packets"],
         options=flags(DRFQ, "drfq", "sweep"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfq sweep --flows {params.flows} "
         "--resources {params.resources} --distributions {params.distributions} "
-        "--sources {params.sources} --schedulers {params.schedulers} "
+        "--sources {params.sources} --methods {params.methods} "
         "--packets {params.packets} {params.options} --seed {params.seed} "
         "--out {output} > {log} 2>&1"
 
