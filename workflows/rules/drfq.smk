@@ -6,8 +6,8 @@
 # Config (key `drfq`; seed: the config's):
 #   duration, bin_width: seconds per run of the lecture's experiment and its series; per bin
 #   rtt, interval: TCP's round trip; seconds between bottleneck fairness's re-decisions
-#   sources: of the lecture and the sweep          series: schedulers whose rates are drawn
-#   flows, resources, distributions, schedulers, packets, packet_costs: the sweep
+#   sources: of the lecture and the sweep          series: methods whose rates are drawn
+#   flows, resources, distributions, methods, packets, packet_costs: the sweep
 
 from drfbench.pipeline import flags
 
@@ -65,7 +65,7 @@ rule drfq_sweep:
         resources=" ".join(map(str, DRFQ["resources"])),
         distributions=" ".join(DRFQ["distributions"]),
         sources=" ".join(DRFQ["sources"]),
-        methods=" ".join(DRFQ["schedulers"]),
+        methods=" ".join(DRFQ["methods"]),
         packets=DRFQ["packets"],
         options=flags(DRFQ, "drfq", "sweep"),
         seed=config["seed"],
