@@ -119,7 +119,7 @@ fig, axes = plt.subplots(3, len(settings), figsize=(3.2 * len(settings), 8.4), s
 for j, (model, scale) in enumerate(settings):
     part = rows[(rows["slot_model"] == model) & (rows["task_scale"] == scale)]
     ax = axes[0, j]
-    u = part[part["figure"] == "fig5"].groupby(["scheduler", "metric"])["value"].apply(figs.interval).unstack()
+    u = part[part["figure"] == "fig5"].groupby(["method", "metric"])["value"].apply(figs.interval).unstack()
     width = 0.8 / len(LABEL)
     for i, name in enumerate(LABEL):
         v = [u.loc[(name, f"utilization_{r}")] for r in RESOURCES]
@@ -139,7 +139,7 @@ for j, (model, scale) in enumerate(settings):
     ax.tick_params(labelsize=7)
     ax.set_title(f"Fig. 6b: {setting(model, scale)}", fontsize=8)
     ax = axes[2, j]
-    f7 = part[(part["figure"] == "fig7") & (part["scheduler"] == "drfh-best-fit")]
+    f7 = part[(part["figure"] == "fig7") & (part["method"] == "drfh-best-fit")]
     f7 = f7.groupby("metric")["value"].apply(figs.interval).unstack().reindex(["users_higher", "users_done_only_best"])
     ax.bar(["higher\nunder BF", "all done\nonly under BF"], 100 * f7["mean"], yerr=100 * f7["half"],
            color="tab:green")
@@ -155,17 +155,17 @@ figs.save(fig, figures, "drfh_sensitivity_figs5_7")
 # ## The claims, setting by setting
 
 # %%
-def value(part, figure, metric, scheduler=None):
+def value(part, figure, metric, method=None):
     p = part[(part["figure"] == figure) & (part["metric"] == metric)]
-    if scheduler:
-        p = p[p["scheduler"] == scheduler]
+    if method:
+        p = p[p["method"] == method]
     return figs.interval(p["value"])
 
 
 def gap(part, a, b, r):
-    """Fig. 5: scheduler a's mean utilization of r less b's, per seed (points)."""
+    """Fig. 5: method a's mean utilization of r less b's, per seed (points)."""
     u = part[(part["figure"] == "fig5") & (part["metric"] == f"utilization_{r}")]
-    u = u.pivot_table(index="seed", columns="scheduler", values="value")
+    u = u.pivot_table(index="seed", columns="method", values="value")
     return figs.interval(u[a] - u[b])
 
 

@@ -50,15 +50,15 @@ FLOWS = {0: "flow 1 (bandwidth-bound, ⟨1, 6⟩ µs)", 1: "flow 2 (CPU-bound, �
 SCENARIOS = list(dict.fromkeys(lecture["scenario"]))
 
 
-def label(scheduler):
-    """A scheduler's label in tables and figures (the registry's)."""
-    return drfbench.method_info(scheduler).label
+def label(method):
+    """A method's label in tables and figures (the registry's)."""
+    return drfbench.method_info(method).label
 
 
 # %% [markdown]
 # ## The lecture's table, as ratios to each flow alone
 #
-# Each flow's throughput under each scheduler over its throughput alone; the lecture's
+# Each flow's throughput under each method over its throughput alone; the lecture's
 # (191 / 33 Mbps alone, 75 / 32 under bottleneck fairness, 160 / 28 under DRFQ) as the
 # same ratios. `fq-cpu` and `fq-nic` are fair queueing on one resource; DRF's allocation
 # of these two flows gives each 6/7 ≈ 0.857 of its rate alone.
@@ -109,15 +109,15 @@ display(lecture_table.round(3))
 # sees the swings. DRFQ holds both near DRF's allocation.
 
 # %%
-schedulers = list(dict.fromkeys(series["scheduler"]))
-fig, axes = plt.subplots(len(schedulers), 1, figsize=(10, 2.6 * len(schedulers)), sharex=True,
+methods = list(dict.fromkeys(series["method"]))
+fig, axes = plt.subplots(len(methods), 1, figsize=(10, 2.6 * len(methods)), sharex=True,
                          sharey=True, squeeze=False)
-for ax, scheduler in zip(axes[:, 0], schedulers):
-    part = series[series["scheduler"] == scheduler]
+for ax, method in zip(axes[:, 0], methods):
+    part = series[series["method"] == method]
     for flow, color in zip((0, 1), ("tab:blue", "tab:orange")):
         one = part[part["flow"] == flow]
         ax.step(one["time"], one["rate"] / 1e3, where="post", color=color, lw=1, label=FLOWS[flow])
-    ax.set_title(label(scheduler))
+    ax.set_title(label(method))
     ax.set_ylabel("rate (thousand packets/s)")
     ax.grid(alpha=0.3)
 axes[-1, 0].set_xlabel("time (s)")
@@ -128,16 +128,16 @@ figs.caption(fig, f"Simulated: {setup}; TCP sources; departures in bins of {widt
 figs.save(fig, figures, "drfq_oscillation")
 
 # %% [markdown]
-# ## The sweep: fairness, utilization and drops per scheduler
+# ## The sweep: fairness, utilization and drops per method
 #
-# Flows × resources × per-flow cost distributions, every scheduler on the same flows,
+# Flows × resources × per-flow cost distributions, every method on the same flows,
 # averaged over the resources and distributions: fairness is the spread of the flows'
 # weighted dominant shares ((max − min) / mean; 0 is equal), utilization the resources'
 # mean busy fraction, drops the TCP sources' lost packets over those that arrived
 # (backlogged flows never drop).
 
 # %%
-grouped = sweep.groupby(["source", "scheduler", "flows"], sort=False)
+grouped = sweep.groupby(["source", "method", "flows"], sort=False)
 summary = grouped[["share_spread", "busy_mean", "drop_rate"]].mean().reset_index()
 panels = (("share_spread", "spread of dominant shares", "backlogged"),
           ("share_spread", "spread of dominant shares", "tcp"),
@@ -148,9 +148,9 @@ panels = [p for p in panels if p[2] in sources]
 fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.6), squeeze=False)
 for ax, (column, what, source) in zip(axes[0], panels):
     part = summary[summary["source"] == source]
-    for scheduler in dict.fromkeys(part["scheduler"]):
-        one = part[part["scheduler"] == scheduler]
-        ax.plot(one["flows"], one[column], marker="o", ms=3, label=label(scheduler))
+    for method in dict.fromkeys(part["method"]):
+        one = part[part["method"] == method]
+        ax.plot(one["flows"], one[column], marker="o", ms=3, label=label(method))
     ax.set_xscale("log")
     if column == "share_spread":       # DRFQ's spreads are 1e-5 .. 1e-2, the others' 0.1 .. 30
         ax.set_yscale("symlog", linthresh=1e-3)
@@ -169,10 +169,10 @@ figs.caption(fig, f"Simulated: {sweep_setup}; means over resources and distribut
 figs.save(fig, figures, "drfq_sweep")
 
 # %%
-sweep_table = summary.pivot_table(index=["source", "scheduler"], values=["share_spread", "busy_mean",
+sweep_table = summary.pivot_table(index=["source", "method"], values=["share_spread", "busy_mean",
                                                                           "drop_rate"], sort=False)
 sweep_table.index = [f"{s}, {label(x)}" for s, x in sweep_table.index]
-sweep_table.index.name = "source, scheduler (mean over the sweep)"
+sweep_table.index.name = "source, method (mean over the sweep)"
 display(sweep_table.round(3))
 
 # %%

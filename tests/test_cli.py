@@ -210,7 +210,7 @@ def test_flows(tmp_path):
     res = drfq.simulate([[1e-6, 6e-6], [7e-6, 1e-6]], "bottleneck", duration=0.01,
                         interval=0.002, source="tcp", weights=[1, 2], resource=1)
     assert column(table, "throughput") == res.throughput.tolist()
-    assert {(r["scheduler"], r["resource"], r["costs_file"]) for r in table} == \
+    assert {(r["method"], r["resource"], r["costs_file"]) for r in table} == \
         {("bottleneck", "1", costs)}
 
 

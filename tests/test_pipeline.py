@@ -194,7 +194,7 @@ def test_schema_settings_of_options_come_from_their_declarations(tmp_path):
     drfq = merged["drfq"]["properties"]
     assert drfq["packet_costs"]["enum"] == list(PACKET_COST.choices)
     assert drfq["rtt"]["exclusiveMinimum"] == 0 and drfq["rtt"]["maximum"] == 1e9
-    assert drfq["schedulers"]["items"]["enum"] == list(drfbench.methods(takes="flows"))
+    assert drfq["methods"]["items"]["enum"] == list(drfbench.methods(takes="flows"))
     for name in ("config.schema.yaml", "drfq.schema.yaml"):
         (tmp_path / name).write_text((SCHEMAS / name).read_text())
     (tmp_path / "drfq.schema.yaml").write_text((SCHEMAS / "drfq.schema.yaml").read_text()

@@ -4,7 +4,7 @@ Heterogeneous Servers"): fair sharing of heterogeneous servers by global dominan
     allocate(demands, servers, method)   exact DRFH for divisible tasks (problem (7), Sec.
                                          V-A), or per-server DRF (Sec. III-D); exact.py
     worked_example()                     the paper's Fig. 1 cluster and users
-    simulate(servers, tasks, scheduler="drfh-best-fit", **options)   one trace on the simulator
+    simulate(servers, tasks, method="drfh-best-fit", **options)      one trace on the simulator
     scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots")
                                          the kernel policy, for drfbench.sim
     capped(trace, machines, k)           the trace as slots of 1/k cap its tasks

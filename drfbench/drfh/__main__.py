@@ -9,12 +9,12 @@ Exact DRFH and its properties:
                 single-server DRF, single-resource and bottleneck fairness, population
                 monotonicity) and the dedicated-cloud sharing incentive on random
                 heterogeneous instances (properties.py), counterexamples listed
-Schedulers on traces:
+Trace methods (discrete schedulers) on traces:
   convert alibaba|google  the generic trace format from the vendored data (trace.py)
-  dynamic       Fig. 4: three users joining on 100 servers, Best-Fit (or --scheduler
+  dynamic       Fig. 4: three users joining on 100 servers, Best-Fit (or --method
                 First-Fit): shares over time beside the exact DRFH shares of the users
                 present, and the phases' mean shares beside the paper's
-  run           one scheduler on a trace: utilization over time (Fig. 5), the job table
+  run           one method on a trace: utilization over time (Fig. 5), the job table
                 (Fig. 6), per-user task completion (Fig. 7)
   slots-search  Table II: mean utilization for each number of slots per maximum server
   sharing       Fig. 8: each user's task completion ratio on its dedicated cloud, beside
@@ -41,8 +41,8 @@ from .simulation import (DYNAMIC_USERS, dynamic_phases, dynamic_workload, run_ta
                          sharing, simulate, slots_search)
 from .trace import alibaba_tasks, google_servers, read_frame
 
-POLICIES = list(api.methods(takes=SERVERS))
-SCHEDULERS = list(api.methods(takes=TRACE))
+SERVER_METHODS = list(api.methods(takes=SERVERS))
+TRACE_METHODS = list(api.methods(takes=TRACE))
 
 
 def examples(args):
@@ -51,7 +51,7 @@ def examples(args):
 
 def properties(args):
     rows = [row for zeros in args.zeros
-            for row in CHECKS.table(args.policies, args.instances, args.seed, zeros=zeros,
+            for row in CHECKS.table(args.methods, args.instances, args.seed, zeros=zeros,
                                     progress=sys.stderr)]
     stamp = {"instances": args.instances, "seed": args.seed, **tidy.stamp()}
     return [{**row, **stamp} for row in rows]
@@ -66,7 +66,7 @@ COMMANDS = {
         (("--zeros",), dict(type=PROPER_FRACTION, nargs="+", default=[0.0, 0.2],
                             help="fractions of zero demands, one table each (0: every user "
                                  "demands every resource, the paper's assumption)")),
-        (("--policies",), dict(nargs="+", default=POLICIES, choices=POLICIES)),
+        (("--methods",), dict(nargs="+", default=SERVER_METHODS, choices=SERVER_METHODS)),
     ]),
 }
 
@@ -126,7 +126,7 @@ def parser():
     p, sub = steps("drfh", "DRFH (heterogeneous servers): the pipeline's steps.",
                    {**{name: text for name, (text, _, _) in COMMANDS.items()},
                     "convert": "write the generic trace format", "dynamic": "Fig. 4",
-                    "run": "one scheduler on a trace (Figs. 5-7)", "slots-search": "Table II",
+                    "run": "one method on a trace (Figs. 5-7)", "slots-search": "Table II",
                     "sharing": "Fig. 8",
                     "sensitivity": "Table II and Figs. 5-7 under each slot model"},
                    flags=("out",), options=STEP_OPTIONS, sweeps=STEP_SWEEPS)
@@ -147,7 +147,7 @@ def parser():
     d.add_argument("--summary", type=output, required=True)
     d.add_argument("--seed", type=NATURAL, default=0)
     d.add_argument("--servers", type=COUNT, default=100)
-    d.add_argument("--scheduler", choices=[s for s in SCHEDULERS if s != "drfh-slots"],
+    d.add_argument("--method", choices=[s for s in TRACE_METHODS if s != "drfh-slots"],
                    default="drfh-best-fit", help="the paper's Best-Fit, or First-Fit beside it")
     for name in ("run", "slots-search", "sharing", "sensitivity"):
         a = sub[name]
@@ -156,7 +156,7 @@ def parser():
         a.add_argument("--tasks", type=input_file, required=True, help="tasks CSV (generic format)")
         a.add_argument("--seed", type=NATURAL, default=0)
     a = sub["run"]
-    a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
+    a.add_argument("--method", choices=TRACE_METHODS, default="drfh-best-fit")
     a.add_argument("--slots-from", type=slots_table,
                    help="take the best k of this slots-search table")
     a.add_argument("--jobs", type=output, required=True, help="the job table")
@@ -166,7 +166,7 @@ def parser():
     a = sub["sharing"]
     a.add_argument("--shared", type=shared_table, required=True,
                    help="the shared run's per-user table (run --users)")
-    a.add_argument("--scheduler", choices=SCHEDULERS, default="drfh-best-fit")
+    a.add_argument("--method", choices=TRACE_METHODS, default="drfh-best-fit")
     return p
 
 
@@ -190,14 +190,14 @@ def step(args):
             frame.to_csv(tmp, index=False)
     elif args.command == "dynamic":
         servers, tasks = dynamic_workload(args.seed, args.servers)
-        res = simulate(servers, tasks, args.scheduler, **options)
+        res = simulate(servers, tasks, args.method, **options)
         keys = {"seed": args.seed, "servers": args.servers,
                 "pool": " ".join(f"{v:g}" for v in servers.sum().round(4))}
         tidy.write(exact_shares(res.rows(**keys), servers, res.jobs), args.out)
         tidy.write([{**row, **keys, **tidy.stamp()} for row in dynamic_phases(res)],
                    args.summary)
     elif args.command == "run":
-        rates, jobs, users = run_tables(args.servers, args.tasks, args.scheduler, seed=args.seed,
+        rates, jobs, users = run_tables(args.servers, args.tasks, args.method, seed=args.seed,
                                         slots_from=args.slots_from, **options)
         for table, out in ((rates, args.out), (jobs, args.jobs), (users, args.users)):
             tidy.write(table, out)
@@ -208,7 +208,7 @@ def step(args):
         tidy.write(under_each(args.servers, args.tasks, task_scale=args.task_scale,
                               seed=args.seed, **options), args.out)
     else:
-        tidy.write(sharing(args.servers, args.tasks, args.shared, args.scheduler,
+        tidy.write(sharing(args.servers, args.tasks, args.shared, args.method,
                            seed=args.seed, **options), args.out)
 
 

@@ -35,7 +35,7 @@ KINDS = (
               "drfbench.drfh.allocate(demands, servers, method, ...)", "drfh.exact:read_inputs",
               properties="drfh.properties", names="user"),
     InputKind(TRACE, ("servers", "tasks"),
-              "drfbench.drfh.simulate(servers, tasks, scheduler, ...) (drfbench.drfh.scheduler "
+              "drfbench.drfh.simulate(servers, tasks, method, ...) (drfbench.drfh.scheduler "
               "for the cluster simulator)", "drfh.trace:read_inputs"),
 )
 
@@ -47,13 +47,13 @@ METHODS = (
            "server alone", "drfh.exact:run_exact", _SERVER_OPTIONS, label="Per-server DRF"),
     Method("drfh-first-fit", "drfh", TRACE, "First-Fit DRFH: the lowest global "
            "dominant share, on the first server where its task fits",
-           "drfh.simulation:run_scheduler", _TRACE_OPTIONS, label="First-Fit DRFH",
+           "drfh.simulation:run_method", _TRACE_OPTIONS, label="First-Fit DRFH",
            literal=True),
     Method("drfh-best-fit", "drfh", TRACE, "Best-Fit DRFH: the lowest global dominant "
-           "share, on the server minimizing Eq. 9", "drfh.simulation:run_scheduler",
+           "share, on the server minimizing Eq. 9", "drfh.simulation:run_method",
            _TRACE_OPTIONS, label="Best-Fit DRFH", literal=True),
     Method("drfh-slots", "drfh", TRACE, "slots: k per maximum server, scaled to each "
-           "server (Sec. VI's baseline)", "drfh.simulation:run_scheduler",
+           "server (Sec. VI's baseline)", "drfh.simulation:run_method",
            (*_TRACE_OPTIONS, SLOTS, SLOT_MODEL), label="Slots", literal=True),
 )
 

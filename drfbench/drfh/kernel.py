@@ -2,7 +2,7 @@
 that calls it:
 
     s = kernel.trace_scheduler(servers=C, demands=D, order=o, start=st, weights=w,
-                               slots=k, scheduler="drfh-best-fit", index=True, threads=1,
+                               slots=k, method="drfh-best-fit", index=True, threads=1,
                                isa=None)
     s.schedule()                    # a Launches: users, servers; then s.add_tasks(user,
                                     # count), s.release_task(task, user, server), ...
@@ -31,9 +31,9 @@ def _scheduler_class(variant):
     return _isa.named_schedule(_isa.kernels(variant).drfh.DRFHScheduler, Launches)
 
 
-def trace_scheduler(*, servers, demands, order, start, weights, slots, scheduler, index,
+def trace_scheduler(*, servers, demands, order, start, weights, slots, method, index,
                     threads, isa=None):
-    """The trace scheduler of variant `isa` (_isa.kernels) named `scheduler` (a key of
+    """The trace scheduler of variant `isa` (_isa.kernels) for method `method` (a key of
     the kernel's MODES: "drfh-first-fit", "drfh-best-fit", "drfh-slots") on servers (M, m)
     and the trace's demands (tasks, m) float64: order, start (int64) its schedulable rows
     grouped by user (user u's are order[start[u]:start[u + 1]]); weights (users,); slots
@@ -41,5 +41,5 @@ def trace_scheduler(*, servers, demands, order, start, weights, slots, scheduler
     server index (False: the literal scan, on `threads` threads)."""
     variant = _isa.resolve(isa)
     return _scheduler_class(variant)(servers, demands, order, start, weights, slots,
-                                     _isa.kernels(variant).drfh.MODES[scheduler], index,
+                                     _isa.kernels(variant).drfh.MODES[method], index,
                                      threads)

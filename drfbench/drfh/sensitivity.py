@@ -7,14 +7,14 @@ comparisons Figs. 6-7 draw.
     reduction_by_size(tasks, best, other)   Fig. 6b: mean completion time reduction by job size
     completion_gains(best, other)           Fig. 7: users better off, users done only under Best-Fit
 
-Rows: figure ("table2", "fig5", "fig6", "fig7"), scheduler, slots (k; 0 for the DRFH
-schedulers), metric, value. Table II: each k's mean utilization per resource ("utilization_<r>")
-under the slot model; Fig. 5: each scheduler's (Slots at Table II's best k); Fig. 6: the
+Rows: figure ("table2", "fig5", "fig6", "fig7"), method, slots (k; 0 for the DRFH
+methods), metric, value. Table II: each k's mean utilization per resource ("utilization_<r>")
+under the slot model; Fig. 5: each method's (Slots at Table II's best k); Fig. 6: the
 jobs done by the horizon under both Best-Fit and Slots ("jobs"), their median completion
-time per scheduler ("median_completion"), the mean reduction per size class
+time per method ("median_completion"), the mean reduction per size class
 ("reduction_<class>"); Fig. 7: the fraction of users with a higher task completion ratio
 under Best-Fit than under Slots ("users_higher"), with every task done under Best-Fit and
-not under Slots ("users_done_only_best"), each scheduler's tasks done ("tasks_done").
+not under Slots ("users_done_only_best"), each method's tasks done ("tasks_done").
 """
 import math
 
@@ -65,7 +65,7 @@ def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
         mean = mean_utilization(res, horizon)
         search.append({"slots": k, **mean.to_dict()})
         slotted[k] = res
-        rows += [{"figure": "table2", "scheduler": "drfh-slots", "slots": k,
+        rows += [{"figure": "table2", "method": "drfh-slots", "slots": k,
                   "metric": f"utilization_{r}", "value": float(v)} for r, v in mean.items()]
     k = best_slots(search, list(mean.index))
     runs = {"drfh-best-fit": simulate(servers, frame, "drfh-best-fit", sample=sample, horizon=horizon),
@@ -74,11 +74,11 @@ def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
             "drfh-slots": slotted[k]}
     slots = {name: (k if name == "drfh-slots" else 0) for name in runs}
     for name, res in runs.items():
-        rows += [{"figure": "fig5", "scheduler": name, "slots": slots[name],
+        rows += [{"figure": "fig5", "method": name, "slots": slots[name],
                   "metric": f"utilization_{r}", "value": float(v)}
                  for r, v in mean_utilization(res, horizon).items()]
         done = res.completion
-        rows.append({"figure": "fig7", "scheduler": name, "slots": slots[name],
+        rows.append({"figure": "fig7", "method": name, "slots": slots[name],
                      "metric": "tasks_done", "value": float(done["completed"].sum()
                                                             / max(done["submitted"].sum(), 1))})
     both = runs["drfh-best-fit"].jobs.merge(runs["drfh-slots"].jobs, on=["job", "user", "submit"],
@@ -92,10 +92,10 @@ def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
         fig6[f"median_completion_{name}"] = float(ct.median()) if len(ct) else np.nan
     for label, value in reduction_by_size(tasks_of, best_ct, slots_ct).items():
         fig6[f"reduction_{label}"] = float(value)
-    rows += [{"figure": "fig6", "scheduler": "drfh-best-fit", "slots": k, "metric": m, "value": v}
+    rows += [{"figure": "fig6", "method": "drfh-best-fit", "slots": k, "metric": m, "value": v}
              for m, v in fig6.items()]
     higher, only = completion_gains(runs["drfh-best-fit"].completion, runs["drfh-slots"].completion)
-    rows += [{"figure": "fig7", "scheduler": "drfh-best-fit", "slots": k, "metric": m, "value": v}
+    rows += [{"figure": "fig7", "method": "drfh-best-fit", "slots": k, "metric": m, "value": v}
              for m, v in (("users_higher", higher), ("users_done_only_best", only))]
     return rows
 

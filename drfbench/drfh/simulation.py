@@ -1,6 +1,6 @@
-"""One trace through the cluster simulator under a DRFH scheduler.
+"""One trace through the cluster simulator under a DRFH trace method.
 
-    simulate(servers, tasks, scheduler="drfh-best-fit", **options) -> DRFHSimulation
+    simulate(servers, tasks, method="drfh-best-fit", **options) -> DRFHSimulation
     scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots", ...)
                                           the scheduler alone, a drfbench.sim policy
 
@@ -47,10 +47,10 @@ class DRFHSimulation:
                    ratio (completed / submitted: the paper's task completion ratio)
     unschedulable  the tasks table's rows of the tasks that fit no server (reported, never
                    run; the rest of the trace runs)
-    run            the drfbench.sim.Simulation itself; scheduler, slots, slot_model: as
-                   asked (slots 0 and slot_model None for the DRFH schedulers)
+    run            the drfbench.sim.Simulation itself; method, slots, slot_model: as
+                   asked (slots 0 and slot_model None for the DRFH methods)
     """
-    scheduler: str
+    method: str
     slots: int
     slot_model: str | None
     resources: tuple
@@ -62,7 +62,7 @@ class DRFHSimulation:
     run: sim.Simulation
 
     def _rows(self):
-        base = {"scheduler": self.scheduler, "slots": self.slots}
+        base = {"method": self.method, "slots": self.slots}
         for metric, table, key in (("utilization", self.utilization, "resource"),
                                    ("share", self.shares, "user")):
             times = table.index.tolist()
@@ -86,8 +86,8 @@ def _frames(servers, tasks):
     return resources, C, frame, trace
 
 
-def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
-    """Run the tasks on the servers under registered trace scheduler `scheduler`
+def simulate(servers, tasks, method="drfh-best-fit", **options):
+    """Run the tasks on the servers under registered trace method `method`
     ("drfh-best-fit", "drfh-first-fit" or "drfh-slots"; drfbench.methods(takes="trace"))
     until every task is done or `horizon` seconds. Times are seconds: arrival and duration
     columns may be numbers or durations (timedelta, converted), not points in time. The
@@ -118,7 +118,7 @@ def simulate(servers, tasks, scheduler="drfh-best-fit", **options):
     when it gets there. Time itself is exact at any scale: only a task whose start +
     duration == start in float64 is refused (drfbench.sim.simulate).
     """
-    return api.run(scheduler, servers, tasks, takes=TRACE, **options)
+    return api.run(method, servers, tasks, takes=TRACE, **options)
 
 
 def _reach(trace, horizon, sample):
@@ -154,9 +154,9 @@ def _reach(trace, horizon, sample):
     return reach, bound, sample
 
 
-def run_scheduler(spec, servers, tasks, *, sample, horizon, weights, index, threads, isa,
-                  literal, slots=DEFAULT_SLOTS, slot_model="timeshare"):
-    """The registry's implementation of the trace schedulers (see `simulate`): the options
+def run_method(spec, servers, tasks, *, sample, horizon, weights, index, threads, isa,
+               literal, slots=DEFAULT_SLOTS, slot_model="timeshare"):
+    """The registry's implementation of the trace methods (see `simulate`): the options
     as the registry checked them, their defaults declared in the family's catalog (slots
     and slot_model: drfh-slots' only)."""
     name, slotted = spec.name, spec.name == "drfh-slots"
@@ -197,7 +197,7 @@ def run_scheduler(spec, servers, tasks, *, sample, horizon, weights, index, thre
     completed = np.bincount(trace.user[done], minlength=trace.users)
     completion = pd.DataFrame({"user": names, "submitted": submitted, "completed": completed,
                                "ratio": completed / np.maximum(submitted, 1)})
-    return DRFHSimulation(scheduler=name, slots=int(slots) if slotted else 0,
+    return DRFHSimulation(method=name, slots=int(slots) if slotted else 0,
                           slot_model=slot_model if slotted else None, resources=resources, utilization=utilization, shares=shares,
                           jobs=jobs, completion=completion,
                           unschedulable=frame.iloc[run.unschedulable].reset_index(drop=True),
@@ -209,7 +209,7 @@ def scheduler(machines, trace, name="drfh-best-fit", **options):
     capacities): a drfbench.sim.TaskPolicy (kernel.trace_scheduler), its schedule() a
     kernel.Launches.
 
-    name     a registered trace scheduler (drfbench.methods(takes="trace")): "drfh-best-fit",
+    name     a registered trace method (drfbench.methods(takes="trace")): "drfh-best-fit",
              "drfh-first-fit" or "drfh-slots"; slots: k per maximum server (drfh-slots only)
     weights  per user, > 0 (default equal); index: use the server index (False: the
              literal scan, the benchmark's baseline); threads: of the literal best-fit scan;
@@ -239,7 +239,7 @@ def scheduler(machines, trace, name="drfh-best-fit", **options):
     return kernel.trace_scheduler(
         servers=C, demands=np.ascontiguousarray(trace.demands, dtype=np.float64), order=order,
         start=start, weights=user_weights(weights, trace.users), slots=per_server,
-        scheduler=name, index=bool(o["index"]), threads=o["threads"], isa=o["isa"])
+        method=name, index=bool(o["index"]), threads=o["threads"], isa=o["isa"])
 
 
 # -- the paper's experiments (Sec. VI) ------------------------------------------------------
@@ -326,18 +326,18 @@ def dedicated_clouds(tasks, n_servers, seed=0):
         yield u, google_servers(size, seed=seed + 1 + i), frame[frame["user"] == u]
 
 
-def taken(scheduler, options):
-    """The `options` (a step's, by name) that registered trace scheduler `scheduler` takes:
+def taken(method, options):
+    """The `options` (a step's, by name) that registered trace method `method` takes:
     slots and slot_model only drfh-slots's."""
-    return {name: v for name, v in options.items() if api.method_info(scheduler).takes_option(name)}
+    return {name: v for name, v in options.items() if api.method_info(method).takes_option(name)}
 
 
-def run_tables(servers, tasks, scheduler, *, seed, slots_from=None, **options):
-    """The `run` step's three tables (python -m drfbench.drfh run) for `scheduler` on a
+def run_tables(servers, tasks, method, *, seed, slots_from=None, **options):
+    """The `run` step's three tables (python -m drfbench.drfh run) for `method` on a
     trace: utilization over time (Fig. 5), the job table (Fig. 6) and per-user task
-    completion (Fig. 7), each row stamped with the scheduler, horizon and seed (the last two
+    completion (Fig. 7), each row stamped with the method, horizon and seed (the last two
     with slots and slot_model too). `options`: the run's, as `simulate` takes them, those
-    `scheduler` does not take left out; `slots_from`, a slots-search table, puts its best k
+    `method` does not take left out; `slots_from`, a slots-search table, puts its best k
     in place of slots."""
     if slots_from is not None:
         resources = read_servers(servers)[0]
@@ -346,10 +346,10 @@ def run_tables(servers, tasks, scheduler, *, seed, slots_from=None, **options):
             raise ValueError(f"--slots-from table lacks the column(s) {', '.join(lacking)} "
                              "of the servers' resources: not a slots-search of these servers")
         options = {**options, "slots": best_slots(slots_from, resources)}
-    res = simulate(servers, tasks, scheduler, **taken(scheduler, options))
+    res = simulate(servers, tasks, method, **taken(method, options))
     keys = {"horizon": options["horizon"], "seed": seed}
     utilization = [r for r in res.rows(**keys) if r["metric"] == "utilization"]
-    base = {"scheduler": scheduler, "slots": res.slots, "slot_model": res.slot_model, **keys,
+    base = {"method": method, "slots": res.slots, "slot_model": res.slot_model, **keys,
             **tidy.stamp()}
     jobs = res.jobs.assign(tasks=np.bincount(pd.factorize(tasks_frame(tasks)["job"],
                                                           sort=True)[0]))
@@ -373,14 +373,14 @@ def slots_search(servers, tasks, *, slot_grid, horizon, progress=None, **options
     return out
 
 
-def sharing(servers, tasks, shared, scheduler, *, seed, horizon, sample):
+def sharing(servers, tasks, shared, method, *, seed, horizon, sample):
     """Fig. 8's rows (python -m drfbench.drfh sharing): each user's task completion ratio on
     its dedicated cloud (dedicated_clouds) beside the shared cloud's, from `shared` (a
     run's per-user table indexed by user), stamped."""
     C = read_servers(servers)[1]
     out, stamp = [], tidy.stamp()
     for user, cloud, own in dedicated_clouds(tasks, len(C), seed):
-        res = simulate(cloud, own.assign(user=user), scheduler, sample=sample, horizon=horizon)
+        res = simulate(cloud, own.assign(user=user), method, sample=sample, horizon=horizon)
         row = res.completion.iloc[0]
         key = user if user in shared.index else str(user)
         if key not in shared.index:
@@ -388,6 +388,6 @@ def sharing(servers, tasks, shared, scheduler, *, seed, horizon, sample):
                              "not the per-user table of a run on these tasks")
         out.append({"user": user, "submitted": int(row["submitted"]),
                     "dedicated": float(row["ratio"]), "shared": float(shared.loc[key, "ratio"]),
-                    "dedicated_servers": len(cloud), "scheduler": scheduler,
+                    "dedicated_servers": len(cloud), "method": method,
                     "horizon": horizon, "seed": seed, **stamp})
     return out

@@ -2,19 +2,19 @@
 Processing", SIGCOMM 2012): fair queueing of packets that need several resources of a
 middlebox in turn, against fair queueing on one resource and bottleneck fairness.
 
-    simulate(costs, scheduler="drfq", duration=1.0, ...)   one run of the packet-level
+    simulate(costs, method="drfq", duration=1.0, ...)      one run of the packet-level
                                      middlebox simulator (drfbench/drfq/drfq.pyx) under a
-                                     registered flow scheduler (drfbench.methods(takes=
+                                     registered flow method (drfbench.methods(takes=
                                      "flows"): drfq, drfq-dovetail, fq, bottleneck, fifo),
                                      through drfbench.run: a Result with throughput,
                                      dominant_share, busy, rates, rows(), series_rows()
     SOURCES                          "backlogged", "constant", "poisson", "tcp"
     PACKET_COSTS                     "fixed", "uniform", "exponential"
-    flows(costs, ...), settings(m, scheduler, ...)   the validated model (model.py)
+    flows(costs, ...), settings(m, method, ...)      the validated model (model.py)
     read_inputs(path)                the flows kind's reader: a costs CSV (model.py)
     lecture(...), lecture_series(...), sweep(...)    the evaluation's rows (evaluation.py)
 
-drfbench.drfq.literal is the simulator and every scheduler written literally, the
+drfbench.drfq.literal is the simulator and every method written literally, the
 specification of the kernel and its test oracle; its docstring states the model, the
 virtual times, the TCP-like sources and every choice made where the paper is silent.
 `python -m drfbench.drfq` runs the pipeline's steps.

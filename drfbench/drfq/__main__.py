@@ -4,8 +4,8 @@ DRFQ family's pipeline steps (workflows/rules/drfq.smk), each writing tidy rows
 
   lecture  the cs262a lecture's two flows <1, 6> and <7, 1> us (CPU, NIC): each alone,
            then under fifo, fq on each resource, bottleneck and drfq, backlogged and TCP
-  series   each flow's rate over time under --schedulers, TCP sources (the oscillation)
-  sweep    flows x resources x cost distributions x sources, every scheduler: fairness,
+  series   each flow's rate over time under --methods, TCP sources (the oscillation)
+  sweep    flows x resources x cost distributions x sources, every method: fairness,
            utilization, drops
 """
 from .. import rows as tidy
@@ -18,17 +18,17 @@ from .evaluation import DISTRIBUTIONS, RATELESS, lecture, lecture_series, sweep
 def main(argv=None):
     p, sub = steps("drfq", "DRFQ against fair queueing, bottleneck fairness and FIFO: the "
                    "lecture's experiment and a sweep.",
-                   {"lecture": "the lecture's two flows under every scheduler",
+                   {"lecture": "the lecture's two flows under every method",
                     "series": "the lecture's flows' rates over time (TCP)",
-                    "sweep": "flows x resources x cost distributions, every scheduler"},
+                    "sweep": "flows x resources x cost distributions, every method"},
                    options=STEP_OPTIONS)
-    schedulers = list(methods(takes=FLOWS))
+    registered = list(methods(takes=FLOWS))
     sub["lecture"].add_argument("--sources", nargs="+", default=list(RATELESS), choices=RATELESS)
     a = sub["series"]
-    a.add_argument("--schedulers", nargs="+", default=["bottleneck", "drfq"], choices=schedulers)
+    a.add_argument("--methods", nargs="+", default=["bottleneck", "drfq"], choices=registered)
     a.add_argument("--bin-width", type=POSITIVE, default=0.01, help="seconds per rate bin")
     a = sub["sweep"]
-    a.add_argument("--schedulers", nargs="+", default=schedulers, choices=schedulers)
+    a.add_argument("--methods", nargs="+", default=registered, choices=registered)
     a.add_argument("--flows", type=COUNT, nargs="+", default=[2, 10, 100, 1000, 10000])
     a.add_argument("--resources", type=COUNT, nargs="+", default=[2, 3, 4])
     a.add_argument("--distributions", nargs="+", default=list(DISTRIBUTIONS), choices=DISTRIBUTIONS)
@@ -45,11 +45,11 @@ def step(args):
     if args.command == "lecture":
         table = lecture(sources=args.sources, seed=args.seed, **options)
     elif args.command == "series":
-        table = lecture_series(bin_width=args.bin_width, schedulers=args.schedulers,
+        table = lecture_series(bin_width=args.bin_width, methods=args.methods,
                                seed=args.seed, **options)
     else:
         table = sweep(args.flows, args.resources, args.distributions, args.sources,
-                      args.schedulers, args.packets, seed=args.seed, **options)
+                      args.methods, args.packets, seed=args.seed, **options)
     tidy.write(table, args.out)
     return f"{args.out} ({len(table)} rows)"
 

@@ -37,7 +37,7 @@ _SERIES = (
     Option("initial_window", int, INITIAL_WINDOW, "TCP's initial window, packets", PACKETS),
     Option("bins", int, BINS, "bins of the rate-over-time series (0: none)", f"[0, {MAX_STATE}]"),
 )
-# A run's settings, in order: drfq.model.Settings' fields after the scheduler, made from
+# A run's settings, in order: drfq.model.Settings' fields after the method, made from
 # these declarations (resource and interval: fq's and bottleneck's options only); those
 # after the duration that a run's rows record (drfq.simulate.Result.rows), in order.
 SETTINGS = (DURATION, RESOURCE, BOTTLENECK_INTERVAL, *_QUEUES, *_SERIES)
@@ -57,25 +57,25 @@ _OPTIONS = (
 )
 
 KINDS = (
-    InputKind(FLOWS, ("costs",), "drfbench.drfq.simulate(costs, scheduler, ...)",
+    InputKind(FLOWS, ("costs",), "drfbench.drfq.simulate(costs, method, ...)",
               "drfq.model:read_inputs", names="flow"),
 )
 
 METHODS = (
     Method("drfq", "drfq", FLOWS, "memoryless DRFQ: start-time fair queueing on each "
-           "packet's dominant processing time", "drfq.simulate:run_scheduler",
+           "packet's dominant processing time", "drfq.simulate:run_method",
            _OPTIONS, label="DRFQ", literal=True),
     Method("drfq-dovetail", "drfq", FLOWS, "dovetailing DRFQ: virtual start and finish "
-           "times per resource, ordered by the largest start", "drfq.simulate:run_scheduler",
+           "times per resource, ordered by the largest start", "drfq.simulate:run_method",
            _OPTIONS, label="DRFQ (dovetailing)",
            literal=True),
     Method("fq", "drfq", FLOWS, "single-resource fair queueing (SFQ) on one resource",
-           "drfq.simulate:run_scheduler", (*_OPTIONS, RESOURCE), label="FQ", literal=True),
+           "drfq.simulate:run_method", (*_OPTIONS, RESOURCE), label="FQ", literal=True),
     Method("bottleneck", "drfq", FLOWS, "bottleneck fairness: SFQ on the resource "
            "busiest over the last interval (300 ms in the lecture's Click run)",
-           "drfq.simulate:run_scheduler", (*_OPTIONS, RESOURCE, BOTTLENECK_INTERVAL),
+           "drfq.simulate:run_method", (*_OPTIONS, RESOURCE, BOTTLENECK_INTERVAL),
            label="Bottleneck", literal=True),
-    Method("fifo", "drfq", FLOWS, "first come, first served", "drfq.simulate:run_scheduler",
+    Method("fifo", "drfq", FLOWS, "first come, first served", "drfq.simulate:run_method",
            _OPTIONS, label="FIFO", literal=True),
 )
 

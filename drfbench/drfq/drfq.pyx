@@ -48,7 +48,7 @@ from _common cimport int64_t, int32_t
 from _platform cimport LINE, opaque
 
 cdef enum:
-    DRFQ = 0               # the order of drfbench.drfq.model.SCHEDULERS
+    DRFQ = 0               # the order of drfbench.drfq.model.METHODS
     DOVETAIL = 1
     FQ = 2
     BOTTLENECK = 3
@@ -601,7 +601,7 @@ def simulate(const double[:, :, ::1] costs, const double[::1] weights, const int
              int64_t[::1] choices, double[::1] log_t, int64_t[::1] log_f):
     """One run (see drfbench.drfq.literal for the model): costs (n, K, m), weights, kind
     (indices into SOURCES), rates (NaN for none), seed, packet_costs and scheduler
-    (indices into PACKET_COSTS and SCHEDULERS), the settings; the outputs, zeroed, are
+    (indices into PACKET_COSTS and METHODS), the settings; the outputs, zeroed, are
     filled: served ... blocked as named, series (bins, n) departures per bin, choices the
     bottleneck's re-decisions (room for all), log_t and log_f the first len(log_t)
     dispatches. Returns (re-decisions made, dispatches made)."""

@@ -15,7 +15,7 @@ experiment, its rate-over-time series, and a sweep over flows, resources and cos
   lecture_series  Each flow's rate over time under bottleneck and drfq with TCP sources
                   (the oscillation bottleneck fairness causes).
   sweep           Flows (2 ... 10,000) x resources (2 ... 4) x per-flow cost
-                  distributions x sources, every scheduler on the same flows: fairness
+                  distributions x sources, every method on the same flows: fairness
                   (the spread of weighted dominant shares, and Jain's index of them),
                   utilization (mean and largest busy fraction), drops, and the
                   simulator's speed.
@@ -51,9 +51,9 @@ RATELESS = tuple(s for s in SOURCES if s not in OPEN_LOOP)   # the sources needi
 LECTURE_DURATION = 5.0      # seconds per run of the lecture's experiment and its series
 
 
-def own_options(scheduler, **options):
-    """Those of `options` that `scheduler` takes (its registered options), None left out."""
-    spec = api.method_info(scheduler)
+def own_options(method, **options):
+    """Those of `options` that `method` takes (its registered options), None left out."""
+    spec = api.method_info(method)
     return {o: v for o, v in options.items() if v is not None and spec.takes_option(o)}
 
 
@@ -83,15 +83,15 @@ def lecture(sources=RATELESS, seed=0, **settings):
                  for c in LECTURE_COSTS]
         runs = [("alone", "fifo", None, [(r.throughput[0], r.dominant_share[0], r.dropped[0])
                                          for r in alone])]
-        for scenario, scheduler, resource in LECTURE_SCENARIOS:
-            r = simulate(LECTURE_COSTS, scheduler, **common,
-                         **own_options(scheduler, resource=resource, **settings))
-            runs.append((scenario, scheduler, resource, list(zip(r.throughput, r.dominant_share,
+        for scenario, method, resource in LECTURE_SCENARIOS:
+            r = simulate(LECTURE_COSTS, method, **common,
+                         **own_options(method, resource=resource, **settings))
+            runs.append((scenario, method, resource, list(zip(r.throughput, r.dominant_share,
                                                                  r.dropped))))
-        for scenario, scheduler, resource, flows in runs:
+        for scenario, method, resource, flows in runs:
             mbps = LECTURE_MBPS.get(scenario)
             for i, (rate, share, dropped) in enumerate(flows):
-                out.append({"source": source, "scenario": scenario, "scheduler": scheduler,
+                out.append({"source": source, "scenario": scenario, "method": method,
                             "resource": resource, "flow": i,
                             "kind": "bandwidth-bound" if i == 0 else "cpu-bound",
                             "cost_cpu": LECTURE_COSTS[i][0], "cost_nic": LECTURE_COSTS[i][1],
@@ -104,18 +104,18 @@ def lecture(sources=RATELESS, seed=0, **settings):
     return out
 
 
-def lecture_series(bin_width=0.01, schedulers=("bottleneck", "drfq"), source="tcp", seed=0,
+def lecture_series(bin_width=0.01, methods=("bottleneck", "drfq"), source="tcp", seed=0,
                    **settings):
-    """Rows (scheduler, time, flow, rate) of each flow's rate over time, in bins of
+    """Rows (method, time, flow, rate) of each flow's rate over time, in bins of
     `bin_width` seconds (model.seconds' bounds), with the lecture's flows and TCP sources;
     `settings` as `lecture` takes them, each row with those but the duration."""
     settings = step_settings("series", settings)
     duration = seconds(settings[DURATION.name], DURATION.name)
     bins = max(int(round(duration / seconds(bin_width, "bin_width"))), 1)
     out = []
-    for scheduler in schedulers:
-        r = simulate(LECTURE_COSTS, scheduler, source=source, bins=bins, seed=seed,
-                     **own_options(scheduler, **settings))
+    for method in methods:
+        r = simulate(LECTURE_COSTS, method, source=source, bins=bins, seed=seed,
+                     **own_options(method, **settings))
         out += r.series_rows(source=source, **{name: value for name, value in settings.items()
                                               if name != DURATION.name})
     return out
@@ -159,10 +159,10 @@ def jain(x):
 
 
 def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DISTRIBUTIONS,
-          sources=RATELESS, schedulers=api.methods(takes=FLOWS), packets=200, seed=0,
+          sources=RATELESS, methods=api.methods(takes=FLOWS), packets=200, seed=0,
           **settings):
-    """One row per flows x resources x distribution x source x scheduler (see the module
-    docstring); every scheduler of a configuration runs on the same flows. flows,
+    """One row per flows x resources x distribution x source x method (see the module
+    docstring); every method of a configuration runs on the same flows. flows,
     resources: lists of positive integers, flows x resources at most MAX_STATE; packets: a
     number in (0, MAX_PACKETS]; `settings`: packet_costs, rtt and interval (seconds), at
     their declared defaults unless given."""
@@ -182,14 +182,14 @@ def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DI
                 costs = flow_costs(distribution, n, m, rng)
                 duration = max(packets * n * float(costs.max(axis=1).mean()) / m, 10 * interval)
                 for source in sources:
-                    for scheduler in schedulers:
+                    for method in methods:
                         start = time.perf_counter()
-                        r = simulate(costs, scheduler, duration=duration, source=source,
-                                     bins=0, seed=seed, **own_options(scheduler, **settings))
+                        r = simulate(costs, method, duration=duration, source=source,
+                                     bins=0, seed=seed, **own_options(method, **settings))
                         elapsed = time.perf_counter() - start
                         share = r.dominant_share / r.flows.weights
                         out.append({"flows": n, "resources": m, "distribution": distribution,
-                                    "source": source, "scheduler": scheduler,
+                                    "source": source, "method": method,
                                     PACKET_COST.name: settings[PACKET_COST.name],
                                     "duration": duration,
                                     "share_spread": spread(share), "share_jain": jain(share),

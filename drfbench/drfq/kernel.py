@@ -20,7 +20,7 @@ class Outputs(NamedTuple):
     dispatched (entered it), arrived, dropped; work (n, m) seconds each resource served
     each flow; busy, blocked (m,) seconds each resource served, and held a finished packet
     for want of room downstream; series (bins, n) departures per bin; bottleneck: the
-    bottleneck scheduler's re-decisions, one per interval; decision_time, decision_flow:
+    bottleneck method's re-decisions, one per interval; decision_time, decision_flow:
     every dispatch's time and flow (empty unless asked for)."""
     served: np.ndarray
     dispatched: np.ndarray
@@ -47,7 +47,7 @@ def simulate(flows, settings, *, isa=None, decisions=False) -> Outputs:
                   arrived=np.zeros(n, np.int64), dropped=np.zeros(n, np.int64),
                   work=np.zeros((n, m)), busy=np.zeros(m), blocked=np.zeros(m),
                   series=np.zeros((s.bins, n), np.int32),
-                  bottleneck=np.zeros(s.boundaries if s.scheduler == "bottleneck" else 0,
+                  bottleneck=np.zeros(s.boundaries if s.method == "bottleneck" else 0,
                                       np.int64),
                   decision_time=np.zeros(1024 if decisions else 0),
                   decision_flow=np.zeros(1024 if decisions else 0, np.int64))

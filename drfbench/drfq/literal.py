@@ -105,7 +105,7 @@ class Middlebox:
         self.flows, self.s = flows, settings
         n, m = flows.n, flows.m
         self.n, self.m = n, m
-        self.sched = settings.scheduler
+        self.sched = settings.method
         self.dims = {"drfq-dovetail": m, "fifo": 0}.get(self.sched, 1)
         self.source = flows.sources
         self.queue = [deque() for _ in range(n)]

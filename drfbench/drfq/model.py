@@ -38,9 +38,9 @@ from .. import _inputs
 from .. import _validation as check
 from .catalog import MAX_SECONDS, MAX_STATE, PACKET_COSTS, PACKETS, SECONDS, SETTINGS, SOURCES
 
-# The registry's flow schedulers (drfbench.methods(takes="flows")), in the order of the
+# The registry's flow methods (drfbench.methods(takes="flows")), in the order of the
 # kernel's switch (Settings.code).
-SCHEDULERS = ("drfq", "drfq-dovetail", "fq", "bottleneck", "fifo")
+METHODS = ("drfq", "drfq-dovetail", "fq", "bottleneck", "fifo")
 OPEN_LOOP = ("constant", "poisson")
 
 # The run's settings (their types, bounds and defaults), the sources and packet costs: the
@@ -277,13 +277,13 @@ def _sources(source, rates, n):
 
 
 class _Settings:
-    """A run's validated settings (see `settings`): the scheduler, then each of the
+    """A run's validated settings (see `settings`): the method, then each of the
     catalog's SETTINGS by name (duration, resource, interval, rtt, buffer, ...)."""
 
     @property
     def code(self):
-        """The scheduler's index in SCHEDULERS (the kernel's switch)."""
-        return SCHEDULERS.index(self.scheduler)
+        """The method's index in METHODS (the kernel's switch)."""
+        return METHODS.index(self.method)
 
     @property
     def boundaries(self):
@@ -291,7 +291,7 @@ class _Settings:
         return int(self.duration / self.interval) + 2
 
 
-Settings = make_dataclass("Settings", [("scheduler", str), *((o.name, o.type) for o in SETTINGS)],
+Settings = make_dataclass("Settings", [("method", str), *((o.name, o.type) for o in SETTINGS)],
                           bases=(_Settings,), frozen=True)
 Settings.__module__, Settings.__doc__ = __name__, _Settings.__doc__
 
@@ -305,25 +305,25 @@ def seconds(value, name):
     return x
 
 
-def settings(m, scheduler="drfq", **options):
+def settings(m, method="drfq", **options):
     """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate):
     `options` any of the catalog's SETTINGS, the others at their declared defaults.
     resource is used by fq and bottleneck only, interval by bottleneck only (the registry
-    refuses them for the other schedulers). The times (duration, interval, rtt): seconds
+    refuses them for the other methods). The times (duration, interval, rtt): seconds
     (`seconds`: numbers or durations, in (0, MAX_SECONDS]), under bottleneck at most
     MAX_REDECISIONS intervals in the duration; the packet counts (buffer, stage_buffer,
     initial_window): positive integers; bins: a non-negative integer (the state's size is
     bounded by `budget`)."""
-    if scheduler not in SCHEDULERS:
-        raise ValueError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
     unknown = sorted(set(options) - {o.name for o in SETTINGS})
     if unknown:
         raise TypeError(f"settings take no option {', '.join(unknown)}; they take "
                         f"{', '.join(o.name for o in SETTINGS)}")
-    s = Settings(scheduler, **{o.name: options.get(o.name, o.default) for o in SETTINGS})
+    s = Settings(method, **{o.name: options.get(o.name, o.default) for o in SETTINGS})
     s = replace(s, **{o.name: seconds(getattr(s, o.name), o.name)
                       for o in SETTINGS if o.bounds == SECONDS})
-    if scheduler == "bottleneck" and s.duration / s.interval > MAX_REDECISIONS:
+    if method == "bottleneck" and s.duration / s.interval > MAX_REDECISIONS:
         raise ValueError(f"interval {s.interval} s re-decides the bottleneck more than "
                          f"{MAX_REDECISIONS:.0e} times in {s.duration} s")
     if isinstance(s.resource, bool) or not isinstance(s.resource, numbers.Integral) \
@@ -357,11 +357,11 @@ def budget(flows, s):
         raise ValueError(f"the run would simulate about {packets:.3g} packets, more than the "
                          f"budget of {MAX_PACKETS} (drfq.model.MAX_PACKETS): shorten the "
                          "duration, or raise the costs or lower the rates")
-    D = m if s.scheduler == "drfq-dovetail" else 1
+    D = m if s.method == "drfq-dovetail" else 1
     queued = int((flows.source != SOURCES.index("backlogged")).sum())
     state = ((n - queued + queued * s.buffer) * (1 + 2 * D) + (m + (m - 1) * s.stage_buffer)
              * (2 * m + 2 * D) + 4 * n * (s.initial_window + 1) + s.bins * n
-             + (s.boundaries if s.scheduler == "bottleneck" else 0))
+             + (s.boundaries if s.method == "bottleneck" else 0))
     if state > MAX_STATE:
         raise ValueError(f"the run's state (buffer x flows, stage_buffer x resources, "
                          f"initial_window x flows, bins x flows) would hold {state} numbers, "

@@ -27,9 +27,9 @@ class Result:
     (packets that left the pipeline), dispatched (entered it), arrived, dropped; work
     (n, m) seconds each resource served each flow; busy, blocked (m,) seconds each resource
     served, and held a finished packet for want of room downstream; series (bins, n)
-    departures per bin; bottleneck: the bottleneck scheduler's re-decisions, one per
+    departures per bin; bottleneck: the bottleneck method's re-decisions, one per
     interval; decisions (time, flow) of every dispatch, if asked for; isa: the kernels'
-    variant ("literal" for the transcription); options: the scheduler's registered
+    variant ("literal" for the transcription); options: the method's registered
     options (its rows give resource and interval only where it takes them)."""
     flows: object
     settings: object
@@ -47,8 +47,8 @@ class Result:
     options: frozenset
 
     @property
-    def scheduler(self):
-        return self.settings.scheduler
+    def method(self):
+        return self.settings.method
 
     @property
     def throughput(self):
@@ -86,12 +86,12 @@ class Result:
 
     def rows(self, **columns):
         """Tidy rows, one per flow: the run's settings (the duration, then the catalog's
-        RECORDED: resource and interval empty for a scheduler not taking them), the flow's
+        RECORDED: resource and interval empty for a method not taking them), the flow's
         weight, source, rate and mean costs, its throughput, dominant resource and share,
         packets served, arrived, dropped, and every resource's busy and blocked fractions;
         with `columns` added, stamped (drfbench.rows)."""
         s, f = self.settings, self.flows
-        run = {"scheduler": s.scheduler, DURATION.name: s.duration, "flows": f.n,
+        run = {"method": s.method, DURATION.name: s.duration, "flows": f.n,
                "resources": f.m, **{o.name: getattr(s, o.name) if o.name in self.options else None
                                     for o in RECORDED},
                PACKET_COST.name: PACKET_COSTS[f.packet_costs], "seed": f.seed,
@@ -112,7 +112,7 @@ class Result:
         """Tidy rows, one per bin and flow: time (the bin's start), flow, rate (packets/s);
         with `columns` added, stamped, made as they are read."""
         width, rates = self.bin_width, self.rates
-        return tidy.stamped(lambda: ({"scheduler": self.scheduler, "time": b * width,
+        return tidy.stamped(lambda: ({"method": self.method, "time": b * width,
                                       "flow": i, "rate": rate}
                                      for b, row in enumerate(rates.tolist())
                                      for i, rate in enumerate(row)),
@@ -124,13 +124,13 @@ class Result:
         return None if self.isa == "literal" else self.isa
 
 
-def simulate(costs, scheduler="drfq", **options):
-    """Simulate the middlebox for `duration` seconds under registered flow scheduler
-    `scheduler` (drfbench.methods(takes="flows"): "drfq", "drfq-dovetail", "fq",
+def simulate(costs, method="drfq", **options):
+    """Simulate the middlebox for `duration` seconds under registered flow method
+    `method` (drfbench.methods(takes="flows"): "drfq", "drfq-dovetail", "fq",
     "bottleneck", "fifo"); a Result. costs: (flows, resources) seconds per packet on each
     resource, in pipeline order, or (flows, K, resources): a cycle of K cost vectors per
     flow; or by name, a DataFrame with text column labels or a dict of columns, in column
-    order (model.flows). The options (defaults: drfbench.method_info(scheduler).defaults()):
+    order (model.flows). The options (defaults: drfbench.method_info(method).defaults()):
 
     duration    seconds simulated (default 1)
     weights     per flow, > 0 (default equal); rates: per flow packets/s or None (model.flows)
@@ -151,17 +151,17 @@ def simulate(costs, scheduler="drfq", **options):
     factor _validation.MAX_WEIGHT_RATIO (1e9) of each other; a run of at most about
     MAX_PACKETS (`2**28`) packets, estimated from the duration, costs, rates and rtt, and a
     state of at most MAX_STATE (`2**27`) numbers; beyond them a ValueError says which.
-    A scheduler given an option it does not take refuses it (drfbench.run). The model and
-    the schedulers' definitions: drfbench.drfq.literal.
+    A method given an option it does not take refuses it (drfbench.run). The model and
+    the methods' definitions: drfbench.drfq.literal.
     """
-    return api.run(scheduler, costs, takes=FLOWS, **options)
+    return api.run(method, costs, takes=FLOWS, **options)
 
 
-def run_scheduler(spec, costs, *, weights, rates, source, packet_costs, seed, decisions, literal,
-                  isa, **settings):
-    """The registry's implementation of the flow schedulers (see `simulate`): the options
+def run_method(spec, costs, *, weights, rates, source, packet_costs, seed, decisions, literal,
+               isa, **settings):
+    """The registry's implementation of the flow methods (see `simulate`): the options
     as the registry checked them, their defaults declared in the family's catalog; the
-    run's settings (the catalog's SETTINGS the scheduler takes: resource and interval are
+    run's settings (the catalog's SETTINGS the method takes: resource and interval are
     fq's and bottleneck's only, the others' at their declared defaults) go to
     model.settings as they are."""
     f = make_flows(costs, weights, rates, source, packet_costs, seed)

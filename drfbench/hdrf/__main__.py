@@ -33,7 +33,7 @@ def main(argv=None):
                     "scale": "a 100K-leaf tree, 10,000 machines, a million tasks"})
     tree_methods = list(methods(takes=TREE))
     for name, a in sub.items():
-        a.add_argument("--policies", nargs="+", default=["hdrf"] if name == "scale" else tree_methods,
+        a.add_argument("--methods", nargs="+", default=["hdrf"] if name == "scale" else tree_methods,
                        choices=tree_methods, metavar="METHOD", help="registered tree methods")
     a = sub["properties"]
     a.add_argument("--instances", type=COUNT, default=200, help="random trees per check")
@@ -62,9 +62,9 @@ def step(args):
     """The step `args.command`, its files written together or not at all."""
     stamp = {"seed": args.seed, **tidy.stamp()}
     if args.command == "examples":
-        tidy.write([{**row, **stamp} for row in example_rows(args.policies)], args.out)
+        tidy.write([{**row, **stamp} for row in example_rows(args.methods)], args.out)
     elif args.command == "properties":
-        rows = CHECKS.table(args.policies, args.instances, args.seed, room=args.room,
+        rows = CHECKS.table(args.methods, args.instances, args.seed, room=args.room,
                             machines=(1, 1), progress=sys.stderr)
         stamp.update(instances=args.instances, room=args.room)
         tidy.write([{**row, **stamp} for row in rows], args.out)
@@ -74,11 +74,11 @@ def step(args):
         trace = scale_jobs(tree, args.tasks, args.span, args.seed)
         stamp.update(fanout=args.fanout, machines=args.machines, span=args.span)
         tidy.write([{**run_at_scale(tree, machines, trace, method), **stamp}
-                    for method in args.policies], args.out)
+                    for method in args.methods], args.out)
     else:
         machines = np.tile(args.machine, (args.machines, 1))
         trace, _, _ = jobs(EVALUATION_TREE, args.jobs, args.large, args.span, args.seed)
-        throughput, summary = evaluate(EVALUATION_TREE, machines, trace, args.policies,
+        throughput, summary = evaluate(EVALUATION_TREE, machines, trace, args.methods,
                                        args.sample, args.window)
         stamp.update(machines=args.machines, machine=" ".join(f"{c:g}" for c in args.machine),
                      jobs=args.jobs, large=args.large, span=args.span, sample=args.sample,

@@ -33,7 +33,7 @@ def main(argv=None):
     app_methods = list(methods(takes=APPLICATIONS))
     a, b = sub["evaluate"], sub["sensitivity"]
     for c in (a, b):
-        c.add_argument("--policies", nargs="+", default=app_methods, choices=app_methods,
+        c.add_argument("--methods", nargs="+", default=app_methods, choices=app_methods,
                        metavar="METHOD", help="registered application methods")
         c.add_argument("--servers", type=COUNT, default=1200)
         c.add_argument("--per-rack", type=COUNT, default=40)
@@ -74,12 +74,12 @@ def step(args):
                 if args.command == "evaluate" else {}), **tidy.stamp()}
     if args.command == "sensitivity":
         rows = sensitivity(infra, args.apps, args.rate, args.mapreduce, args.seeds,
-                           args.policies, args.scores, view=args.view, temporal=args.temporal,
+                           args.methods, args.scores, view=args.view, temporal=args.temporal,
                            bottleneck=args.bottleneck, threads=args.threads)
         tidy.write([{**row, **stamp} for row in rows], args.out)
         return None
     series, apps, summary, rates = evaluate(infra, args.apps, args.rate, args.mapreduce,
-                                            args.seeds, args.policies, args.threads,
+                                            args.seeds, args.methods, args.threads,
                                             steady=tuple(args.steady), every=args.every,
                                             views=dict(args.views), temporal=args.temporal,
                                             bottleneck=args.bottleneck, score=args.score)

@@ -29,18 +29,18 @@ def test_the_dynamic_file_has_exact_shares_on_its_share_rows(tmp_path):
 
 
 def test_the_dynamic_experiment_under_first_fit(tmp_path):
-    """DS7's file: Fig. 4's users under First-Fit (--scheduler), exact DRFH beside them."""
+    """DS7's file: Fig. 4's users under First-Fit (--method), exact DRFH beside them."""
     out, summary = tmp_path / "dynamic.csv", tmp_path / "summary.csv"
     done = subprocess.run([sys.executable, "-m", "drfbench.drfh", "dynamic", "--servers", "20",
-                           "--dynamic-sample", "50", "--scheduler", "drfh-first-fit", "--out", str(out),
+                           "--dynamic-sample", "50", "--method", "drfh-first-fit", "--out", str(out),
                            "--summary", str(summary)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     table = rows.read(out)
-    assert set(table["scheduler"]) == {"drfh-first-fit"}
+    assert set(table["method"]) == {"drfh-first-fit"}
     share = table[table["metric"] == "share"]
     assert share["exact_share"].notna().any()
     assert set(rows.read(summary)["phase"]) >= {"users 1 and 2", "users 1, 2 and 3", "user 1 leaves"}
-    refused = subprocess.run([sys.executable, "-m", "drfbench.drfh", "dynamic", "--scheduler",
+    refused = subprocess.run([sys.executable, "-m", "drfbench.drfh", "dynamic", "--method",
                               "drfh-slots", "--out", str(out), "--summary", str(summary)],
                              capture_output=True, text=True)
     assert refused.returncode == 2 and "drfh-slots" in refused.stderr

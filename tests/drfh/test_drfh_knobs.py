@@ -135,7 +135,7 @@ def test_the_study_rows():
     assert set(rows["figure"]) == {"table2", "fig5", "fig6", "fig7"}
     table = rows[rows["figure"] == "table2"].pivot(index="slots", columns="metric", values="value")
     best = int(table.mean(axis=1).idxmax())
-    fig5 = rows[rows["figure"] == "fig5"].set_index(["scheduler", "metric"])
+    fig5 = rows[rows["figure"] == "fig5"].set_index(["method", "metric"])
     assert fig5.loc[("drfh-slots", "utilization_cpu"), "slots"] == best
     assert fig5.loc[("drfh-slots", "utilization_cpu"), "value"] == table.loc[best, "utilization_cpu"]
     fig6 = rows[rows["figure"] == "fig6"].set_index("metric")["value"]

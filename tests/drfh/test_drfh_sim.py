@@ -171,7 +171,7 @@ def test_simulate_contract_and_rows():
     assert res.jobs["finish"].notna().sum() == len(res.jobs) - 1
     assert ((res.utilization >= 0) & (res.utilization <= 1 + 1e-9)).all().all()
     rows = res.rows(trace="t")
-    assert {"scheduler", "metric", "time", "value", "git_commit", "trace"} <= set(rows[0])
+    assert {"method", "metric", "time", "value", "git_commit", "trace"} <= set(rows[0])
     again = drfh.simulate(servers, tasks, "drfh-best-fit", sample=100.0)
     pd.testing.assert_frame_equal(res.jobs, again.jobs)
 
@@ -222,7 +222,7 @@ def test_bad_input(change, message):
         drfh.simulate(s, t)
 
 
-def test_unknown_scheduler_and_files(tmp_path):
+def test_unknown_method_and_files(tmp_path):
     servers, tasks = fig1()
     with pytest.raises(ValueError, match="unknown method 'worst-fit'; registered methods taking trace"):
         drfh.simulate(servers, tasks, "worst-fit")
@@ -235,13 +235,13 @@ def test_unknown_scheduler_and_files(tmp_path):
 
 
 def test_registry():
-    """The trace schedulers run through the registry by their registered names, and an
-    option a scheduler does not take is refused, naming it."""
+    """The trace methods run through the registry by their registered names, and an
+    option a method does not take is refused, naming it."""
     assert drfbench.methods(takes="trace") == ("drfh-first-fit", "drfh-best-fit", "drfh-slots")
     servers, tasks = fig1()
     via_registry = drfbench.run("drfh-slots", servers, tasks, slots=8, sample=1.0)
     direct = drfh.simulate(servers, tasks, "drfh-slots", slots=8, sample=1.0)
-    assert via_registry.scheduler == "drfh-slots" and via_registry.slots == 8
+    assert via_registry.method == "drfh-slots" and via_registry.slots == 8
     assert via_registry.run.tasks["machine"].tolist() == direct.run.tasks["machine"].tolist()
     with pytest.raises(ValueError, match="takes no option slots"):
         drfh.simulate(servers, tasks, "drfh-best-fit", slots=8)

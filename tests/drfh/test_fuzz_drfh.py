@@ -184,7 +184,7 @@ HORIZON = st.one_of(st.just(INF), st.sampled_from([10.0, 0.0, 1e300, -1.0, NAN, 
 
 @st.composite
 def trace_inputs(draw):
-    """(servers, tasks, scheduler, options) of drfh.simulate: DataFrames in the generic
+    """(servers, tasks, method, options) of drfh.simulate: DataFrames in the generic
     format (columns in any order), durations as numbers or timedelta, arrivals sometimes
     points in time, numbers near and past the bounds."""
     M, m, N = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(0, 6))
@@ -209,9 +209,9 @@ def trace_inputs(draw):
         tasks["arrival"] = pd.Timestamp("2024-01-01") + pd.to_timedelta(
             np.nan_to_num(np.clip(arrival, 0.0, 1e6)), unit="s")
     tasks = tasks[draw(st.permutations(list(tasks.columns)))]
-    scheduler = draw(st.sampled_from(["drfh-best-fit", "drfh-first-fit", "drfh-slots"]))
+    method = draw(st.sampled_from(["drfh-best-fit", "drfh-first-fit", "drfh-slots"]))
     options = {"sample": draw(SAMPLE), "horizon": draw(HORIZON)}
-    if scheduler == "drfh-slots":
+    if method == "drfh-slots":
         options["slots"] = draw(st.one_of(st.sampled_from([1, 3, 14]),
                                           st.sampled_from([2**40, 0, -1, 1.5, True])))
         options["slot_model"] = draw(st.sampled_from(["timeshare", "capped", "capped", "lax"]))
@@ -220,13 +220,13 @@ def trace_inputs(draw):
         options["weights"] = draw(st.one_of(
             cells(1, len(labels), st.floats(0.5, 4.0)).map(lambda w: w[0]),
             st.just({u: 2.0 for u in labels}), st.just({})))
-    return servers, tasks, scheduler, options
+    return servers, tasks, method, options
 
 
-def simulate_arrays(servers, tasks, scheduler, options):
+def simulate_arrays(servers, tasks, method, options):
     """drfh.simulate's result as plain arrays: the task table, the unschedulable rows, the
     utilization samples, the run's end."""
-    res = drfh.simulate(servers, tasks, scheduler, **options)
+    res = drfh.simulate(servers, tasks, method, **options)
     return {"tasks": res.run.tasks, "unschedulable": res.run.unschedulable,
             "utilization": res.utilization.to_numpy(), "end": res.run.end,
             "resources": res.resources}
@@ -238,8 +238,8 @@ def test_simulate(case):
     on a server where it fits next to the tasks running there (slots: within the server's
     slots); without a horizon every schedulable task ends; the literal transcription makes
     the same decisions."""
-    servers, tasks, scheduler, options = case
-    outcome = fuzz.call(simulate_arrays, servers, tasks, scheduler, options)
+    servers, tasks, method, options = case
+    outcome = fuzz.call(simulate_arrays, servers, tasks, method, options)
     if outcome.refused:
         assert "\n" not in str(outcome.error)
         return
@@ -252,7 +252,7 @@ def test_simulate(case):
     assert np.isfinite(u).all() and (u >= 0).all() and (u <= 1 + 1e-9).all()
     started = np.flatnonzero(T["machine"] >= 0)
     assert (T["start"][started] >= T["arrival"][started]).all()
-    slots = drfh.slot_counts(C, options.get("slots", 14)) if scheduler == "drfh-slots" else None
+    slots = drfh.slot_counts(C, options.get("slots", 14)) if method == "drfh-slots" else None
     for t in started:
         k, s = T["machine"][t], T["start"][t]
         on = started[(T["machine"][started] == k) & (T["start"][started] <= s) &
@@ -264,7 +264,7 @@ def test_simulate(case):
     if options.get("horizon") == INF:
         schedulable = np.setdiff1d(np.arange(len(tasks)), r["unschedulable"])
         assert np.isfinite(T["end"][schedulable]).all()
-    literal = fuzz.call(simulate_arrays, servers, tasks, scheduler, {**options, "literal": True})
+    literal = fuzz.call(simulate_arrays, servers, tasks, method, {**options, "literal": True})
     assert literal.value["tasks"]["machine"].tolist() == T["machine"].tolist()
     np.testing.assert_array_equal(literal.value["tasks"]["start"], T["start"])
 
@@ -274,7 +274,7 @@ DAY = 86400.0
 
 @st.composite
 def month_trace_inputs(draw):
-    """(servers, tasks, scheduler, options) of drfh.simulate on a trace like the public
+    """(servers, tasks, method, options) of drfh.simulate on a trace like the public
     ones (issue 34): arrivals over 30 to 90 days, durations log-uniform from 1 ms to 90
     days (sometimes as timedelta), the default sample (60 s) or an hour."""
     n = draw(st.integers(1, 6))
@@ -292,9 +292,9 @@ def month_trace_inputs(draw):
     if draw(st.booleans()):
         tasks["duration"] = pd.to_timedelta(tasks["duration"], unit="s")
     servers = pd.DataFrame({"cpu": [1.0, 0.5], "mem": [1.0, 0.75]})
-    scheduler = draw(st.sampled_from(["drfh-best-fit", "drfh-first-fit"]))
+    method = draw(st.sampled_from(["drfh-best-fit", "drfh-first-fit"]))
     options = {} if draw(st.booleans()) else {"sample": 3600.0}
-    return servers, tasks, scheduler, options
+    return servers, tasks, method, options
 
 
 @fuzz.cases(month_trace_inputs())
@@ -302,14 +302,14 @@ def test_simulate_month_long_trace(case):
     """A month or more of trace at the default sample: never refused (it was, past 2**21 x
     the shortest duration, and a 30-day horizon too); every task ends at exactly its start
     plus its duration (DRFH never time-shares a server); the literal transcription agrees."""
-    servers, tasks, scheduler, options = case
-    outcome = fuzz.call(simulate_arrays, servers, tasks, scheduler, options)
+    servers, tasks, method, options = case
+    outcome = fuzz.call(simulate_arrays, servers, tasks, method, options)
     assert not outcome.refused, outcome.error
     T = outcome.value["tasks"]
     duration = tr.read_trace(tasks, drfh.read_servers(servers)[0])[1].duration   # seconds
     np.testing.assert_array_equal(T["end"], T["start"] + duration)
     assert (T["start"] >= T["arrival"]).all()
-    literal = fuzz.call(simulate_arrays, servers, tasks, scheduler, {**options, "literal": True})
+    literal = fuzz.call(simulate_arrays, servers, tasks, method, {**options, "literal": True})
     np.testing.assert_array_equal(literal.value["tasks"]["end"], T["end"])
 
 

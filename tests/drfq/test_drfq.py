@@ -18,7 +18,7 @@ from drfbench.drfq.__main__ import main
 
 US = 1e-6
 LECTURE = [[1 * US, 6 * US], [7 * US, 1 * US]]
-SCHEDULERS = drfbench.methods(takes="flows")
+METHODS = drfbench.methods(takes="flows")
 OUTPUTS = ("served", "dispatched", "arrived", "dropped", "work", "busy_seconds",
            "blocked_seconds", "series", "decisions", "bottleneck")
 
@@ -43,36 +43,36 @@ def random_case(seed):
         initial_window=int(rng.integers(1, 4)), bins=7, seed=seed)
 
 
-def own(options, scheduler):
-    """`options` less those `scheduler` does not take (its registered options: resource
+def own(options, method):
+    """`options` less those `method` does not take (its registered options: resource
     for fq and bottleneck, interval for bottleneck)."""
-    spec = api.method_info(scheduler)
+    spec = api.method_info(method)
     return {k: v for k, v in options.items() if spec.takes_option(k)}
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
-def test_kernel_equals_literal_transcription(scheduler):
+@pytest.mark.parametrize("method", METHODS)
+def test_kernel_equals_literal_transcription(method):
     for seed in range(12):
         costs, options = random_case(seed)
-        options = own(options, scheduler)
-        kernel = drfq.simulate(costs, scheduler, decisions=True, **options)
-        literal = drfq.simulate(costs, scheduler, decisions=True, literal=True, **options)
+        options = own(options, method)
+        kernel = drfq.simulate(costs, method, decisions=True, **options)
+        literal = drfq.simulate(costs, method, decisions=True, literal=True, **options)
         assert kernel.dispatched.sum() > 50
         assert_same(kernel, literal, OUTPUTS)
 
 
 def test_kernel_equals_literal_on_the_lecture_flows():
-    for scheduler in SCHEDULERS:
+    for method in METHODS:
         for source in drfq.SOURCES:
             options = own(dict(duration=2e-3, interval=3e-4, rtt=5e-5, source=source, buffer=8,
                                rates=[1.5e5, 1.5e5] if source in model.OPEN_LOOP else None,
-                               packet_costs="exponential", decisions=True), scheduler)
-            assert_same(drfq.simulate(LECTURE, scheduler, **options),
-                        drfq.simulate(LECTURE, scheduler, literal=True, **options), OUTPUTS)
+                               packet_costs="exponential", decisions=True), method)
+            assert_same(drfq.simulate(LECTURE, method, **options),
+                        drfq.simulate(LECTURE, method, literal=True, **options), OUTPUTS)
 
 
 def test_single_resource_drfq_is_fair_queueing():
-    """With one resource the dominant resource is it: every fair scheduler makes the
+    """With one resource the dominant resource is it: every fair method makes the
     decisions of SFQ on it."""
     for seed in range(6):
         costs, options = random_case(100 + seed)
@@ -85,25 +85,25 @@ def test_single_resource_drfq_is_fair_queueing():
         assert (runs[3].bottleneck == 0).all()
 
 
-@pytest.mark.parametrize("scheduler", ["drfq", "fq"])
-def test_weights_split_throughput(scheduler):
+@pytest.mark.parametrize("method", ["drfq", "fq"])
+def test_weights_split_throughput(method):
     """One resource, backlogged flows of equal cost: packets in the weights' ratio, each
     within one packet of it (SFQ's bound)."""
     w = np.array([1.0, 2.0, 3.0])
-    r = drfq.simulate([[2 * US]] * 3, scheduler, weights=w, duration=0.01)
+    r = drfq.simulate([[2 * US]] * 3, method, weights=w, duration=0.01)
     assert r.busy[0] == pytest.approx(1.0)
     per_weight = r.dispatched / w
     assert per_weight.max() - per_weight.min() <= 1.0
     assert np.allclose(r.throughput / r.throughput.sum(), w / w.sum(), rtol=1e-3)
 
 
-@pytest.mark.parametrize("scheduler", ["drfq", "drfq-dovetail"])
-def test_flow_below_its_share_gets_all_it_sends(scheduler):
+@pytest.mark.parametrize("method", ["drfq", "drfq-dovetail"])
+def test_flow_below_its_share_gets_all_it_sends(method):
     """Max-min: a flow sending less than its fair share loses nothing; the backlogged
     flows share the rest equally (dominant shares)."""
     costs = LECTURE + [[2 * US, 2 * US]]
     rate = 3e4                                # its fair dominant share is ~1/3: ~1.7e5 packets/s
-    r = drfq.simulate(costs, scheduler, rates=[None, None, rate], duration=0.1)
+    r = drfq.simulate(costs, method, rates=[None, None, rate], duration=0.1)
     assert r.dropped[2] == 0
     assert r.arrived[2] - r.served[2] <= 2
     assert r.throughput[2] == pytest.approx(rate, rel=1e-3)
@@ -128,10 +128,10 @@ def normalized_service(result):
     return history, largest
 
 
-@pytest.mark.parametrize("scheduler,packet_costs", [("drfq", "fixed"), ("drfq", "exponential"),
+@pytest.mark.parametrize("method,packet_costs", [("drfq", "fixed"), ("drfq", "exponential"),
                                                     ("drfq", "uniform"),
                                                     ("drfq-dovetail", "fixed")])
-def test_backlogged_dominant_service_within_the_bound(scheduler, packet_costs):
+def test_backlogged_dominant_service_within_the_bound(method, packet_costs):
     """Backlogged flows: after every dispatch, any two flows' normalized dominant services
     differ by at most the larger of their largest normalized packet (SFQ's bound, Goyal et
     al. Theorem 1, on DRFQ's virtual time: the paper's bound of a packet's processing time,
@@ -144,7 +144,7 @@ def test_backlogged_dominant_service_within_the_bound(scheduler, packet_costs):
         costs = rng.integers(0, 6, (n, m)) * US
         costs[:, 0] += US
         w = rng.choice([1.0, 2.0, 3.0], n)
-        r = drfq.simulate(costs, scheduler, weights=w, duration=2e-3, packet_costs=packet_costs,
+        r = drfq.simulate(costs, method, weights=w, duration=2e-3, packet_costs=packet_costs,
                           seed=int(rng.integers(100)), decisions=True)
         history, largest = normalized_service(r)
         gap = history[:, :, None] - history[:, None, :]
@@ -178,20 +178,20 @@ def test_dovetailing_credits_complementary_packets():
     assert dovetail.busy == pytest.approx([1.0, 1.0], rel=1e-3)
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
-def test_work_conserving(scheduler):
+@pytest.mark.parametrize("method", METHODS)
+def test_work_conserving(method):
     """A resource never idles while work waits for it: one resource with backlogged flows
     is always busy; in a pipeline, resource 0 always serves or holds a packet; flows
     bound on the NIC keep it busy but for the first packet's way there; open-loop flows
     below capacity lose nothing."""
-    single = drfq.simulate([[1 * US], [3 * US], [2 * US]], scheduler, duration=1e-2)
+    single = drfq.simulate([[1 * US], [3 * US], [2 * US]], method, duration=1e-2)
     assert single.busy[0] == pytest.approx(1.0, abs=1e-12)
-    r = drfq.simulate(LECTURE + [[2 * US, 3 * US]], scheduler, duration=1e-2,
-                      **own({"interval": 1e-3}, scheduler))
+    r = drfq.simulate(LECTURE + [[2 * US, 3 * US]], method, duration=1e-2,
+                      **own({"interval": 1e-3}, method))
     assert r.busy[0] + r.blocked[0] == pytest.approx(1.0, abs=1e-12)
-    nic = drfq.simulate([[1 * US, 6 * US], [2 * US, 5 * US]], scheduler, duration=1e-2)
+    nic = drfq.simulate([[1 * US, 6 * US], [2 * US, 5 * US]], method, duration=1e-2)
     assert nic.busy[1] >= 1.0 - 2 * US / 1e-2
-    light = drfq.simulate(LECTURE, scheduler, rates=[5e4, 5e4], source="poisson", duration=0.05)
+    light = drfq.simulate(LECTURE, method, rates=[5e4, 5e4], source="poisson", duration=0.05)
     assert light.dropped.sum() == 0
     assert (light.arrived - light.served <= 4).all()
 
@@ -270,9 +270,9 @@ def test_evaluation_rows():
     assert len(series) == 2 * 5 * 2
     sweep = drfq.sweep(flows=(2, 3), resources=(2,), distributions=("dominant",),
                        sources=("backlogged",), packets=50, interval=0.001)
-    assert len(sweep) == 2 * len(SCHEDULERS)
+    assert len(sweep) == 2 * len(METHODS)
     assert all(0 < x["share_jain"] <= 1 for x in sweep)
-    fair = [x for x in sweep if x["scheduler"] == "drfq"]
+    fair = [x for x in sweep if x["method"] == "drfq"]
     assert all(x["share_spread"] < 0.05 for x in fair)
 
 
@@ -280,21 +280,21 @@ def test_the_registry_has_every_scheduler_and_its_options():
     """Five methods of kind flows, in the kernel's order; resource only for fq and
     bottleneck, interval only for bottleneck; the model's settings given no option are the
     declared defaults (model.Settings is made from the catalog's SETTINGS)."""
-    assert SCHEDULERS == model.SCHEDULERS
-    assert drfbench.methods(family="drfq") == SCHEDULERS
+    assert METHODS == model.METHODS
+    assert drfbench.methods(family="drfq") == METHODS
     kind = api.KINDS["flows"]
     assert kind.inputs == ("costs",) and kind.properties is None
-    takes = {s: {"resource", "interval"} & set(api.method_info(s).options) for s in SCHEDULERS}
+    takes = {s: {"resource", "interval"} & set(api.method_info(s).options) for s in METHODS}
     assert takes == {"drfq": set(), "drfq-dovetail": set(), "fq": {"resource"},
                      "bottleneck": {"resource", "interval"}, "fifo": set()}
     defaults = api.method_info("bottleneck").defaults()
     settings = model.settings(2, "bottleneck")
-    assert [f.name for f in dataclasses.fields(settings)] == ["scheduler", "duration", "resource",
+    assert [f.name for f in dataclasses.fields(settings)] == ["method", "duration", "resource",
                                                               "interval", "rtt", "buffer",
                                                               "stage_buffer", "initial_window",
                                                               "bins"]
     assert {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)} == \
-        {"scheduler": "bottleneck", **{f.name: defaults[f.name]
+        {"method": "bottleneck", **{f.name: defaults[f.name]
                                        for f in dataclasses.fields(settings)[1:]}}
     assert (defaults["interval"], defaults["rtt"], defaults["buffer"], defaults["duration"],
             defaults["resource"], defaults["source"]) == (0.3, 1e-3, 100, 1.0, 0, "backlogged")
@@ -335,12 +335,12 @@ def test_pipeline_steps_write_rows(tmp_path):
     main(["lecture", *common, "--sources", "tcp", "--out", str(tmp_path / "l.csv")])
     main(["series", *common, "--bin-width", "0.005", "--out", str(tmp_path / "s.csv")])
     main(["sweep", "--flows", "2", "--resources", "2", "3", "--distributions", "uniform",
-          "--sources", "backlogged", "--schedulers", "drfq", "fifo", "--packets", "20",
+          "--sources", "backlogged", "--methods", "drfq", "fifo", "--packets", "20",
           "--interval", "0.001", "--out", str(tmp_path / "w.csv")])
     lecture, series, sweep = (rows.read_rows(tmp_path / f) for f in ("l.csv", "s.csv", "w.csv"))
     assert len(lecture) == 2 * 7 and {x["source"] for x in lecture} == {"tcp"}
     assert len(series) == 2 * 4 * 2
-    assert [(x["resources"], x["scheduler"]) for x in sweep] == [
+    assert [(x["resources"], x["method"]) for x in sweep] == [
         ("2", "drfq"), ("2", "fifo"), ("3", "drfq"), ("3", "fifo")]
 
 

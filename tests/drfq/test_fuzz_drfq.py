@@ -23,7 +23,7 @@ FUZZED = ("flows",)   # the input kinds this module fuzzes (tests/test_families.
 
 US = 1e-6
 LECTURE = [[1 * US, 6 * US], [7 * US, 1 * US]]
-SCHEDULERS = drfbench.methods(takes="flows")
+METHODS = drfbench.methods(takes="flows")
 BIG = 10**400                # an integer too large for a float: OverflowError in float()
 WILD = st.sampled_from([0, -1, 1e-300, float("nan"), float("inf"), 1e308, True, "1", None,
                         [1], 2**70, BIG, pd.Timestamp("2024-01-01")])
@@ -37,9 +37,9 @@ def maybe(strategy, wild=WILD):
     return st.tuples(st.integers(0, 5), strategy, wild).map(lambda x: x[2] if x[0] == 5 else x[1])
 
 
-def run(costs, scheduler, options):
+def run(costs, method, options):
     """drfq.simulate's result as plain arrays."""
-    r = drfq.simulate(costs, scheduler, **options)
+    r = drfq.simulate(costs, method, **options)
     return dict(duration=r.settings.duration, served=r.served, dispatched=r.dispatched,
                 arrived=r.arrived, dropped=r.dropped, work=r.work, busy=r.busy_seconds,
                 blocked=r.blocked_seconds, series=r.series, rows=r.rows())
@@ -95,12 +95,12 @@ OPTIONS = st.fixed_dictionaries({}, optional={
                                               pd.DataFrame(LECTURE, columns=["cpu", "nic"]),
                                               {"cpu": [1e-6, 7e-6], "nic": [6e-6, 1e-6]},
                                               {"cpu": 1e-6, "nic": 1e-6}, [[0.0, 0.0]]])),
-            scheduler=maybe(st.sampled_from(SCHEDULERS), st.sampled_from(["wfq", "drf", 3])),
+            method=maybe(st.sampled_from(METHODS), st.sampled_from(["wfq", "drf", 3])),
             options=OPTIONS)
-def test_simulate(c, scheduler, options):
-    if scheduler in SCHEDULERS:
-        options = own(options, scheduler)
-    outcome = fuzz.call(run, c, scheduler, options)
+def test_simulate(c, method, options):
+    if method in METHODS:
+        options = own(options, method)
+    outcome = fuzz.call(run, c, method, options)
     if not outcome.refused:
         check(outcome.value)
 
@@ -108,7 +108,7 @@ def test_simulate(c, scheduler, options):
 @st.composite
 def small_case(draw):
     """Small valid flows, weights and costs at the bounds' scales, every source and
-    scheduler: a few hundred decisions."""
+    method: a few hundred decisions."""
     n, m, K = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
     units = np.array(draw(st.lists(st.integers(0, 3), min_size=n * K * m, max_size=n * K * m)),
                      dtype=float).reshape(n, K, m)
@@ -125,13 +125,13 @@ def small_case(draw):
                    packet_costs=draw(st.sampled_from(model.PACKET_COSTS)),
                    buffer=draw(st.integers(1, 4)), stage_buffer=draw(st.integers(1, 3)),
                    initial_window=draw(st.integers(1, 3)), bins=5, seed=draw(st.integers(0, 9)))
-    return units * unit, draw(st.sampled_from(SCHEDULERS)), options
+    return units * unit, draw(st.sampled_from(METHODS)), options
 
 
-def kernel_and_literal(costs, scheduler, options):
-    options = own(options, scheduler)
-    return (drfq.simulate(costs, scheduler, decisions=True, **options),
-            drfq.simulate(costs, scheduler, decisions=True, literal=True, **options))
+def kernel_and_literal(costs, method, options):
+    options = own(options, method)
+    return (drfq.simulate(costs, method, decisions=True, **options),
+            drfq.simulate(costs, method, decisions=True, literal=True, **options))
 
 
 @fuzz.cases(case=small_case())
@@ -172,7 +172,7 @@ def test_lecture(duration, rtt, interval, seed):
             packets=maybe(st.sampled_from([1, 5])), interval=maybe(st.sampled_from([1e-5, 1e-4])))
 def test_sweep(flows, resources, packets, interval):
     outcome = fuzz.call(drfq.sweep, flows=flows, resources=resources, packets=packets,
-                        interval=interval, sources=("backlogged",), schedulers=("drfq", "fifo"))
+                        interval=interval, sources=("backlogged",), methods=("drfq", "fifo"))
     if not outcome.refused:
         assert all(np.isfinite(r["busy_max"]) and r["busy_max"] <= 1 + 1e-9 for r in outcome.value)
 
@@ -265,7 +265,7 @@ def test_integers_too_large_for_a_float_are_refused_naming_the_argument():
                               (dict(flows=(BIG,)), "an integer of 401 digits"),
                               (dict(flows=(2**20,), resources=(2**10,)), "MAX_STATE")]:
         outcome = fuzz.call(drfq.sweep, **{**dict(flows=(2,), resources=(2,), packets=1,
-                                                 schedulers=("drfq",)), **keywords})
+                                                 methods=("drfq",)), **keywords})
         assert isinstance(outcome.error, ValueError) and message in str(outcome.error), outcome
     outcome = fuzz.call(drfq.lecture_series, duration=1e-3, bin_width=0)
     assert isinstance(outcome.error, ValueError) and "bin_width" in str(outcome.error)

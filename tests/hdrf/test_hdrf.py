@@ -584,13 +584,13 @@ def test_the_registry_lists_the_tree_policies():
 def test_cli_writes_every_step(tmp_path):
     from drfbench import rows
     from drfbench.hdrf.__main__ import main
-    main(["examples", "--out", str(tmp_path / "e.csv"), "--policies", "hdrf", "flatten"])
+    main(["examples", "--out", str(tmp_path / "e.csv"), "--methods", "hdrf", "flatten"])
     main(["properties", "--out", str(tmp_path / "p.csv"), "--instances", "3"])
     main(["evaluate", "--out", str(tmp_path / "t.csv"), "--summary", str(tmp_path / "s.csv"),
           "--machines", "5", "--jobs", "6", "--span", "100", "--sample", "30", "--window", "60",
-          "--policies", "hdrf"])
+          "--methods", "hdrf"])
     main(["scale", "--out", str(tmp_path / "a.csv"), "--fanout", "3", "--machines", "4",
-          "--tasks", "500", "--span", "60", "--policies", "hdrf", "static-hdrf"])
+          "--tasks", "500", "--span", "60", "--methods", "hdrf", "static-hdrf"])
     for name in ("e", "p", "t", "s", "a"):
         table = rows.read(tmp_path / f"{name}.csv")
         assert len(table) and table["git_commit"].notna().all()

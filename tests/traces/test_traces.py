@@ -440,5 +440,5 @@ def test_the_pipeline_converts_a_configured_trace_and_runs_it(tmp_path):
         ["j_3", "j_3", "7", "3", "1", "0.39"]]
     with open(tmp_path / target, newline="") as f:
         rows = list(csv.DictReader(f))
-    assert {r["scheduler"] for r in rows} == {"drfh-best-fit"}
+    assert {r["method"] for r in rows} == {"drfh-best-fit"}
     assert {r["user"] for r in rows if r["metric"] == "share"} == {"j_3", "j_4"}

@@ -8,7 +8,7 @@
 #   servers              servers drawn from Table I for the trace runs
 #   users, skew, fraction, cores   the Alibaba sample's conversion (trace.py)
 #   horizon, sample      seconds simulated (the trace's window) and between samples
-#   schedulers           compared in Figs. 5-7; slots: k for Slots, unless best_slots
+#   methods              compared in Figs. 5-7; slots: k for Slots, unless best_slots
 #                        (Table II's best k)
 #   slot_grid            Table II's k
 #   dynamic_servers, dynamic_sample   Fig. 4's cluster, its seconds between samples
@@ -24,7 +24,7 @@ TARGETS += expand("results/{name}/drfh/{table}.csv", name=NAME,
                   table=["dynamic", "dynamic_summary", "dynamic_first_fit", "dynamic_first_fit_summary",
                          "slots_search", "sharing"]
                   + [f"{kind}_{s}" for kind in ("run", "jobs", "users")
-                     for s in DRFH_SIM["schedulers"]])
+                     for s in DRFH_SIM["methods"]])
 
 
 rule drfh_sim_servers:
@@ -97,7 +97,7 @@ rule drfh_sim_dynamic_first_fit:
         options=flags(DRFH_SIM, "drfh", "dynamic"),
         seed=config["seed"],
     shell:
-        "{params.python} -m drfbench.drfh dynamic --scheduler drfh-first-fit "
+        "{params.python} -m drfbench.drfh dynamic --method drfh-first-fit "
         "--servers {params.servers} {params.options} --seed {params.seed} --out {output.shares} "
         "--summary {output.summary} > {log} 2>&1"
 
@@ -127,17 +127,17 @@ rule drfh_sim_run:
         servers="results/{name}/drfh/servers.csv",
         tasks="results/{name}/drfh/tasks.csv",
         search=lambda w: ([f"results/{w.name}/drfh/slots_search.csv"]
-                          if w.scheduler == "drfh-slots" and DRFH_SIM["best_slots"] else []),
+                          if w.method == "drfh-slots" and DRFH_SIM["best_slots"] else []),
     output:
-        run=report("results/{name}/drfh/run_{scheduler}.csv", category="DRFH"),
-        jobs="results/{name}/drfh/jobs_{scheduler}.csv",
-        users="results/{name}/drfh/users_{scheduler}.csv",
+        run=report("results/{name}/drfh/run_{method}.csv", category="DRFH"),
+        jobs="results/{name}/drfh/jobs_{method}.csv",
+        users="results/{name}/drfh/users_{method}.csv",
     wildcard_constraints:
-        scheduler="|".join(DRFH_SIM["schedulers"]),
+        method="|".join(DRFH_SIM["methods"]),
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/drfh/run_{scheduler}.log",
+        "results/{name}/logs/drfh/run_{method}.log",
     params:
         python=PYTHON,
         options=flags(DRFH_SIM, "drfh", "run"),
@@ -145,7 +145,7 @@ rule drfh_sim_run:
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfh run --servers {input.servers} --tasks {input.tasks} "
-        "--scheduler {wildcards.scheduler} {params.options} {params.search} "
+        "--method {wildcards.method} {params.options} {params.search} "
         "--seed {params.seed} --out {output.run} "
         "--jobs {output.jobs} --users {output.users} > {log} 2>&1"
 
@@ -176,9 +176,9 @@ NOTEBOOKS["drfh_sim_dynamic"] = dict(
     figures=["drfh_fig4_dynamic.png", "drfh_fig4_dynamic.pdf"])
 NOTEBOOKS["drfh_sim_trace"] = dict(
     results=["drfh/slots_search.csv"]
-    + [f"drfh/{kind}_{s}.csv" for kind in ("run", "users") for s in DRFH_SIM["schedulers"]]
+    + [f"drfh/{kind}_{s}.csv" for kind in ("run", "users") for s in DRFH_SIM["methods"]]
     + ["drfh/jobs_drfh-best-fit.csv", "drfh/jobs_drfh-slots.csv"
-       if "drfh-slots" in DRFH_SIM["schedulers"] else "drfh/jobs_drfh-first-fit.csv"],
+       if "drfh-slots" in DRFH_SIM["methods"] else "drfh/jobs_drfh-first-fit.csv"],
     figures=[f"drfh_{f}.{ext}" for f in ("fig5_utilization", "fig6_jobs", "fig7_completion")
              for ext in ("png", "pdf")] + ["drfh_table2.md"])
 NOTEBOOKS["drfh_sim_sharing"] = dict(

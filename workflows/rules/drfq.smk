@@ -6,8 +6,8 @@
 # Config (key `drfq`; seed: the config's):
 #   duration, bin_width: seconds per run of the lecture's experiment and its series; per bin
 #   rtt, interval: TCP's round trip; seconds between bottleneck fairness's re-decisions
-#   sources: of the lecture and the sweep          series: schedulers whose rates are drawn
-#   flows, resources, distributions, schedulers, packets, packet_costs: the sweep
+#   sources: of the lecture and the sweep          series: methods whose rates are drawn
+#   flows, resources, distributions, methods, packets, packet_costs: the sweep
 
 from drfbench.pipeline import flags
 
@@ -44,11 +44,11 @@ rule drfq_series:
         python=PYTHON,
         options=flags(DRFQ, "drfq", "series"),
         bin_width=DRFQ["bin_width"],
-        schedulers=" ".join(DRFQ["series"]),
+        methods=" ".join(DRFQ["series"]),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfq series {params.options} "
-        "--bin-width {params.bin_width} --schedulers {params.schedulers} "
+        "--bin-width {params.bin_width} --methods {params.methods} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
 
@@ -65,14 +65,14 @@ rule drfq_sweep:
         resources=" ".join(map(str, DRFQ["resources"])),
         distributions=" ".join(DRFQ["distributions"]),
         sources=" ".join(DRFQ["sources"]),
-        schedulers=" ".join(DRFQ["schedulers"]),
+        methods=" ".join(DRFQ["methods"]),
         packets=DRFQ["packets"],
         options=flags(DRFQ, "drfq", "sweep"),
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drfq sweep --flows {params.flows} "
         "--resources {params.resources} --distributions {params.distributions} "
-        "--sources {params.sources} --schedulers {params.schedulers} "
+        "--sources {params.sources} --methods {params.methods} "
         "--packets {params.packets} {params.options} --seed {params.seed} "
         "--out {output} > {log} 2>&1"
 

@@ -4,12 +4,12 @@
 # notebooks/hdrf.py.
 #
 # Config (key `hdrf`):
-#   policies: registered tree policies compared in every step (seed: the config's)
+#   methods: registered tree methods compared in every step (seed: the config's)
 #   instances: random trees per property check                    room: their clusters' size
 #   machines, machine: the evaluation's cluster (count; one machine's <CPU, GB, GPU>)
 #   jobs, large, span: the job schedule (count, fraction large, arrival window in seconds)
 #   sample, window: seconds between the evaluation's samples; per throughput row
-#   scale: the simulator at scale, `python -m drfbench.hdrf scale` (run: the paper profile): policies,
+#   scale: the simulator at scale, `python -m drfbench.hdrf scale` (run: the paper profile): methods,
 #     fanout (children per inner node, depth 4), machines, tasks (the trace), span
 
 HDRF = config["hdrf"]
@@ -26,10 +26,10 @@ rule hdrf_examples:
         "results/{name}/logs/hdrf/examples.log",
     params:
         python=PYTHON,
-        policies=" ".join(HDRF["policies"]),
+        methods=" ".join(HDRF["methods"]),
         seed=config["seed"],
     shell:
-        "{params.python} -m drfbench.hdrf examples --policies {params.policies} "
+        "{params.python} -m drfbench.hdrf examples --methods {params.methods} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
 
@@ -42,12 +42,12 @@ rule hdrf_properties:
         "results/{name}/logs/hdrf/properties.log",
     params:
         python=PYTHON,
-        policies=" ".join(HDRF["policies"]),
+        methods=" ".join(HDRF["methods"]),
         instances=HDRF["instances"],
         room=HDRF["room"],
         seed=config["seed"],
     shell:
-        "{params.python} -m drfbench.hdrf properties --policies {params.policies} "
+        "{params.python} -m drfbench.hdrf properties --methods {params.methods} "
         "--instances {params.instances} --room {params.room} --seed {params.seed} "
         "--out {output} > {log} 2>&1"
 
@@ -62,7 +62,7 @@ rule hdrf_evaluate:
         "results/{name}/logs/hdrf/evaluate.log",
     params:
         python=PYTHON,
-        policies=" ".join(HDRF["policies"]),
+        methods=" ".join(HDRF["methods"]),
         machines=HDRF["machines"],
         machine=" ".join(map(str, HDRF["machine"])),
         jobs=HDRF["jobs"],
@@ -72,7 +72,7 @@ rule hdrf_evaluate:
         window=HDRF["window"],
         seed=config["seed"],
     shell:
-        "{params.python} -m drfbench.hdrf evaluate --policies {params.policies} "
+        "{params.python} -m drfbench.hdrf evaluate --methods {params.methods} "
         "--machines {params.machines} --machine {params.machine} --jobs {params.jobs} "
         "--large {params.large} --span {params.span} --sample {params.sample} "
         "--window {params.window} "
@@ -93,14 +93,14 @@ if SCALE["run"]:
             "results/{name}/logs/hdrf/scale.log",
         params:
             python=PYTHON,
-            policies=" ".join(SCALE["policies"]),
+            methods=" ".join(SCALE["methods"]),
             fanout=SCALE["fanout"],
             machines=SCALE["machines"],
             tasks=SCALE["tasks"],
             span=SCALE["span"],
             seed=config["seed"],
         shell:
-            "{params.python} -m drfbench.hdrf scale --policies {params.policies} "
+            "{params.python} -m drfbench.hdrf scale --methods {params.methods} "
             "--fanout {params.fanout} --machines {params.machines} --tasks {params.tasks} "
             "--span {params.span} --seed {params.seed} --out {output} > {log} 2>&1"
 

@@ -4,7 +4,7 @@
 # (Figs. 7-8).
 #
 # Config (key `packer`):
-#   policies: registered application policies          seeds: one run per seed and policy
+#   methods: registered application methods            seeds: one run per seed and method
 #   servers, per_rack, racks_per_agg: the tree           threads: OpenMP threads of the scoring
 #   apps, rate, mapreduce: the workload (count, arrivals per instant, MapReduce fraction)
 #   steady: the steady state's instants [from, to) (every metric over it; the drain apart)
@@ -31,7 +31,7 @@ rule packer_evaluate:
     threads: PACKER["threads"]
     params:
         python=PYTHON,
-        policies=" ".join(PACKER["policies"]),
+        methods=" ".join(PACKER["methods"]),
         seeds=" ".join(map(str, PACKER["seeds"])),
         servers=PACKER["servers"],
         per_rack=PACKER["per_rack"],
@@ -47,7 +47,7 @@ rule packer_evaluate:
         score=PACKER["score"],
     shell:
         "{params.python} -m drfbench.packer evaluate "
-        "--policies {params.policies} --seeds {params.seeds} --servers {params.servers} "
+        "--methods {params.methods} --seeds {params.seeds} --servers {params.servers} "
         "--per-rack {params.per_rack} --racks-per-agg {params.racks_per_agg} "
         "--apps {params.apps} --rate {params.rate} --mapreduce {params.mapreduce} "
         "--views {params.views} --temporal {params.temporal} --bottleneck {params.bottleneck} "
