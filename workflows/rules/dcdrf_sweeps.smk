@@ -22,8 +22,8 @@ wildcard_constraints:
 
 
 # The install builds only the generic variant and the widest this CPU runs: a run of
-# another variant first builds it into the checkout (in seconds once built), unless the
-# executing CPU cannot run it (its job then writes a skipped row).
+# another variant first adds the family's kernels to it in the checkout (in seconds once
+# built), unless the executing CPU cannot run it (its job then writes a skipped row).
 rule kernel_variant:
     localrule: True  # builds into the checkout the workflow runs from
     output:
@@ -35,7 +35,8 @@ rule kernel_variant:
     params:
         python=PYTHON,
     shell:
-        "{params.python} -m drfbench.build_variants --skip-unsupported {wildcards.isa} > {log} 2>&1 "
+        "{params.python} -m drfbench.build_variants --skip-unsupported --family dcdrf "
+        "{wildcards.isa} > {log} 2>&1 "
         "&& touch {output}"
 
 
