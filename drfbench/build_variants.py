@@ -16,8 +16,9 @@ Cython and setuptools in this Python (`pip install -e '.[pipeline]'` has them). 
 install that is not a checkout it only checks that the variants are there (installed with
 DRFBENCH_VARIANTS=...), and says how to get them if they are not.
 
-With --family F it adds to a variant only the kernels of drfbench/F/ (what the pipeline's
-vector-width sweep runs: the DC-DRF family's methods; a fifth of the compiling): a kernel
+With --family F it adds to a variant only the kernels of drfbench/F/ and the house's own
+(drfbench/_native/: platform, which every result's provenance reads): what the pipeline's
+vector-width sweep runs, the DC-DRF family's methods, in a third of the compiling. A kernel
 of another family in that variant is then an error naming this command, which, without
 --family (as an install), completes the variant.
 """
@@ -43,12 +44,14 @@ def main(argv=None):
                         help="build only those this CPU can run (the pipeline's sweep: a job "
                              "on a CPU without a variant's features writes a skipped row)")
     parser.add_argument("--family", help="add only this family's kernels (drfbench/FAMILY/*.pyx) "
-                                          "to the variants: what its own sweep runs")
+                                          "and the house's (platform) to the variants: what "
+                                          "its own sweep runs")
     args = parser.parse_args(argv)
     kernels = sorted(p.stem for p in (CHECKOUT / "drfbench" / args.family).glob("*.pyx")) \
         if args.family else []
     if args.family and not kernels:
         parser.error(f"--family {args.family}: no kernel source in drfbench/{args.family}/")
+    kernels += [p.stem for p in (CHECKOUT / "drfbench/_native").glob("*.pyx")] if kernels else []
     variants = args.variants
     if args.skip_unsupported:
         variants = [v for v in (platform_variants() if "all" in variants else variants)
