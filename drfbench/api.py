@@ -22,7 +22,18 @@ CATALOG = "catalog"     # the module of a family's declarations: drfbench/<famil
 
 
 def function(implementation):
-    """The function a "module:function" string inside drfbench names, imported on use."""
+    """The function a "module:function" string inside drfbench names, imported on use.
+
+    Parameters
+    ----------
+    implementation : str
+        "module:function", the module relative to drfbench ("dcdrf.methods:run_dcdrf").
+
+    Returns
+    -------
+    callable
+        The function.
+    """
     module, _, function = implementation.partition(":")
     return getattr(importlib.import_module(f"drfbench.{module}"), function)
 
@@ -30,11 +41,25 @@ def function(implementation):
 @dataclass(frozen=True)
 class Option:
     """An option of a family's methods, declared once: in its catalog, or below (THREADS,
-    ISA) for those every family means alike. type: int, float, bool, str, or list (one per
-    user, leaf or flow; `drfbench run` reads a comma list); default: when not given (None:
-    the description says what decides); description: one line; bounds: a number's
-    interval, "[low, high]", "(" or ")" for an open end (numbers are checked; durations,
-    arrays, None are the implementation's); choices: the texts a str option takes."""
+    ISA) for those every family means alike.
+
+    Attributes
+    ----------
+    name : str
+        The keyword it is passed as.
+    type : type
+        int, float, bool, str, or list (one per user, leaf or flow; `drfbench run` reads a
+        comma list).
+    default : object
+        Its value when not given (None: the description says what decides).
+    description : str
+        One line.
+    bounds : str or None
+        A number's interval, "[low, high]", "(" or ")" for an open end (numbers are
+        checked; durations, arrays, None are the implementation's).
+    choices : tuple
+        The texts a str option takes.
+    """
     name: str
     type: type
     default: object
@@ -43,7 +68,13 @@ class Option:
     choices: tuple = ()
 
     def check(self, value):
-        """`value`, or a ValueError naming the option, its bounds or choices and the value."""
+        """`value`, checked against the option's bounds and choices.
+
+        Raises
+        ------
+        ValueError
+            Naming the option, its bounds or choices and the value.
+        """
         if self.choices and (isinstance(value, str) or not hasattr(value, "__len__")) \
                 and value not in self.choices:
             raise ValueError(f"{self.name} must be one of {', '.join(map(repr, self.choices))}; "
@@ -69,13 +100,24 @@ LITERAL = Option("literal", bool, False, "run the literal transcription instead 
 class InputKind:
     """What a family's methods take.
 
-    name: its key (Method.takes); inputs: its methods' positional inputs, in order; entry:
-    the function users call with them; reader: "module:function" reading them from files,
-    one per input (`drfbench run`); properties: the module of its property checks (CHECKS,
-    properties.checks_for), or None; names: the rows' column holding the index of a row of
-    the first input, which `drfbench run` replaces by its name in the file (the reader's
-    `names=True`), or None; dispatch: "module:function" its methods run through, f(*inputs,
-    method, **options), checking inputs and options once for all of them, or None.
+    Attributes
+    ----------
+    name : str
+        Its key (`Method.takes`).
+    inputs : tuple of str
+        Its methods' positional inputs, in order.
+    entry : str
+        The function users call with them.
+    reader : str
+        "module:function" reading them from files, one per input (`drfbench run`).
+    properties : str or None
+        The module of its property checks (CHECKS, `properties.checks_for`).
+    names : str or None
+        The rows' column holding the index of a row of the first input, which `drfbench
+        run` replaces by its name in the file (the reader's `names=True`).
+    dispatch : str or None
+        "module:function" its methods run through, f(*inputs, method, **options),
+        checking inputs and options once for all of them.
     """
     name: str
     inputs: tuple
@@ -86,8 +128,20 @@ class InputKind:
     dispatch: str | None = None
 
     def read(self, *paths, names=False):
-        """The inputs read from `paths` (one per input), a tuple; with `names`, the pair
-        (that tuple, the first input's row names as written, or None)."""
+        """The inputs read from files.
+
+        Parameters
+        ----------
+        *paths : str or Path
+            One file per input.
+        names : bool
+            Also return the first input's row names as written.
+
+        Returns
+        -------
+        tuple or (tuple, list or None)
+            The inputs; with `names`, the pair (the inputs, the row names or None).
+        """
         if len(paths) != len(self.inputs):
             raise ValueError(f"input kind {self.name!r} takes {len(self.inputs)} input(s) "
                              f"({', '.join(self.inputs)}), got {len(paths)}")
@@ -101,13 +155,33 @@ class InputKind:
 class Method:
     """A registered method.
 
-    name: what users pass as `method` (or `policy`, `scheduler`); family: drfbench.<family>
-    it belongs to; takes: its input kind; summary: one line; implementation: "module:
-    function", called by `run` as f(spec, *inputs, **options) (or by its kind's dispatch);
-    options: the `Option`s it takes (a tuple, held by name); label: its name in tables;
-    exact: gives the exact allocation (a fairness baseline); conventional: the literal,
-    slow baseline, timed within a budget; max_rounds: a fixed round budget, if any; literal:
-    the implementation runs its paper's transcription given literal=True (LITERAL, added)."""
+    Attributes
+    ----------
+    name : str
+        What users pass as `method` (or `policy`, `scheduler`).
+    family : str
+        The drfbench.<family> it belongs to.
+    takes : str
+        Its input kind.
+    summary : str
+        One line.
+    implementation : str
+        "module:function", called by `run` as f(spec, *inputs, **options) (or by its
+        kind's dispatch).
+    options : dict
+        The `Option`s it takes (given as a tuple, held by name).
+    label : str
+        Its name in tables.
+    exact : bool
+        It gives the exact allocation (a fairness baseline).
+    conventional : bool
+        The literal, slow baseline, timed within a budget.
+    max_rounds : int or None
+        A fixed round budget, if any.
+    literal : bool
+        The implementation runs its paper's transcription given literal=True (`LITERAL`,
+        added to its options).
+    """
     name: str
     family: str
     takes: str
@@ -139,9 +213,25 @@ class Method:
         return {name: o.default for name, o in self.options.items()}
 
     def checked(self, options):
-        """`options` as the implementation gets them: each one the method takes (else a
-        ValueError naming the method's options) within its bounds and choices
-        (Option.check), the others at their defaults, threads resolved to an int."""
+        """`options` as the implementation gets them.
+
+        Parameters
+        ----------
+        options : dict
+            The options given, by name.
+
+        Returns
+        -------
+        dict
+            Every option the method takes: those given, checked (`Option.check`), the
+            others at their defaults; threads resolved to an int.
+
+        Raises
+        ------
+        ValueError
+            An option the method does not take (naming its options), or one outside its
+            bounds or choices.
+        """
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise ValueError(f"method {self.name!r} takes no option {', '.join(unknown)}; "
@@ -160,7 +250,13 @@ _FOUND = []             # the families' catalogs, once registered
 
 
 def register_kind(kind: InputKind) -> InputKind:
-    """Add an input kind (drfbench's own are in their families' catalogs)."""
+    """Add an input kind (drfbench's own are in their families' catalogs).
+
+    Raises
+    ------
+    ValueError
+        One of that name is already registered.
+    """
     if kind.name in _registry(_KINDS):
         raise ValueError(f"an input kind named {kind.name!r} is already registered")
     _KINDS[kind.name] = kind
@@ -168,7 +264,23 @@ def register_kind(kind: InputKind) -> InputKind:
 
 
 def register(method: Method) -> Method:
-    """Add `method` (a user's own allocator joins this way)."""
+    """Add `method` (a user's own allocator joins this way).
+
+    Parameters
+    ----------
+    method : Method
+        The method, of a registered input kind.
+
+    Returns
+    -------
+    Method
+        `method`.
+
+    Raises
+    ------
+    ValueError
+        A method of that name is already registered, or its input kind is unknown.
+    """
     if method.name in _registry(_REGISTRY):
         raise ValueError(f"a method named {method.name!r} is already registered")
     if method.takes not in _KINDS:
@@ -207,15 +319,46 @@ def __getattr__(name):
 
 
 def methods(family=None, takes=None, literal=None) -> tuple[str, ...]:
-    """Names of the registered methods, optionally only those of one family or input kind,
-    or (literal=True) those with a literal transcription."""
+    """Names of the registered methods.
+
+    Parameters
+    ----------
+    family : str, optional
+        Only that family's.
+    takes : str, optional
+        Only those of that input kind.
+    literal : bool, optional
+        True: only those with a literal transcription.
+
+    Returns
+    -------
+    tuple of str
+        The names, in registry order.
+    """
     return tuple(m.name for m in _registry(_REGISTRY).values() if family in (None, m.family)
                  and takes in (None, m.takes) and literal in (None, m.literal))
 
 
 def method_info(name, takes=None) -> Method:
-    """The registered `Method` called `name`; with `takes`, one of that input kind (else a
-    ValueError naming the function its kind is called through)."""
+    """The registered `Method` called `name`.
+
+    Parameters
+    ----------
+    name : str
+        The method's name.
+    takes : str, optional
+        Insist on this input kind.
+
+    Returns
+    -------
+    Method
+
+    Raises
+    ------
+    ValueError
+        No method of that name (naming the registered ones), or one of another kind
+        (naming the function its kind is called through).
+    """
     if not isinstance(name, str) or name not in _registry(_REGISTRY):
         known = ", ".join(methods(takes=takes))
         raise ValueError(f"unknown method {name!r}; registered methods"
@@ -229,14 +372,42 @@ def method_info(name, takes=None) -> Method:
 
 
 def families() -> tuple[str, ...]:
-    """The families of the registered methods, in registry order."""
+    """The families of the registered methods, in registry order.
+
+    Returns
+    -------
+    tuple of str
+    """
     return tuple(dict.fromkeys(m.family for m in _registry(_REGISTRY).values()))
 
 
 def run(method, *inputs, takes=None, **options):
-    """Run registered method `method` on its kind's inputs with `options` (`takes`
-    insists on a kind; a kind with a dispatch of its own gets the call; literal=True: the
-    transcription, for a method with one)."""
+    """Run a registered method on its kind's inputs.
+
+    Parameters
+    ----------
+    method : str
+        The method's name.
+    *inputs
+        Its input kind's inputs, in order.
+    takes : str, optional
+        Insist on this input kind.
+    **options
+        The method's options (`literal=True`: its transcription, for a method with one).
+
+    Returns
+    -------
+    object
+        What the method returns (a kind with a dispatch of its own gets the call).
+
+    Raises
+    ------
+    ValueError
+        An unknown method or option, a value out of bounds, literal for a method without
+        a transcription.
+    TypeError
+        Not as many inputs as its kind takes.
+    """
     spec = method_info(method, takes)
     kind = _KINDS[spec.takes]
     if "literal" in options and not spec.literal:

@@ -18,7 +18,7 @@ DRFBENCH_VARIANTS=...), and says how to get them if they are not.
 
 With --family F it adds to a variant only the kernels of drfbench/F/ and the house's own
 (drfbench/_native/: platform, which every result's provenance reads): what the pipeline's
-vector-width sweep runs, the DC-DRF family's methods, in a third of the compiling. A kernel
+vector-width sweep runs, the DC-DRF family's methods, in a quarter of the compiling. A kernel
 of another family in that variant is then an error naming this command, which, without
 --family (as an install), completes the variant.
 """
