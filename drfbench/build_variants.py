@@ -47,11 +47,12 @@ def main(argv=None):
                                           "and the house's (platform) to the variants: what "
                                           "its own sweep runs")
     args = parser.parse_args(argv)
-    kernels = sorted(p.stem for p in (CHECKOUT / "drfbench" / args.family).glob("*.pyx")) \
-        if args.family else []
-    if args.family and not kernels:
-        parser.error(f"--family {args.family}: no kernel source in drfbench/{args.family}/")
-    kernels += [p.stem for p in (CHECKOUT / "drfbench/_native").glob("*.pyx")] if kernels else []
+    kernels = []        # setup.py's DRFBENCH_KERNELS (none: every kernel)
+    if args.family:
+        kernels = sorted(p.stem for p in (CHECKOUT / "drfbench" / args.family).glob("*.pyx"))
+        if not kernels:
+            parser.error(f"--family {args.family}: no kernel source in drfbench/{args.family}/")
+        kernels += [p.stem for p in (CHECKOUT / "drfbench/_native").glob("*.pyx")]
     variants = args.variants
     if args.skip_unsupported:
         variants = [v for v in (platform_variants() if "all" in variants else variants)
