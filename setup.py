@@ -44,6 +44,10 @@ Environment switches:
   DRFBENCH_NO_OPENMP=1  build without OpenMP even if the compiler has it
   DRFBENCH_VARIANTS=scalar,avx512   build these variants (and generic, and those already
                         built in place) instead of the widest the CPU runs; `all`: every one
+  DRFBENCH_KERNELS=dcdrf,edrf   a build in place adds only these kernels to a variant
+                        other than generic: it brings up to date the kernels already in
+                        place (all of them where a variant is whole) and adds these
+                        (build_variants --family: the vector-width sweep needs its family's)
 Nothing built by default uses -march=native: the default build targets the baseline x86-64
 (or aarch64) instruction set so that it runs on any machine of that architecture.
 """
@@ -218,6 +222,13 @@ class BuildExt(build_ext):
                         module.unlink()
         self.extensions = [ext for ext in self.extensions
                            if ext.name == SHARED_UTILITY or ext.name.rpartition(".")[0] in packages]
+        only = {name.strip() for name in os.environ.get(_variants.KERNELS_VARIABLE, "").split(",")} - {""}
+        if only and self.inplace:
+            unknown = sorted(only - set(kernel_sources()))
+            if unknown:
+                sys.exit(f"setup.py: {_variants.KERNELS_VARIABLE}: no kernel named {', '.join(unknown)}")
+            self.extensions = [ext for ext in self.extensions
+                               if kept(ext.name, only, self.get_ext_fullpath(ext.name))]
         print(f"drfbench: building the kernel variants {', '.join(chosen)}", file=sys.stderr)
 
     def build_extensions(self):
@@ -255,6 +266,16 @@ class BuildExt(build_ext):
         for ext in self.extensions:
             name = self.get_ext_filename(ext.name)
             install(Path(self.build_lib, name), Path(name))
+
+
+def kept(extension, kernels, path):
+    """Whether a build in place with DRFBENCH_KERNELS (`kernels`, a set of names) builds
+    `extension` (its module's name; `path`, its compiled file in place): one of those
+    kernels, the shared utility module, any kernel of the generic variant, or one already
+    in place."""
+    package, _, kernel = extension.rpartition(".")
+    return (extension == SHARED_UTILITY or kernel in kernels
+            or package == VARIANTS["generic"].package or Path(path).exists())
 
 
 def install(source, target):

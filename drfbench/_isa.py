@@ -97,12 +97,24 @@ def resolve(isa=None):
     return name
 
 
+class Kernels(SimpleNamespace):
+    """A variant's kernel modules as attributes; one it was built without (`build_variants
+    --family` builds one family's) is a VariantNotBuiltError naming the command that
+    builds it."""
+
+    def __getattr__(self, kernel):
+        if kernel.startswith("__"):
+            raise AttributeError(kernel)
+        raise VariantNotBuiltError(f"kernel variant {self.name!r} was built here without its "
+                                   f"kernel {kernel!r}; build it with: {BUILD_COMMAND} {self.name}")
+
+
 @cache
 def _load(name):
     package = importlib.import_module(VARIANTS[name][0])
     modules = {m.name: importlib.import_module(f"{package.__name__}.{m.name}")
                for m in pkgutil.iter_modules(package.__path__)}
-    return SimpleNamespace(name=name, compile_flags=flags_string(name), **modules)
+    return Kernels(name=name, compile_flags=flags_string(name), **modules)
 
 
 def kernels(isa=None):

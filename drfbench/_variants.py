@@ -35,6 +35,7 @@ VARIANTS = {
 
 WIDEST_FIRST = ("avx512", "avx2", "generic")   # the default choice, at build and at run time
 ENV_VARIABLE = "DRFBENCH_VARIANTS"               # what setup.py builds (see to_build)
+KERNELS_VARIABLE = "DRFBENCH_KERNELS"           # which kernels a build in place adds (setup.py)
 BUILD_COMMAND = "python -m drfbench.build_variants"
 
 

@@ -80,7 +80,9 @@ def test_every_kernel_of_a_runnable_variant_loads(isa):
     """Each variant's modules hold that variant's code: a module compiled with wider
     instructions (as once happened when variants compiled in parallel shared an object
     file) dies of SIGILL on import, so import them in a child process. It has a module
-    for every kernel source, drfbench/**/<name>.pyx, by its file name (setup.py's rule)."""
+    for every kernel source, drfbench/**/<name>.pyx, by its file name (setup.py's rule);
+    a variant the vector-width sweep added (`build_variants --family dcdrf`), at least the
+    DC-DRF family's and the house's (platform)."""
     import ast
     import subprocess
     import sys
@@ -89,7 +91,19 @@ def test_every_kernel_of_a_runnable_variant_loads(isa):
     assert done.returncode == 0, f"variant {isa}: exit {done.returncode}\n{done.stderr[-2000:]}"
     sources = {p.stem for p in (ROOT / "drfbench").rglob("*.pyx")}
     assert "dcdrf" in sources and "platform" in sources
-    assert set(ast.literal_eval(done.stdout)) == sources | {"name", "compile_flags"}
+    kernels = set(ast.literal_eval(done.stdout)) - {"name", "compile_flags"}
+    whole = isa in ("generic", _isa.resolve())      # what the install builds
+    family = {p.stem for p in (ROOT / "drfbench/dcdrf").glob("*.pyx")} | {"platform"}
+    assert kernels == sources if whole else family <= kernels <= sources
+
+
+def test_a_kernel_a_variant_was_built_without_names_the_command_that_builds_it():
+    kernels = _isa.Kernels(name="scalar", compile_flags="", dcdrf="the module")
+    assert kernels.dcdrf == "the module" and not hasattr(kernels, "__wrapped__")
+    with pytest.raises(_isa.VariantNotBuiltError,
+                       match=r"^kernel variant 'scalar' was built here without its kernel 'drf'; "
+                             r"build it with: python -m drfbench.build_variants scalar$"):
+        kernels.drf
 
 
 def test_build_variants_outside_a_checkout_checks_or_names_the_reinstall(monkeypatch, tmp_path, capsys):
@@ -116,3 +130,10 @@ def test_build_variants_names_what_it_lacks(monkeypatch, capsys):
     with pytest.raises(SystemExit) as done:
         build_variants.main(["scalar"])
     assert done.value.code == 2 and "building needs Cython" in capsys.readouterr().err
+
+
+def test_build_variants_refuses_a_family_without_kernels(capsys):
+    with pytest.raises(SystemExit) as done:
+        build_variants.main(["--family", "nope", "scalar"])
+    assert done.value.code == 2
+    assert "--family nope: no kernel source in drfbench/nope/" in capsys.readouterr().err

@@ -108,11 +108,15 @@ def make_workload(tmp_path):
     return wl, base
 
 
-def run_step(tmp_path, run, wl, base):
-    out = tmp_path / "rows.csv"
+def run_step(tmp_path, run, wl, base, name="rows.csv"):
+    """The rows of `run` (a run id, or a batch of them) measured by the step, from the
+    workload files `wl` and their baselines `base` (a file or a list)."""
+    out = tmp_path / name
     code = ("import sys; from drfbench.dcdrf import sweeps; sweeps.main(sys.argv[1:])")
-    proc = subprocess.run([sys.executable, "-c", code, "run", "--sweep", "configs", "--run", run,
-                           "--workload-file", str(wl), "--baseline-file", str(base),
+    listed = lambda x: [str(f) for f in (x if isinstance(x, list) else [x])]
+    proc = subprocess.run([sys.executable, "-c", code, "run", "--sweep", "configs", "--run",
+                           *([run] if isinstance(run, str) else run),
+                           "--workload-file", *listed(wl), "--baseline-file", *listed(base),
                            "--repeats", "2", "--out", str(out)], capture_output=True, text=True,
                           env={**os.environ, "OMP_NUM_THREADS": "7"})
     assert proc.returncode == 0, proc.stderr
@@ -131,6 +135,48 @@ def test_a_run_sets_its_openmp_environment_itself(tmp_path):
     assert {(r["omp_num_threads"], r["omp_places"], r["threads_run"], r["threads"]) for r in got} == {
         ("2", "cores(1)" if not _machine.cpu_info()[2] else "threads(2)", "2", "2")}
     assert {r["omp_wait_policy"] for r in got} == {"passive"}   # two threads per core
+
+
+TIMINGS = ("elapsed", "timestamp")   # what differs between two measurements of a run
+
+
+def test_a_batch_is_its_runs_measured_one_by_one_in_order(tmp_path):
+    """A batch of runs of two OpenMP environments (a child process each) and two
+    workloads (each file found by its name) writes the rows its runs write alone, in the
+    batch's order, each measured under its own environment."""
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    for profile in ("G0", "U1"):
+        for step in (["workload", "--workload", f"{profile}-300x40-s0", "--out", str(folder / f"{profile}-300x40-s0.npz")],
+                     ["baseline", "--workload-file", str(folder / f"{profile}-300x40-s0.npz"),
+                      "--method", "edrf-event", "--out", str(folder / f"base/{profile}-300x40-s0.npz")]):
+            sweeps.main(step)
+    wl = sorted(folder.glob("*.npz"))
+    base = sorted(folder.glob("base/*.npz"))
+    one = dict(demand_profile="G0", tenants=300, resources=40, seed=0, method="dcdrf", epsilon=1e-3, cores=1)
+    batch = [sweeps.run_id({**one, **change}) for change in (
+        {}, {"tpc": 2}, {"demand_profile": "U1"}, {"isa": "generic", "tpc": 2}, {"method": "edrf-event"})]
+    together = run_step(tmp_path, batch, wl, base, "batch.csv")
+    alone = [row for i, run in enumerate(batch) for row in run_step(
+        tmp_path, run, wl[1] if "U1" in run else wl[0], base[1] if "U1" in run else base[0], f"{i}.csv")]
+    assert [r["run"] for r in together] == [run for run in batch for _ in range(2)]
+    assert list(together[0]) == list(alone[0])
+    assert [{k: v for k, v in r.items() if k not in TIMINGS} for r in together] == \
+           [{k: v for k, v in r.items() if k not in TIMINGS} for r in alone]
+    assert [r["omp_wait_policy"] == "passive" for r in together] == [r["tpc"] == "2" for r in together]
+
+
+def test_a_batch_missing_a_workload_file_is_refused_before_any_run(tmp_path):
+    wl, base = make_workload(tmp_path)
+    run = sweeps.run_id(dict(demand_profile="G0", tenants=300, resources=40, seed=0, method="dcdrf"))
+    other = run.replace("G0", "U1")
+    proc = subprocess.run([sys.executable, "-m", "drfbench.dcdrf", "run", "--sweep", "configs",
+                           "--run", run, other, "--workload-file", str(wl), "--baseline-file", str(base),
+                           "--out", str(tmp_path / "rows.csv"), "--log", str(tmp_path / "log")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "--workload-file: none of the 1 file(s) given is G0-300x40-s0.npz" in proc.stderr
+    assert not (tmp_path / "rows.csv").exists() and not (tmp_path / "log").exists()
 
 
 def test_a_variant_the_cpu_cannot_run_is_skipped_by_its_job(tmp_path, monkeypatch):
@@ -159,6 +205,24 @@ def test_dry_run_builds_each_profile(tmp_path, profile):
     # a run of a kernel variant waits for its build; the default variant needs none
     counts = job_counts(out)
     assert counts["kernel_variant"] == 4, counts     # scalar, generic, avx2, avx512
+    # a measuring job per batch of runs_per_job runs of a sweep (the smoke: a sweep each)
+    config = load(profile)
+    size = config["dcdrf"]["runs_per_job"]
+    assert counts["measure"] == sum(len(sweeps.batches(runs, size)) for runs in sweeps.grid(config).values())
+    assert counts["measure"] == (len(sweeps.SWEEPS) if profile == "smoke" else len(
+        [run for runs in sweeps.grid(config).values() for run in runs]))
+
+
+def test_batches_keep_the_grid_order():
+    runs = [f"r{i}" for i in range(7)]
+    assert sweeps.batches(runs, 3) == {"r0": ["r0", "r1", "r2"], "r3": ["r3", "r4", "r5"], "r6": ["r6"]}
+    assert sweeps.batches(runs, "all") == {"r0": runs} and sweeps.batches(runs, 1) == {r: [r] for r in runs}
+    run = sweeps.run_id(dict(demand_profile="G0", tenants=10, resources=5, seed=0, method="dcdrf", isa="avx2"))
+    other = run.replace("G0", "U1").replace("isa~avx2", "isa~default")
+    assert sweeps.batch_inputs("smoke", [run, other, run]) == {
+        "workload": ["results/smoke/dcdrf/workloads/G0-10x5-s0.npz", "results/smoke/dcdrf/workloads/U1-10x5-s0.npz"],
+        "baseline": ["results/smoke/dcdrf/baselines/G0-10x5-s0.npz", "results/smoke/dcdrf/baselines/U1-10x5-s0.npz"],
+        "variant": ["results/smoke/dcdrf/variants/avx2.built"]}
 
 
 def test_a_run_of_a_variant_needs_it_built():

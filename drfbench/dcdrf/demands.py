@@ -32,12 +32,28 @@ NEUTRAL = {o.name: o.default for o in (EPSILON, DEADLINE, MAX_ROUNDS, api.THREAD
 class AllocationResult:
     """What `allocate` returns.
 
-    allocation: CSR array shaped like the demands, A_ir = fraction of resource r given to
-        tenant i (it shares its index arrays with the validated demands).
-    level: z_i per tenant, tenant i's weighted dominant share max_r A_ir / w_i, i.e. the
-        y at which it left (Algorithm 2; 0 for all-zero rows).
-    rounds: iterations of the inner loop; elapsed: the method's own wall-clock seconds;
-    timed_out: stopped by the deadline or the round budget before every tenant left.
+    Attributes
+    ----------
+    allocation : scipy.sparse.csr_array
+        Shaped like the demands, A_ir = fraction of resource r given to tenant i (it
+        shares its index arrays with the validated demands).
+    level : numpy.ndarray
+        z_i per tenant, tenant i's weighted dominant share max_r A_ir / w_i, i.e. the y at
+        which it left (Algorithm 2; 0 for all-zero rows).
+    rounds : int
+        Iterations of the inner loop.
+    elapsed : float
+        The method's own wall-clock seconds.
+    timed_out : bool
+        Stopped by the deadline or the round budget before every tenant left.
+    method : str
+        The method that ran.
+    epsilon : float
+        Its epsilon.
+    threads : int
+        The OpenMP threads it ran on.
+    isa : str
+        The kernels' variant that ran.
     """
     allocation: sp.csr_array
     level: np.ndarray
@@ -115,34 +131,56 @@ def _with(option):
 def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=None,
              max_rounds=None, threads=None, dtype=None, isa=None) -> AllocationResult:
     """Allocate resources to tenants with a registered method that takes divisible demands
-    (`methods(takes="demands")`).
+    (`methods(takes="demands")`). Each method takes only some of the options
+    (`method_info(name).options`); asking one for an option it does not take is an error.
 
-    demands: dense 2-D array or scipy.sparse matrix, tenants x resources, entries the
-        fraction D_ir of resource r that tenant i demands: 0, or in [tiny, 1] where tiny
-        is the kernel float type's smallest normal number (np.finfo(dtype).tiny:
-        2.2e-308 for float64, 1.2e-38 for float32; a tenant's allocation is its demands
-        scaled by 1 / its largest demand). A DataFrame with text column labels, or a
-        dict of columns, gives the resources in its column order (allocate has no other
-        table to match names against); a DataFrame's other labels than 0..m-1 are
-        refused.
-    weights: positive weight per tenant (rho_i = w_i / d_ir*), default all ones; each in
-        [1e-300, 1e300] and all within a factor 1e9 (MAX_WEIGHT_RATIO) of each other.
+    Parameters
+    ----------
+    demands : array_like or scipy.sparse matrix
+        Tenants x resources, dense 2-D or sparse; entries the fraction D_ir of resource r
+        that tenant i demands: 0, or in [tiny, 1] where tiny is the kernel float type's
+        smallest normal number (`np.finfo(dtype).tiny`: 2.2e-308 for float64, 1.2e-38
+        for float32; a tenant's allocation is its demands scaled by 1 / its largest
+        demand). A DataFrame with text column labels, or a dict of columns, gives the
+        resources in its column order (allocate has no other table to match names
+        against); a DataFrame's other labels than 0..m-1 are refused.
+    method : str
+        The registered method, default "dcdrf".
+    weights : array_like, optional
+        A positive weight per tenant (rho_i = w_i / d_ir*), default all ones; each in
+        [1e-300, 1e300] and all within a factor 1e9 (`MAX_WEIGHT_RATIO`) of each other.
         Only their ratios matter: the kernels get them scaled by a power of two (the
         largest in [1, 2)), and the levels are reported for the weights as given.
-    epsilon: DC-DRF's tolerance in [0, 1): a resource counts as exhausted once its
-        residual is at most epsilon (Algorithm 2 line 16).
-    deadline: seconds after which the inner loop stops at the end of its round (line 19);
-        max_rounds: the same, counted in rounds (deterministic, for reproducible runs),
-        at most 2**62. Exact EDRF exhausts at least one resource per round, so no run
-        needs more than n_resources + 1 rounds: past n_resources + 2 a run stops with a
-        RuntimeError (a bug to report) rather than running on.
-    threads: OpenMP threads in [1, 1024] (default: OMP_NUM_THREADS, else every usable
-        CPU).
-    dtype: float32 or float64 for the kernel (default: the demands' float type).
-    isa: kernel vector-width variant, "scalar", "generic", "avx2" or "avx512" (default:
-        $DRFBENCH_ISA, else the widest this CPU runs); one the CPU cannot run is refused.
-    Each method takes only some of these options (`method_info(name).options`); asking
-    one for an option it does not take is an error.
+    epsilon : float
+        DC-DRF's tolerance in [0, 1): a resource counts as exhausted once its residual is
+        at most epsilon (Algorithm 2 line 16).
+    deadline : float, optional
+        Seconds after which the inner loop stops at the end of its round (line 19).
+    max_rounds : int, optional
+        The same, counted in rounds (deterministic, for reproducible runs), at most
+        `2**62`. Exact EDRF exhausts at least one resource per round, so no run needs more
+        than n_resources + 1 rounds: past n_resources + 2 a run stops with a RuntimeError
+        (a bug to report) rather than running on.
+    threads : int, optional
+        OpenMP threads in [1, 1024] (default: `OMP_NUM_THREADS`, else every usable CPU).
+    dtype : {"float32", "float64"}, optional
+        The kernel's float type (default: the demands').
+    isa : {"scalar", "generic", "avx2", "avx512"}, optional
+        The kernels' vector-width variant (default: `$DRFBENCH_ISA`, else the widest this
+        CPU runs); one the CPU cannot run is refused.
+
+    Returns
+    -------
+    AllocationResult
+        The allocation, the levels, rounds, elapsed time, whether the deadline stopped it.
+
+    Raises
+    ------
+    ValueError
+        Bad demands, weights or options (naming the value), an unknown method or one that
+        takes other inputs, a variant this CPU cannot run or that was not built.
+    RuntimeError
+        A run past n_resources + 2 rounds (a bug).
     """
     spec = api.method_info(method, DEMANDS)
     options = _options(spec, epsilon, deadline, max_rounds, threads, isa)

@@ -93,9 +93,23 @@ def saturated_fraction(allocation):
 
 
 def compare(result, baseline):
-    """Every metric of `result` (an AllocationResult) against `baseline` (another), as a
-    dict: rounds and their ratio to the baseline's (Figure 7), utilization and its ratio
-    (Figure 8), fairness (Figure 7, 9 left), shortfall outliers (Figure 9 right), saturation."""
+    """Every metric of a result against an exact baseline.
+
+    Parameters
+    ----------
+    result : AllocationResult
+        The run measured.
+    baseline : AllocationResult
+        The exact run it is measured against (any object with its `rounds` and
+        `allocation`).
+
+    Returns
+    -------
+    dict
+        Rounds and their ratio to the baseline's (Figure 7), utilization and its ratio
+        (Figure 8), fairness (Figures 7, 9 left), shortfall outliers (Figure 9 right),
+        saturation.
+    """
     worst, tail = shortfall_outliers(result.allocation, baseline.allocation)
     return {
         "rounds": result.rounds,

@@ -2,8 +2,8 @@
 
     python -m drfbench.dcdrf workload --workload G0-5000x500-s0 --out W.npz
     python -m drfbench.dcdrf baseline --workload-file W.npz --method edrf-event --out B.npz
-    python -m drfbench.dcdrf run --sweep configs --run RUN_ID --workload-file W.npz \\
-        --baseline-file B.npz --repeats 3 --out rows.csv --log run.log
+    python -m drfbench.dcdrf run --sweep configs --run RUN_ID [RUN_ID ...] \\
+        --workload-file W.npz [...] --baseline-file B.npz [...] --repeats 3 --out rows.csv --log run.log
     python -m drfbench.dcdrf extrapolate --scaling scaling.csv --demands demands.csv --out X.csv
 
 A run is named by its run id, "key~value" pairs joined by "+" (Snakemake's Paramspace
@@ -11,11 +11,18 @@ style), so that a rule needs only the id: `grid(config)` expands the config's sw
 run ids per sweep, asking the registry which methods take epsilon and which is the
 conventional baseline. Each measured repetition becomes one tidy row (drfbench.rows):
 every parameter, the kernel's results, the metrics against the exact baseline, provenance.
+A measuring job takes a batch of runs (`batches`: the config's `runs_per_job`, one by
+default so that a cluster spreads them over its nodes; the smoke profile runs a sweep in
+one job, whose start costs more than its runs).
 """
+import csv
 import itertools
 import math
 import os
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -134,6 +141,24 @@ def variant_marker(name, run):
     return [] if isa == "default" else [f"results/{name}/dcdrf/variants/{isa}.built"]
 
 
+def batches(runs, size):
+    """A sweep's run ids (`runs`, in grid order) as the measuring jobs' batches: {the
+    batch's first run id: its runs}, consecutive runs, `size` per batch ("all": one
+    batch), so that the gathered rows keep the grid's order."""
+    size = len(runs) if size == "all" else size
+    return {runs[i]: runs[i:i + size] for i in range(0, len(runs), size)}
+
+
+def batch_inputs(name, runs):
+    """What the measuring job of `runs` (a batch) reads, in the results of profile `name`:
+    {"workload": files, "baseline": files, "variant": the built variants' markers}, each
+    file once."""
+    names = list(dict.fromkeys(map(workload_of_run, runs)))
+    return {"workload": [f"results/{name}/dcdrf/workloads/{w}.npz" for w in names],
+            "baseline": [f"results/{name}/dcdrf/baselines/{w}.npz" for w in names],
+            "variant": list(dict.fromkeys(m for r in runs for m in variant_marker(name, r)))}
+
+
 def cmd_workload(args):
     demand_profile, tenants, resources, seed = parse_workload_name(args.workload)
     workloads.save(workloads.generate(demand_profile, tenants, resources, seed=seed), args.out)
@@ -153,50 +178,111 @@ def _progress(line, log):
 
 
 def cmd_run(args):
-    """Measure one configuration: set OpenMP's environment from the run's cores and threads
-    per core, then load the kernels (OpenMP reads its environment once, when it starts),
-    and time `repeats` runs, one row each."""
-    params = parse_run_id(args.run)
+    """Measure a batch of configurations (the run ids `args.run`), one row per repetition
+    each, in the batch's order. OpenMP reads its environment once, when the kernels load
+    it: a batch whose runs share one environment (their cores and threads per core) is
+    measured in this process, which sets it first; a batch of several environments by a
+    child process per environment, whose rows are put back in the batch's order."""
+    sources = {workload: (_file_of(args.workload_file, args.run, workload, "--workload-file"),
+                          _file_of(args.baseline_file, args.run, workload, "--baseline-file"))
+               for workload in dict.fromkeys(map(workload_of_run, args.run))}
+    smt = bool(cpu_info()[2])
+    by_environment = {}
+    for run in args.run:
+        params = parse_run_id(run)
+        env = omp_environment(params["cores"], params["tpc"], smt)
+        by_environment.setdefault(tuple(sorted(env.items())), []).append(run)
+    if len(by_environment) == 1:
+        rows = _measure(args, dict(next(iter(by_environment))), smt, sources)
+    else:
+        rows = _measure_apart(args, list(by_environment.values()))
+    tidy.write(rows, args.out)
+
+
+def _file_of(files, runs, workload, flag):
+    """Which of `files` (a flag's values) holds `workload`, a workload of `runs`: the one
+    file given where the runs name one workload, else the file named after it
+    (<workload>.npz, as the pipeline names them)."""
+    if len(files) == 1 and {workload_of_run(r) for r in runs} == {workload}:
+        return files[0]
+    named = [f for f in files if Path(f).name == f"{workload}.npz"]
+    if not named:
+        raise ValueError(f"{flag}: none of the {len(files)} file(s) given is {workload}.npz, "
+                         f"the workload of run(s) {', '.join(r for r in runs if workload_of_run(r) == workload)}")
+    return named[0]
+
+
+def _measure(args, env, smt, sources):
+    """The rows of the runs `args.run`, all of OpenMP environment `env`, measured here: set
+    `env`, then load the kernels; each workload and its baseline (`sources`: {workload:
+    (its file, its baseline's file)}) read once."""
     if openmp_loaded():
         raise RuntimeError("the OpenMP runtime was loaded before the run could set its "
                            "environment; nothing may load the kernels before cmd_run")
-    smt = bool(cpu_info()[2])
-    env = omp_environment(params["cores"], params["tpc"], smt)
     os.environ.update(env)
     threads = int(env["OMP_NUM_THREADS"])
-    head = {"sweep": args.sweep, "run": args.run}
+    inputs = {}
+
+    def read(workload):
+        if workload not in inputs:
+            wl = workloads.load(sources[workload][0])
+            base = np.load(sources[workload][1])
+            inputs[workload] = wl, base, SimpleNamespace(
+                rounds=int(base["rounds"]),
+                allocation=allocation_from_levels(wl.demands, wl.weights, base["level"]))
+        return inputs[workload]
+
+    rows = []
     with open(args.log, "a") if args.log else open(os.devnull, "w") as log:
-        try:
-            kernels = _isa.kernels(None if params["isa"] == "default" else params["isa"])
-        except _isa.UnsupportedVariantError as exc:
-            _progress(f"[{args.sweep}] {args.run}: skipped: {exc}", log)
-            tidy.write([{**head, "repeat": "", **params, "skipped": str(exc),
-                         **tidy.stamp(), "isa_variant": params["isa"], "isa_flags": ""}],
-                       args.out)
-            return
-        wl = workloads.load(args.workload_file)
-        base = np.load(args.baseline_file)
-        baseline = SimpleNamespace(rounds=int(base["rounds"]),
-                                   allocation=allocation_from_levels(wl.demands, wl.weights,
-                                                                     base["level"]))
-        deadline = None if params["deadline"] == "none" else float(params["deadline"])
-        method = method_info(params["method"])
-        stamp = tidy.stamp(isa=kernels.name)
-        rows = []
-        for repeat in range(args.repeats):
-            res = allocate(wl.demands, method.name, weights=wl.weights, epsilon=params["epsilon"],
-                           deadline=deadline, threads=threads if method.takes_option("threads") else 1,
-                           dtype=params["dtype"], isa=kernels.name)
-            _progress(f"[{args.sweep}] {args.run} repeat {repeat + 1}/{args.repeats}: "
-                      f"{res.elapsed:.4f} s, {res.rounds} rounds"
-                      f"{' (timed out)' if res.timed_out else ''}", log)
-            rows.append({**head, "repeat": repeat, **params, "skipped": "", "threads": res.threads,
-                         "threads_run": threads, "oversubscribed": params["tpc"] == 2 and not smt,
-                         "nnz": wl.nnz, "elapsed": res.elapsed, "timed_out": res.timed_out,
-                         "baseline_method": str(base["method"]),
-                         "baseline_rounds": int(base["rounds"]),
-                         **metrics.compare(res, baseline), **stamp})
-    tidy.write(rows, args.out)
+        for run in args.run:
+            params = parse_run_id(run)
+            head = {"sweep": args.sweep, "run": run}
+            try:
+                kernels = _isa.kernels(None if params["isa"] == "default" else params["isa"])
+            except _isa.UnsupportedVariantError as exc:
+                _progress(f"[{args.sweep}] {run}: skipped: {exc}", log)
+                rows.append({**head, "repeat": "", **params, "skipped": str(exc),
+                             **tidy.stamp(), "isa_variant": params["isa"], "isa_flags": ""})
+                continue
+            wl, base, baseline = read(workload_of_run(run))
+            deadline = None if params["deadline"] == "none" else float(params["deadline"])
+            method = method_info(params["method"])
+            stamp = tidy.stamp(isa=kernels.name)
+            for repeat in range(args.repeats):
+                res = allocate(wl.demands, method.name, weights=wl.weights, epsilon=params["epsilon"],
+                               deadline=deadline, threads=threads if method.takes_option("threads") else 1,
+                               dtype=params["dtype"], isa=kernels.name)
+                _progress(f"[{args.sweep}] {run} repeat {repeat + 1}/{args.repeats}: "
+                          f"{res.elapsed:.4f} s, {res.rounds} rounds"
+                          f"{' (timed out)' if res.timed_out else ''}", log)
+                rows.append({**head, "repeat": repeat, **params, "skipped": "", "threads": res.threads,
+                             "threads_run": threads, "oversubscribed": params["tpc"] == 2 and not smt,
+                             "nnz": wl.nnz, "elapsed": res.elapsed, "timed_out": res.timed_out,
+                             "baseline_method": str(base["method"]),
+                             "baseline_rounds": int(base["rounds"]),
+                             **metrics.compare(res, baseline), **stamp})
+    return rows
+
+
+def _measure_apart(args, groups):
+    """The rows of the runs `args.run`, measured by one child process per group of runs
+    (`groups`: run ids of one OpenMP environment each), in the batch's order; a child's
+    failure (its message on stderr) ends this step with its status."""
+    by_run = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for i, runs in enumerate(groups):
+            out = Path(folder, f"{i}.csv")
+            command = [sys.executable, "-m", "drfbench.dcdrf", "run", "--sweep", args.sweep,
+                       "--run", *runs, "--workload-file", *args.workload_file,
+                       "--baseline-file", *args.baseline_file, "--repeats", str(args.repeats),
+                       "--out", str(out), *(["--log", args.log] if args.log else [])]
+            status = subprocess.run(command).returncode
+            if status:
+                raise SystemExit(status)
+            with open(out, newline="") as f:    # each row's columns in the order written
+                for row in csv.DictReader(f):
+                    by_run.setdefault(row["run"], []).append(row)
+    return [row for run in args.run for row in by_run[run]]
 
 
 def cmd_extrapolate(args):
@@ -226,7 +312,7 @@ def cmd_extrapolate(args):
 
 STEPS = {"workload": "generate one workload file",
          "baseline": "exact allocation levels of a workload",
-         "run": "measure one configuration, one row per repetition",
+         "run": "measure configurations, one row per repetition each",
          "extrapolate": "Algorithm 1 time at scales past the budget"}
 BODIES = {"workload": cmd_workload, "baseline": cmd_baseline, "run": cmd_run,
           "extrapolate": cmd_extrapolate}
@@ -243,9 +329,11 @@ def arguments(sub):
     a.add_argument("--out", type=output, required=True)
     a = sub["run"]
     a.add_argument("--sweep", required=True, choices=SWEEPS)
-    a.add_argument("--run", required=True, help="run id (see run_id)")
-    a.add_argument("--workload-file", type=input_file, required=True)
-    a.add_argument("--baseline-file", type=input_file, required=True)
+    a.add_argument("--run", required=True, nargs="+", help="run ids (see run_id), measured in order")
+    a.add_argument("--workload-file", type=input_file, required=True, nargs="+",
+                   help="the runs' workloads: one file, or each named <workload>.npz")
+    a.add_argument("--baseline-file", type=input_file, required=True, nargs="+",
+                   help="their exact baselines: one file, or each named <workload>.npz")
     a.add_argument("--repeats", type=COUNT, default=3)
     a.add_argument("--out", type=output, required=True)
     a.add_argument("--log", type=output, help="progress lines, appended (kept if the run fails)")

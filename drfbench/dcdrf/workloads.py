@@ -195,12 +195,29 @@ def _check_dtype(dtype):
 def generate(demand_profile: str, n_tenants: int, n_resources: int, *, seed: int = 0,
              dtype=np.float32, weights: str | None = None,
              threads: int | None = None) -> Workload:
-    """Generate a workload of demand profile `demand_profile` (one of DEMAND_PROFILES).
+    """Generate a workload of a demand profile (Table 3). The result does not depend on
+    `threads`.
 
-    n_tenants in [1, `2**31 - 1`] rows, n_resources in [2, `2**31 - 1`] columns (the kernels'
-    int32 indices); seed: integer in [0, 2^64); dtype: float32 (default) or float64
-    values; weights: None or "random"; threads: OpenMP threads (None: OMP_NUM_THREADS,
-    else every usable CPU). The result does not depend on `threads`.
+    Parameters
+    ----------
+    demand_profile : str
+        One of `DEMAND_PROFILES`.
+    n_tenants : int
+        Rows, in [1, `2**31 - 1`] (the kernels' int32 indices).
+    n_resources : int
+        Columns, in [2, `2**31 - 1`].
+    seed : int
+        In [0, `2**64`).
+    dtype : numpy dtype
+        float32 (default) or float64 values.
+    weights : {None, "random"}
+        The tenants' weights: none (all ones) or random.
+    threads : int, optional
+        OpenMP threads (None: `OMP_NUM_THREADS`, else every usable CPU).
+
+    Returns
+    -------
+    Workload
     """
     name = _check_profile(demand_profile)
     n_tenants = _as_int(n_tenants, "n_tenants", 1, _MAX_RESOURCES)

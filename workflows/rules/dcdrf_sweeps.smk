@@ -6,8 +6,11 @@
 #   deadlines  DC-DRF, sDC-DRF, pEDRF, pEDRF-1 against the deadline (Figures 8, 9)
 #   scaling    EDRF runtime against scale, several tenant:resource ratios (Figure 3 right)
 # A kernel variant the executing CPU cannot run is skipped by its job (a row saying so).
+# A measuring job measures a batch of `dcdrf.runs_per_job` runs (one by default, so that a
+# cluster spreads them over its nodes; the smoke profile measures a sweep in one job).
 
 RUNS = sweeps.grid(config)
+BATCHES = {sweep: sweeps.batches(runs, config["dcdrf"]["runs_per_job"]) for sweep, runs in RUNS.items()}
 EXTRAPOLATED = {"scaling", "demands"} <= set(RUNS)   # Algorithm 1's time past its budget
 TARGETS += expand("results/{name}/dcdrf/{sweep}.csv", name=NAME, sweep=list(RUNS))
 TARGETS += expand("results/{name}/dcdrf/edrf_extrapolated.csv", name=NAME) if EXTRAPOLATED else []
@@ -19,8 +22,8 @@ wildcard_constraints:
 
 
 # The install builds only the generic variant and the widest this CPU runs: a run of
-# another variant first builds it into the checkout (in seconds once built), unless the
-# executing CPU cannot run it (its job then writes a skipped row).
+# another variant first adds the family's kernels to it in the checkout (in seconds once
+# built), unless the executing CPU cannot run it (its job then writes a skipped row).
 rule kernel_variant:
     localrule: True  # builds into the checkout the workflow runs from
     output:
@@ -32,35 +35,35 @@ rule kernel_variant:
     params:
         python=PYTHON,
     shell:
-        "{params.python} -m drfbench.build_variants --skip-unsupported {wildcards.isa} > {log} 2>&1 "
+        "{params.python} -m drfbench.build_variants --skip-unsupported --family dcdrf "
+        "{wildcards.isa} > {log} 2>&1 "
         "&& touch {output}"
 
 
 rule measure:
     input:
-        workload=lambda w: f"results/{w.name}/dcdrf/workloads/{sweeps.workload_of_run(w.run)}.npz",
-        baseline=lambda w: f"results/{w.name}/dcdrf/baselines/{sweeps.workload_of_run(w.run)}.npz",
-        variant=lambda w: sweeps.variant_marker(w.name, w.run),
+        unpack(lambda w: sweeps.batch_inputs(w.name, BATCHES[w.sweep][w.batch])),
     output:
-        "results/{name}/dcdrf/runs/{sweep}/{run}.csv",
+        "results/{name}/dcdrf/runs/{sweep}/{batch}.csv",
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/dcdrf/runs/{sweep}/{run}.log",
+        "results/{name}/logs/dcdrf/runs/{sweep}/{batch}.log",
     params:
         python=PYTHON,
         repeats=config["repeats"],
+        runs=lambda w: " ".join(BATCHES[w.sweep][w.batch]),
     threads: workflow.cores  # timing runs alone; the run sets OMP_* from its own parameters
     shell:
         "{params.python} -m drfbench.dcdrf run --sweep {wildcards.sweep} "
-        "--run {wildcards.run} --workload-file {input.workload} "
+        "--run {params.runs} --workload-file {input.workload} "
         "--baseline-file {input.baseline} --repeats {params.repeats} --out {output} --log {log}"
 
 
 rule gather:
     input:
-        lambda w: expand("results/{name}/dcdrf/runs/{sweep}/{run}.csv", name=w.name,
-                         sweep=w.sweep, run=RUNS[w.sweep]),
+        lambda w: expand("results/{name}/dcdrf/runs/{sweep}/{batch}.csv", name=w.name,
+                         sweep=w.sweep, batch=BATCHES[w.sweep]),
     output:
         report("results/{name}/dcdrf/{sweep}.csv", category="DC-DRF"),
     conda:
