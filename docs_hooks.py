@@ -3,10 +3,14 @@ committed reference figures.
 
 Navigation. mkdocs.yml has no `nav:`: this hook builds it from the files under docs/, in
 the order a reader needs them (`SECTIONS`): home, getting started, the user guide, the
-families, the API reference, the developer notes. Every page of docs/families/ is in the
-Families section by its file name, so adding an allocator family adds only its page,
-docs/families/<family>.md; a new page at the top of docs/ must be placed in `SECTIONS`
-(the build fails, naming it, until it is).
+families, the API reference, the developer notes. Every family is in the Families section
+by the file name of its overview, docs/families/<family>.md (what the paper does, the key
+figure, the verdicts, how to run it, the API reference); a family whose text outgrows one
+page puts the rest in docs/families/<family>/choices.md (the model, the choices where the
+paper is silent, the knobs, the tests, the evaluation's details), and the section groups a
+family's pages under its overview's title (`family_nav`). So adding an allocator family
+adds only its pages; a new page at the top of docs/ must be placed in `SECTIONS` (the
+build fails, naming it, until it is).
 
 Generated pages. The API reference is a page per public module of drfbench (`api/<name>.md`,
 one `::: drfbench.<name>` per module, a package's modules on its page), found in the source
@@ -24,8 +28,8 @@ sections named or all) by verdict, linked to the paper's part of REPRODUCTION.md
 page opens with what was reproduced, read from the table itself.
 
 Families. docs/index.md's marker `<!-- families -->` becomes a row of its pages table per
-page of docs/families/, by file name: the page's title and its family's registered
-methods, so that adding a family edits no shared page.
+family overview of docs/families/, by file name: the page's title and its family's
+registered methods, so that adding a family edits no shared page.
 
 Figure gallery. gallery.md shows every reference figure with its caption: the one the
 pipeline's report gives it (workflows/report/figures/<name>.rst: what the paper's figure
@@ -120,12 +124,30 @@ def on_config(config):
     for title, pages in SECTIONS:
         if pages == "api/":
             pages = [f"api/{name}.md" for name in api_modules()]
+        elif pages == "families/":
+            pages = family_nav(docs)
         elif isinstance(pages, str):
             pages = sorted(p.relative_to(docs).as_posix() for p in (docs / pages).glob("*.md"))
         pages = [{"REPRODUCTION.md": p} if p == REPRODUCTION else p for p in pages]
         nav.append({title: pages[0]} if len(pages) == 1 else {title: pages})
     config.nav = nav
     return config
+
+
+def family_nav(docs):
+    """The Families section: a family's overview, docs/families/<family>.md, by file name;
+    with its further pages (docs/families/<family>/*.md, by name) a group of them under the
+    overview's title, the overview first."""
+    nav = []
+    for path in sorted((docs / "families").glob("*.md")):
+        page = f"families/{path.name}"
+        more = sorted(p.relative_to(docs).as_posix()
+                      for p in (docs / "families" / path.stem).glob("*.md"))
+        if more:
+            title = path.read_text(encoding="utf-8").partition("\n")[0].removeprefix("# ")
+            page = {title: [{"Overview": page}, *more]}
+        nav.append(page)
+    return nav
 
 
 def on_files(files, config):

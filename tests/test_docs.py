@@ -17,8 +17,13 @@ from conftest import ROOT
 
 FIGURES = sorted(p.stem for p in (ROOT / "reference/default/figures").glob("*.png"))
 CAPTIONS = ROOT / "workflows/report/figures"
-# The families whose pages write the papers' formulas as math (docs/families/<family>.md)
+# The families whose pages write the papers' formulas as math (docs/families/<family>.md
+# and its further pages, docs/families/<family>/*.md)
 FORMULAS = ("dcdrf", "drfh", "drfq", "hdrf", "packer", "production")
+FAMILIES = sorted(p.stem for p in (ROOT / "docs/families").glob("*.md"))
+# The most words a family's overview runs to (issue 39: pages sized for reading); the model,
+# the choices, the knobs and the tests go to docs/families/<family>/choices.md
+OVERVIEW_WORDS = 1500
 # What a page's reader sees wrongly: (what, a pattern in its text outside code and math)
 MISREAD = (
     ("a number turned bold by ** (write it as a code span: `2**62`)", r"\d<strong>|</strong>\d"),
@@ -73,8 +78,10 @@ def test_api_pages_read_as_written(site):
 
 @pytest.mark.parametrize("family", FORMULAS)
 def test_formulas_render_as_mathml(site, family):
-    """Every formula is MathML in the page (the browser draws it: no script, no network)."""
-    html = (site / "families" / family / "index.html").read_text(encoding="utf-8")
+    """Every formula is MathML in the family's pages (the browser draws it: no script, no
+    network)."""
+    html = "".join(p.read_text(encoding="utf-8")
+                   for p in (site / "families" / family).rglob("index.html"))
     marked = re.findall(r'<(?:span|div) class="arithmatex">(.*?)</(?:span|div)>', html, re.S)
     assert len(marked) >= 3
     assert [m for m in marked if not m.startswith("<math")] == []
@@ -117,7 +124,23 @@ def test_pages_load_nothing_from_the_network(site):
                 if re.search(r"mathjax|katex", p.read_text(encoding="utf-8"), re.I)]
 
 
-@pytest.mark.parametrize("family", sorted(p.stem for p in (ROOT / "docs/families").glob("*.md")))
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_family_overview_is_sized_for_reading(family):
+    """A family's overview, docs/families/<family>.md, stays short and links each of its
+    further pages (docs/families/<family>/*.md), which the site's navigation groups under
+    it (docs_hooks.py)."""
+    overview = (ROOT / f"docs/families/{family}.md").read_text(encoding="utf-8")
+    assert len(overview.split()) <= OVERVIEW_WORDS, (family, len(overview.split()))
+    more = sorted(p.name for p in (ROOT / f"docs/families/{family}").glob("*.md"))
+    assert [m for m in more if f"]({family}/{m}" not in overview] == []
+
+
+def test_every_family_folder_has_its_overview():
+    folders = [p.name for p in (ROOT / "docs/families").iterdir() if p.is_dir()]
+    assert [f for f in folders if f not in FAMILIES] == []
+
+
+@pytest.mark.parametrize("family", FAMILIES)
 def test_a_family_page_opens_with_its_verdicts(site, family):
     """The box of its claims' verdicts comes before the page's first section."""
     body = article(site / "families" / family / "index.html")

@@ -416,7 +416,7 @@ def test_a_step_s_own_name_for_an_option():
 # Where a family's files lie (docs/adding-a-family.md): `{f}` is its name.
 FAMILY_PLACES = (r"drfbench/{f}/.+", r"tests/{f}/.+", r"workflows/rules/{f}(_\w+)?\.smk",
                  r"workflows/schemas/{f}\.schema\.yaml", r"notebooks/{f}(_\w+)?\.py",
-                 r"workflows/report/figures/{f}_\w+\.rst", r"docs/families/{f}\.md",
+                 r"workflows/report/figures/{f}_\w+\.rst", r"docs/families/{f}(/[\w-]+)?\.md",
                  r"reference/\w+/{f}/.+", r"reference/\w+/figures/{f}_\w+\.(png|md)",
                  r"reference/claims/{f}\.(yaml|md)")
 TEMPLATE = ROOT / "template"
