@@ -231,8 +231,8 @@ def _site_link(match):
 
 
 def families(docs):
-    """The pages table's rows of the families (module docstring): one per page of
-    `docs`/families/, its title and its family's methods."""
+    """The pages table's rows of the families (module docstring): one per overview,
+    `docs`/families/<family>.md, its title and its family's methods."""
     from drfbench import api
     rows = []
     for path in sorted((Path(docs) / "families").glob("*.md")):

@@ -18,7 +18,7 @@
 # 2011 trace: Table II finds the best slot size at k = 14 slots per maximum server (43.9%
 # CPU, 28.0% memory utilization), and Figs. 5-7 show DRFH's higher utilization, shorter
 # jobs and more tasks done. drfbench runs the Alibaba 2018 sample instead, and two choices
-# could decide the outcome (docs/families/drfh.md):
+# could decide the outcome (docs/families/drfh/choices.md):
 #
 # * **slot model**, how a task runs in a slot: *timeshare* (it holds what it demands; an
 #   oversubscribed server is time-shared at no cost, so small slots never cost anything)

@@ -18,7 +18,7 @@
 # tasks than Tetris and ≈ 67% more than slot-based allocation (Fig. 3), with more
 # utilization (Fig. 4) and ≈ 29% / ≈ 60% more revenue (Fig. 5). The paper leaves open
 # choices that could decide those numbers; drfbench makes each a knob
-# (docs/families/packer.md) and runs Packer, Tetris and slots under every combination:
+# (docs/families/packer/choices.md) and runs Packer, Tetris and slots under every combination:
 #
 # * **view**, what a method is told of an application: its demands per instant (TI-MRA,
 #   Packer's abstraction) or, as a tenant without TI-MRA would say, each node's peak held

@@ -16,7 +16,7 @@ literal (Algorithms 1 and 2 written literally, the kernels' specification), work
 metrics, controller, churn, sweeps (the paper's configuration sweeps as pipeline steps),
 guarantees (§3's properties, its 1/(1 - eps) bound and Lemma 3.1, checked),
 azure (Fig. 2's fractions of Azure VMs becoming active or idle, from data/azure/), bench (`drfbench bench`). `python -m drfbench.dcdrf` runs the pipeline's steps;
-docs/families/dcdrf.md says what was chosen where the paper is silent.
+docs/families/dcdrf/choices.md says what was chosen where the paper is silent.
 """
 from . import churn, controller, metrics, workloads
 from .demands import AllocationResult, allocate

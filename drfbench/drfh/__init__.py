@@ -11,7 +11,7 @@ Heterogeneous Servers"): fair sharing of heterogeneous servers by global dominan
                                          (slot_model="capped")
     read_servers, read_tasks, alibaba_tasks, google_servers      the generic trace format
 
-`python -m drfbench.drfh` runs the pipeline's steps; docs/families/drfh.md says what was
+`python -m drfbench.drfh` runs the pipeline's steps; docs/families/drfh/choices.md says what was
 chosen where the paper is silent.
 """
 from .catalog import SOLVERS

@@ -20,7 +20,7 @@ more resources could be allocated". The second rule is drfbench's reading of the
 stopping rule, and the result is the weighted max-min fair (leximin) vector of levels:
 with every demand positive and unbounded tasks the first round already blocks everyone
 (Proposition 2, Pareto optimality) and this is exactly (7); with zero demands or finite
-tasks, the users left go on, which is what Pareto optimality needs (docs/families/drfh.md).
+tasks, the users left go on, which is what Pareto optimality needs (docs/families/drfh/choices.md).
 
 Two exact solvers give the same levels:
 - solver="lp": the literal LP, the test oracle. Each round is a linear program over every

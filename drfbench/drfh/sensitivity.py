@@ -1,4 +1,4 @@
-"""What DRFH's trace claims depend on (docs/families/drfh.md, "The sensitivity study"):
+"""What DRFH's trace claims depend on (docs/families/drfh/choices.md, "The sensitivity study"):
 Table II and Figs. 5-7 for one trace under one slot model, as compact tidy rows, and the
 comparisons Figs. 6-7 draw.
 

@@ -38,7 +38,7 @@ LABEL_COLUMNS = TASK_COLUMNS[:2]      # the tasks' labels, kept as text
 # largest server) is the size Table II implies for the paper's Google tasks: with every one
 # of the 77,336 slots of Table I's 12,583 servers at k = 14 taken, 43.9% CPU and 28.0%
 # memory utilization mean tasks of 0.038 CPU and 0.021 memory, 4.8 and 5.2 times larger
-# (more if the slots were not all taken: a lower bound) (docs/families/drfh.md).
+# (more if the slots were not all taken: a lower bound) (docs/families/drfh/choices.md).
 PAPER_TASK_SCALE = 5.0
 # Bounds of the generators' arguments (docs/accepts.md): servers drawn, users the jobs go
 # to, and the skew of their Zipf weights (beyond it, 1 / rank^skew underflows: one user)

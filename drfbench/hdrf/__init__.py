@@ -9,7 +9,7 @@ multi-resource fairness, and its rivals, on a tree of weighted nodes whose leave
 Methods (drfbench.methods(family="hdrf")): hdrf, static-hdrf, naive-hdrf, flatten,
 capacity, capacity-pareto. drfbench.hdrf.literal is the slides' algorithm written
 literally, the kernel's specification; `python -m drfbench.hdrf` runs the pipeline's
-steps. docs/families/hdrf.md says what was chosen where the slides are silent.
+steps. docs/families/hdrf/choices.md says what was chosen where the slides are silent.
 """
 from .tasks import METHOD_MODES, Schedule, allocate, schedule, scheduler
 from .tree import Tree, tree

@@ -11,7 +11,7 @@ Tetris and slots.
 
 drfbench.packer.literal is Algorithm 1 and Eq. 6-8 written literally, the specification
 of drfbench/packer/packer.pyx; `python -m drfbench.packer` runs the pipeline's steps;
-docs/families/packer.md says what was chosen where the paper is silent.
+docs/families/packer/choices.md says what was chosen where the paper is silent.
 """
 from .allocate import Cluster, place, resource_weights
 from .model import RESOURCES, Application, Infrastructure, application, sort_nodes

@@ -41,7 +41,7 @@ from .workload import SLOTS
 
 REMOTE_PENALTY = 0.1     # Tetris' remote penalty rp (Grandl et al., SIGCOMM'14, §3.1: 10%)
 
-# The readings of Eq. 6-8 (docs/families/packer.md), each a name -> (Eq. 7's sign: 1 as
+# The readings of Eq. 6-8 (docs/families/packer/choices.md), each a name -> (Eq. 7's sign: 1 as
 # written, the maximum of the cubic residual, i.e. worst fit; -1 best fit, the least
 # residual; Eq. 8 over a path: "links" as written, a term per link of the path, "path"
 # one term per path, the mean of its links', "bottleneck" per instant its least-scoring

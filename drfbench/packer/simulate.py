@@ -4,7 +4,7 @@ its servers and links for its duration, then leaves (its reservations simply end
 kept per time instant). The pricing model of Fig. 5 and the per-server rate allocation of
 Fig. 7-8 (Algorithm 2) work on the result.
 
-drfbench.sim did not fit (docs/families/packer.md): its tasks hold constant demands on
+drfbench.sim did not fit (docs/families/packer/choices.md): its tasks hold constant demands on
 machines without a network, from launch to completion, while here demands vary per
 instant, bandwidth is reserved on the links of tree paths, and admission is of whole
 applications, known entirely at arrival; with reservations made ahead in time there are

@@ -2,7 +2,7 @@
 and a JSON format that users can write by hand.
 
 The suite (the paper gives the shapes and the rules, not the numbers; ours are below and
-in docs/families/packer.md): applications arrive as a Poisson process of `rate` per time
+in docs/families/packer/choices.md): applications arrive as a Poisson process of `rate` per time
 instant; each is a MapReduce job (with probability `mapreduce`) or a 3-tier web service.
 
   MapReduce   an input store (cloud service 0) → 2-10 mappers → 1-4 reducers → an output
@@ -57,7 +57,7 @@ from .model import (MAX_CELLS, RESOURCES, Application, Infrastructure, applicati
 SLOTS = 4                       # slots per server (§III-A, following [8])
 BANDWIDTH_MEDIAN, BANDWIDTH_SIGMA, BANDWIDTH_CAP = 0.05, 1.0, 0.5   # Gbps
 TEMPORAL = ("jitter", "phased", "complementary")
-# The bandwidth's scale per bottleneck (docs/families/packer.md: on the paper's tree, at
+# The bandwidth's scale per bottleneck (docs/families/packer/choices.md: on the paper's tree, at
 # saturation, the network binds first at 1, both about together at 0.3, computing at 0.1)
 BOTTLENECK = {"network": 1.0, "balanced": 0.3, "compute": 0.1}
 # phased: per MapReduce stage, each resource's level as a fraction of its peak (RESOURCES)

@@ -6,8 +6,9 @@ input kind, and the conformance API.
 
 Rules (drfbench.methods(family="production")): kueue, armada, mesos-drf, slurm-fairtree,
 yarn-fair-drf, each run by the cluster simulator as drfbench.production.policies has it;
-`python -m drfbench.production` runs the pipeline's steps; docs/families/production.md
-says what was chosen where the upstream code is ambiguous.
+`python -m drfbench.production` runs the pipeline's steps;
+docs/families/production/choices.md says what was chosen where the upstream code is
+ambiguous.
 
 Each conformance module restates one production scheduler's rule from its source and is
 tested against the vectors of that project's own unit tests (tests/production/):

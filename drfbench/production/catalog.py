@@ -2,9 +2,9 @@
 input kind and one method per production scheduler's fairness rule, each run by the
 cluster simulator as drfbench.production.policies has it (Kueue's and Armada's
 preemption off by default). The rules are
-restated in Python from their projects' sources (docs/families/production.md): the family
-has no kernel and no transcription (KERNEL). Loaded by the registry without the package's
-modules."""
+restated in Python from their projects' sources (docs/families/production/choices.md):
+the family has no kernel and no transcription (KERNEL). Loaded by the registry without
+the package's modules."""
 from ..api import InputKind, Method, Option
 
 SCENARIO = "scenario"

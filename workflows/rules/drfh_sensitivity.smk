@@ -1,4 +1,4 @@
-# What DRFH's trace claims depend on (docs/families/drfh.md, "The sensitivity study"):
+# What DRFH's trace claims depend on (docs/families/drfh/choices.md, "The sensitivity study"):
 # Table II and Figs. 5-7 under each slot model (how a task runs in a slot) and task scale
 # (the converted tasks' size), on several seeds, at the `drfh.sim` scale; at task scale s
 # the cluster has s times drfh.sim.servers servers, so that the offered load per server

@@ -1,4 +1,4 @@
-# What Packer's claims depend on (docs/families/packer.md, "The sensitivity study"):
+# What Packer's claims depend on (docs/families/packer/choices.md, "The sensitivity study"):
 # Packer against Tetris and slots under every combination of what the policies are told
 # (view), the load's shape over time (temporal), the resource that binds (bottleneck) and
 # Packer's reading of Eq. 6-8 (score), on several seeds. One job per (temporal,
