@@ -50,12 +50,28 @@ def utilities(demands, allocation):
 
 
 def progressive_filling(demands, rates):
-    """Grow every user's tasks x_i at rate rates[i] until a resource it demands saturates,
-    then freeze it; continue with the rest (max-min fairness on x_i / rates[i]).
+    """Grow every user's tasks x_i at rate rates[i] until a resource it demands saturates, then
+    freeze it; continue with the rest (max-min fairness on `x_i / rates[i]`).
 
-    rates: one per user, finite and >= 0 (only their ratios matter). Users with all-zero
-    demand or rate 0 get nothing. Exact up to rounding: each step jumps to the next
-    saturation. Returns the (n, m) allocation x_i * D_i.
+    Users with all-zero demand or rate 0 get nothing. Exact up to rounding: each step jumps
+    to the next saturation.
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions.
+    rates : array_like
+        One per user, finite and `>= 0` (only their ratios matter).
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, m) allocation `x_i * D_i`.
+
+    Raises
+    ------
+    ValueError
+        Rates not one per user, or rates x demands overflowing float64.
     """
     D = divisible_demands(demands)
     r = check.finite_non_negative(check.real_array(rates, "rates", 1), "rates")
@@ -105,8 +121,21 @@ def _fill(D, rates):
 
 
 def drf(demands, weights=None):
-    """Divisible DRF: max-min fairness on weighted dominant shares max_r A_ir / w_i, by
-    progressive filling (Ghodsi et al.'s definition, literal NumPy)."""
+    """Divisible DRF: max-min fairness on weighted dominant shares `max_r A_ir / w_i`, by
+    progressive filling (Ghodsi et al.'s definition, literal NumPy).
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions (`divisible_demands`).
+    weights : array_like, optional
+        Per user, default all ones.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, m) allocation.
+    """
     return _drf_filling(divisible_demands(demands), weights)[0]
 
 
@@ -117,8 +146,21 @@ def _drf_filling(D, weights):
 
 
 def asset_fairness(demands, weights=None):
-    """Asset fairness: max-min fairness on weighted sums of shares sum_r A_ir / w_i, by
-    progressive filling (users still unsaturated keep growing after others freeze)."""
+    """Asset fairness: max-min fairness on weighted sums of shares `sum_r A_ir / w_i`, by
+    progressive filling (users still unsaturated keep growing after others freeze).
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions (`divisible_demands`).
+    weights : array_like, optional
+        Per user, default all ones.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, m) allocation.
+    """
     return _asset_filling(divisible_demands(demands), weights)[0]
 
 
@@ -130,14 +172,27 @@ def _asset_filling(D, weights):
 
 def ceei(demands, weights=None):
     """Competitive equilibrium from equal incomes (weights: unequal incomes), i.e. the
-    Eisenberg-Gale program: maximize sum_i w_i log x_i subject to sum_i x_i D_ir <= 1.
+    Eisenberg-Gale program: maximize `sum_i w_i log x_i` subject to `sum_i x_i D_ir <= 1`.
 
-    Solved through its dual, minimize over prices p >= 0 of sum_r p_r - sum_i w_i log(D_i.p)
-    (x_i = w_i / D_i.p at the optimum), with scipy's L-BFGS-B, then polished by Newton's
-    method on the priced resources until the KKT conditions hold to ~1e-13, and scaled into
-    capacity. Users with all-zero demand get nothing; unused resources get price 0. The
-    program is solved on each user's demands divided by its largest and on the weights
-    scaled to the largest in [1, 2), which leaves the allocation as it is.
+    Solved through its dual, minimize over prices `p >= 0` of
+    `sum_r p_r - sum_i w_i log(D_i.p)` (`x_i = w_i / D_i.p` at the optimum), with scipy's
+    L-BFGS-B, then polished by Newton's method on the priced resources until the KKT
+    conditions hold to ~1e-13, and scaled into capacity. Users with all-zero demand get
+    nothing; unused resources get price 0. The program is solved on each user's demands
+    divided by its largest and on the weights scaled to the largest in [1, 2), which leaves
+    the allocation as it is.
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions (`divisible_demands`).
+    weights : array_like, optional
+        Per user's income, default all ones.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, m) allocation.
     """
     D = divisible_demands(demands)
     w = _weights(weights, D.shape[0])
