@@ -35,20 +35,32 @@ SIMULATION_OPTIONS = ("sample", "horizon", "slot_model")   # the run's, not its 
 class DRFHSimulation:
     """What simulate() returns.
 
-    utilization    DataFrame indexed by sample time, one column per resource (named as in
-                   the trace): the fraction of the pool's resource in use (time-shared
-                   tasks count at their speed)
-    shares         DataFrame indexed by sample time, one column per user (its label): its
-                   global dominant share, max over resources of its share of the pool
-    jobs           DataFrame: job, user (labels), submit (first arrival), finish (last
-                   task's end; NaN if unfinished by the end or the horizon, or if a task
-                   of it fits no server)
-    completion     DataFrame per user: submitted, completed (tasks finished by the end),
-                   ratio (completed / submitted: the paper's task completion ratio)
-    unschedulable  the tasks table's rows of the tasks that fit no server (reported, never
-                   run; the rest of the trace runs)
-    run            the drfbench.sim.Simulation itself; method, slots, slot_model: as
-                   asked (slots 0 and slot_model None for the DRFH methods)
+    Attributes
+    ----------
+    method : str
+        As asked.
+    slots : int
+        As asked (0 for the DRFH methods).
+    slot_model : str or None
+        As asked (None for the DRFH methods).
+    resources : tuple
+    utilization : pandas.DataFrame
+        Indexed by sample time, one column per resource (named as in the trace): the
+        fraction of the pool's resource in use (time-shared tasks count at their speed).
+    shares : pandas.DataFrame
+        Indexed by sample time, one column per user (its label): its global dominant share,
+        max over resources of its share of the pool.
+    jobs : pandas.DataFrame
+        Job, user (labels), submit (first arrival), finish (last task's end; NaN if
+        unfinished by the end or the horizon, or if a task of it fits no server).
+    completion : pandas.DataFrame
+        Per user: submitted, completed (tasks finished by the end), ratio (completed /
+        submitted: the paper's task completion ratio).
+    unschedulable : pandas.DataFrame
+        The tasks table's rows of the tasks that fit no server (reported, never run; the
+        rest of the trace runs).
+    run : drfbench.sim.Simulation
+        The simulation itself.
     """
     method: str
     slots: int
@@ -73,9 +85,18 @@ class DRFHSimulation:
                            "resource": label if key == "resource" else None, "value": v}
 
     def rows(self, **columns):
-        """Tidy rows, stamped (drfbench.rows): one per sample and resource ("utilization")
-        and per sample and user ("share"), with `columns` added to each; made as they are
-        read (drfbench.rows.Rows)."""
+        """Tidy rows, stamped (drfbench.rows): one per sample and resource ("utilization") and per
+        sample and user ("share"); made as they are read.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         return tidy.stamped(self._rows, **columns)
 
 
@@ -87,36 +108,52 @@ def _frames(servers, tasks):
 
 
 def simulate(servers, tasks, method="drfh-best-fit", **options):
-    """Run the tasks on the servers under registered trace method `method`
-    ("drfh-best-fit", "drfh-first-fit" or "drfh-slots"; drfbench.methods(takes="trace"))
-    until every task is done or `horizon` seconds. Times are seconds: arrival and duration
-    columns may be numbers or durations (timedelta, converted), not points in time. The
-    options:
+    """Run the tasks on the servers under registered trace method `method` until every task is
+    done or `horizon` seconds.
 
-    sample   seconds between samples of utilization and shares (default 60), > 0, finite
-             (None: no samples); a number or a duration (timedelta, pandas.Timedelta,
-             numpy.timedelta64: converted), not a point in time (TypeError)
-    horizon  seconds simulated at most (default: until the last task ends), >= 0; a
-             number or a duration, as `sample`
-    slots    k per maximum server (drfh-slots only; default 14, Table II's best)
-    slot_model  how a task runs in its slot (drfh-slots only): "timeshare" (default), with
-             what it demands, an oversubscribed server time-shared at no cost; "capped",
-             with at most the slot's resources, proportionally longer if it needs more
-             (schedulers.capped)
-    weights  per user, in order of first appearance in the tasks, or a dict label -> weight
-             with an entry for every user and none for a label that is not a user
-    index    use the server index (default; False: the literal scan, same decisions)
-    threads  of the literal best-fit scan; isa: the kernels' variant
-    literal  run the NumPy transcription instead of the kernel (tests; slow)
+    Times are seconds: arrival and duration columns may be numbers or durations (timedelta,
+    converted), not points in time. Work bounds: a run takes at most MAX_SAMPLES (`10**6`)
+    samples holding at most MAX_SAMPLE_VALUES (`2**26`, the simulator's budget) values
+    (samples x users x (resources + 1)). The bounds are judged over the time the run takes:
+    a trace that drains early runs whatever the bounds would allow later. Time itself is
+    exact at any scale: only a task whose `start + duration == start` in float64 is refused
+    (drfbench.sim.simulate).
 
-    Work bounds: a run takes at most MAX_SAMPLES (`10**6`) samples holding at most
-    MAX_SAMPLE_VALUES (`2**26`, the simulator's budget) values (samples x users x
-    (resources + 1)). The bounds are judged over the time the run takes: a trace that
-    drains early runs whatever the bounds would allow later. A run that needs more before
-    its horizon (or, without one, before its last task ends) is refused with a ValueError,
-    before it starts where the trace alone shows it (a task ending past the bound), else
-    when it gets there. Time itself is exact at any scale: only a task whose start +
-    duration == start in float64 is refused (drfbench.sim.simulate).
+    Parameters
+    ----------
+    servers : DataFrame or path
+        The servers, in the generic trace format (drfbench.drfh.trace).
+    tasks : DataFrame or path
+        The tasks, in the generic trace format.
+    method : str
+        "drfh-best-fit", "drfh-first-fit" or "drfh-slots" (drfbench.methods(takes="trace")).
+    **options
+        `sample`: seconds between samples of utilization and shares (default 60), `> 0`,
+        finite (None: no samples); a number or a duration (timedelta, pandas.Timedelta,
+        numpy.timedelta64: converted), not a point in time (TypeError). `horizon`: seconds
+        simulated at most (default: until the last task ends), `>= 0`; a number or a
+        duration, as `sample`. `slots`: k per maximum server (drfh-slots only; default 14,
+        Table II's best). `slot_model`: how a task runs in its slot (drfh-slots only):
+        "timeshare" (default), with what it demands, an oversubscribed server time-shared at
+        no cost; "capped", with at most the slot's resources, proportionally longer if it
+        needs more (schedulers.capped). `weights`: per user, in order of first appearance in
+        the tasks, or a dict label -> weight with an entry for every user and none for a
+        label that is not a user. `index`: use the server index (default; False: the literal
+        scan, same decisions). `threads`: of the literal best-fit scan; `isa`: the kernels'
+        variant. `literal`: run the NumPy transcription instead of the kernel (tests; slow).
+
+    Returns
+    -------
+    DRFHSimulation
+
+    Raises
+    ------
+    ValueError
+        Bad servers, tasks or options; a run that needs more than the work bounds before
+        its horizon (or, without one, before its last task ends): before it starts where the
+        trace alone shows it (a task ending past the bound), else when it gets there.
+    TypeError
+        A point in time given for `sample` or `horizon`.
     """
     return api.run(method, servers, tasks, takes=TRACE, **options)
 
@@ -205,17 +242,35 @@ def run_method(spec, servers, tasks, *, sample, horizon, weights, index, threads
 
 
 def scheduler(machines, trace, name="drfh-best-fit", **options):
-    """The kernel's DRFHScheduler for `trace` (a drfbench.sim.Trace) on `machines` ((M, m)
-    capacities): a drfbench.sim.TaskPolicy (kernel.trace_scheduler), its schedule() a
-    kernel.Launches.
+    """The kernel's DRFHScheduler for a trace on machines: a drfbench.sim.TaskPolicy
+    (kernel.trace_scheduler), its schedule() a kernel.Launches.
 
-    name     a registered trace method (drfbench.methods(takes="trace")): "drfh-best-fit",
-             "drfh-first-fit" or "drfh-slots"; slots: k per maximum server (drfh-slots only)
-    weights  per user, > 0 (default equal); index: use the server index (False: the
-             literal scan, the benchmark's baseline); threads: of the literal best-fit scan;
-             literal=True: LiteralScheduler, the test oracle (no isa: it has no variant)
     The options are the scheduler's, checked and defaulted by the registry (Method.checked,
     as drfh.simulate's) but for the run's own (SIMULATION_OPTIONS), refused here.
+
+    Parameters
+    ----------
+    machines : array_like
+        (M, m) capacities.
+    trace : drfbench.sim.Trace
+    name : str
+        A registered trace method (drfbench.methods(takes="trace")): "drfh-best-fit",
+        "drfh-first-fit" or "drfh-slots".
+    **options
+        `slots`: k per maximum server (drfh-slots only). `weights`: per user, `> 0` (default
+        equal). `index`: use the server index (False: the literal scan, the benchmark's
+        baseline). `threads`: of the literal best-fit scan. `literal=True`:
+        LiteralScheduler, the test oracle (no `isa`: it has no variant).
+
+    Returns
+    -------
+    drfbench.sim.TaskPolicy
+
+    Raises
+    ------
+    ValueError
+        A simulation's option, slots of which no server holds a whole one, or `isa` with
+        `literal=True`.
     """
     spec = api.method_info(name, TRACE)
     run_only = sorted(set(options) & set(SIMULATION_OPTIONS))
