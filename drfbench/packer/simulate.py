@@ -31,10 +31,27 @@ K_V, K_B = 1.0, 1.0   # the price of a server's worth of one resource per instan
 
 
 def revenue(app, infra, k_v=K_V, k_b=K_B):
-    """Per instant of the application, what its tenant pays (§III-B, the pricing model of
-    [2], [8]): Σ_v (Σ_r δ(v, r, t) k_v + Σ_{u ∈ ℰ(v)} σ((u, v), t) k_b), with δ normalized by
-    one server's capacity of r so that cores, GB and MBps add up. k_v, k_b: prices, finite
-    and non-negative."""
+    """Per instant of the application, what its tenant pays (§III-B, the pricing model of [2],
+    [8]): `Σ_v (Σ_r δ(v, r, t) k_v + Σ_{u ∈ ℰ(v)} σ((u, v), t) k_b)`, with δ normalized by one
+    server's capacity of r so that cores, GB and MBps add up.
+
+    Parameters
+    ----------
+    app : Application
+    infra : Infrastructure
+    k_v, k_b : float
+        Prices, finite and non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        Per instant.
+
+    Raises
+    ------
+    TypeError
+        `app` not an Application or `infra` not an Infrastructure.
+    """
     if not isinstance(app, Application) or not isinstance(infra, Infrastructure):
         raise TypeError("revenue takes a packer.Application and a packer.Infrastructure")
     k_v, k_b = amount(k_v, "k_v"), amount(k_b, "k_b")
@@ -46,12 +63,26 @@ def revenue(app, infra, k_v=K_V, k_b=K_B):
 class Result:
     """What `simulate` returns.
 
-    method; applications (in arrival order); placements: per application its nodes'
-    locations, or None if rejected; allocation_seconds: per application, the time to
-    decide it; server, link: the residual capacity 𝒬 at the end, (S, H, 4) and (2P, H),
-    after what was reserved; view: what the method was told (model.request), requests:
-    per application what it was told and reserved (the applications themselves under
-    "ti-mra"); score: Packer's reading of Eq. 6-8 (None for the others)."""
+    Attributes
+    ----------
+    method : str
+    infrastructure : Infrastructure
+    applications : list of Application
+        In arrival order.
+    placements : list
+        Per application its nodes' locations, or None if rejected.
+    allocation_seconds : numpy.ndarray
+        Per application, the time to decide it.
+    server, link : numpy.ndarray
+        The residual capacity 𝒬 at the end, (S, H, 4) and (2P, H), after what was reserved.
+    view : str
+        What the method was told (model.request).
+    score : str or None
+        Packer's reading of Eq. 6-8 (None for the others).
+    requests : list
+        Per application what it was told and reserved (the applications themselves under
+        "ti-mra").
+    """
     method: str
     infrastructure: object
     applications: list
@@ -187,22 +218,40 @@ class Result:
 
 
 def simulate(infrastructure, applications, method="packer", **options):
-    """Run registered application method `method` ("packer", "tetris" or "packer-slots";
-    drfbench.methods(takes="applications")) on the applications, in arrival order (stable),
-    each placed by Algorithm 1 with the method's score (allocate.place) or rejected whole;
-    returns a Result. Options: view, what the method is told of each application: "ti-mra"
-    (its demands per instant) or "peak" (each node's peak over its span: model.request);
-    score (packer only), the reading of Eq. 6-8: "literal" or another of allocate.SCORES;
-    threads, OpenMP threads of the scoring (default: OMP_NUM_THREADS, else every usable
-    CPU; each kernel call is short, 0.1-1 ms, so on a shared machine one thread can be
-    fastest: docs/performance.md); the results do not depend on it. isa: the kernels'
-    variant.
+    """Run registered application method `method` on the applications, in arrival order
+    (stable), each placed by Algorithm 1 with the method's score (allocate.place) or rejected
+    whole.
 
-    infrastructure: a packer.Infrastructure; applications: packer.Application objects
-    (made by `application`, `workload` or `load_applications`). Bounds: servers x the
-    horizon (the last application's end) at most MAX_CELLS (`2**24`) cells, and the
-    placement's work, servers x the applications' nodes x instants, at most MAX_WORK
-    (`2**36`); beyond them a ValueError says which."""
+    Bounds: servers x the horizon (the last application's end) at most MAX_CELLS (`2**24`)
+    cells, and the placement's work, servers x the applications' nodes x instants, at most
+    MAX_WORK (`2**36`).
+
+    Parameters
+    ----------
+    infrastructure : Infrastructure
+    applications : list of Application
+        Made by `application`, `workload` or `load_applications`.
+    method : str
+        "packer", "tetris" or "packer-slots" (drfbench.methods(takes="applications")).
+    **options
+        `view`: what the method is told of each application, "ti-mra" (its demands per
+        instant) or "peak" (each node's peak over its span: model.request). `score` (packer
+        only): the reading of Eq. 6-8, "literal" or another of allocate.SCORES. `threads`:
+        OpenMP threads of the scoring (default: OMP_NUM_THREADS, else every usable CPU; each
+        kernel call is short, 0.1-1 ms, so on a shared machine one thread can be fastest:
+        docs/performance.md); the results do not depend on it. `isa`: the kernels' variant.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ValueError
+        A run beyond the bounds, saying which.
+    TypeError
+        What is not an Infrastructure or a list of Applications.
+    """
     return api.run(method, infrastructure, applications, takes=APPLICATIONS, **options)
 
 
