@@ -90,8 +90,17 @@ class _Node:
 class DRFSorter:
     """Mesos's DRFSorter. Resources are {name: quantity}; agents are any hashable ids.
 
-    exclude: resource names left out of the shares (upstream's
-    fairnessExcludeResourceNames)."""
+    Parameters
+    ----------
+    exclude : iterable of str
+        Resource names left out of the shares (upstream's fairnessExcludeResourceNames).
+
+    Raises
+    ------
+    ValueError
+        From its methods: an unknown client, agent or node, a client added twice, a bad
+        client path, a weight not finite and positive.
+    """
 
     def __init__(self, exclude=()):
         self.root = _Node("", INTERNAL, None)
@@ -245,7 +254,17 @@ class DRFSorter:
         return out
 
     def share(self, node_path):
-        """The share of the node at a path (a client's virtual leaf is "path/.")."""
+        """The share of the node at a path.
+
+        Parameters
+        ----------
+        node_path : str
+            A client's virtual leaf is "path/.".
+
+        Returns
+        -------
+        float
+        """
         node = self.root
         for token in node_path.split("/"):
             node = next((c for c in node.children if c.name == token), None)
@@ -261,8 +280,13 @@ class DRFSorter:
         return s / self.weights.get(node.path, 1.0)
 
     def sort(self):
-        """Active clients, the tree walked in pre-order, each node's active children by
-        (share, allocation count, path)."""
+        """Active clients, the tree walked in pre-order, each node's active children by (share,
+        allocation count, path).
+
+        Returns
+        -------
+        list of str
+        """
         total, out = self.total(), []
 
         def walk(node):
