@@ -55,8 +55,16 @@ class Timeline:
 
 @dataclass(frozen=True, eq=False)
 class Run:
-    """A rule's run: the method's name, the Scenario, the drfbench.sim Simulation (users
-    are jobs: its task table's `user` is the scenario's job index)."""
+    """A rule's run.
+
+    Attributes
+    ----------
+    method : str
+        The rule's name.
+    scenario : Scenario
+    simulation : drfbench.sim.Simulation
+        Its users are jobs: its task table's `user` is the scenario's job index.
+    """
     method: str
     scenario: Scenario
     simulation: object
@@ -86,8 +94,18 @@ class Run:
         return self.timeline().held(times, "leaf", len(s.leaves)) / s.capacity.sum(axis=0)
 
     def rows(self, **columns):
-        """Tidy rows, one per job: its queue (path), arrival, tasks, first start, last
-        end and wait (first start - arrival, s); with `columns` added, stamped."""
+        """Tidy rows, one per job: its queue (path), arrival, tasks, first start, last end and wait
+        (first start - arrival, s), stamped.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         s = self.scenario
         start, finish = self.jobs()
         return rows.stamped([
@@ -98,8 +116,21 @@ class Run:
 
 
 def simulate(spec, rule, **options):
-    """`rule` (drfbench.methods(takes="scenario")) on a scenario (a Scenario, a dict or a
-    YAML/JSON file: drfbench.production.scenario): a Run."""
+    """`rule` on a scenario, to the end: a Run.
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+        The scenario, or a YAML/JSON file of it (drfbench.production.scenario).
+    rule : str
+        A registered rule (drfbench.methods(takes="scenario")).
+    **options
+        The rule's options, checked by the registry (drfbench.run).
+
+    Returns
+    -------
+    Run
+    """
     return api.run(rule, spec, takes=SCENARIO, **options)
 
 
