@@ -61,21 +61,40 @@ class PreemptingPolicy(TaskPolicy, Protocol):
 
 
 def take_back(usage, i, remaining, demand):
-    """Take a finished task's `demand` back from row i of `usage` (in place), where
-    `remaining` tasks are still counted in that row: exactly zero once none is left (no
-    rounding left behind on an empty machine or an idle user), never below zero."""
+    """Take a finished task's demand back from a row of `usage`, in place.
+
+    Exactly zero once none is left (no rounding left behind on an empty machine or an idle
+    user), never below zero.
+
+    Parameters
+    ----------
+    usage : numpy.ndarray
+        Changed in place.
+    i : int
+        The row.
+    remaining : int
+        Tasks still counted in that row.
+    demand : numpy.ndarray
+        The task's.
+    """
     usage[i] = 0.0 if remaining == 0 else np.maximum(usage[i] - demand, 0.0)
 
 
 class FifoFirstFit:
-    """Strict first-come-first-served over all users: the oldest pending task (in arrival
-    order, across users) goes to the first machine, in index order, where it fits; when it
-    fits nowhere, nothing behind it starts either (head-of-line blocking). Never
-    oversubscribes. A TaskPolicy: it tracks each task's own demand vector.
+    """Strict first-come-first-served over all users.
 
-    FifoFirstFit(machines, trace): the same machines and Trace given to simulate().
-    Written in Python with NumPy (one vectorized fit test per launch): an example and a
-    benchmark load, not a fast scheduler.
+    The oldest pending task (in arrival order, across users) goes to the first machine, in
+    index order, where it fits; when it fits nowhere, nothing behind it starts either
+    (head-of-line blocking). Never oversubscribes. A TaskPolicy: it tracks each task's own
+    demand vector. Written in Python with NumPy (one vectorized fit test per launch): an
+    example and a benchmark load, not a fast scheduler.
+
+    Parameters
+    ----------
+    machines : array_like
+        The machines given to simulate().
+    trace : Trace
+        The Trace given to simulate().
     """
 
     def __init__(self, machines, trace):

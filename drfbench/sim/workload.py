@@ -89,9 +89,26 @@ def running_bound(demands, capacity, queue, label=lambda i: f"user {i}", slots=0
 
 
 def fits_somewhere(demands, capacity, chunk=65536):
-    """(N,) bool: does demand row i fit on at least one machine (demand <= capacity *
-    (1 + FIT_SLACK) on every resource)? Only the Pareto-maximal distinct capacity vectors
-    are tested, so heterogeneous clusters of a few configurations cost little."""
+    """Whether each demand row fits on at least one machine (`demand <= capacity *
+    (1 + FIT_SLACK)` on every resource).
+
+    Only the Pareto-maximal distinct capacity vectors are tested, so heterogeneous clusters
+    of a few configurations cost little.
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        (N, m).
+    capacity : numpy.ndarray
+        (M, m).
+    chunk : int
+        Rows tested at once.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N,) bool.
+    """
     D = np.asarray(demands, dtype=np.float64)
     C = np.unique(np.asarray(capacity, dtype=np.float64), axis=0)
     dominated = np.zeros(len(C), dtype=bool)
@@ -146,17 +163,32 @@ def _user_codes(user, users):
 class Trace:
     """A finite trace of tasks, validated: one entry per task, sorted by arrival.
 
-    user      (N,) user of each task: indices 0..users-1, or labels among `users`
-    job       (N,) integer job id (a job's tasks all belong to one user)
-    arrival   (N,) arrival time in seconds from the start (numbers, or durations:
-              timedelta, numpy.timedelta64; points in time refused), sorted ascending,
-              finite, >= 0
-    duration  (N,) work at speed 1 in seconds (numbers or durations), positive, finite
-    demands   (N, m) resources the task holds while it runs, finite and non-negative
-    users     number of users, or their names (then `user` holds names); default:
-              max(user) + 1
-    After construction: `user` holds int64 codes, `names` the names (or None),
-    `users` the number of users.
+    After construction: `user` holds int64 codes, `names` the names (or None), `users` the
+    number of users.
+
+    Parameters
+    ----------
+    user : array_like
+        (N,) user of each task: indices 0..users-1, or labels among `users`.
+    job : array_like
+        (N,) integer job id (a job's tasks all belong to one user).
+    arrival : array_like
+        (N,) arrival time in seconds from the start (numbers, or durations: timedelta,
+        numpy.timedelta64; points in time refused), sorted ascending, finite, `>= 0`.
+    duration : array_like
+        (N,) work at speed 1 in seconds (numbers or durations), positive, finite.
+    demands : array_like
+        (N, m) resources the task holds while it runs, finite and non-negative.
+    users : int or sequence, optional
+        Number of users, or their names (then `user` holds names); default: `max(user) + 1`.
+    names : tuple, optional
+        Set from `users`' names.
+
+    Raises
+    ------
+    ValueError
+        Naming the column and row: entries not one per task, arrivals not finite, negative
+        or unsorted, durations not positive and finite, a job of several users.
     """
     user: np.ndarray
     job: np.ndarray
@@ -269,14 +301,30 @@ class Normals:
 
 @dataclass(frozen=True, eq=False)
 class Backlog:
-    """Endless backlogs: user i runs jobs back to back for ever, each job tasks_per_job[i]
-    tasks of shape demands[i] lasting duration[i] at speed 1, each multiplied by
-    exp(jitter * N(0, 1)) drawn from numpy's default_rng(seed) per launch, in launch order.
+    """Endless backlogs: user i runs jobs back to back for ever.
 
-    demands        (n, m) finite, non-negative
-    tasks_per_job  (n,) positive integers, at most MAX_COUNT (2**62)
-    duration       (n,) seconds (numbers or durations), positive, finite
-    jitter         in [0, MAX_JITTER] (10)
+    Each job is `tasks_per_job[i]` tasks of shape `demands[i]` lasting `duration[i]` at speed
+    1, each multiplied by `exp(jitter * N(0, 1))` drawn from numpy's default_rng(seed) per
+    launch, in launch order.
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) finite, non-negative.
+    tasks_per_job : array_like
+        (n,) positive integers, at most MAX_COUNT (`2**62`).
+    duration : array_like
+        (n,) seconds (numbers or durations), positive, finite.
+    jitter : float
+        In [0, MAX_JITTER] (10).
+    seed : int
+
+    Raises
+    ------
+    ValueError
+        An entry out of bounds or not one per user, naming it.
+    TypeError
+        `jitter` not a number.
     """
     demands: np.ndarray
     tasks_per_job: np.ndarray
