@@ -132,10 +132,23 @@ def window_p95(frac, window=WINDOW):
 
 
 def table(data, window=WINDOW):
-    """Tidy rows (COLUMNS, stamped): one per interval of the sample under `data` (level
-    "interval": its position, the window it falls in, empty past the last complete one,
-    and its counts and fractions) and one per window (level "window": its span and the
-    95th percentiles)."""
+    """Fig. 2's fractions of Azure VMs becoming active or idle, as tidy rows (COLUMNS, stamped).
+
+    One row per interval of the sample (level "interval": its position, the window it falls
+    in, empty past the last complete one, and its counts and fractions) and one per window
+    (level "window": its span and the 95th percentiles).
+
+    Parameters
+    ----------
+    data : str or Path
+        The data directory holding the vendored sample.
+    window : int
+        Intervals per window.
+
+    Returns
+    -------
+    drfbench.rows.Rows
+    """
     frac = fractions(states(*read_cpu(data)))
     per_window = window_p95(frac, window)
     complete = len(per_window) * window

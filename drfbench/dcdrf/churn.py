@@ -70,11 +70,26 @@ def _interval(value, name):
 class Schedule:
     """What changes in which control interval (intervals are numbered from 1).
 
-    churn_fraction of the tenants change each entry by up to +-churn_magnitude (relative)
-    in every interval from churn_start on; at each interval of shift_at, shift_fraction
-    of the tenants change each entry by up to +-shift_magnitude; deadline_changes is a
-    tuple of (interval, factor): from that interval on the deadline is factor times the
-    base deadline (factor 1 before the first change).
+    Parameters
+    ----------
+    churn_fraction : float
+        The fraction of the tenants that change each entry by up to `+-churn_magnitude`
+        (relative) in every interval from `churn_start` on.
+    churn_magnitude : float
+    churn_start : int
+    shift_at : tuple of int
+        At each of these intervals, `shift_fraction` of the tenants change each entry by up
+        to `+-shift_magnitude`.
+    shift_fraction : float
+    shift_magnitude : float
+    deadline_changes : tuple of (int, float)
+        (interval, factor): from that interval on the deadline is factor times the base
+        deadline (factor 1 before the first change).
+
+    Raises
+    ------
+    ValueError
+        A malformed shift_at or deadline_changes, naming it.
     """
     churn_fraction: float = 0.0
     churn_magnitude: float = 0.0
@@ -153,7 +168,16 @@ class Schedule:
 
 @dataclass(frozen=True)
 class Change:
-    """What `Churn.apply` did: event names and the sorted indices of the changed tenants."""
+    """What `Churn.apply` did.
+
+    Attributes
+    ----------
+    interval : int
+    events : tuple of str
+        Event names.
+    tenants : numpy.ndarray
+        The sorted indices of the changed tenants.
+    """
     interval: int
     events: tuple
     tenants: np.ndarray
@@ -186,9 +210,19 @@ def perturb_rows(demands, tenants, magnitude, rng):
 class Churn:
     """Applies a `Schedule` to a CSR demand matrix in place, one interval at a time.
 
-    demands: scipy.sparse CSR (matrix or array) with float data in (0, 1], e.g.
-    `Workload.demands`; its data array is modified in place, its index arrays never.
-    seed: integer >= 0; interval j's draws depend only on (seed, j).
+    Parameters
+    ----------
+    demands : scipy.sparse CSR matrix or array
+        Float data in (0, 1], e.g. `Workload.demands`; its data array is modified in place,
+        its index arrays never.
+    schedule : Schedule
+    seed : int
+        `>= 0`; interval j's draws depend only on (seed, j).
+
+    Raises
+    ------
+    ValueError
+        Demands that are not float32/float64 CSR, a bad schedule or seed.
     """
 
     def __init__(self, demands, schedule: Schedule, seed: int = 0):

@@ -335,26 +335,54 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     """Run DC-DRF's outer loop for `n_intervals` control intervals; return one dict per
     interval.
 
-    demands: a `drfbench.dcdrf.workloads.Workload` (its weights are used unless `weights` is
-        given) or CSR demands, float32 or float64 data in (0, 1]; when `schedule`
-        changes demands, their data array is modified in place.
-    deadline: base wall-clock deadline in seconds, or max_rounds: base round budget
-        (exactly one of the two); the schedule's deadline factors multiply it (round
-        budgets are rounded, at least 1).
-    controller: an `EpsilonController` (default: a fresh one with default settings);
-        it is used as is, not reset, so a run can continue another.
-    method: the DC-DRF method run each interval ('dcdrf' or 'sdcdrf').
-    schedule: a `drfbench.dcdrf.churn.Schedule` (default: stable input); seed: its seed.
-    baseline: exact method for the metrics ('auto': `default_baseline()`), or None to
-        skip them (metrics NaN). It runs again only when the demands have changed.
-    on_row: called with each row as soon as it is complete (progress lines).
+    Parameters
+    ----------
+    demands : Workload or scipy.sparse CSR matrix
+        A `drfbench.dcdrf.workloads.Workload` (its weights are used unless `weights` is
+        given) or CSR demands, float32 or float64 data in (0, 1]; when `schedule` changes
+        demands, their data array is modified in place.
+    n_intervals : int
+    deadline : float, optional
+        Base wall-clock deadline in seconds; exactly one of it and `max_rounds`. The
+        schedule's deadline factors multiply it.
+    max_rounds : int, optional
+        Base round budget; the schedule's deadline factors multiply it (rounded, at least 1).
+    controller : EpsilonController, optional
+        Default: a fresh one with default settings; it is used as is, not reset, so a run
+        can continue another.
+    method : str
+        The DC-DRF method run each interval ('dcdrf' or 'sdcdrf').
+    threads : int, optional
+        OpenMP threads, as drfbench.allocate takes them.
+    weights : array_like, optional
+        Per tenant, as drfbench.allocate takes them.
+    schedule : Schedule, optional
+        A `drfbench.dcdrf.churn.Schedule` (default: stable input).
+    seed : int
+        The schedule's seed.
+    baseline : str or None
+        Exact method for the metrics ('auto': `default_baseline()`), or None to skip them
+        (metrics NaN). It runs again only when the demands have changed.
+    on_row : callable, optional
+        Called with each row as soon as it is complete (progress lines).
+    first_interval : int
+        The first interval's number.
 
-    Row: interval, events ('churn;shift;deadline' as they happen, '' otherwise),
-    changed_tenants, mode ('seconds' or 'rounds'), deadline (seconds or rounds), epsilon,
-    phase, window_lo, window_hi (the search window when epsilon was chosen), elapsed (the
-    kernel's own seconds), rounds, timed_out, utilization_ratio, fairness,
-    shortfall_worst (against the exact allocation of the same interval's demands),
-    baseline, baseline_rounds, baseline_elapsed, next_epsilon.
+    Returns
+    -------
+    list of dict
+        One row per interval: interval, events ('churn;shift;deadline' as they happen, ''
+        otherwise), changed_tenants, mode ('seconds' or 'rounds'), deadline (seconds or
+        rounds), epsilon, phase, window_lo, window_hi (the search window when epsilon was
+        chosen), elapsed (the kernel's own seconds), rounds, timed_out, utilization_ratio,
+        fairness, shortfall_worst (against the exact allocation of the same interval's
+        demands), baseline, baseline_rounds, baseline_elapsed, next_epsilon.
+
+    Raises
+    ------
+    ValueError
+        Not exactly one of deadline and max_rounds, a method without epsilon, a baseline
+        that is not exact, demands that are not canonical CSR, a bad controller or schedule.
     """
     if hasattr(demands, "demands") and hasattr(demands, "weights"):   # a Workload
         weights = demands.weights if weights is None else weights

@@ -235,9 +235,29 @@ def sparse_instances(count, seed=0):
 
 def table(instances=100, bound_instances=600, seed=0, epsilons=(0.01, 0.1),
           resources=(16, 64, 256), lemma_instances=10, demanded=4, progress=None):
-    """Tidy rows (COLUMNS, stamped): one per check of the small instances and epsilon
-    (`instances` of random_instances; the fairness bound on `bound_instances` of
-    sparse_instances), and one per lemma size and epsilon."""
+    """§3's guarantees on small instances, as tidy rows (COLUMNS, stamped).
+
+    Parameters
+    ----------
+    instances : int
+        Small instances of random_instances, one row per check and epsilon.
+    bound_instances : int
+        Instances of sparse_instances for the fairness bound.
+    seed : int
+    epsilons : tuple of float
+    resources : tuple of int
+        The lemma's sizes, one row per size and epsilon.
+    lemma_instances : int
+        Instances per lemma size.
+    demanded : int
+        Resources each tenant demands in the lemma's instances.
+    progress : file, optional
+        A file progress lines are written to.
+
+    Returns
+    -------
+    drfbench.rows.Rows
+    """
     small = random_instances(instances, seed)
     sparse = sparse_instances(bound_instances, seed)
     rows = []
