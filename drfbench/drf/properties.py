@@ -227,7 +227,23 @@ def _u(inst, A):
 def share_guarantee(method, instances, *, tol=TOL, collect=None):
     """Share guarantee: every user gets at least the tasks it could run on its own share
     of the cluster, w_i / W of every resource: u_i(A_i) >= (w_i / W) / max_r D_ir
-    ("1/n of at least one resource" for Leontief users). Violation: 1 - u_i / that, > tol."""
+    ("1/n of at least one resource" for Leontief users). Violation: 1 - u_i / that, > tol.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("share_guarantee", method, instances, _share_guarantee, tol, collect)
 
 
@@ -270,7 +286,23 @@ def pareto_efficiency(method, instances, *, tol=TOL, collect=None):
     the needed amounts B_i = u_i(A_i) D_i already saturate (then raising anyone needs some
     of a full resource, taken from another user; otherwise that user alone can be raised,
     whatever A wasted being free). Violation: the largest relative gain a user gets from
-    the free capacity alone, min over its resources r of (1 - sum_j B_jr) / D_ir / u_i."""
+    the free capacity alone, min over its resources r of (1 - sum_j B_jr) / D_ir / u_i.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("pareto_efficiency", method, instances, _pareto_efficiency, tol,
                           collect)
 
@@ -292,7 +324,23 @@ def _pareto_efficiency(method, inst, tol, index):
 def envy_freeness(method, instances, *, tol=TOL, collect=None):
     """Envy-freeness: no user prefers another's allocation, scaled by their weights:
     u_i(A_j * w_i / w_j) <= u_i(A_i) for all i, j. Violation: the relative gain
-    u_i(A_j w_i / w_j) / u_i(A_i) - 1."""
+    u_i(A_j w_i / w_j) / u_i(A_i) - 1.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("envy_freeness", method, instances, _envy_freeness, tol, collect)
 
 
@@ -315,7 +363,23 @@ def _max_min_on(method, inst, tol, r, what):
 def single_resource_fairness(method, instances, *, tol=TOL, collect=None):
     """Single resource fairness: when only one resource r is demanded at all, the method
     is max-min fairness on it; with unbounded demands, A_ir = w_i / W. Applies only to
-    such instances (others are skipped). Violation: max_i |A_ir - w_i/W| / (w_i/W)."""
+    such instances (others are skipped). Violation: max_i |A_ir - w_i/W| / (w_i/W).
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("single_resource_fairness", method, instances, _single_resource, tol,
                           collect)
 
@@ -330,7 +394,23 @@ def _single_resource(method, inst, tol, index):
 def bottleneck_resource_fairness(method, instances, *, tol=TOL, collect=None):
     """Bottleneck resource fairness: when one resource r is, percent-wise, the one every
     user demands most (D_ir = max_s D_is for all i), the method is max-min fairness on r:
-    A_ir = w_i / W. Applies only to such instances. Violation as for single resource."""
+    A_ir = w_i / W. Applies only to such instances. Violation as for single resource.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("bottleneck_resource_fairness", method, instances, _bottleneck, tol,
                           collect)
 
@@ -346,7 +426,23 @@ def _bottleneck(method, inst, tol, index):
 def population_monotonicity(method, instances, *, tol=TOL, collect=None):
     """Population monotonicity: when a user leaves (relinquishing its allocation), no
     remaining user runs fewer tasks: for every k and j != k, u_j(P(D without k)_j) >=
-    u_j(P(D)_j). Applies to instances with at least two users. Violation: 1 - u'_j / u_j."""
+    u_j(P(D)_j). Applies to instances with at least two users. Violation: 1 - u'_j / u_j.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("population_monotonicity", method, instances, _population, tol,
                           collect)
 

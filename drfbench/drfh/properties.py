@@ -119,7 +119,23 @@ def server_pareto_efficiency(method, instances, *, tol=TOL, collect=None):
     and no user fewer. Checked by an LP over the configurations (identical servers
     pooled, exact for divisible tasks): maximize sum_i x_i s_i subject to x_i >= the
     method's tasks, x_i <= the user's task count, every configuration's capacity.
-    Violation: the largest relative gain (x_i - u_i) / u_i of a user in that optimum."""
+    Violation: the largest relative gain (x_i - u_i) / u_i of a user in that optimum.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_pareto_efficiency", method, instances, _server_pareto, tol,
                           collect)
 
@@ -177,7 +193,23 @@ def _most_tasks(inst, value, floors):
 def server_envy_freeness(method, instances, *, tol=TOL, collect=None):
     """Envy-freeness (Proposition 1): no user runs more tasks with another's allocation,
     scaled by their weights: u_i(A_j w_i / w_j) <= u_i(A_i), counting per server and up
-    to i's task count. Violation: the relative gain u_i(A_j w_i / w_j) / u_i(A_i) - 1."""
+    to i's task count. Violation: the relative gain u_i(A_j w_i / w_j) / u_i(A_i) - 1.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_envy_freeness", method, instances, _server_envy, tol, collect)
 
 
@@ -215,7 +247,23 @@ def single_server_drf(method, instances, *, tol=TOL, collect=None):
     """Single-server DRF (Proposition 4): with one server (or identical ones), the method
     gives every user DRF's tasks on the pooled capacity (the registered method "drf").
     Applies to such instances with unbounded tasks whose servers have every resource
-    demanded. Violation: max_i |u_i - DRF_i| / DRF_i."""
+    demanded. Violation: max_i |u_i - DRF_i| / DRF_i.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("single_server_drf", method, instances, _single_server, tol, collect)
 
 
@@ -247,7 +295,23 @@ def server_single_resource_fairness(method, instances, *, tol=TOL, collect=None)
     all, the allocation is max-min fair on it (see _max_min_on: weighted by the users'
     weights, up to their task counts, across the servers). Applies only to such instances.
     Violation: the largest relative gain a user could get without any user of no larger
-    weighted share losing."""
+    weighted share losing.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_single_resource_fairness", method, instances,
                           _server_single_resource, tol, collect)
 
@@ -263,7 +327,23 @@ def server_bottleneck_fairness(method, instances, *, tol=TOL, collect=None):
     """Bottleneck fairness (Proposition 6): when every user has the same global dominant
     resource r (a_ir / pool_r the largest of its normalized demands), the allocation is
     max-min fair on r (see _max_min_on). Applies only to such instances. Violation as for
-    single-resource fairness."""
+    single-resource fairness.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_bottleneck_fairness", method, instances,
                           _server_bottleneck, tol, collect)
 
@@ -298,7 +378,23 @@ def _max_min_on(method, inst, tol, r, what):
 def server_population_monotonicity(method, instances, *, tol=TOL, collect=None):
     """Population monotonicity (Proposition 7): when a user leaves (relinquishing its
     allocation), no remaining user runs fewer tasks. Applies to instances with at least
-    two users. Violation: 1 - u'_j / u_j."""
+    two users. Violation: 1 - u'_j / u_j.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_population_monotonicity", method, instances,
                           _server_population, tol, collect)
 
@@ -319,7 +415,23 @@ def dedicated_sharing_incentive(method, instances, *, tol=TOL, collect=None):
     runs at least the tasks it could run alone on w_i / W of every server (for divisible
     tasks the same as its share of servers drawn from the cluster's configurations, the
     paper's Fig. 8 benchmark). The paper does not claim it (DRFH "does not guarantee
-    100% sharing incentive"). Violation: 1 - u_i / dedicated_i."""
+    100% sharing incentive"). Violation: 1 - u_i / dedicated_i.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("dedicated_sharing_incentive", method, instances, _dedicated, tol,
                           collect)
 

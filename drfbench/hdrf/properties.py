@@ -102,7 +102,23 @@ def hierarchical_share_guarantee(method, instances, *, tol=TOL, collect=None):
     stops, and each such task may come out of n's). Applies to a node's share over
     every resource (a guarantee in its parent's share of the node's dominant resource
     fails on multi-resource trees: a sibling may go on using a resource the node cannot
-    use). Violation: 1 - (s_n + slack_n) / G_n, the largest over the nodes."""
+    use). Violation: 1 - (s_n + slack_n) / G_n, the largest over the nodes.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("hierarchical_share_guarantee", method, instances, _hierarchical, tol,
                           collect)
 
@@ -128,7 +144,23 @@ def _hierarchical(method, inst, tol, index):
 def tree_pareto_efficiency(method, instances, *, tol=TOL, collect=None):
     """Pareto efficiency, in tasks: when the method stops, no leaf with tasks waiting
     could launch one more on some machine with what is left. Violation: the number of
-    such leaves."""
+    such leaves.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("tree_pareto_efficiency", method, instances, _tree_pareto, tol,
                           collect)
 
@@ -151,7 +183,23 @@ def _tree_pareto(method, inst, tol, index):
 def no_starvation(method, instances, *, tol=TOL, collect=None):
     """No starvation: every leaf with tasks waiting whose guarantee admits a task (G_i at
     least one task's dominant share) has at least one task running. Violation: the
-    number of starved leaves."""
+    number of starved leaves.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("no_starvation", method, instances, _no_starvation, tol, collect)
 
 
