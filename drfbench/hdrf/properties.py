@@ -24,7 +24,15 @@ from .tree import tree as validated_tree
 
 @dataclass(frozen=True, eq=False)
 class TreeInstance:
-    """A hierarchy (drfbench.hdrf.Tree) and the machines it runs on, (M, m)."""
+    """A hierarchy and the machines it runs on.
+
+    Attributes
+    ----------
+    tree : drfbench.hdrf.Tree
+    machines : numpy.ndarray
+        (M, m).
+    label : str
+    """
     tree: object
     machines: np.ndarray
     label: str = ""
@@ -44,19 +52,48 @@ class TreeInstance:
 
 
 def tree_instance(tree, machines, label=""):
-    """A TreeInstance of a tree (drfbench.hdrf.tree's input) and machines, validated."""
+    """A TreeInstance of a tree and machines, validated.
+
+    Parameters
+    ----------
+    tree : Tree, dict or path
+        drfbench.hdrf.tree's input.
+    machines : array_like
+        (M, m).
+    label : str
+
+    Returns
+    -------
+    TreeInstance
+    """
     t = validated_tree(tree)
     return TreeInstance(t, checked_machines(machines, len(t.resources), resources=t.resources),
                         label)
 
 
 def read_trees(instances):
-    """One TreeInstance or an iterable of TreeInstances and (tree, machines) pairs."""
+    """One TreeInstance or an iterable of TreeInstances and (tree, machines) pairs, as a
+    generator of TreeInstance.
+
+    Parameters
+    ----------
+    instances : object or iterable
+
+    Returns
+    -------
+    generator of TreeInstance
+    """
     return instances_of(TreeInstance, tree_instance, instances)
 
 
 class TreeMethod(NamedMethod):
-    """A callable method(tree, machines) -> drfbench.hdrf.Schedule, named."""
+    """A callable `method(tree, machines) -> drfbench.hdrf.Schedule`, named.
+
+    Parameters
+    ----------
+    fn : callable
+    name : str, optional
+    """
     takes = TREE
 
     @staticmethod
@@ -80,9 +117,22 @@ def _outcome(method, inst):
 
 
 def guarantee_slack(tree, one_task):
-    """(N,) per node, what hierarchical_share_guarantee allows short of the guarantee:
-    the largest of `one_task` (one task's dominant share, per leaf) among its leaves plus
-    the sum of `one_task` over every leaf outside it."""
+    """Per node, what hierarchical_share_guarantee allows short of the guarantee.
+
+    The largest of `one_task` among its leaves plus the sum of `one_task` over every leaf
+    outside it.
+
+    Parameters
+    ----------
+    tree : drfbench.hdrf.Tree
+    one_task : numpy.ndarray
+        One task's dominant share, per leaf.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N,).
+    """
     own = np.zeros(len(tree.paths))
     for i, node in enumerate(tree.leaves.tolist()):
         while node >= 0:
@@ -215,12 +265,30 @@ def _no_starvation(method, inst, tol, index):
 
 def random_tree(rng, *, levels=3, fanout=(1, 4), resources=(1, 3), machines=(1, 3),
                 finite=0.3, weights=3, room=None):
-    """One random TreeInstance: depth 1..levels, each inner node 1..fanout children
-    (inner nodes with probability 0.7 while depth allows), integer weights 1..weights,
-    integer task demands 0..4 (one of them non-zero: ties abound), a task count 1..15
-    with probability `finite` (else unbounded), on 1..machines identical machines of
-    integer capacity 8..40 per resource; with `room`, the cluster is made large enough
-    (at least) that every leaf's guarantee holds `room` of its tasks on every resource."""
+    """One random TreeInstance.
+
+    Depth 1..levels, each inner node 1..fanout children (inner nodes with probability 0.7
+    while depth allows), integer task demands 0..4 (one of them non-zero: ties abound), on
+    identical machines of integer capacity 8..40 per resource.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    levels : int
+    fanout, resources, machines : tuple of int
+        (low, high) bounds of the children per inner node, the resources and the machines.
+    finite : float
+        The probability of a task count 1..15 (else unbounded).
+    weights : int
+        Integer weights 1..weights.
+    room : float, optional
+        The cluster is made large enough (at least) that every leaf's guarantee holds `room`
+        of its tasks on every resource.
+
+    Returns
+    -------
+    TreeInstance
+    """
     m = int(rng.integers(resources[0], resources[1] + 1))
 
     def children(depth):
@@ -247,7 +315,19 @@ def random_tree(rng, *, levels=3, fanout=(1, 4), resources=(1, 3), machines=(1, 
 
 
 def random_trees(count, seed=0, **options):
-    """`count` random TreeInstances (a generator; see random_tree for the options)."""
+    """`count` random TreeInstances (a generator; see random_tree for the options).
+
+    Parameters
+    ----------
+    count : int
+    seed : int
+    **options
+        random_tree's.
+
+    Returns
+    -------
+    generator of TreeInstance
+    """
     rng = np.random.default_rng(seed)
     for k in range(count):
         inst = random_tree(rng, **options)
