@@ -53,10 +53,22 @@ WITHIN = 0.05                                 # "within 5% of its share"
 
 
 def compare(spec, sample=60.0, series=300.0, **options):
-    """The tidy rows (see the module docstring) of the scenario `spec` (a Scenario, a dict
-    or a file), sampled every `sample` seconds, the series written every `series`
-    seconds; `options`: the rules' (each rule gets those it takes: half_life, max_tres,
-    fixed)."""
+    """The tidy rows (see the module docstring) of a scenario under every rule.
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+    sample : float
+        Seconds between samples.
+    series : float
+        Seconds between the series' rows.
+    **options
+        The rules': each rule gets those it takes (half_life, max_tres, fixed).
+
+    Returns
+    -------
+    list of dict
+    """
     s = as_scenario(spec)
     shape = shapes(s)
     runs = {}
