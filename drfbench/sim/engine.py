@@ -191,8 +191,28 @@ def _check_time(value, name, allow_inf):
 
 
 def validate(machines, workload, policy, horizon, sample, resume=False):
-    """Checked (capacity (M, m) float64, horizon, sample) for simulate(); a trace task
-    that ends where it starts (arrival + duration == arrival) is refused here."""
+    """The checked inputs of simulate(); a trace task that ends where it starts
+    (`arrival + duration == arrival`) is refused here.
+
+    Parameters
+    ----------
+    machines, workload, policy, horizon, sample, resume
+        As simulate() takes them.
+
+    Returns
+    -------
+    capacity : numpy.ndarray
+        (M, m) float64.
+    horizon : float
+    sample : float or None
+
+    Raises
+    ------
+    ValueError
+        As simulate().
+    TypeError
+        As simulate().
+    """
     if not isinstance(resume, (bool, np.bool_)):
         raise TypeError(f"resume must be True or False, got {resume!r:.80}")
     if check.column_names(machines, "machines") is not None:
@@ -232,7 +252,15 @@ def validate(machines, workload, policy, horizon, sample, resume=False):
 
 
 class Unresolved(ValueError):
-    """A trace task that float64 cannot tell from nothing where it starts: `row`, `start`."""
+    """A trace task that float64 cannot tell from nothing where it starts.
+
+    Attributes
+    ----------
+    row : int
+        The trace's row.
+    start : float
+        Where it starts.
+    """
 
     def __init__(self, message, row, start):
         super().__init__(message)
@@ -243,9 +271,21 @@ class Unresolved(ValueError):
 
 
 def unresolved(trace, row, start, job=None):
-    """The error (Unresolved) for trace task `row` starting at `start`, where start + its
-    duration == start: its duration is below the spacing of floats there (2**-52 x start).
-    `job` names its job as the user wrote it (default: the Trace's)."""
+    """The error for a trace task where `start + its duration == start`: its duration is below
+    the spacing of floats there (`2**-52 x start`).
+
+    Parameters
+    ----------
+    trace : Trace
+    row : int
+    start : float
+    job : object, optional
+        Its job as the user wrote it (default: the Trace's).
+
+    Returns
+    -------
+    Unresolved
+    """
     user = trace.user[row] if trace.names is None else trace.names[trace.user[row]]
     user = user.item() if isinstance(user, np.generic) else user
     job = int(trace.job[row]) if job is None else job
@@ -281,9 +321,27 @@ def trace_setup(trace, C):
 
 
 def finish(out, workload, C, setup=None):
-    """The Simulation from a loop's Outputs (kernel.Outputs; copied), for `workload` on
-    capacities C (`setup`: its trace_setup, if made already); a trace row that stopped
-    the run (out.unresolved) is refused here."""
+    """The Simulation from a loop's Outputs (kernel.Outputs; copied); a trace row that stopped
+    the run (out.unresolved) is refused here.
+
+    Parameters
+    ----------
+    out : kernel.Outputs
+    workload : Trace or Backlog
+    C : numpy.ndarray
+        (M, m) capacities.
+    setup : TraceSetup, optional
+        Its trace_setup, if made already.
+
+    Returns
+    -------
+    Simulation
+
+    Raises
+    ------
+    Unresolved
+        The row that stopped the run.
+    """
     n, m = workload.users, C.shape[1]
     pending = np.array(out.pending, dtype=np.int64)
     if isinstance(workload, wl.Trace):

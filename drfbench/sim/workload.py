@@ -30,9 +30,31 @@ MAX_SAMPLE_VALUES = 2**26
 
 
 def task_queues(counts, n, label=lambda i: f"user {i}", per="user"):
-    """Task counts, one per each of `n` users (or leaves: `per`; `label(i)` names one in
-    errors), as the kernels' int64 queues: whole numbers in [0, MAX_COUNT], or inf for an
-    unbounded queue (UNBOUNDED)."""
+    """Task counts as the kernels' int64 queues.
+
+    Parameters
+    ----------
+    counts : array_like
+        One per each of `n` users: whole numbers in [0, MAX_COUNT], or inf for an unbounded
+        queue (UNBOUNDED).
+    n : int
+    label : callable
+        `label(i)` names one in errors.
+    per : str
+        What they are, for errors ("user", "leaf").
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) int64.
+
+    Raises
+    ------
+    ValueError
+        Not one per user, or a count not a whole number in bounds.
+    TypeError
+        Counts that are not numbers.
+    """
     t = np.asarray(counts)
     if t.dtype.kind not in "iuf":
         raise TypeError(f"tasks must be whole numbers (or inf), got dtype {t.dtype}")
@@ -52,10 +74,31 @@ def task_queues(counts, n, label=lambda i: f"user {i}", per="user"):
 
 
 def running_bound(demands, capacity, queue, label=lambda i: f"user {i}", slots=0):
-    """Refuse what could run more than MAX_RUNNING tasks at once: with `slots` (a slot
-    scheduler), slots x machines; else each user's tasks that fit in the cluster alone,
-    together at most resources / the smallest task's dominant share of the cluster. A
-    resource no machine has is refused too (a dominant share over it is 0 / 0)."""
+    """Refuse what could run more than MAX_RUNNING tasks at once.
+
+    With `slots` (a slot scheduler), slots x machines; else each user's tasks that fit in
+    the cluster alone, together at most resources / the smallest task's dominant share of
+    the cluster. A resource no machine has is refused too (a dominant share over it is
+    0 / 0).
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        (n, m) one task per user.
+    capacity : numpy.ndarray
+        (M, m).
+    queue : numpy.ndarray
+        (n,) tasks per user (`task_queues`).
+    label : callable
+        `label(i)` names one in errors.
+    slots : int
+        Slots per machine (0: not a slot scheduler).
+
+    Raises
+    ------
+    ValueError
+        Saying which bound is passed.
+    """
     total = capacity.sum(axis=0)
     if (total == 0).any():
         raise ValueError(f"no machine has resource {int(np.argmin(total))} (every capacity 0): "
