@@ -316,9 +316,24 @@ def start_instants(app):
 
 
 def sort_nodes(app):
-    """SortNodes (Algorithm 1, line 5): every node after the nodes it depends on, and,
-    among the nodes whose dependencies are placed, by initial execution time, then index
-    (Kahn's topological sort). Refuses a cyclic graph, naming the nodes on cycles."""
+    """SortNodes (Algorithm 1, line 5): every node after the nodes it depends on, and, among
+    the nodes whose dependencies are placed, by initial execution time, then index (Kahn's
+    topological sort).
+
+    Parameters
+    ----------
+    app : Application
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 node indices.
+
+    Raises
+    ------
+    ValueError
+        A cyclic graph, naming the nodes on cycles.
+    """
     if not isinstance(app, Application):
         raise TypeError(f"app must be a packer.Application (made by application()), got "
                         f"{type(app).__name__}")
@@ -357,11 +372,23 @@ def active_span(app, v):
 
 
 def request(app, view="ti-mra"):
-    """What a method is told of `app` and reserves for it. "ti-mra": the application itself,
-    its demands per instant (§II-A). "peak": what a tenant without TI-MRA gives (§II-A,
-    §IV: "only peak demands ... a constant temporal function", like the hose model):
-    each node's peak per resource held over its whole span (active_span), each edge's peak
-    over the instants both its nodes' spans cover."""
+    """What a method is told of `app` and reserves for it.
+
+    "ti-mra": the application itself, its demands per instant (§II-A). "peak": what a tenant
+    without TI-MRA gives (§II-A, §IV: "only peak demands ... a constant temporal function",
+    like the hose model): each node's peak per resource held over its whole span
+    (active_span), each edge's peak over the instants both its nodes' spans cover.
+
+    Parameters
+    ----------
+    app : Application
+    view : str
+        "ti-mra" or "peak".
+
+    Returns
+    -------
+    Application
+    """
     check.choice(view, "view", VIEWS)
     if view == "ti-mra":
         return app
