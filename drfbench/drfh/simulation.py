@@ -311,7 +311,21 @@ DYNAMIC_PAPER = {"user 1 alone": {"cpu": 0.40, "memory": 0.62},
 
 
 def dynamic_workload(seed=0, servers=100, users=DYNAMIC_USERS, duration=100.0):
-    """(servers, tasks) DataFrames of Fig. 4's experiment, in the generic format."""
+    """The servers and tasks of Fig. 4's experiment, in the generic format.
+
+    Parameters
+    ----------
+    seed : int
+    servers : int
+    users : tuple
+        Per user (label, <CPU, memory> per task, joins at s, tasks), as DYNAMIC_USERS.
+    duration : float
+        Seconds.
+
+    Returns
+    -------
+    servers, tasks : pandas.DataFrame
+    """
     from .trace import google_servers
     rng = np.random.default_rng(seed)
     rows = []
@@ -324,9 +338,20 @@ def dynamic_workload(seed=0, servers=100, users=DYNAMIC_USERS, duration=100.0):
 
 
 def dynamic_phases(res):
-    """Mean shares of Fig. 4's phases, measured: one dict per (phase, user, what) with the
-    paper's value where it gives one. Phases: from 100 s after a join to the next join, and
-    the three users' phase until user 1 leaves (its job's finish)."""
+    """Mean shares of Fig. 4's phases, measured.
+
+    Phases: from 100 s after a join to the next join, and the three users' phase until user
+    1 leaves (its job's finish).
+
+    Parameters
+    ----------
+    res : DRFHSimulation
+
+    Returns
+    -------
+    list of dict
+        One per (phase, user, what) with the paper's value where it gives one.
+    """
     per = res.run.samples
     time = per["time"]
     names = list(res.shares.columns)
@@ -354,25 +379,60 @@ def dynamic_phases(res):
 
 
 def mean_utilization(res, horizon=math.inf):
-    """Mean utilization per resource over the samples in [0, horizon] (a Series);
-    horizon in seconds, a number or a duration (check.duration)."""
+    """Mean utilization per resource over the samples in [0, horizon].
+
+    Parameters
+    ----------
+    res : DRFHSimulation
+    horizon : float
+        Seconds, a number or a duration (check.duration).
+
+    Returns
+    -------
+    pandas.Series
+    """
     horizon = check.duration(horizon, "horizon")
     u = res.utilization
     return u[u.index <= horizon].mean() if math.isfinite(horizon) else u.mean()
 
 
 def best_slots(table, resources):
-    """The k of a slot search table (one row per k: slots, then each resource's mean
-    utilization) with the highest mean utilization over the resources (Table II's choice:
-    "the highest CPU and memory utilization"); ties to the smaller k."""
+    """The k of a slot search table with the highest mean utilization over the resources
+    (Table II's choice: "the highest CPU and memory utilization"); ties to the smaller k.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per k: slots, then each resource's mean utilization.
+    resources : sequence of str
+
+    Returns
+    -------
+    int
+    """
     frame = pd.DataFrame(table).sort_values("slots")
     return int(frame.loc[frame[list(resources)].mean(axis=1).idxmax(), "slots"])
 
 
 def dedicated_clouds(tasks, n_servers, seed=0):
-    """Sec. IV-D's sharing-incentive benchmark: for each user (in order of first
-    appearance), a dedicated cloud of round(n_servers / users) servers (at least 1) drawn
-    from Table I's distribution (seed + its position): (user, servers DataFrame, its tasks)."""
+    """Sec. IV-D's sharing-incentive benchmark: a dedicated cloud per user.
+
+    For each user (in order of first appearance), round(n_servers / users) servers (at least
+    1) drawn from Table I's distribution (seed + its position).
+
+    Parameters
+    ----------
+    tasks : DataFrame or path
+    n_servers : int
+    seed : int
+
+    Yields
+    ------
+    user : object
+    servers : pandas.DataFrame
+    tasks : pandas.DataFrame
+        Its tasks.
+    """
     from .trace import google_servers
     frame = tasks_frame(tasks)
     users = list(pd.unique(frame["user"]))
@@ -382,18 +442,47 @@ def dedicated_clouds(tasks, n_servers, seed=0):
 
 
 def taken(method, options):
-    """The `options` (a step's, by name) that registered trace method `method` takes:
-    slots and slot_model only drfh-slots's."""
+    """The options that registered trace method `method` takes: slots and slot_model only
+    drfh-slots's.
+
+    Parameters
+    ----------
+    method : str
+    options : dict
+        A step's, by name.
+
+    Returns
+    -------
+    dict
+    """
     return {name: v for name, v in options.items() if api.method_info(method).takes_option(name)}
 
 
 def run_tables(servers, tasks, method, *, seed, slots_from=None, **options):
-    """The `run` step's three tables (python -m drfbench.drfh run) for `method` on a
-    trace: utilization over time (Fig. 5), the job table (Fig. 6) and per-user task
-    completion (Fig. 7), each row stamped with the method, horizon and seed (the last two
-    with slots and slot_model too). `options`: the run's, as `simulate` takes them, those
-    `method` does not take left out; `slots_from`, a slots-search table, puts its best k
-    in place of slots."""
+    """The `run` step's three tables (python -m drfbench.drfh run) for `method` on a trace.
+
+    Each row is stamped with the method, horizon and seed (the last two with slots and
+    slot_model too).
+
+    Parameters
+    ----------
+    servers, tasks : DataFrame or path
+    method : str
+    seed : int
+    slots_from : DataFrame, optional
+        A slots-search table: its best k in place of slots.
+    **options
+        The run's, as `simulate` takes them, those `method` does not take left out.
+
+    Returns
+    -------
+    utilization : list of dict
+        Over time (Fig. 5).
+    jobs : list of dict
+        The job table (Fig. 6).
+    completion : list of dict
+        Per-user task completion (Fig. 7).
+    """
     if slots_from is not None:
         resources = read_servers(servers)[0]
         lacking = [r for r in resources if r not in slots_from.columns]
@@ -415,9 +504,23 @@ def run_tables(servers, tasks, method, *, seed, slots_from=None, **options):
 
 def slots_search(servers, tasks, *, slot_grid, horizon, progress=None, **options):
     """Table II's search (python -m drfbench.drfh slots-search): a row per k of `slot_grid`,
-    Slots' mean utilization per resource over [0, horizon] (mean_utilization), stamped;
-    `options` the rest of the run's (sample, slot_model); a line per k on `progress` (a
-    file) if given."""
+    Slots' mean utilization per resource over [0, horizon] (mean_utilization), stamped.
+
+    Parameters
+    ----------
+    servers, tasks : DataFrame or path
+    slot_grid : sequence of int
+    horizon : float
+        Seconds.
+    progress : file, optional
+        A line per k is written to it.
+    **options
+        The rest of the run's (sample, slot_model).
+
+    Returns
+    -------
+    list of dict
+    """
     out, stamp = [], tidy.stamp()
     for k in slot_grid:
         res = simulate(servers, tasks, "drfh-slots", slots=k, horizon=horizon, **options)
@@ -429,9 +532,25 @@ def slots_search(servers, tasks, *, slot_grid, horizon, progress=None, **options
 
 
 def sharing(servers, tasks, shared, method, *, seed, horizon, sample):
-    """Fig. 8's rows (python -m drfbench.drfh sharing): each user's task completion ratio on
-    its dedicated cloud (dedicated_clouds) beside the shared cloud's, from `shared` (a
-    run's per-user table indexed by user), stamped."""
+    """Fig. 8's rows (python -m drfbench.drfh sharing): each user's task completion ratio on its
+    dedicated cloud (dedicated_clouds) beside the shared cloud's, stamped.
+
+    Parameters
+    ----------
+    servers, tasks : DataFrame or path
+    shared : pandas.DataFrame
+        A run's per-user table indexed by user.
+    method : str
+    seed : int
+    horizon : float
+        Seconds.
+    sample : float
+        Seconds between samples.
+
+    Returns
+    -------
+    list of dict
+    """
     C = read_servers(servers)[1]
     out, stamp = [], tidy.stamp()
     for user, cloud, own in dedicated_clouds(tasks, len(C), seed):
