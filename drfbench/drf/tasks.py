@@ -71,9 +71,18 @@ class TaskAllocation:
 
 
 def task_demands(demands):
-    """Per-task demands (users x resources) as a validated float64 array: finite and
-    non-negative; given by name (a DataFrame with text column labels, a dict of columns),
-    in the order given."""
+    """Per-task demands as a validated float64 array: finite and non-negative.
+
+    Parameters
+    ----------
+    demands : array_like, DataFrame or dict of columns
+        Users x resources; given by name (a DataFrame with text column labels, a dict of
+        columns), in the order given.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     return _named_demands(demands)[1]
 
 
@@ -85,11 +94,29 @@ def _named_demands(demands):
 
 
 def read_inputs(demands_path, machines_path, names=False):
-    """The tasks kind's reader (`drfbench run`): (demands (users, resources), machines
-    (M, resources)) from a CSV of per-task demands, one row per user, whose header names
-    the resources, and a machines CSV with the same resource columns, matched by name, and
-    optionally `count` (drfbench._inputs.demands_and_machines; `names`: and the users'
-    names)."""
+    """The tasks kind's reader (`drfbench run`), by drfbench._inputs.demands_and_machines.
+
+    Parameters
+    ----------
+    demands_path : str or Path
+        A CSV of per-task demands, one row per user, whose header names the resources.
+    machines_path : str or Path
+        A machines CSV with the same resource columns, matched by name, and optionally
+        `count`.
+    names : bool
+        Also return the users' names.
+
+    Returns
+    -------
+    tuple
+        (demands (users, resources), machines (M, resources)); with `names`, that pair and the
+        users' names (None without a name column).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, line and column.
+    """
     return _inputs.demands_and_machines(demands_path, machines_path, names=names)
 
 

@@ -158,9 +158,33 @@ class Allocation:
 # --------------------------------------------------------------------------------------
 
 def checked(demands, servers, weights=None, tasks=None):
-    """Validated float64 demands (n, m), servers (L, m), weights (n,), tasks (n,), within
-    the bounds `allocate` states. Named tables (a DataFrame with text column labels, a dict
-    of columns) are matched by name (drfbench._validation.machines)."""
+    """Validated float64 demands, servers, weights and tasks, within the bounds `allocate`
+    states.
+
+    Named tables (a DataFrame with text column labels, a dict of columns) are matched by
+    name (drfbench._validation.machines).
+
+    Parameters
+    ----------
+    demands, servers, weights, tasks
+        As `allocate` takes them.
+
+    Returns
+    -------
+    demands : numpy.ndarray
+        (n, m).
+    servers : numpy.ndarray
+        (L, m).
+    weights : numpy.ndarray
+        (n,).
+    tasks : numpy.ndarray
+        (n,).
+
+    Raises
+    ------
+    ValueError
+        As `allocate`.
+    """
     names, a = check.by_name(demands, "demands")
     a = check.finite_non_negative(check.real_array(a, "demands", 2), "demands")
     n, m = a.shape
@@ -211,11 +235,29 @@ def _check_range(a, C):
 
 
 def read_inputs(demands_path, servers_path, names=False):
-    """The servers kind's reader (`drfbench run`): (demands (users, resources), servers
-    (L, resources)) from a CSV of per-task demands, one row per user, whose header names
-    the resources, and a servers CSV in the generic trace format (drfbench.drfh.trace)
-    with the same resource columns, matched by name (drfbench._inputs.demands_and_machines;
-    `names`: and the users' names)."""
+    """The servers kind's reader (`drfbench run`), by drfbench._inputs.demands_and_machines.
+
+    Parameters
+    ----------
+    demands_path : str or Path
+        A CSV of per-task demands, one row per user, whose header names the resources.
+    servers_path : str or Path
+        A servers CSV in the generic trace format (drfbench.drfh.trace) with the same
+        resource columns, matched by name.
+    names : bool
+        Also return the users' names.
+
+    Returns
+    -------
+    tuple
+        (demands (users, resources), servers (L, resources)); with `names`, that pair and the
+        users' names (None without a name column).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, line and column.
+    """
     return demands_and_machines(demands_path, servers_path, "servers", names=names)
 
 

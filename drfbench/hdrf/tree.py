@@ -132,9 +132,27 @@ def tree(spec):
 
 
 def read_inputs(tree_path, machines_path):
-    """The tree kind's reader (`drfbench run`): (Tree, machines (M, m)) from the tree's
-    YAML/JSON file and a machines CSV, one capacity column per resource of the tree,
-    matched by name, and optionally `count` (drfbench._inputs.machines)."""
+    """The tree kind's reader (`drfbench run`).
+
+    Parameters
+    ----------
+    tree_path : str or Path
+        The tree's YAML/JSON file.
+    machines_path : str or Path
+        A machines CSV, one capacity column per resource of the tree, matched by name, and
+        optionally `count` (drfbench._inputs.machines).
+
+    Returns
+    -------
+    tree : Tree
+    machines : numpy.ndarray
+        (M, m).
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the node, or the line and column).
+    """
     t = tree(tree_path)
     _, C = _inputs.machines(_inputs.read_csv(machines_path, "machines", name_column=True),
                             t.resources,

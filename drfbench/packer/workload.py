@@ -68,7 +68,17 @@ MAX_APPLICATIONS = 10**6        # workload's count: about 15 minutes of generati
 
 
 def slot_size(infra=None):
-    """One slot: a quarter of a server's capacity (the slot-based scheme's unit)."""
+    """One slot: a quarter of a server's capacity (the slot-based scheme's unit).
+
+    Parameters
+    ----------
+    infra : Infrastructure, optional
+        Default: the paper's.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     return (infra or Infrastructure(servers=1)).capacity[0] / SLOTS
 
 
@@ -382,8 +392,25 @@ def load_infrastructure(path):
 
 
 def read_inputs(infrastructure_path, applications_path):
-    """The applications kind's reader (`drfbench run`): (Infrastructure, applications)
-    from `load_infrastructure`'s and `load_applications`' files."""
+    """The applications kind's reader (`drfbench run`).
+
+    Parameters
+    ----------
+    infrastructure_path : str or Path
+        `load_infrastructure`'s file.
+    applications_path : str or Path
+        `load_applications`' file.
+
+    Returns
+    -------
+    infrastructure : Infrastructure
+    applications : list of Application
+
+    Raises
+    ------
+    ValueError
+        Naming the file.
+    """
     return load_infrastructure(infrastructure_path), load_applications(applications_path)
 
 

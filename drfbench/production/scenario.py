@@ -189,7 +189,21 @@ def scenario(spec):
 
 
 def read_inputs(path):
-    """The scenario kind's reader (`drfbench run`): the Scenario in a YAML or JSON file."""
+    """The scenario kind's reader (`drfbench run`): the Scenario in a YAML or JSON file.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ValueError
+        Naming the file.
+    """
     return scenario(path)
 
 
