@@ -52,7 +52,17 @@ LECTURE_DURATION = 5.0      # seconds per run of the lecture's experiment and it
 
 
 def own_options(method, **options):
-    """Those of `options` that `method` takes (its registered options), None left out."""
+    """Those of `options` that `method` takes (its registered options), None left out.
+
+    Parameters
+    ----------
+    method : str
+    **options
+
+    Returns
+    -------
+    dict
+    """
     spec = api.method_info(method)
     return {o: v for o, v in options.items() if v is not None and spec.takes_option(o)}
 
@@ -150,7 +160,19 @@ def lecture_series(bin_width=0.01, methods=("bottleneck", "drfq"), source="tcp",
 
 
 def flow_costs(distribution, flows, resources, rng):
-    """(flows, resources) mean seconds per packet drawn from `distribution`."""
+    """Mean seconds per packet drawn from `distribution`.
+
+    Parameters
+    ----------
+    distribution : str
+    flows, resources : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        (flows, resources).
+    """
     if distribution == "uniform":
         return rng.uniform(1, 10, (flows, resources)) * US
     if distribution == "dominant":
@@ -177,12 +199,30 @@ def _packets(packets):
 
 
 def spread(x):
-    """(max - min) / mean: 0 when all equal."""
+    """`(max - min) / mean`: 0 when all equal.
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    float
+    """
     return float((x.max() - x.min()) / x.mean()) if x.mean() > 0 else 0.0
 
 
 def jain(x):
-    """Jain's fairness index: 1 when all equal, 1/n at worst."""
+    """Jain's fairness index: 1 when all equal, 1/n at worst.
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    float
+    """
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if x.any() else 1.0
 
 

@@ -64,7 +64,16 @@ UNIT = 2.0 ** -52
 
 
 def mix(x):
-    """SplitMix64's finalizer: a bijection of 64-bit integers that scrambles every bit."""
+    """SplitMix64's finalizer: a bijection of 64-bit integers that scrambles every bit.
+
+    Parameters
+    ----------
+    x : int
+
+    Returns
+    -------
+    int
+    """
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
     return x ^ (x >> 31)
@@ -72,7 +81,16 @@ def mix(x):
 
 def uniform(seed, stream, flow, k):
     """A uniform number in (0, 1), a function of its four integers alone: the top 52 bits of
-    the hash, plus one half, over 2^52 (exact in double precision)."""
+    the hash, plus one half, over `2**52` (exact in double precision).
+
+    Parameters
+    ----------
+    seed, stream, flow, k : int
+
+    Returns
+    -------
+    float
+    """
     h = mix((int(seed) + GOLDEN * (int(stream) + 1)) & MASK)
     h = mix((h + GOLDEN * (int(flow) + 1)) & MASK)
     h = mix((h + GOLDEN * (int(k) + 1)) & MASK)
@@ -346,8 +364,26 @@ Settings.__module__, Settings.__doc__ = __name__, _Settings.__doc__
 
 
 def seconds(value, name):
-    """A time in (0, MAX_SECONDS] seconds as a float: a number, or a duration (timedelta,
-    pandas.Timedelta, timedelta64) converted; a point in time is refused (TypeError)."""
+    """A time in (0, MAX_SECONDS] seconds as a float.
+
+    Parameters
+    ----------
+    value : float or duration
+        A number, or a duration (timedelta, pandas.Timedelta, timedelta64), converted.
+    name : str
+        For errors.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        Out of bounds.
+    TypeError
+        A point in time, or what is not a number.
+    """
     x = check.duration(value, name)
     if not 0 < x <= MAX_SECONDS:
         raise ValueError(f"{name} must be positive and at most {MAX_SECONDS:g} s, got {x}")
@@ -412,12 +448,24 @@ def settings(m, method="drfq", **options):
 
 
 def budget(flows, s):
-    """Refuse a run whose work is out of bounds, before it starts: the packets it would
-    simulate, estimated as duration x (m / c, the pipeline's departures with c the least
-    dominant cost of a packet, times 0.5 under "uniform" packet costs, + the open-loop
-    flows' rates + 2 / rtt per TCP flow, its losses) + the TCP flows' initial windows, at
-    most MAX_PACKETS; and the numbers its state holds (the flows' queues, the stage
-    buffers, the TCP timers, the series, the re-decisions), at most MAX_STATE."""
+    """Refuse a run whose work is out of bounds, before it starts.
+
+    The packets it would simulate, estimated as duration x (m / c, the pipeline's departures
+    with c the least dominant cost of a packet, times 0.5 under "uniform" packet costs, +
+    the open-loop flows' rates + 2 / rtt per TCP flow, its losses) + the TCP flows' initial
+    windows, at most MAX_PACKETS; and the numbers its state holds (the flows' queues, the
+    stage buffers, the TCP timers, the series, the re-decisions), at most MAX_STATE.
+
+    Parameters
+    ----------
+    flows : Flows
+    s : Settings
+
+    Raises
+    ------
+    ValueError
+        Saying which bound is passed.
+    """
     n, m = flows.n, flows.m
     tcp = int((flows.source == SOURCES.index("tcp")).sum())
     low = float(flows.costs.max(axis=2).min()) * (0.5 if flows.packet_costs == 1 else 1.0)
