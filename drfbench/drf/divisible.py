@@ -22,9 +22,24 @@ SATURATED = 1e-12      # a resource with residual at most this counts as saturat
 
 
 def divisible_demands(demands):
-    """Dense float64 (n, m) per-task demand fractions: finite, each 0 or at least float64's
+    """Dense float64 per-task demand fractions, validated: finite, each 0 or at least float64's
     smallest normal number (2.2e-308; a user's tasks are its demands scaled by 1 / its
-    largest demand)."""
+    largest demand).
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        An entry out of bounds, naming it.
+    """
     if hasattr(demands, "toarray"):
         demands = demands.toarray()
     D = task_demands(demands)
@@ -39,8 +54,21 @@ def _weights(weights, n):
 
 
 def utilities(demands, allocation):
-    """Tasks each user can run with its allocation: min over r with D_ir > 0 of A_ir / D_ir
-    (0 for users with no demand)."""
+    """Tasks each user can run with its allocation: min over r with `D_ir > 0` of `A_ir / D_ir`
+    (0 for users with no demand).
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        (n, m).
+    allocation : numpy.ndarray
+        (n, m).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,).
+    """
     D = divisible_demands(demands)
     A = np.asarray(allocation, dtype=np.float64)
     ratio = np.divide(A, D, out=np.full_like(D, np.inf), where=D > 0)
