@@ -308,15 +308,57 @@ def _run_divisible(spec, matrix, weights, fill):
 
 
 def run_drf(spec, matrix, weights, **options):
-    """Divisible DRF (drf()); rounds: progressive filling's steps."""
+    """Divisible DRF (drf()); rounds: progressive filling's steps.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_divisible(spec, matrix, weights, _drf_filling)
 
 
 def run_asset_fairness(spec, matrix, weights, **options):
-    """Asset fairness (asset_fairness()); rounds: progressive filling's steps."""
+    """Asset fairness (asset_fairness()); rounds: progressive filling's steps.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_divisible(spec, matrix, weights, _asset_filling)
 
 
 def run_ceei(spec, matrix, weights, **options):
-    """CEEI (ceei()); rounds: 0, it is solved as one convex program."""
+    """CEEI (ceei()); rounds: 0, it is solved as one convex program.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_divisible(spec, matrix, weights, lambda D, w: (ceei(D, w), 0))

@@ -181,7 +181,19 @@ def scheduler(demands, machines, method="online-drf", **options):
 
 def run_method(spec, demands, machines, *, weights, tasks, isa, slots=None):
     """The registry's implementation of the task methods: launch tasks until no user's
-    next task can start, a static run on an idle cluster. Returns a TaskAllocation."""
+    next task can start, a static run on an idle cluster. Returns a TaskAllocation.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    demands, machines, weights, tasks, isa, slots
+        As `schedule` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    TaskAllocation
+    """
     s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, isa=isa,
                   **({"slots": slots} if spec.takes_option("slots") else {}))
     users, where = s.schedule()

@@ -575,7 +575,19 @@ def allocate(demands, servers, method="drfh", **options):
 
 
 def run_exact(spec, demands, servers, *, weights, tasks, solver="aggregate"):
-    """The registry's implementation of drfh and per-server-drf (see `allocate`)."""
+    """The registry's implementation of drfh and per-server-drf (see `allocate`).
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    demands, servers, weights, tasks, solver
+        As `allocate` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    Allocation
+    """
     method = spec.name
     a, C, w, caps = checked(demands, servers, weights, tasks)
     start = time.perf_counter()

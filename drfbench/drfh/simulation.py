@@ -195,7 +195,21 @@ def run_method(spec, servers, tasks, *, sample, horizon, weights, index, threads
                literal, slots=DEFAULT_SLOTS, slot_model="timeshare"):
     """The registry's implementation of the trace methods (see `simulate`): the options
     as the registry checked them, their defaults declared in the family's catalog (slots
-    and slot_model: drfh-slots' only)."""
+    and slot_model: drfh-slots' only).
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    servers, tasks, sample, horizon, weights, index
+        As `simulate` takes them, checked and defaulted by the registry.
+    threads, isa, literal, slots, slot_model
+        The same.
+
+    Returns
+    -------
+    DRFHSimulation
+    """
     name, slotted = spec.name, spec.name == "drfh-slots"
     resources, C, frame, trace = _frames(servers, tasks)
     if slotted and slot_model == "capped":

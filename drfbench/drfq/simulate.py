@@ -195,7 +195,19 @@ def run_method(spec, costs, *, weights, rates, source, packet_costs, seed, decis
     as the registry checked them, their defaults declared in the family's catalog; the
     run's settings (the catalog's SETTINGS the method takes: resource and interval are
     fq's and bottleneck's only, the others' at their declared defaults) go to
-    model.settings as they are."""
+    model.settings as they are.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    costs, weights, rates, source, packet_costs, seed, decisions, literal, isa, **settings
+        As `simulate` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    Result
+    """
     f = make_flows(costs, weights, rates, source, packet_costs, seed)
     s = make_settings(f.m, spec.name, **settings)
     budget(f, s)

@@ -173,7 +173,19 @@ def scheduler(tree, machines, method="hdrf", **options):
 def run_method(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
     """The registry's implementation of the tree methods: launch tasks on idle machines
     until the method launches nothing more (for H-DRF: until every leaf is blocked).
-    Returns a Schedule."""
+    Returns a Schedule.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    tree, machines, tasks, incremental, sets, isa, literal
+        As `schedule` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    Schedule
+    """
     t = as_tree(tree)
     s = scheduler(t, machines, spec.name, tasks=tasks, incremental=incremental, sets=sets,
                   isa=isa, literal=literal)

@@ -258,7 +258,19 @@ def simulate(infrastructure, applications, method="packer", **options):
 def run_method(spec, infrastructure, applications, *, view, threads, isa, score="literal"):
     """The registry's implementation of the application methods (see `simulate`): the
     options as the registry checked them, their defaults declared in the family's catalog
-    (score: packer's only)."""
+    (score: packer's only).
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    infrastructure, applications, view, threads, isa, score
+        As `simulate` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    Result
+    """
     if not isinstance(infrastructure, Infrastructure):
         raise TypeError(f"infrastructure must be a packer.Infrastructure, got "
                         f"{type(infrastructure).__name__}")

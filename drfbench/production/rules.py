@@ -140,7 +140,24 @@ def run_rule(spec, scenario, *, half_life=None, max_tres=None, fixed=None, strat
              resource_weights=None):
     """The registry's implementation of every production rule: policies.run with the
     options the method takes (the others are not the rule's: None here); strategies a
-    comma list ("none": no preemption)."""
+    comma list ("none": no preemption).
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    scenario : Scenario
+    half_life, max_tres, fixed, strategies, protected_fraction, rate_limit
+        RulePolicy's options, checked by the registry; None where the rule takes none.
+    rate_interval, best_effort, admission_fair_sharing, usage_half_life
+        The same.
+    usage_sampling_interval, resource_weights
+        The same.
+
+    Returns
+    -------
+    Run
+    """
     given = {"half_life": half_life, "max_tres": max_tres, "fixed": fixed,
              "strategies": None if strategies in (None, "none") else strategies.split(","),
              "protected_fraction": protected_fraction, "rate_limit": rate_limit,
