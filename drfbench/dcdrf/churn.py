@@ -128,8 +128,18 @@ class Schedule:
 
     @classmethod
     def paper(cls, **overrides):
-        """Section 5.6: 5% of tenants by 5% each interval, half by 50% at interval 30,
-        deadline x1.25 from interval 50 and back at 70 (8 s -> 10 s -> 8 s)."""
+        """Section 5.6: 5% of tenants by 5% each interval, half by 50% at interval 30, deadline
+        x1.25 from interval 50 and back at 70 (8 s -> 10 s -> 8 s).
+
+        Parameters
+        ----------
+        **overrides
+            Fields set otherwise.
+
+        Returns
+        -------
+        Schedule
+        """
         settings = dict(churn_fraction=0.05, churn_magnitude=0.05, shift_at=(30,),
                         shift_fraction=0.5, shift_magnitude=0.5,
                         deadline_changes=((50, 1.25), (70, 1.0)))
@@ -245,7 +255,17 @@ class Churn:
         return np.sort(rng.choice(n, size=k, replace=False)), rng
 
     def apply(self, interval) -> Change:
-        """Make the demand changes scheduled for the start of `interval` (>= 1)."""
+        """Make the demand changes scheduled for the start of `interval`.
+
+        Parameters
+        ----------
+        interval : int
+            `>= 1`.
+
+        Returns
+        -------
+        Change
+        """
         interval = _interval(interval, "interval")
         s = self.schedule
         events = s.events(interval)

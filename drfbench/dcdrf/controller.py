@@ -223,8 +223,17 @@ class EpsilonController:
         return self.phase in SETTLED_PHASES
 
     def update(self, timed_out):
-        """Record the outcome of running `epsilon`; return the epsilon for the next
-        interval (raise() on a timeout, lower() otherwise)."""
+        """Record the outcome of running `epsilon`; return the epsilon for the next interval
+        (raise() on a timeout, lower() otherwise).
+
+        Parameters
+        ----------
+        timed_out : bool
+
+        Returns
+        -------
+        float
+        """
         e = self.epsilon
         if timed_out:
             self.epsilon = self._raise(e)

@@ -103,11 +103,22 @@ class Result:
         return self.series / self.bin_width
 
     def rows(self, **columns):
-        """Tidy rows, one per flow: the run's settings (the duration, then the catalog's
-        RECORDED: resource and interval empty for a method not taking them), the flow's
-        weight, source, rate and mean costs, its throughput, dominant resource and share,
-        packets served, arrived, dropped, and every resource's busy and blocked fractions;
-        with `columns` added, stamped (drfbench.rows)."""
+        """Tidy rows, one per flow, stamped (drfbench.rows).
+
+        The run's settings (the duration, then the catalog's RECORDED: resource and interval
+        empty for a method not taking them), the flow's weight, source, rate and mean costs, its
+        throughput, dominant resource and share, packets served, arrived, dropped, and every
+        resource's busy and blocked fractions.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         s, f = self.settings, self.flows
         run = {"method": s.method, DURATION.name: s.duration, "flows": f.n,
                "resources": f.m, **{o.name: getattr(s, o.name) if o.name in self.options else None
@@ -128,7 +139,17 @@ class Result:
 
     def series_rows(self, **columns):
         """Tidy rows, one per bin and flow: time (the bin's start), flow, rate (packets/s);
-        with `columns` added, stamped, made as they are read."""
+        stamped, made as they are read.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         width, rates = self.bin_width, self.rates
         return tidy.stamped(lambda: ({"method": self.method, "time": b * width,
                                       "flow": i, "rate": rate}

@@ -123,10 +123,20 @@ class Result:
         return float((1.0 - self.link / cap).max()) if self.link.size else 0.0
 
     def utilization(self, reserved=False):
-        """(H, 5): per instant the datacenter's utilization of CPU, memory, disk write, disk
-        read (over all servers) and bandwidth (over all directed links): what the accepted
-        applications use, their own demands, over capacity; reserved=True: what was
-        reserved for them (their requests; more than they use under view="peak")."""
+        """Per instant the datacenter's utilization of CPU, memory, disk write, disk read (over all
+        servers) and bandwidth (over all directed links).
+
+        Parameters
+        ----------
+        reserved : bool
+            False: what the accepted applications use, their own demands, over capacity; True:
+            what was reserved for them (their requests; more than they use under view="peak").
+
+        Returns
+        -------
+        numpy.ndarray
+            (H, 5).
+        """
         infra = self.infrastructure
         u = np.empty((self.server.shape[1], 5))
         u[:, :4] = 1.0 - self.server.sum(axis=0) / infra.capacity.sum(axis=0)
@@ -146,9 +156,21 @@ class Result:
         return u
 
     def revenue(self, k_v=K_V, k_b=K_B, used=False):
-        """(H,): the provider's revenue per instant from the accepted applications, charged
-        on what each reserved (its request: "tenants are allocating such resources and
-        paying for them", §IV); used=True: on what each uses."""
+        """The provider's revenue per instant from the accepted applications.
+
+        Parameters
+        ----------
+        k_v, k_b : float
+            Prices (`revenue`).
+        used : bool
+            False: charged on what each reserved (its request: "tenants are allocating such
+            resources and paying for them", §IV); True: on what each uses.
+
+        Returns
+        -------
+        numpy.ndarray
+            (H,).
+        """
         out = np.zeros(self.server.shape[1])
         for a, r, p in zip(self.applications, self.requests, self.placements):
             if p is not None:
@@ -158,8 +180,18 @@ class Result:
 
     def rows(self, **columns):
         """Tidy rows, one per time instant: tasks submitted and accepted so far (Fig. 3),
-        utilization per resource (Fig. 4), revenue in that instant (Fig. 5), with `columns`
-        added to each, stamped (drfbench.rows), made as they are read."""
+        utilization per resource (Fig. 4), revenue in that instant (Fig. 5), stamped
+        (drfbench.rows), made as they are read.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         H = self.server.shape[1]
         arrival = np.array([a.arrival for a in self.applications], dtype=np.int64)
         tasks = np.array([a.tasks for a in self.applications], dtype=np.int64)
@@ -174,12 +206,30 @@ class Result:
                                                  util.tolist(), money.tolist()))), **columns)
 
     def server_rates(self, server, seed=0, burst=(0.5, 2.0)):
-        """Algorithm 2 on `server`'s uplink at every instant: per node of an accepted
-        application placed there, its guarantee σ(Σ(v, *), t) (its edges leaving the
-        server), a current demand (the guarantee times a factor uniform in `burst`,
-        seeded: a bursty sender) and the rate it gets. Rows: time, application, node,
-        weight, guarantee, demand, rate, capacity. server: an index in [0, servers); burst:
-        0 <= low <= high, finite."""
+        """Algorithm 2 on a server's uplink at every instant.
+
+        Per node of an accepted application placed there: its guarantee σ(Σ(v, *), t) (its
+        edges leaving the server), a current demand (the guarantee times a factor uniform in
+        `burst`, seeded: a bursty sender) and the rate it gets.
+
+        Parameters
+        ----------
+        server : int
+            An index in [0, servers).
+        seed : int
+        burst : tuple of float
+            (low, high), `0 <= low <= high`, finite.
+
+        Returns
+        -------
+        list of dict
+            Rows: time, application, node, weight, guarantee, demand, rate, capacity.
+
+        Raises
+        ------
+        ValueError
+            A server or burst out of bounds.
+        """
         infra = self.infrastructure
         if (isinstance(server, bool) or not isinstance(server, numbers.Integral)
                 or not 0 <= server < infra.servers):

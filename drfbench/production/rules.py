@@ -87,9 +87,19 @@ class Run:
                         t["end"], s.demand[t["user"]])
 
     def shares(self, times):
-        """Each leaf queue's share of each resource at each of `times`: (T, L, m), the
-        demands of its tasks running then over the cluster's total, the leaves in
-        Scenario.leaves' order."""
+        """Each leaf queue's share of each resource at each of `times`: the demands of its tasks
+        running then over the cluster's total.
+
+        Parameters
+        ----------
+        times : array_like
+            Seconds.
+
+        Returns
+        -------
+        numpy.ndarray
+            (T, L, m), the leaves in Scenario.leaves' order.
+        """
         s = self.scenario
         return self.timeline().held(times, "leaf", len(s.leaves)) / s.capacity.sum(axis=0)
 

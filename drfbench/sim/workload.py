@@ -294,9 +294,27 @@ class Trace:
 
     @classmethod
     def from_columns(cls, table, *, resources=None, users=None):
-        """A Trace from a DataFrame-like table (a pandas DataFrame, a dict of arrays):
-        columns user, job, arrival, duration, and either one column per resource, named
-        by `resources` (e.g. ["cpu", "mem"]), or a 2-D "demands" column."""
+        """A Trace from a DataFrame-like table (a pandas DataFrame, a dict of arrays).
+
+        Parameters
+        ----------
+        table : DataFrame or dict
+            Columns user, job, arrival, duration, and either one column per resource, named by
+            `resources`, or a 2-D "demands" column.
+        resources : list of str, optional
+            E.g. ["cpu", "mem"].
+        users : int or sequence, optional
+            As Trace takes it.
+
+        Returns
+        -------
+        Trace
+
+        Raises
+        ------
+        ValueError
+            A missing column, or neither resources nor a 2-D demands column.
+        """
         missing = [c for c in ("user", "job", "arrival", "duration") if c not in table]
         if missing:
             raise ValueError(f"the trace table lacks column(s) {missing}")
@@ -322,8 +340,19 @@ class Trace:
         return self.demands.shape[1]
 
     def fits(self, capacity):
-        """(N,) bool: which tasks fit on at least one machine (the others are reported as
-        unschedulable and never reach the policy)."""
+        """Which tasks fit on at least one machine (the others are reported as unschedulable and
+        never reach the policy).
+
+        Parameters
+        ----------
+        capacity : numpy.ndarray
+            (M, m).
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) bool.
+        """
         return fits_somewhere(self.demands, capacity)
 
 
