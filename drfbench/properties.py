@@ -319,8 +319,21 @@ class NamedMethod:
 
     @classmethod
     def of(cls, method, name=None, **options):
-        """`method` as a `cls`: itself, a registered method's name taking `cls.takes` (run
-        with `options`, named by its label), or a callable."""
+        """`method` as a `cls`.
+
+        Parameters
+        ----------
+        method : str, callable or NamedMethod
+            Itself, a registered method's name taking `cls.takes` (run with `options`, named by
+            its label), or a callable.
+        name : str, optional
+        **options
+            The registered method's.
+
+        Returns
+        -------
+        NamedMethod
+        """
         if isinstance(method, cls):
             return method
         if isinstance(method, str):
@@ -400,17 +413,45 @@ class PropertySet:
     claims: dict = field(default_factory=dict)
 
     def instances_for(self, prop, count, seed=0, **options):
-        """The instances the table checks `prop` on, a list: pool's, else `count` random
-        ones."""
+        """The instances the table checks `prop` on: pool's, else `count` random ones.
+
+        Parameters
+        ----------
+        prop : str
+        count : int
+        seed : int
+        **options
+            The pool's (or the random generator's).
+
+        Returns
+        -------
+        list
+        """
         if self.pool is None:
             return list(self.random(count, seed, **options))
         return list(self.pool(prop, count, seed, **options))
 
     def verdict(self, name, method, instances, check_one, tol, collect=None, **options):
-        """Check property `name` over the instances: check_one(method, instance, tol, index,
-        **options) gives None where the property does not apply, else (violation,
-        counterexample or None), as `violation` does; `collect`, a list, receives every
-        counterexample."""
+        """Check property `name` over the instances.
+
+        Parameters
+        ----------
+        name : str
+        method : NamedMethod
+        instances : iterable
+        check_one : callable
+            `check_one(method, instance, tol, index, **options)` gives None where the property
+            does not apply, else (violation, counterexample or None), as `violation` does.
+        tol : float
+        collect : list, optional
+            Receives every counterexample.
+        **options
+            Passed to `check_one`.
+
+        Returns
+        -------
+        Verdict
+        """
         method = self.method.of(method)
         checked = violated = 0
         worst, example = 0.0, None

@@ -108,7 +108,17 @@ class Share(NamedTuple):
         return MAX_INT64 if self.zero_weight_borrows else math.ceil(self.value)
 
     def borrowing_on(self, requested):
-        """Whether the node borrows on a (flavour, resource) requested with a positive amount."""
+        """Whether the node borrows on a (flavour, resource) requested with a positive amount.
+
+        Parameters
+        ----------
+        requested : dict
+            `{(flavour, resource): amount}`.
+
+        Returns
+        -------
+        bool
+        """
         return any((requested or {}).get(fr, 0) > 0 for fr in self.borrowed)
 
 
@@ -194,12 +204,34 @@ class Cohorts:
         self.subtree[name], self.usage[name] = quota, usage
 
     def local_quota(self, name, fr):
-        """What a node keeps from its parent: subtree quota - lending limit (>= 0), else 0."""
+        """What a node keeps from its parent: subtree quota - lending limit (`>= 0`), else 0.
+
+        Parameters
+        ----------
+        name : str
+        fr : tuple
+            (flavour, resource).
+
+        Returns
+        -------
+        float
+        """
         limit = self.quotas[name].get(fr, Quota(0)).lending_limit
         return 0 if limit is None else max(0, self.subtree[name].get(fr, 0) - limit)
 
     def potential_available(self, name, fr):
-        """The most of `fr` the node could use: potentialAvailable."""
+        """The most of `fr` the node could use: potentialAvailable.
+
+        Parameters
+        ----------
+        name : str
+        fr : tuple
+            (flavour, resource).
+
+        Returns
+        -------
+        float
+        """
         parent = self.parent[name]
         if parent is None:
             return self.subtree[name].get(fr, 0)
@@ -213,8 +245,24 @@ class Cohorts:
         return name
 
     def with_usage(self, name, delta):
-        """A copy with ClusterQueue `name`'s usage changed by delta ({(flavour, resource):
-        amount}, negative to remove a workload)."""
+        """A copy with a ClusterQueue's usage changed.
+
+        Parameters
+        ----------
+        name : str
+            The ClusterQueue.
+        delta : dict
+            `{(flavour, resource): amount}`, negative to remove a workload.
+
+        Returns
+        -------
+        Cohorts
+
+        Raises
+        ------
+        ValueError
+            No such node, or a usage that would go below 0.
+        """
         if name not in self.spec:
             raise ValueError(f"no node {name!r}")
         nodes = {n: dict(node) for n, node in self.spec.items()}
