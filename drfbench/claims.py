@@ -49,7 +49,13 @@ class ClaimError(ValueError):
 
 
 class MissingResults(ClaimError):
-    """A results file the table reads (`name`, as the table names it) is not there."""
+    """A results file the table reads is not there.
+
+    Attributes
+    ----------
+    name : str
+        The file, as the table names it.
+    """
 
     def __init__(self, message, name):
         super().__init__(message)
@@ -83,7 +89,25 @@ TOLERANCES = {
 
 
 def band(tolerance, value):
-    """The values (low, high) the paper's words `tolerance` admit around its number `value`."""
+    """The values the paper's words admit around its number.
+
+    Parameters
+    ----------
+    tolerance : str
+        The paper's words, one of TOLERANCES.
+    value : float
+        The paper's number.
+
+    Returns
+    -------
+    tuple of float
+        (low, high).
+
+    Raises
+    ------
+    ClaimError
+        `tolerance` is not one of TOLERANCES.
+    """
     if tolerance not in TOLERANCES:
         raise ClaimError(f"tolerance {tolerance!r} is not one of {', '.join(TOLERANCES)}")
     return TOLERANCES[tolerance][0](float(value))
@@ -210,10 +234,26 @@ def _vector(x):
 
 
 def evaluate(text, names):
-    """The value of expression `text` (Python syntax, a small subset: numbers, strings,
-    lists, names, + - * / **, comparisons, `in`, and, or, not, and calls of FUNCTIONS, or
-    col("name") for a column whose name is not an identifier), its names looked up in the
-    mapping `names`. Anything else is a ClaimError naming it."""
+    """The value of an expression, its names looked up in a mapping.
+
+    Parameters
+    ----------
+    text : str
+        Python syntax, a small subset: numbers, strings, lists, names, `+ - * / **`,
+        comparisons, `in`, `and`, `or`, `not`, and calls of FUNCTIONS, or `col("name")` for a
+        column whose name is not an identifier.
+    names : mapping
+        The values of the names.
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    ClaimError
+        Anything else, naming it, or an unknown name.
+    """
     try:
         tree = ast.parse(str(text).strip(), mode="eval")
     except SyntaxError as exc:
@@ -315,9 +355,18 @@ class _Columns(dict):
 # --------------------------------------------------------------------------------------
 
 class Results:
-    """The results files under `root`, read once each (through drfbench.rows.read, which
-    checks their provenance columns), "True"/"False" text turned into booleans; a file
-    `<profile>/...` is read from `<profiles[profile]>/...` where `profiles` names one."""
+    """The results files under a directory, read once each.
+
+    Each through drfbench.rows.read, which checks their provenance columns; "True"/"False"
+    text is turned into booleans. Call it with a file's name, relative to `root`.
+
+    Parameters
+    ----------
+    root : str or Path
+        The results directory.
+    profiles : dict, optional
+        A file `<profile>/...` is read from `<profiles[profile]>/...` where this names one.
+    """
 
     def __init__(self, root, profiles=None):
         self.root = Path(root)
@@ -342,10 +391,31 @@ class Results:
 
 
 def select(spec, results, values):
-    """A selection's value: the rows of `file` (or of the earlier values `from` names,
-    one column each, joined on their keys) where `where` holds, `of` evaluated over
-    them; per group of the `by` keys (column names, or {name: expression}) a Series
-    indexed by the keys, else one value."""
+    """A selection's value.
+
+    The rows of `file` (or of the earlier values `from` names, one column each, joined on
+    their keys) where `where` holds, `of` evaluated over them.
+
+    Parameters
+    ----------
+    spec : dict
+        The selection: `file` or `from`, `of`, and `where` and `by` (column names, or
+        `{name: expression}`) if any.
+    results : Results
+        The results files.
+    values : dict
+        The values computed so far.
+
+    Returns
+    -------
+    object or pandas.Series
+        Per group of the `by` keys a Series indexed by the keys, else one value.
+
+    Raises
+    ------
+    ClaimError
+        A malformed selection, or `from` naming no earlier grouped value.
+    """
     unknown = set(spec) - SELECTION_KEYS
     if unknown or ("file" in spec) == ("from" in spec) or "of" not in spec:
         raise ClaimError(f"a selection has `file` or `from`, and `of` (and may have `where`, "
@@ -382,13 +452,24 @@ def select(spec, results, values):
 
 
 class Perturbed(Results):
-    """The results under `root` as `mutate` perturbs them: in every file, each column the
-    claims may read as a measurement (numbers and booleans, not provenance, not the keys
-    `_keys` finds) changed per distinct value, drawn from `seed` and the file's name (each
-file its own stream, so that adding a file moves no other file's draws): a number multiplied
-    by a factor log-uniform in [1/3, 3], a boolean flipped one time in three, and so is a
-    count (an integer column: none becomes one, some none). Equal entries of a column stay
-    equal (one() still finds one)."""
+    """The results under `root` as `mutate` perturbs them.
+
+    In every file, each column the claims may read as a measurement (numbers and booleans,
+    not provenance, not the keys `_keys` finds) is changed per distinct value, drawn from
+    `seed` and the file's name (each file its own stream, so that adding a file moves no
+    other file's draws): a number multiplied by a factor log-uniform in [1/3, 3], a boolean
+    flipped one time in three, and so is a count (an integer column: none becomes one, some
+    none). Equal entries of a column stay equal (one() still finds one).
+
+    Parameters
+    ----------
+    root : str or Path
+        The results directory.
+    seed : sequence of int
+        The draws' seed.
+    keys : dict
+        Per file, its key columns (exact, axes), as `_keys` finds them.
+    """
 
     def __init__(self, root, seed, keys):
         super().__init__(root)
@@ -457,12 +538,30 @@ def _keys(table):
 
 
 def mutate(table, root, copies, seed=0):
-    """Whether every rule can fail (docs/claims.md, "Rules that can fail"): each claim's
-    verdict over `copies` Perturbed copies of the results under `root`, drawn from `seed`.
-    A claim that says in `robust` why no such copy moves its verdict shows it move by its
-    `moves` instead (its values replaced by those expressions, on the results as they are).
-    Returns (the claims whose verdict never moves from their verdict on `root`; the claims
-    whose rule raises, each with its error)."""
+    """Whether every rule can fail (docs/claims.md, "Rules that can fail").
+
+    Each claim's verdict over Perturbed copies of the results. A claim that says in `robust`
+    why no such copy moves its verdict shows it move by its `moves` instead (its values
+    replaced by those expressions, on the results as they are).
+
+    Parameters
+    ----------
+    table : dict
+        The claims table (`load`).
+    root : str or Path
+        The results directory.
+    copies : int
+        How many Perturbed copies.
+    seed : int
+        Their seed.
+
+    Returns
+    -------
+    fixed : list
+        The claims whose verdict never moves from their verdict on `root`.
+    raised : list of tuple
+        The claims whose rule raises, each with its error.
+    """
     found = {o.claim["id"]: o.verdict for o in evaluate_table(table, root)}
     keys = _keys(table)
     moved, raised = set(), {}
@@ -504,11 +603,33 @@ def mutate(table, root, copies, seed=0):
 
 
 def compute(specs, results, values=None, partial=False, moves=None):
-    """Every value of `specs` ({name: selection or expression}), in order, each seeing the
-    ones before it (and `values`); `partial`: a value whose results file is missing is
-    left a _Missing (raising where it is used) instead of raising here; `moves` ({name:
-    expression}): a value named there replaced by its expression (over the values so far,
-    its own included) before the next is computed."""
+    """Every value of `specs`, in order, each seeing the ones before it (and `values`).
+
+    Parameters
+    ----------
+    specs : dict
+        `{name: selection or expression}`.
+    results : Results
+        The results files.
+    values : dict, optional
+        Values given beforehand.
+    partial : bool
+        A value whose results file is missing is left a _Missing (raising where it is used)
+        instead of raising here.
+    moves : dict, optional
+        `{name: expression}`: a value named there replaced by its expression (over the values
+        so far, its own included) before the next is computed.
+
+    Returns
+    -------
+    dict
+        The values, by name.
+
+    Raises
+    ------
+    ClaimError
+        A value that cannot be computed, naming it.
+    """
     values = dict(values or {})
     moves = moves or {}
     for name, spec in (specs or {}).items():
@@ -528,26 +649,67 @@ def compute(specs, results, values=None, partial=False, moves=None):
 
 
 def fingerprint(table):
-    """A hash of the table's rules and the papers' words (each claim's RULE_KEYS, each
-    paper's shared values): what a run's verdicts were decided by, recorded with the
-    results decided by it (the stability report, reference/*/README.md), so that a rule
-    changed after the data shows, and with every row of a run (its provenance,
-    drfbench.rows). Edits of measured, why, verdict or prose leave it."""
+    """A hash of the table's rules and the papers' words (each claim's RULE_KEYS, each paper's
+    shared values).
+
+    What a run's verdicts were decided by, recorded with the results decided by it (the
+    stability report, reference/*/README.md), so that a rule changed after the data shows,
+    and with every row of a run (its provenance, drfbench.rows). Edits of measured, why,
+    verdict or prose leave it.
+
+    Parameters
+    ----------
+    table : dict
+        The claims table (`load`).
+
+    Returns
+    -------
+    str
+        16 hex digits.
+    """
     return rows.fingerprint(table["papers"])
 
 
 def fresh_name(profile, offset):
-    """The results directory of profile `profile` run with seed offset `offset` (the
-    pipeline's `seed_offset`: results/<profile>-seeds<offset>/)."""
+    """The results directory of a profile run with a seed offset.
+
+    Parameters
+    ----------
+    profile : str
+    offset : int
+        The pipeline's `seed_offset`.
+
+    Returns
+    -------
+    str
+        `<profile>-seeds<offset>`, under results/.
+    """
     return f"{profile}-seeds{offset}"
 
 
 def stability(table, reference, root, offset):
-    """The stability report's rows: each claim's verdict on the results under `reference`
-    and on those of a run on fresh seeds (the pipeline's `seed_offset` = `offset`) under
-    `root` (`<root>/<profile>-seeds<offset>/...`), `flipped` where they differ; a claim
-    one of whose files the fresh run lacks is NOT_RERUN, naming the first (`missing`). Stamped with the
-    table's fingerprint and the seed offset."""
+    """The stability report's rows: each claim's verdict on the reference results and on a run
+    on fresh seeds.
+
+    `flipped` where they differ; a claim one of whose files the fresh run lacks is NOT_RERUN,
+    naming the first (`missing`).
+
+    Parameters
+    ----------
+    table : dict
+        The claims table (`load`).
+    reference : str or Path
+        The reference results directory.
+    root : str or Path
+        The fresh run's results, `<root>/<profile>-seeds<offset>/...`.
+    offset : int
+        The fresh run's seed offset (the pipeline's `seed_offset`).
+
+    Returns
+    -------
+    drfbench.rows.Rows
+        Stamped with the table's fingerprint and the seed offset.
+    """
     found = {o.claim["id"]: o.verdict for o in evaluate_table(table, reference)}
     profiles = {Path(f).parts[0] for f in files(table)}
     results = Results(root, {p: fresh_name(p, offset) for p in profiles})
@@ -578,9 +740,19 @@ def stability(table, reference, root, offset):
 # --------------------------------------------------------------------------------------
 
 def number(value, spec=""):
-    """`value` as text: a Python format spec, or one ending in `t` for m·10ⁿ (".1t":
-    5.3·10⁻³); a Series as its entries joined by ", "; text as it is. Minus signs are
-    typographic (−)."""
+    """`value` as text; minus signs typographic (−).
+
+    Parameters
+    ----------
+    value : float or pandas.Series or str
+        A Series is written as its entries joined by ", "; text as it is.
+    spec : str
+        A Python format spec, or one ending in `t` for m·10ⁿ (".1t": 5.3·10⁻³).
+
+    Returns
+    -------
+    str
+    """
     if isinstance(value, pd.Series):
         return ", ".join(number(v, spec) for v in value)
     if isinstance(value, str):
@@ -605,8 +777,19 @@ def number(value, spec=""):
 
 
 def fill(text, values):
-    """`text` with every {expression} or {expression:spec} replaced by its value, as
-    `number` writes it ({{ and }} are braces)."""
+    """`text` with every {expression} or {expression:spec} replaced by its value, as `number`
+    writes it ({{ and }} are braces).
+
+    Parameters
+    ----------
+    text : str
+    values : dict
+        The values the expressions read.
+
+    Returns
+    -------
+    str
+    """
     def one(match):
         body = match.group(1)
         expr, spec = body, ""
@@ -624,9 +807,23 @@ def fill(text, values):
 
 @dataclass(frozen=True)
 class Outcome:
-    """A claim (its entry in the table, its paper and section), our values, the text of
-    its measured and why cells, and the verdict its rule gives (None for our own
-    statements)."""
+    """A claim, our values and the verdict its rule gives.
+
+    Attributes
+    ----------
+    claim : dict
+        Its entry in the table.
+    paper : str
+    section : str
+    values : dict
+        Our values.
+    measured : str
+        The text of its measured cell.
+    why : str
+        The text of its why cell.
+    verdict : str or None
+        None for our own statements.
+    """
     claim: dict
     paper: str
     section: str
@@ -637,10 +834,26 @@ class Outcome:
 
 
 def load(path):
-    """The claims table in directory `path`: `head.md` (the top of REPRODUCTION.md) and one
-    `<paper>.yaml` per paper (`id`, `title`, `order`, `template`: the paper's part of
-    REPRODUCTION.md beside it, `sections`), papers in `order`; each checked for its shape
-    (the fields of docs/claims.md)."""
+    """The claims table in a directory, each paper checked for its shape (the fields of
+    docs/claims.md).
+
+    Parameters
+    ----------
+    path : str or Path
+        The directory: `head.md` (the top of REPRODUCTION.md) and one `<paper>.yaml` per
+        paper (`id`, `title`, `order`, `template`: the paper's part of REPRODUCTION.md beside
+        it, `sections`).
+
+    Returns
+    -------
+    dict
+        `template` (the parts of REPRODUCTION.md) and `papers`, in `order`.
+
+    Raises
+    ------
+    ClaimError
+        A missing file or a malformed paper, naming it.
+    """
     path = Path(path)
     if not path.is_dir():
         raise ClaimError(f"{path}: the claims table is a directory of <paper>.yaml files")
@@ -699,20 +912,49 @@ def _check_claim(claim, section, where, seen):
 
 
 def interval(values):
-    """The 95% interval (low, high) of the mean of `values`."""
+    """The 95% interval of the mean of `values`.
+
+    Parameters
+    ----------
+    values : array_like
+
+    Returns
+    -------
+    tuple of float
+        (low, high).
+    """
     half = _ci95(values)
     mean = float(_series(values).mean())
     return mean - half, mean + half
 
 
 def verdict(claim, values):
-    """The verdict of a claim's rule on our values (docs/claims.md, "The verdicts"): not
-    testable without a `test` or `ci`. With `ci`, an equivalence test of the 95% interval
+    """The verdict of a claim's rule on our values (docs/claims.md, "The verdicts").
+
+    Not testable without a `test` or `ci`. With `ci`, an equivalence test of the 95% interval
     of its values against the band its `tolerance` admits around `paper_value`: reproduced
     inside the band (and `test`, if any, holds), direction only outside it (or `test`
-    failing) but on the band's side of zero, inconclusive when it overlaps the band and
-    more, else not reproduced. Without: reproduced when `test` holds, direction only when
-    `direction` does, else not reproduced."""
+    failing) but on the band's side of zero, inconclusive when it overlaps the band and more,
+    else not reproduced. Without: reproduced when `test` holds, direction only when
+    `direction` does, else not reproduced.
+
+    Parameters
+    ----------
+    claim : dict
+        Its entry in the table.
+    values : dict
+        Our values.
+
+    Returns
+    -------
+    str
+        One of VERDICTS.
+
+    Raises
+    ------
+    ClaimError
+        A rule giving several values where it needs one.
+    """
     if "test" not in claim and "ci" not in claim:
         return "not testable"
 
@@ -742,7 +984,24 @@ def verdict(claim, values):
 
 
 def evaluate_table(table, root):
-    """One Outcome per claim of `table`, in order, from the results under `root`."""
+    """One Outcome per claim of `table`, in order, from the results under `root`.
+
+    Parameters
+    ----------
+    table : dict
+        The claims table (`load`).
+    root : str or Path
+        The results directory.
+
+    Returns
+    -------
+    list of Outcome
+
+    Raises
+    ------
+    ClaimError
+        A claim whose values cannot be computed, naming it.
+    """
     results = Results(root)
     outcomes = []
     for paper in table["papers"]:
@@ -761,7 +1020,16 @@ def evaluate_table(table, root):
 
 
 def disagreements(outcomes):
-    """One line per claim whose verdict by its rule is not the one the table states."""
+    """One line per claim whose verdict by its rule is not the one the table states.
+
+    Parameters
+    ----------
+    outcomes : list of Outcome
+
+    Returns
+    -------
+    list of str
+    """
     return [f"claim {o.claim['id']}: the table says {o.claim['verdict']!r}, its rule gives "
             f"{o.verdict!r} (measured: {o.measured})"
             for o in outcomes if o.verdict is not None and o.verdict != o.claim["verdict"]]
@@ -843,10 +1111,31 @@ def _stability(table, root, name):
 
 
 def render(table, outcomes, root=None):
-    """REPRODUCTION.md: the template with every {{claims SECTION}}, {{counts PAPER}},
-    {{summary}} and {{stability FILE}} line replaced by the section's table, the paper's
-    verdict counts, the counts of every paper and what the stability report FILE (under
-    the results directory `root`) says. Every section is placed exactly once."""
+    """REPRODUCTION.md, from the template.
+
+    Every {{claims SECTION}}, {{counts PAPER}}, {{summary}} and {{stability FILE}} line is
+    replaced by the section's table, the paper's verdict counts, the counts of every paper
+    and what the stability report FILE says. Every section is placed exactly once.
+
+    Parameters
+    ----------
+    table : dict
+        The claims table (`load`).
+    outcomes : list of Outcome
+        `evaluate_table`'s.
+    root : str or Path, optional
+        The results directory, under which the stability reports lie.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ClaimError
+        A section placed not exactly once, a marker naming nothing, or a {{stability}} line
+        without `root`.
+    """
     sections = {s["id"]: s for p in table["papers"] for s in p["sections"]}
     papers = {p["id"] for p in table["papers"]}
     placed = []
@@ -879,7 +1168,18 @@ def render(table, outcomes, root=None):
 
 
 def files(table):
-    """The results files the table reads, relative to its results directory."""
+    """The results files the table reads, relative to its results directory.
+
+    Parameters
+    ----------
+    table : dict
+        The claims table (`load`).
+
+    Returns
+    -------
+    list of str
+        Sorted.
+    """
     found = []
 
     def walk(specs):

@@ -25,8 +25,17 @@ JSON_TYPES = {int: "integer", float: "number", bool: "boolean", str: "string", l
 
 
 def option_schema(option):
-    """The JSON schema of a declared `api.Option`: its type, bounds, choices, description
-    and default (None: no default)."""
+    """The JSON schema of a declared `api.Option`: its type, bounds, choices, description and
+    default (None: no default).
+
+    Parameters
+    ----------
+    option : Option
+
+    Returns
+    -------
+    dict
+    """
     part = {"type": JSON_TYPES[option.type], "description": option.description}
     if option.choices:
         part["enum"] = list(option.choices)
@@ -43,9 +52,28 @@ def option_schema(option):
 
 
 def declared(part, family, where):
-    """`part` of a fragment with every `x-option` and `x-methods` replaced by what it
-    stands for (`family`: the fragment's key, whose options are meant; `where`: the file,
-    for errors)."""
+    """A part of a config-schema fragment with every `x-option` and `x-methods` replaced by what
+    it stands for.
+
+    Parameters
+    ----------
+    part : object
+        The part of the fragment.
+    family : str
+        The fragment's key, whose options are meant.
+    where : str
+        The file, for errors.
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    ValueError
+        An `x-methods` naming no registered method, or an `x-option` the family does not
+        declare.
+    """
     from . import api
     if isinstance(part, list):
         return [declared(item, family, where) for item in part]
@@ -69,9 +97,25 @@ def declared(part, family, where):
 
 
 def schema(directory):
-    """The merged JSON schema of the config: the common schema, plus the `properties`,
-    `required` keys and `$defs` of each family's *.schema.yaml in `directory`, its
-    `x-option` and `x-methods` replaced by the registry's declarations."""
+    """The merged JSON schema of the config.
+
+    The common schema, plus the `properties`, `required` keys and `$defs` of each family's
+    *.schema.yaml, its `x-option` and `x-methods` replaced by the registry's declarations.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Where the schemas lie.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        A family's schema redefining a key of another.
+    """
     import yaml
     directory = Path(directory)
     merged = yaml.safe_load((directory / COMMON_SCHEMA).read_text())
@@ -90,8 +134,18 @@ def schema(directory):
 
 
 def with_defaults(config, schema):
-    """A copy of `config` with every setting it leaves out that `schema` gives a default
-    for, at any depth (an object left out whole gets its settings' defaults)."""
+    """A copy of `config` with every setting it leaves out that `schema` gives a default for,
+    at any depth (an object left out whole gets its settings' defaults).
+
+    Parameters
+    ----------
+    config : dict
+    schema : dict
+
+    Returns
+    -------
+    dict
+    """
     config = copy.deepcopy(config)
     for key, part in schema.get("properties", {}).items():
         if key not in config and "default" in part:
@@ -104,8 +158,20 @@ def with_defaults(config, schema):
 
 
 def config_errors(config, directory):
-    """Every way `config` (with its defaults) breaks the merged schema, one line each
-    ("key.sub: message"), the outermost first (empty: the config is valid)."""
+    """Every way `config` (with its defaults) breaks the merged schema.
+
+    Parameters
+    ----------
+    config : dict
+    directory : str or Path
+        Where the schemas lie.
+
+    Returns
+    -------
+    list of str
+        One line each ("key.sub: message"), the outermost first (empty: the config is
+        valid).
+    """
     import jsonschema
     validator = jsonschema.Draft202012Validator(schema(directory))
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
@@ -113,9 +179,25 @@ def config_errors(config, directory):
 
 
 def configure(config, directory):
-    """`config` completed with the families' defaults, in place (Snakemake's `config` is
-    the object the rules read); raises snakemake's WorkflowError naming the first problem,
-    in one line."""
+    """`config` completed with the families' defaults, in place (Snakemake's `config` is the
+    object the rules read).
+
+    Parameters
+    ----------
+    config : dict
+    directory : str or Path
+        Where the schemas lie.
+
+    Returns
+    -------
+    dict
+        `config`.
+
+    Raises
+    ------
+    snakemake.exceptions.WorkflowError
+        Naming the first problem, in one line.
+    """
     config.update(with_defaults(config, schema(directory)))
     errors = config_errors(config, directory)
     if errors:
@@ -127,11 +209,29 @@ def configure(config, directory):
 
 
 def flags(settings, family, step):
-    """The command-line flags of the declared options that `family`'s pipeline step
-    `step` takes or sweeps (its catalog's STEP_OPTIONS, by the step's name for each, then
-    STEP_SWEEPS under the sweep's name), each with its value in `settings` (the family's
-    config section): "--name value ...", a list (a sweep's values) as several values. A rule
-    passes them as they are, naming no option (docs/pipeline.md)."""
+    """The command-line flags of the declared options that a family's pipeline step takes or
+    sweeps.
+
+    Its catalog's STEP_OPTIONS, by the step's name for each, then STEP_SWEEPS under the
+    sweep's name. A rule passes them as they are, naming no option (docs/pipeline.md).
+
+    Parameters
+    ----------
+    settings : dict
+        The family's config section, holding each option's value.
+    family : str
+    step : str
+
+    Returns
+    -------
+    str
+        "--name value ...", a list (a sweep's values) as several values.
+
+    Raises
+    ------
+    ValueError
+        A step the family's catalog lists no options of.
+    """
     from . import api
     from ._command import flag
     api.families()                       # every catalog read
@@ -147,10 +247,21 @@ def flags(settings, family, step):
 
 
 def offset_seeds(config):
-    """A copy of `config` run on fresh seeds: with `seed_offset` k > 0, k added to `seed`
-    and to every entry of every `seeds` list, at any depth, and the results under
-    results/<name>-seeds+k/ (the regeneration the claims' stability report compares with
-    the reference seeds: workflows/claims.smk); k = 0: `config` as it is."""
+    """A copy of `config` run on fresh seeds.
+
+    With `seed_offset` k `> 0`, k added to `seed` and to every entry of every `seeds` list,
+    at any depth, and the results under results/<name>-seeds+k/ (the regeneration the
+    claims' stability report compares with the reference seeds: workflows/claims.smk);
+    k = 0: `config` as it is.
+
+    Parameters
+    ----------
+    config : dict
+
+    Returns
+    -------
+    dict
+    """
     from .claims import fresh_name
     k = config.get("seed_offset", 0)
     if not k:

@@ -40,7 +40,16 @@ VERDICT_COLUMNS = ("property", "property_name", "holds", "checked", "violated",
 
 @dataclass(frozen=True)
 class Counterexample:
-    """An instance on which the property fails, what happens, and the numbers."""
+    """An instance on which the property fails, what happens, and the numbers.
+
+    Attributes
+    ----------
+    instance : object
+    description : str
+        What happens.
+    details : dict
+        The numbers.
+    """
     instance: object
     description: str
     details: dict = field(default_factory=dict)
@@ -51,9 +60,23 @@ class Counterexample:
 
 @dataclass(frozen=True)
 class Verdict:
-    """holds: no violation beyond tol on the `checked` instances (those where the property
-    applies); violated: how many instances violate it; worst: the largest violation
-    (relative, see each property) and `counterexample` the instance behind it."""
+    """A property checked over instances.
+
+    Attributes
+    ----------
+    property : str
+    method : str
+    holds : bool
+        No violation beyond tol on the `checked` instances.
+    checked : int
+        The instances where the property applies.
+    violated : int
+        How many instances violate it.
+    worst : float
+        The largest violation (relative, see each property).
+    counterexample : Counterexample or None
+        The instance behind it.
+    """
     property: str
     method: str
     holds: bool
@@ -117,11 +140,24 @@ def rounded(values):
 
 
 def misreports(demand, rng, random_count=8):
-    """Reports a user with true per-task demand `demand` might make instead: each demanded
-    resource scaled by 0.5, 0.8, 1.25, 1.5, 2 or 3; a resource it does not demand added at
-    5%, 25% or 100% of its largest demand; and `random_count` random reports (every entry
-    scaled by e^U(-1,1), sometimes with a new resource). Reports are kept in (0, 1]: a
-    report whose largest entry exceeds 1 is divided by it."""
+    """Reports a user with true per-task demand `demand` might make instead.
+
+    Each demanded resource scaled by 0.5, 0.8, 1.25, 1.5, 2 or 3; a resource it does not
+    demand added at 5%, 25% or 100% of its largest demand; and `random_count` random reports
+    (every entry scaled by `e**U(-1, 1)`, sometimes with a new resource). Reports are kept in
+    (0, 1]: a report whose largest entry exceeds 1 is divided by it.
+
+    Parameters
+    ----------
+    demand : numpy.ndarray
+        (m,) the true per-task demand.
+    rng : numpy.random.Generator
+    random_count : int
+
+    Returns
+    -------
+    list of numpy.ndarray
+    """
     d = np.asarray(demand, dtype=np.float64)
     peak = d.max()
     out = []
@@ -153,11 +189,31 @@ def misreports(demand, rng, random_count=8):
 
 
 def worst_misreport(inst, truthful, tasks_reporting, rng, random_count, tol, unit=1.0):
-    """Strategy-proofness on one instance: the largest relative gain u_i(A'_i) / u_i(A_i)
-    - 1 over users i and the `misreports` of their demands (inst.demands[i] / unit, the
-    reports in those units, times `unit` again), with its counterexample if above tol:
-    tasks_reporting(i, report) is what user i runs, counted with its true demand, when it
-    reports `report`; truthful[i] what it runs reporting the truth."""
+    """Strategy-proofness on one instance: the largest relative gain `u_i(A'_i) / u_i(A_i) - 1`
+    over users i and the `misreports` of their demands.
+
+    Parameters
+    ----------
+    inst : object
+        The instance; the reports are made of `inst.demands[i] / unit`, in those units, and
+        times `unit` again.
+    truthful : array_like
+        What each user runs reporting the truth.
+    tasks_reporting : callable
+        `tasks_reporting(i, report)`: what user i runs, counted with its true demand, when it
+        reports `report`.
+    rng : numpy.random.Generator
+    random_count : int
+        As `misreports` takes it.
+    tol : float
+    unit : float
+
+    Returns
+    -------
+    worst : float
+    counterexample : Counterexample or None
+        If above tol.
+    """
     tried = [(i, report * unit) for i in range(len(inst.demands))
              for report in misreports(inst.demands[i] / unit, rng, random_count)]
     got = np.array([tasks_reporting(i, report) for i, report in tried], dtype=np.float64)
@@ -174,10 +230,26 @@ def worst_misreport(inst, truthful, tasks_reporting, rng, random_count, tol, uni
 
 
 def worst_envy(inst, u, tasks_with, tol):
-    """Envy-freeness on one instance: the largest relative gain u_i(A_j w_i / w_j) /
-    u_i(A_i) - 1 over users i != j, with its counterexample if above tol: tasks_with(i, j)
-    is what user i would run with j's allocation scaled by their weights, u[i] what it runs
-    with its own."""
+    """Envy-freeness on one instance: the largest relative gain
+    `u_i(A_j w_i / w_j) / u_i(A_i) - 1` over users `i != j`.
+
+    Parameters
+    ----------
+    inst : object
+        The instance.
+    u : array_like
+        What each user runs with its own allocation.
+    tasks_with : callable
+        `tasks_with(i, j)`: what user i would run with j's allocation scaled by their
+        weights.
+    tol : float
+
+    Returns
+    -------
+    worst : float
+    counterexample : Counterexample or None
+        If above tol.
+    """
     pairs = [(i, j) for i in range(len(u)) for j in range(len(u)) if i != j]
     other = np.array([tasks_with(i, j) for i, j in pairs], dtype=np.float64)
     own = np.array([u[i] for i, _ in pairs], dtype=np.float64)
@@ -191,10 +263,26 @@ def worst_envy(inst, u, tasks_with, tol):
 
 
 def worst_departure(inst, u, tasks_without, tol):
-    """Population monotonicity on one instance: the largest shortfall 1 - u'_j / u_j over
-    leaving users k and remaining users j, with its counterexample if above tol:
-    tasks_without(keep) is what the users of boolean mask `keep` run when the others
-    leave, u what every user runs with all present."""
+    """Population monotonicity on one instance: the largest shortfall `1 - u'_j / u_j` over
+    leaving users k and remaining users j.
+
+    Parameters
+    ----------
+    inst : object
+        The instance.
+    u : array_like
+        What every user runs with all present.
+    tasks_without : callable
+        `tasks_without(keep)`: what the users of boolean mask `keep` run when the others
+        leave.
+    tol : float
+
+    Returns
+    -------
+    worst : float
+    counterexample : Counterexample or None
+        If above tol.
+    """
     n = len(u)
     after = [tasks_without(np.arange(n) != k) for k in range(n)]
     loss = np.array([shortfall(after[k], np.delete(u, k)) for k in range(n)])
@@ -209,9 +297,17 @@ def worst_departure(inst, u, tasks_without, tol):
 
 
 class NamedMethod:
-    """A callable method of one input kind, named. A family's method class subclasses it:
-    `takes`, the input kind; `registered(method, **options)`, the callable running a
-    registered method; `__call__`, how the checks call it."""
+    """A callable method of one input kind, named.
+
+    A family's method class subclasses it: `takes`, the input kind;
+    `registered(method, **options)`, the callable running a registered method; `__call__`,
+    how the checks call it.
+
+    Parameters
+    ----------
+    fn : callable
+    name : str, optional
+    """
     takes = None
 
     def __init__(self, fn, name=None):
@@ -223,8 +319,21 @@ class NamedMethod:
 
     @classmethod
     def of(cls, method, name=None, **options):
-        """`method` as a `cls`: itself, a registered method's name taking `cls.takes` (run
-        with `options`, named by its label), or a callable."""
+        """`method` as a `cls`.
+
+        Parameters
+        ----------
+        method : str, callable or NamedMethod
+            Itself, a registered method's name taking `cls.takes` (run with `options`, named by
+            its label), or a callable.
+        name : str, optional
+        **options
+            The registered method's.
+
+        Returns
+        -------
+        NamedMethod
+        """
         if isinstance(method, cls):
             return method
         if isinstance(method, str):
@@ -234,8 +343,21 @@ class NamedMethod:
 
 
 def instances_of(cls, make, instances):
-    """One `cls` instance, or an iterable of them and of `make`'s arguments (a tuple of
-    them, or the one argument), as a generator of `cls` instances."""
+    """Instances of `cls`, as a generator.
+
+    Parameters
+    ----------
+    cls : type
+    make : callable
+        Makes a `cls` from its arguments.
+    instances : object or iterable
+        One `cls` instance, or an iterable of them and of `make`'s arguments (a tuple of
+        them, or the one argument).
+
+    Returns
+    -------
+    generator of cls
+    """
     if isinstance(instances, cls):
         yield instances
         return
@@ -250,17 +372,33 @@ def instances_of(cls, make, instances):
 class PropertySet:
     """What a family's property module declares, its CHECKS.
 
-    kind: the input kind (a key of drfbench.api.KINDS, whose `properties` names the
-    module); instance: the instance class; read(instances): one instance or many, in the
-    forms the family accepts, as a generator of instances; random(count, seed=0,
-    **options): random instances (a generator); method: the NamedMethod subclass that runs
-    a registered method or a callable on an instance; checks: {name: check(method,
-    instances, *, tol, collect) -> Verdict}; names: {name: display name}; columns: the
-    table's columns, in order (VERDICT_COLUMNS, method, label, agrees, counterexample,
-    counterexamples, the claim column, and the generator's options); pool(property,
-    count, seed, **options): the instances the table checks `property` on (None: the same
-    random ones for every property); claim and claims: the table's column for the paper's
-    (or the lecture's) marks, and the marks, {method: {property: holds}}.
+    Attributes
+    ----------
+    kind : str
+        The input kind (a key of drfbench.api.KINDS, whose `properties` names the module).
+    instance : type
+        The instance class.
+    read : callable
+        `read(instances)`: one instance or many, in the forms the family accepts, as a
+        generator of instances.
+    random : callable
+        `random(count, seed=0, **options)`: random instances (a generator).
+    method : type
+        The NamedMethod subclass that runs a registered method or a callable on an instance.
+    checks : dict
+        `{name: check(method, instances, *, tol, collect) -> Verdict}`.
+    names : dict
+        `{name: display name}`.
+    columns : tuple
+        The table's columns, in order (VERDICT_COLUMNS, method, label, agrees,
+        counterexample, counterexamples, the claim column, and the generator's options).
+    pool : callable, optional
+        `pool(property, count, seed, **options)`: the instances the table checks `property`
+        on (None: the same random ones for every property).
+    claim : str
+        The table's column for the paper's (or the lecture's) marks.
+    claims : dict
+        The marks, `{method: {property: holds}}`.
     """
     kind: str
     instance: type
@@ -275,17 +413,45 @@ class PropertySet:
     claims: dict = field(default_factory=dict)
 
     def instances_for(self, prop, count, seed=0, **options):
-        """The instances the table checks `prop` on, a list: pool's, else `count` random
-        ones."""
+        """The instances the table checks `prop` on: pool's, else `count` random ones.
+
+        Parameters
+        ----------
+        prop : str
+        count : int
+        seed : int
+        **options
+            The pool's (or the random generator's).
+
+        Returns
+        -------
+        list
+        """
         if self.pool is None:
             return list(self.random(count, seed, **options))
         return list(self.pool(prop, count, seed, **options))
 
     def verdict(self, name, method, instances, check_one, tol, collect=None, **options):
-        """Check property `name` over the instances: check_one(method, instance, tol, index,
-        **options) gives None where the property does not apply, else (violation,
-        counterexample or None), as `violation` does; `collect`, a list, receives every
-        counterexample."""
+        """Check property `name` over the instances.
+
+        Parameters
+        ----------
+        name : str
+        method : NamedMethod
+        instances : iterable
+        check_one : callable
+            `check_one(method, instance, tol, index, **options)` gives None where the property
+            does not apply, else (violation, counterexample or None), as `violation` does.
+        tol : float
+        collect : list, optional
+            Receives every counterexample.
+        **options
+            Passed to `check_one`.
+
+        Returns
+        -------
+        Verdict
+        """
         method = self.method.of(method)
         checked = violated = 0
         worst, example = 0.0, None

@@ -88,8 +88,19 @@ RULE_KEYS = ("id", "where", "claim", "paper", "values", "test", "direction", "ci
 
 
 def fingerprint(papers):
-    """A hash of claims-table papers' rules and words (each claim's RULE_KEYS, each paper's
-    shared values), 16 hex digits: drfbench.claims.fingerprint."""
+    """A hash of claims-table papers' rules and words: drfbench.claims.fingerprint.
+
+    Parameters
+    ----------
+    papers : list of dict
+        The claims table's papers; each claim's RULE_KEYS and each paper's shared values are
+        hashed.
+
+    Returns
+    -------
+    str
+        16 hex digits.
+    """
     rules = [{"id": p["id"], "values": p.get("values"),
               "claims": [{k: c[k] for k in RULE_KEYS if k in c}
                          for s in p["sections"] for c in s["claims"]]}
@@ -100,10 +111,17 @@ def fingerprint(papers):
 
 @cache
 def claims_table():
-    """The fingerprint of the claims table in the source tree drfbench runs from (see
-    PROVENANCE), once per process (a process is one run of one table); empty outside a
-    checkout. Read by libyaml's parser, unchecked (drfbench.claims.load checks the table,
-    and its fingerprint is this one: tests/test_claims.py): a stamp takes milliseconds."""
+    """The fingerprint of the claims table in the source tree drfbench runs from.
+
+    Taken once per process (a process is one run of one table; see PROVENANCE). Read by
+    libyaml's parser, unchecked (drfbench.claims.load checks the table, and its fingerprint is
+    this one: tests/test_claims.py): a stamp takes milliseconds.
+
+    Returns
+    -------
+    str
+        `fingerprint` of reference/claims/; empty outside a checkout.
+    """
     import yaml
     root = Path(__file__).resolve().parents[1] / "reference" / "claims"
     papers = [yaml.load(f.read_text(encoding="utf-8-sig"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -113,8 +131,16 @@ def claims_table():
 
 @cache
 def git_commit():
-    """The commit of the source tree drfbench runs from (see PROVENANCE), looked up once
-    per process: a process is one run of one commit."""
+    """The commit of the source tree drfbench runs from (see PROVENANCE).
+
+    Looked up once per process: a process is one run of one commit.
+
+    Returns
+    -------
+    str
+        40 hex digits, "-dirty" appended if tracked files were modified; "unknown" outside a
+        checkout.
+    """
     root = Path(__file__).resolve().parents[1]
     try:
         head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
@@ -128,9 +154,21 @@ def git_commit():
 
 
 def stamp(isa=None):
-    """The provenance columns for a row measured now, with kernel variant `isa` (default:
-    the one drfbench.allocate would pick; NO_KERNEL for a result no kernel made). Loads the
-    kernels, so call it after the OpenMP environment is set."""
+    """The provenance columns for a row measured now.
+
+    Loads the kernels, so call it after the OpenMP environment is set.
+
+    Parameters
+    ----------
+    isa : str, optional
+        The kernel variant (default: the one drfbench.allocate would pick; NO_KERNEL for a
+        result no kernel made).
+
+    Returns
+    -------
+    dict
+        PROVENANCE's columns, by name, in their order.
+    """
     from . import _isa
     from ._machine import cpu_info
     variant, openmp, flags = NO_KERNEL, "", ""
@@ -160,11 +198,19 @@ def stamp(isa=None):
 
 
 class Rows(Sequence):
-    """Tidy rows produced as they are read: `source` is a list of dicts, or a function
-    returning a fresh iterator of them (a large result's: its rows are then never all held,
-    each is made as the writer or the reader takes it); `columns` (a dict) are added to
-    every row. Iterate it (again and again), or take len() and items like a list's (each
-    walks the rows up to it); two are equal when their rows are."""
+    """Tidy rows produced as they are read.
+
+    Iterate it (again and again), or take len() and items like a list's (each walks the rows
+    up to it); two are equal when their rows are.
+
+    Parameters
+    ----------
+    source : list of dict or callable
+        The rows, or a function returning a fresh iterator of them (a large result's: its
+        rows are then never all held, each is made as the writer or the reader takes it).
+    columns : dict, optional
+        Columns added to every row.
+    """
 
     def __init__(self, source, columns=None):
         self._source = source if callable(source) else list(source)
@@ -205,20 +251,55 @@ class Rows(Sequence):
 
 
 def stamped(rows, isa=None, **columns):
-    """`rows` (a list of dicts, or a function returning a fresh iterator of them: see
-    `Rows`) with `columns` added to each, then the provenance stamp of kernel variant
-    `isa` (see `stamp`), taken once, now: what every result's rows(**columns) returns."""
+    """`rows` with `columns` and the provenance stamp added: what a result's rows() returns.
+
+    Parameters
+    ----------
+    rows : list of dict or callable
+        The rows, or a function returning a fresh iterator of them (see `Rows`).
+    isa : str, optional
+        The kernel variant of the stamp (see `stamp`), taken once, now.
+    **columns
+        Columns added to every row.
+
+    Returns
+    -------
+    Rows
+    """
     return Rows(rows, {**columns, **stamp(isa)})
 
 
 def columns_of(rows):
-    """Every key of `rows`, in the order first seen."""
+    """Every key of `rows`, in the order first seen.
+
+    Parameters
+    ----------
+    rows : iterable of dict
+
+    Returns
+    -------
+    list of str
+    """
     return list(dict.fromkeys(itertools.chain.from_iterable(rows)))
 
 
 def format_of(path):
-    """The format a results file named `path` is written in (FORMATS, by the name's
-    ending); a ValueError naming the formats accepted for any other name."""
+    """The format a results file named `path` is written in (FORMATS, by the name's ending).
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    str
+        One of FORMATS' values: "csv", "csv.gz", "json", "jsonl".
+
+    Raises
+    ------
+    ValueError
+        Any other name, naming the formats accepted.
+    """
     name = Path(path).name.lower()
     for ending in sorted(FORMATS, key=len, reverse=True):
         if name.endswith(ending) and len(name) > len(ending):
@@ -228,9 +309,21 @@ def format_of(path):
 
 
 def escaped(value):
-    """A CSV cell as written: text that a spreadsheet would run as a formula (it starts
-    with FORMULA_STARTS and is not a number, as "-1.5" is) behind a single quote, the
-    OWASP rule for CSV injection; anything else as it is."""
+    """A CSV cell as written.
+
+    Text that a spreadsheet would run as a formula (it starts with FORMULA_STARTS and is not
+    a number, as "-1.5" is) goes behind a single quote, the OWASP rule for CSV injection;
+    anything else is as it is.
+
+    Parameters
+    ----------
+    value : object
+        The cell.
+
+    Returns
+    -------
+    object
+    """
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         try:
             float(value)
@@ -250,16 +343,36 @@ def _json_value(value):
 
 
 def write(rows, path, columns=None):
-    """Write `rows` (dicts, or any iterable of them: a result's `Rows` is written as it is
-    produced, one row held at a time) to `path` in the format its name says (format_of:
-    CSV, gzip-compressed CSV, a JSON array, JSON lines), atomically: into a temporary file
-    beside it, then renamed over it, so that a reader (or an interrupted run) never sees
-    half a file. The file gets the mode any new file gets (the umask's). The columns are
-    `columns`, else every key of held rows (a list, a Rows not streamed), else the first
-    row's keys (a later row with another key is refused); a key missing from a row is
-    written empty (null in JSON); text cells but the stamp's are escaped (`escaped`) in
-    CSV. Every row must carry the provenance stamp; no rows: an empty file ("[]" in
-    JSON). Returns the path."""
+    """Write rows to `path` in the format its name says, atomically.
+
+    Into a temporary file beside it, then renamed over it, so that a reader (or an
+    interrupted run) never sees half a file. The file gets the mode any new file gets (the
+    umask's). A key missing from a row is written empty (null in JSON); text cells but the
+    stamp's are escaped (`escaped`) in CSV. No rows: an empty file ("[]" in JSON).
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        Every row carrying the provenance stamp; a result's `Rows` is written as it is
+        produced, one row held at a time.
+    path : str or Path
+        The file; its name's ending says the format (`format_of`: CSV, gzip-compressed CSV,
+        a JSON array, JSON lines).
+    columns : list of str, optional
+        The columns, in order (default: every key of held rows, a list or a Rows not
+        streamed; else the first row's keys).
+
+    Returns
+    -------
+    Path
+        `path`.
+
+    Raises
+    ------
+    ValueError
+        A name of no format, a row lacking a provenance column, or one with a column the
+        first row has not (when the columns were the first row's).
+    """
     refuse_special(path)        # what it is first: /dev/null is a device, not a format
     kind = format_of(path)
     if columns is None and isinstance(rows, Sequence) and not getattr(rows, "streamed", False):
@@ -341,8 +454,17 @@ def _writer(f, kind, columns):
 
 
 def read_rows(path):
-    """The rows of a results CSV (gzip-compressed where its name ends in .gz) as dicts of
-    strings (no pandas needed)."""
+    """The rows of a results CSV as dicts of strings (no pandas needed).
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV, gzip-compressed where its name ends in .gz.
+
+    Returns
+    -------
+    list of dict
+    """
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", newline="") as f:
         return [{**dict.fromkeys(ADDED, ""), **row} for row in csv.DictReader(f)]
@@ -356,8 +478,22 @@ def _header(path):
 
 
 def read(path):
-    """A results CSV as a pandas DataFrame, checked to carry the provenance columns; an
-    empty file gives an empty DataFrame."""
+    """A results CSV as a pandas DataFrame, checked to carry the provenance columns.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    pandas.DataFrame
+        Empty for an empty file.
+
+    Raises
+    ------
+    ValueError
+        The file lacks a provenance column.
+    """
     import pandas as pd
     path = Path(path)
     if path.stat().st_size == 0:
@@ -374,8 +510,20 @@ def read(path):
 
 
 def gather(inputs, out):
-    """Concatenate the results CSVs `inputs` into `out` (the union of their columns), one
-    file held at a time."""
+    """Concatenate results CSVs into one (the union of their columns), one file held at a time.
+
+    Parameters
+    ----------
+    inputs : list of str or Path
+        The CSVs.
+    out : str or Path
+        The file written (see `write`).
+
+    Returns
+    -------
+    Path
+        `out`.
+    """
     columns = list(dict.fromkeys(itertools.chain.from_iterable(_header(p) for p in inputs)))
     columns += [c for c in ADDED if inputs and c not in columns]
     return write(itertools.chain.from_iterable(read_rows(p) for p in inputs), out,

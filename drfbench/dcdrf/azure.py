@@ -60,7 +60,19 @@ ACTIVE_RULE = "paper"    # max >= 3 avg or max >= avg + 10, as the paper states 
 
 
 class States(NamedTuple):
-    """Per (interval, VM) booleans, intervals as rows and VMs as columns."""
+    """Per (interval, VM) booleans, intervals as rows and VMs as columns.
+
+    Attributes
+    ----------
+    valid : pandas.DataFrame
+        Both values present.
+    active : pandas.DataFrame
+        Becomes active (the paper's rule).
+    idle : pandas.DataFrame
+        Becomes idle (the proxy).
+    both_valid : pandas.DataFrame
+        Valid in t-1 and t: the idle proxy's denominator.
+    """
     valid: pd.DataFrame        # both values present
     active: pd.DataFrame       # becomes active (the paper's rule)
     idle: pd.DataFrame         # becomes idle (the proxy)
@@ -68,8 +80,18 @@ class States(NamedTuple):
 
 
 def read_cpu(data):
-    """(cpu_max, cpu_avg): the vendored sample under the data directory `data`, as
-    DataFrames of CPU % (rows: intervals, columns: VMs; missing values NaN)."""
+    """The vendored sample under a data directory, as DataFrames of CPU % (rows: intervals,
+    columns: VMs; missing values NaN).
+
+    Parameters
+    ----------
+    data : str or Path
+        The data directory.
+
+    Returns
+    -------
+    cpu_max, cpu_avg : pandas.DataFrame
+    """
     frames = []
     for kind in ("max", "avg"):
         path = Path(data) / FILES[kind]
@@ -84,8 +106,18 @@ def read_cpu(data):
 
 
 def states(cpu_max, cpu_avg):
-    """States: which VM becomes active (the paper's rule) or idle (the proxy) in which
-    interval, and which (VM, interval) samples count (see the module's docstring)."""
+    """Which VM becomes active (the paper's rule) or idle (the proxy) in which interval, and
+    which (VM, interval) samples count (see the module's docstring).
+
+    Parameters
+    ----------
+    cpu_max, cpu_avg : pandas.DataFrame
+        `read_cpu`'s.
+
+    Returns
+    -------
+    States
+    """
     cpu_max, cpu_avg = pd.DataFrame(cpu_max), pd.DataFrame(cpu_avg)
     valid = cpu_max.notna() & cpu_avg.notna()
     active = valid & ((cpu_max >= BURST_RATIO * cpu_avg) | (cpu_max >= cpu_avg + BURST_POINTS))
@@ -98,9 +130,20 @@ def states(cpu_max, cpu_avg):
 
 
 def fractions(s):
-    """Per interval (index as the sample's): vms, active_vms, active_fraction, idle_vms,
-    idle_base_vms, idle_fraction, active_or_idle_fraction; the first interval's idle and
-    active-or-idle fractions NaN (no predecessor)."""
+    """Per interval (index as the sample's), the VMs becoming active or idle and their
+    fractions.
+
+    Parameters
+    ----------
+    s : States
+
+    Returns
+    -------
+    pandas.DataFrame
+        vms, active_vms, active_fraction, idle_vms, idle_base_vms, idle_fraction,
+        active_or_idle_fraction; the first interval's idle and active-or-idle fractions NaN
+        (no predecessor).
+    """
     vms = s.valid.sum(axis=1)
     base = s.both_valid.sum(axis=1)
     frac = pd.DataFrame({
@@ -115,11 +158,22 @@ def fractions(s):
 
 
 def window_p95(frac, window=WINDOW):
-    """One row per complete, non-overlapping window of `window` consecutive intervals (a
-    tail shorter than `window` is left out): window, first_interval, last_interval
-    (positions), intervals, and the 95th percentile over the window's intervals of each
-    fraction (NaN entries left out; pandas' linear interpolation): active_p95, idle_p95,
-    active_or_idle_p95."""
+    """One row per complete, non-overlapping window of `window` consecutive intervals (a tail
+    shorter than `window` is left out).
+
+    Parameters
+    ----------
+    frac : pandas.DataFrame
+        `fractions`'.
+    window : int
+
+    Returns
+    -------
+    pandas.DataFrame
+        window, first_interval, last_interval (positions), intervals, and the 95th
+        percentile over the window's intervals of each fraction (NaN entries left out;
+        pandas' linear interpolation): active_p95, idle_p95, active_or_idle_p95.
+    """
     out = []
     for k, start in enumerate(range(0, len(frac) - window + 1, window)):
         w = frac.iloc[start:start + window]
@@ -132,10 +186,23 @@ def window_p95(frac, window=WINDOW):
 
 
 def table(data, window=WINDOW):
-    """Tidy rows (COLUMNS, stamped): one per interval of the sample under `data` (level
-    "interval": its position, the window it falls in, empty past the last complete one,
-    and its counts and fractions) and one per window (level "window": its span and the
-    95th percentiles)."""
+    """Fig. 2's fractions of Azure VMs becoming active or idle, as tidy rows (COLUMNS, stamped).
+
+    One row per interval of the sample (level "interval": its position, the window it falls
+    in, empty past the last complete one, and its counts and fractions) and one per window
+    (level "window": its span and the 95th percentiles).
+
+    Parameters
+    ----------
+    data : str or Path
+        The data directory holding the vendored sample.
+    window : int
+        Intervals per window.
+
+    Returns
+    -------
+    drfbench.rows.Rows
+    """
     frac = fractions(states(*read_cpu(data)))
     per_window = window_p95(frac, window)
     complete = len(per_window) * window

@@ -132,15 +132,35 @@ def legend(columns):
 
 def peak_rss_mib():
     """The process's peak resident memory so far, MiB (ru_maxrss: KiB on Linux, bytes on
-    macOS)."""
+    macOS).
+
+    Returns
+    -------
+    float
+    """
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024
 
 
 def floors(demands, threads, repeats, isa=None):
-    """Medians over `repeats` of drfbench/dcdrf/floor.pyx's two floors on CSR `demands`, seconds:
-    one streaming pass over the non-zeros, and one pass adding each into its resource's
-    sum (the least work of exact EDRF)."""
+    """Medians over `repeats` of drfbench/dcdrf/floor.pyx's two floors on CSR demands.
+
+    Parameters
+    ----------
+    demands : scipy.sparse CSR matrix
+    threads : int
+    repeats : int
+    isa : str, optional
+        The kernels' variant.
+
+    Returns
+    -------
+    stream : float
+        Seconds of one streaming pass over the non-zeros.
+    scatter : float
+        Seconds of one pass adding each into its resource's sum (the least work of exact
+        EDRF).
+    """
     kernels = _isa.kernels(isa).floor
     stream = statistics.median(kernels.stream_sum(demands.data, threads)[1]
                                for _ in range(repeats))

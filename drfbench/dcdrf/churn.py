@@ -70,11 +70,26 @@ def _interval(value, name):
 class Schedule:
     """What changes in which control interval (intervals are numbered from 1).
 
-    churn_fraction of the tenants change each entry by up to +-churn_magnitude (relative)
-    in every interval from churn_start on; at each interval of shift_at, shift_fraction
-    of the tenants change each entry by up to +-shift_magnitude; deadline_changes is a
-    tuple of (interval, factor): from that interval on the deadline is factor times the
-    base deadline (factor 1 before the first change).
+    Parameters
+    ----------
+    churn_fraction : float
+        The fraction of the tenants that change each entry by up to `+-churn_magnitude`
+        (relative) in every interval from `churn_start` on.
+    churn_magnitude : float
+    churn_start : int
+    shift_at : tuple of int
+        At each of these intervals, `shift_fraction` of the tenants change each entry by up
+        to `+-shift_magnitude`.
+    shift_fraction : float
+    shift_magnitude : float
+    deadline_changes : tuple of (int, float)
+        (interval, factor): from that interval on the deadline is factor times the base
+        deadline (factor 1 before the first change).
+
+    Raises
+    ------
+    ValueError
+        A malformed shift_at or deadline_changes, naming it.
     """
     churn_fraction: float = 0.0
     churn_magnitude: float = 0.0
@@ -113,8 +128,18 @@ class Schedule:
 
     @classmethod
     def paper(cls, **overrides):
-        """Section 5.6: 5% of tenants by 5% each interval, half by 50% at interval 30,
-        deadline x1.25 from interval 50 and back at 70 (8 s -> 10 s -> 8 s)."""
+        """Section 5.6: 5% of tenants by 5% each interval, half by 50% at interval 30, deadline
+        x1.25 from interval 50 and back at 70 (8 s -> 10 s -> 8 s).
+
+        Parameters
+        ----------
+        **overrides
+            Fields set otherwise.
+
+        Returns
+        -------
+        Schedule
+        """
         settings = dict(churn_fraction=0.05, churn_magnitude=0.05, shift_at=(30,),
                         shift_fraction=0.5, shift_magnitude=0.5,
                         deadline_changes=((50, 1.25), (70, 1.0)))
@@ -153,7 +178,16 @@ class Schedule:
 
 @dataclass(frozen=True)
 class Change:
-    """What `Churn.apply` did: event names and the sorted indices of the changed tenants."""
+    """What `Churn.apply` did.
+
+    Attributes
+    ----------
+    interval : int
+    events : tuple of str
+        Event names.
+    tenants : numpy.ndarray
+        The sorted indices of the changed tenants.
+    """
     interval: int
     events: tuple
     tenants: np.ndarray
@@ -186,9 +220,19 @@ def perturb_rows(demands, tenants, magnitude, rng):
 class Churn:
     """Applies a `Schedule` to a CSR demand matrix in place, one interval at a time.
 
-    demands: scipy.sparse CSR (matrix or array) with float data in (0, 1], e.g.
-    `Workload.demands`; its data array is modified in place, its index arrays never.
-    seed: integer >= 0; interval j's draws depend only on (seed, j).
+    Parameters
+    ----------
+    demands : scipy.sparse CSR matrix or array
+        Float data in (0, 1], e.g. `Workload.demands`; its data array is modified in place,
+        its index arrays never.
+    schedule : Schedule
+    seed : int
+        `>= 0`; interval j's draws depend only on (seed, j).
+
+    Raises
+    ------
+    ValueError
+        Demands that are not float32/float64 CSR, a bad schedule or seed.
     """
 
     def __init__(self, demands, schedule: Schedule, seed: int = 0):
@@ -211,7 +255,17 @@ class Churn:
         return np.sort(rng.choice(n, size=k, replace=False)), rng
 
     def apply(self, interval) -> Change:
-        """Make the demand changes scheduled for the start of `interval` (>= 1)."""
+        """Make the demand changes scheduled for the start of `interval`.
+
+        Parameters
+        ----------
+        interval : int
+            `>= 1`.
+
+        Returns
+        -------
+        Change
+        """
         interval = _interval(interval, "interval")
         s = self.schedule
         events = s.events(interval)

@@ -139,6 +139,28 @@ class EpsilonController:
     `convergence_bound()` gives the number of intervals within which the search
     settles on stable input whose outcome is monotone in epsilon (every epsilon at or
     above some threshold finishes, every one below times out).
+
+    Parameters
+    ----------
+    eps_min, eps_max : float
+        The bounds on epsilon, `0 < eps_min < eps_max < 1`.
+    start : float
+        raise(0), in [eps_min, eps_max].
+    initial : float
+        The first interval's epsilon: 0 (line 2) or in [eps_min, eps_max].
+    growth : float
+        The fast start's first factor, `> 1`.
+    resolution : float
+        The settled window's hi / lo, `> 1`.
+    hold : int
+        Settled: hi runs this many times before lo is probed.
+    patience : int
+        A stale end is believed after this many times in a row.
+
+    Raises
+    ------
+    ValueError
+        A value out of its bounds, naming it.
     """
 
     def __init__(self, *, eps_min=EPS_MIN, eps_max=EPS_MAX, start=EPS_START, initial=0.0,
@@ -201,8 +223,17 @@ class EpsilonController:
         return self.phase in SETTLED_PHASES
 
     def update(self, timed_out):
-        """Record the outcome of running `epsilon`; return the epsilon for the next
-        interval (raise() on a timeout, lower() otherwise)."""
+        """Record the outcome of running `epsilon`; return the epsilon for the next interval
+        (raise() on a timeout, lower() otherwise).
+
+        Parameters
+        ----------
+        timed_out : bool
+
+        Returns
+        -------
+        float
+        """
         e = self.epsilon
         if timed_out:
             self.epsilon = self._raise(e)
@@ -314,7 +345,12 @@ class EpsilonController:
 
 
 def default_baseline():
-    """The exact method each interval is compared with (drfbench.dcdrf.BASELINE)."""
+    """The exact method each interval is compared with (drfbench.dcdrf.BASELINE).
+
+    Returns
+    -------
+    str
+    """
     return BASELINE
 
 
@@ -324,7 +360,12 @@ def _threads_for(method, threads):
 
 
 def tunable_methods():
-    """The registered methods the controller can tune: those that take epsilon."""
+    """The registered methods the controller can tune: those that take epsilon.
+
+    Returns
+    -------
+    tuple of str
+    """
     return tuple(m for m in api.methods(takes=DEMANDS)
                  if api.method_info(m).takes_option("epsilon"))
 
@@ -335,26 +376,54 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     """Run DC-DRF's outer loop for `n_intervals` control intervals; return one dict per
     interval.
 
-    demands: a `drfbench.dcdrf.workloads.Workload` (its weights are used unless `weights` is
-        given) or CSR demands, float32 or float64 data in (0, 1]; when `schedule`
-        changes demands, their data array is modified in place.
-    deadline: base wall-clock deadline in seconds, or max_rounds: base round budget
-        (exactly one of the two); the schedule's deadline factors multiply it (round
-        budgets are rounded, at least 1).
-    controller: an `EpsilonController` (default: a fresh one with default settings);
-        it is used as is, not reset, so a run can continue another.
-    method: the DC-DRF method run each interval ('dcdrf' or 'sdcdrf').
-    schedule: a `drfbench.dcdrf.churn.Schedule` (default: stable input); seed: its seed.
-    baseline: exact method for the metrics ('auto': `default_baseline()`), or None to
-        skip them (metrics NaN). It runs again only when the demands have changed.
-    on_row: called with each row as soon as it is complete (progress lines).
+    Parameters
+    ----------
+    demands : Workload or scipy.sparse CSR matrix
+        A `drfbench.dcdrf.workloads.Workload` (its weights are used unless `weights` is
+        given) or CSR demands, float32 or float64 data in (0, 1]; when `schedule` changes
+        demands, their data array is modified in place.
+    n_intervals : int
+    deadline : float, optional
+        Base wall-clock deadline in seconds; exactly one of it and `max_rounds`. The
+        schedule's deadline factors multiply it.
+    max_rounds : int, optional
+        Base round budget; the schedule's deadline factors multiply it (rounded, at least 1).
+    controller : EpsilonController, optional
+        Default: a fresh one with default settings; it is used as is, not reset, so a run
+        can continue another.
+    method : str
+        The DC-DRF method run each interval ('dcdrf' or 'sdcdrf').
+    threads : int, optional
+        OpenMP threads, as drfbench.allocate takes them.
+    weights : array_like, optional
+        Per tenant, as drfbench.allocate takes them.
+    schedule : Schedule, optional
+        A `drfbench.dcdrf.churn.Schedule` (default: stable input).
+    seed : int
+        The schedule's seed.
+    baseline : str or None
+        Exact method for the metrics ('auto': `default_baseline()`), or None to skip them
+        (metrics NaN). It runs again only when the demands have changed.
+    on_row : callable, optional
+        Called with each row as soon as it is complete (progress lines).
+    first_interval : int
+        The first interval's number.
 
-    Row: interval, events ('churn;shift;deadline' as they happen, '' otherwise),
-    changed_tenants, mode ('seconds' or 'rounds'), deadline (seconds or rounds), epsilon,
-    phase, window_lo, window_hi (the search window when epsilon was chosen), elapsed (the
-    kernel's own seconds), rounds, timed_out, utilization_ratio, fairness,
-    shortfall_worst (against the exact allocation of the same interval's demands),
-    baseline, baseline_rounds, baseline_elapsed, next_epsilon.
+    Returns
+    -------
+    list of dict
+        One row per interval: interval, events ('churn;shift;deadline' as they happen, ''
+        otherwise), changed_tenants, mode ('seconds' or 'rounds'), deadline (seconds or
+        rounds), epsilon, phase, window_lo, window_hi (the search window when epsilon was
+        chosen), elapsed (the kernel's own seconds), rounds, timed_out, utilization_ratio,
+        fairness, shortfall_worst (against the exact allocation of the same interval's
+        demands), baseline, baseline_rounds, baseline_elapsed, next_epsilon.
+
+    Raises
+    ------
+    ValueError
+        Not exactly one of deadline and max_rounds, a method without epsilon, a baseline
+        that is not exact, demands that are not canonical CSR, a bad controller or schedule.
     """
     if hasattr(demands, "demands") and hasattr(demands, "weights"):   # a Workload
         weights = demands.weights if weights is None else weights
@@ -432,9 +501,23 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
 
 
 def converged_epsilon(rows, last=CONVERGED_LAST):
-    """The epsilon a run converged to: the median of the epsilons of its last `last`
-    intervals that finished inside the deadline (NaN if none finished). In the settled
-    oscillation these are the window's upper end, the epsilon that just finishes."""
+    """The epsilon a run converged to: the median of the epsilons of its last `last` intervals
+    that finished inside the deadline.
+
+    In the settled oscillation these are the window's upper end, the epsilon that just
+    finishes.
+
+    Parameters
+    ----------
+    rows : list of dict
+        `run_intervals`' rows.
+    last : int
+
+    Returns
+    -------
+    float
+        NaN if none finished.
+    """
     last = check.positive_int(last, "last", allow_none=False)
     done = [r["epsilon"] for r in rows if not r["timed_out"]][-last:]
     return statistics.median(done) if done else math.nan
@@ -455,14 +538,37 @@ def _segment(rows, at):
 
 
 def settle_intervals(rows, at, band=SETTLE_BAND, last=CONVERGED_LAST):
-    """Intervals the search took to settle after a change at interval `at` (or after
-    the start, at=1): the classic settling time. The segment runs from `at` up to the
-    next abrupt change (a 'shift' or 'deadline' event) or the end of the run; v is the
-    epsilon it converged to (`converged_epsilon` of the segment); the result is the
-    smallest s >= 0 such that every epsilon of intervals at + s to the segment's end
-    lies within [v / band, v * band]. 0: the change was absorbed without leaving the
-    band. The band, resolution^2 by default, holds the settled oscillation between
-    hi = v and lo = v / resolution and one slide of the window by a timing blip."""
+    """Intervals the search took to settle after a change at interval `at` (or after the
+    start, at=1): the classic settling time.
+
+    The segment runs from `at` up to the next abrupt change (a 'shift' or 'deadline' event)
+    or the end of the run; v is the epsilon it converged to (`converged_epsilon` of the
+    segment). The band, `resolution**2` by default, holds the settled oscillation between
+    hi = v and lo = v / resolution and one slide of the window by a timing blip.
+
+    Parameters
+    ----------
+    rows : list of dict
+        `run_intervals`' rows.
+    at : int
+    band : float
+        At least 1.
+    last : int
+        As `converged_epsilon` takes it.
+
+    Returns
+    -------
+    int or None
+        The smallest `s >= 0` such that every epsilon of intervals at + s to the segment's
+        end lies within [v / band, v * band]; 0: the change was absorbed without leaving the
+        band; None when the segment converged to nothing (no interval finished) or never
+        entered the band.
+
+    Raises
+    ------
+    ValueError
+        A band below 1.
+    """
     band = check.real(band, "band", finite=True)
     if band < 1:
         raise ValueError(f"band must be at least 1, got {band}")
@@ -478,12 +584,25 @@ def settle_intervals(rows, at, band=SETTLE_BAND, last=CONVERGED_LAST):
 
 
 def resettle_intervals(rows, at):
-    """Intervals from a change at interval `at` until the search is settled again: 0 if
-    every interval from `at` to the next abrupt change (or the end) ran in a settled
-    phase; otherwise j - at for the first settled interval j after the first unsettled
-    one; None if it never settled again. Unlike `settle_intervals`, it needs no
-    converged value, and it counts from the first disturbance after the change, which
-    on a noisy machine may be a timing blip rather than the change itself."""
+    """Intervals from a change at interval `at` until the search is settled again.
+
+    Unlike `settle_intervals`, it needs no converged value, and it counts from the first
+    disturbance after the change, which on a noisy machine may be a timing blip rather than
+    the change itself.
+
+    Parameters
+    ----------
+    rows : list of dict
+        `run_intervals`' rows.
+    at : int
+
+    Returns
+    -------
+    int or None
+        0 if every interval from `at` to the next abrupt change (or the end) ran in a
+        settled phase; otherwise j - at for the first settled interval j after the first
+        unsettled one; None if it never settled again.
+    """
     segment = _segment(rows, at)
     settled = [r["phase"] in SETTLED_PHASES for r in segment]
     if all(settled):

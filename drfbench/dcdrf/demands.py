@@ -66,10 +66,19 @@ class AllocationResult:
     isa: str
 
     def rows(self, **columns):
-        """Tidy rows, one per tenant: the run's method, epsilon, threads, rounds, elapsed
-        and timed_out, then the tenant (its index), its level and its dominant share
-        max_r A_ir (`share`), with `columns` added, stamped with the variant that ran
-        (drfbench.rows)."""
+        """Tidy rows, one per tenant: the run's method, epsilon, threads, rounds, elapsed and
+        timed_out, then the tenant (its index), its level and its dominant share max_r A_ir
+        (`share`), stamped with the variant that ran (drfbench.rows).
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         run = {"method": self.method, "epsilon": self.epsilon, "threads": self.threads,
                "rounds": self.rounds, "elapsed": self.elapsed, "timed_out": self.timed_out}
         share = self.allocation.max(axis=1).toarray().ravel()

@@ -64,9 +64,23 @@ COLUMNS = ("check", "epsilon", "tenants", "resources", "demanded", "seed", "inst
 # ------------------------------------------------------------------------------ instances
 
 def random_instances(count, seed=0, *, users=(2, 5), resources=(2, 4), zeros=0.3):
-    """`count` small instances (a list of per-task demand arrays, entries in [0, 1], every
-    row with some demand): uniform on [0.01, 1], or on the grid k/8 (for ties) in a quarter
-    of them; each entry zero with probability `zeros`."""
+    """`count` small instances: uniform on [0.01, 1], or on the grid k/8 (for ties) in a quarter
+    of them.
+
+    Parameters
+    ----------
+    count : int
+    seed : int
+    users, resources : tuple of int
+        (low, high) bounds of the sizes.
+    zeros : float
+        Each entry is zero with this probability.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Per-task demand arrays, entries in [0, 1], every row with some demand.
+    """
     rng = np.random.default_rng([seed, 31])
     out = []
     for _ in range(count):
@@ -82,10 +96,24 @@ def random_instances(count, seed=0, *, users=(2, 5), resources=(2, 4), zeros=0.3
 
 
 def regular_instance(resources, rng, *, per_resource=4, demanded=4):
-    """A lemma instance: per_resource * resources tenants, each demanding `demanded`
-    resources (fewer where two draws coincide) with per-task demands uniform on [0.5, 1];
-    in each of the `demanded` draws every resource is picked by exactly `per_resource`
-    tenants, so every resource has about the same total demand whatever |R|."""
+    """A lemma instance: `per_resource * resources` tenants, each demanding `demanded`
+    resources (fewer where two draws coincide) with per-task demands uniform on [0.5, 1].
+
+    In each of the `demanded` draws every resource is picked by exactly `per_resource`
+    tenants, so every resource has about the same total demand whatever |R|.
+
+    Parameters
+    ----------
+    resources : int
+    rng : numpy.random.Generator
+    per_resource : int
+    demanded : int
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-task demands.
+    """
     n = per_resource * resources
     D = np.zeros((n, resources))
     for _ in range(demanded):
@@ -94,7 +122,19 @@ def regular_instance(resources, rng, *, per_resource=4, demanded=4):
 
 
 def tasks(D, A):
-    """Tasks each tenant runs: min over its demanded resources of A_ir / D_ir."""
+    """Tasks each tenant runs: min over its demanded resources of `A_ir / D_ir`.
+
+    Parameters
+    ----------
+    D : numpy.ndarray
+        Per-task demands.
+    A : numpy.ndarray
+        The allocation.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     ratio = np.divide(A, D, out=np.full_like(A, np.inf), where=D > 0)
     return ratio.min(axis=1)
 
@@ -102,8 +142,21 @@ def tasks(D, A):
 # ------------------------------------------------------------------------------ the checks
 
 def pareto_epsilon(instances, epsilon):
-    """The pareto_epsilon row's counts: (checked, violated, worst, exact_violated), worst
-    the largest over tenants of the smallest free fraction among their resources."""
+    """The pareto_epsilon row's counts.
+
+    Parameters
+    ----------
+    instances : list of numpy.ndarray
+        Per-task demand arrays (`random_instances`).
+    epsilon : float
+
+    Returns
+    -------
+    checked, violated : int
+    worst : float
+        The largest over tenants of the smallest free fraction among their resources.
+    exact_violated : int
+    """
     violated = exact = 0
     worst = 0.0
     for D in instances:
@@ -120,8 +173,24 @@ def pareto_epsilon(instances, epsilon):
 
 
 def strategy_proofness_epsilon(instances, epsilon, seed=0, random_misreports=4):
-    """The strategy_proofness_epsilon row's counts: (checked, violated, worst,
-    exact_violated), worst the largest gain of a misreport in the liar's dominant share."""
+    """The strategy_proofness_epsilon row's counts.
+
+    Parameters
+    ----------
+    instances : list of numpy.ndarray
+        Per-task demand arrays (`random_instances`).
+    epsilon : float
+    seed : int
+    random_misreports : int
+        Random reports per tenant (`drfbench.properties.misreports`).
+
+    Returns
+    -------
+    checked, violated : int
+    worst : float
+        The largest gain of a misreport in the liar's dominant share.
+    exact_violated : int
+    """
     violated = exact = 0
     worst = 0.0
     for index, D in enumerate(instances):
@@ -143,10 +212,25 @@ def strategy_proofness_epsilon(instances, epsilon, seed=0, random_misreports=4):
 
 
 def fairness_bound(instances, epsilon):
-    """The fairness_bound row's counts: (checked, violated, worst, worst_any): tenants
-    checked (short of EDRF, with an eps-exhausted resource whose tenants all desire more),
-    those above 1/(1 - eps), the largest ratio among them, the largest among all short
-    tenants (1 when none is short)."""
+    """The fairness_bound row's counts.
+
+    Parameters
+    ----------
+    instances : list of numpy.ndarray
+        Per-task demand arrays (`random_instances`).
+    epsilon : float
+
+    Returns
+    -------
+    checked : int
+        Tenants short of EDRF, with an eps-exhausted resource whose tenants all desire more.
+    violated : int
+        Those above `1/(1 - eps)`.
+    worst : float
+        The largest ratio among them.
+    worst_any : float
+        The largest among all short tenants (1 when none is short).
+    """
     bound = 1.0 / (1.0 - epsilon)
     checked = violated = 0
     worst = worst_any = 1.0
@@ -178,8 +262,20 @@ def _desired_more(D, free, r, epsilon):
 
 def fixed_mu_rounds(D, epsilon):
     """Iterations of Algorithm 2's inner loop with mu held at mu_1 (Lemma 3.1's first
-    assumption: line 17 never runs), the rest as literal.dcdrf; and c = min_r mu_1r /
-    max_r mu_1r over the demanded resources."""
+    assumption: line 17 never runs), the rest as literal.dcdrf.
+
+    Parameters
+    ----------
+    D : numpy.ndarray
+        Per-task demands.
+    epsilon : float
+
+    Returns
+    -------
+    rounds : int
+    c : float
+        `min_r mu_1r / max_r mu_1r` over the demanded resources.
+    """
     d, rho, N = literal.normalized(D)
     demanded = d > 0
     mu = (rho[N, None] * d[N]).sum(axis=0)                   # line 8, fixed
@@ -197,15 +293,42 @@ def fixed_mu_rounds(D, epsilon):
 
 
 def lemma_bound(c, epsilon):
-    """Lemma 3.1's bound: the loop ends before iteration 1 + log(c) / log(1 - eps)."""
+    """Lemma 3.1's bound: the loop ends before iteration `1 + log(c) / log(1 - eps)`.
+
+    Parameters
+    ----------
+    c : float
+        As `fixed_mu_rounds` gives it.
+    epsilon : float
+
+    Returns
+    -------
+    float
+    """
     return 1.0 + math.log(c) / math.log(1.0 - epsilon)
 
 
 def lemma_3_1(resources, epsilon, instances, seed=0, demanded=4):
-    """The lemma_3_1 row's values at |R| = resources: (checked, violated, worst_ratio,
-    worst, bound, c_min, rounds_fixed_mu, rounds_dcdrf, within_bound, rounds_edrf):
-    worst the fixed-mu rounds and bound the bound of the instance with the largest
-    ratio; rounds as the largest (DC-DRF, fixed mu) and the mean (EDRF)."""
+    """The lemma_3_1 row's values at |R| = resources.
+
+    Parameters
+    ----------
+    resources : int
+    epsilon : float
+    instances : int
+        `regular_instance`s checked.
+    seed : int
+    demanded : int
+        Resources each tenant demands.
+
+    Returns
+    -------
+    tuple
+        (checked, violated, worst_ratio, worst, bound, c_min, rounds_fixed_mu, rounds_dcdrf,
+        within_bound, rounds_edrf): worst the fixed-mu rounds and bound the bound of the
+        instance with the largest ratio; rounds as the largest (DC-DRF, fixed mu) and the
+        mean (EDRF).
+    """
     rng = np.random.default_rng([seed, resources, 3_1])
     ratios, bounds, fixed, cs, dc, edrf = [], [], [], [], [], []
     for _ in range(instances):
@@ -227,17 +350,49 @@ def lemma_3_1(resources, epsilon, instances, seed=0, demanded=4):
 # ------------------------------------------------------------------------------ the table
 
 def sparse_instances(count, seed=0):
-    """The fairness bound's instances: random_instances with 4-10 tenants, 4-8 resources
-    and 80% zero demands, where tenants often share a bottleneck that nobody else's
-    demand limits (the bound's premise is rare in denser instances)."""
+    """The fairness bound's instances: random_instances with 4-10 tenants, 4-8 resources and 80%
+    zero demands.
+
+    Tenants there often share a bottleneck that nobody else's demand limits (the bound's
+    premise is rare in denser instances).
+
+    Parameters
+    ----------
+    count : int
+    seed : int
+
+    Returns
+    -------
+    list of numpy.ndarray
+    """
     return random_instances(count, seed + 1, users=(4, 10), resources=(4, 8), zeros=0.8)
 
 
 def table(instances=100, bound_instances=600, seed=0, epsilons=(0.01, 0.1),
           resources=(16, 64, 256), lemma_instances=10, demanded=4, progress=None):
-    """Tidy rows (COLUMNS, stamped): one per check of the small instances and epsilon
-    (`instances` of random_instances; the fairness bound on `bound_instances` of
-    sparse_instances), and one per lemma size and epsilon."""
+    """§3's guarantees on small instances, as tidy rows (COLUMNS, stamped).
+
+    Parameters
+    ----------
+    instances : int
+        Small instances of random_instances, one row per check and epsilon.
+    bound_instances : int
+        Instances of sparse_instances for the fairness bound.
+    seed : int
+    epsilons : tuple of float
+    resources : tuple of int
+        The lemma's sizes, one row per size and epsilon.
+    lemma_instances : int
+        Instances per lemma size.
+    demanded : int
+        Resources each tenant demands in the lemma's instances.
+    progress : file, optional
+        A file progress lines are written to.
+
+    Returns
+    -------
+    drfbench.rows.Rows
+    """
     small = random_instances(instances, seed)
     sparse = sparse_instances(bound_instances, seed)
     rows = []

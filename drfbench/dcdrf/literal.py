@@ -17,7 +17,22 @@ SLACK = 1e-12
 
 
 def normalized(D, weights=None):
-    """d_ir = D_ir / max_r D_ir and rho_i = w_i / d_ir* = w_i (Table 1); rows with demand."""
+    """`d_ir = D_ir / max_r D_ir` and `rho_i = w_i / d_ir* = w_i` (Table 1).
+
+    Parameters
+    ----------
+    D : numpy.ndarray
+        Tenants x resources.
+    weights : array_like, optional
+
+    Returns
+    -------
+    d : numpy.ndarray
+        Zero on the rows without demand.
+    rho : numpy.ndarray
+    has_demand : numpy.ndarray
+        Which rows have demand.
+    """
     D = np.asarray(D, dtype=np.float64)
     peak = D.max(axis=1, initial=0.0)
     has_demand = peak > 0
@@ -28,7 +43,24 @@ def normalized(D, weights=None):
 
 
 def edrf(D, weights=None, max_rounds=None):
-    """Algorithm 1. Returns (A, z, rounds, timed_out); z_i is the sum of x_t while i was in S_t."""
+    """Algorithm 1.
+
+    Parameters
+    ----------
+    D : numpy.ndarray
+        Tenants x resources.
+    weights : array_like, optional
+    max_rounds : int, optional
+
+    Returns
+    -------
+    A : numpy.ndarray
+        The allocation.
+    z : numpy.ndarray
+        z_i is the sum of x_t while i was in S_t.
+    rounds : int
+    timed_out : bool
+    """
     d, rho, N = normalized(D, weights)
     n, m = d.shape
     t = 0                                                     # line 1
@@ -57,8 +89,25 @@ def edrf(D, weights=None, max_rounds=None):
 
 
 def dcdrf(D, weights=None, epsilon=0.0, max_rounds=None):
-    """Algorithm 2's inner loop (lines 5-23), with a round budget standing in for the
-    deadline of line 19. Returns (A, z, rounds, timed_out)."""
+    """Algorithm 2's inner loop (lines 5-23), with a round budget standing in for the deadline
+    of line 19.
+
+    Parameters
+    ----------
+    D : numpy.ndarray
+        Tenants x resources.
+    weights : array_like, optional
+    epsilon : float
+    max_rounds : int, optional
+
+    Returns
+    -------
+    A : numpy.ndarray
+        The allocation.
+    z : numpy.ndarray
+    rounds : int
+    timed_out : bool
+    """
     d, rho, N = normalized(D, weights)
     n, m = d.shape
     t = 0                                                     # line 5

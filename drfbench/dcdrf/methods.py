@@ -42,17 +42,59 @@ def _run_kernel(name, tolerant, matrix, weights, epsilon, deadline, max_rounds, 
 
 
 def run_edrf(spec, matrix, weights, **options):
-    """Algorithm 1 (drfbench/dcdrf/edrf.pyx): every round re-sums rho * d over the active tenants."""
+    """Algorithm 1 (drfbench/dcdrf/edrf.pyx): every round re-sums rho * d over the active tenants.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_kernel("edrf", False, matrix, weights, **options)
 
 
 def run_dcdrf(spec, matrix, weights, **options):
-    """Algorithm 2's inner loop (drfbench/dcdrf/dcdrf.pyx), for dcdrf and its configurations."""
+    """Algorithm 2's inner loop (drfbench/dcdrf/dcdrf.pyx), for dcdrf and its configurations.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_kernel("dcdrf", True, matrix, weights, **options)
 
 
 def run_edrf_event(spec, matrix, weights, **options):
-    """Exact EDRF as events (drfbench/dcdrf/edrf_event.pyx); with epsilon, DC-DRF's rounds."""
+    """Exact EDRF as events (drfbench/dcdrf/edrf_event.pyx); with epsilon, DC-DRF's rounds.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_kernel("edrf_event", True, matrix, weights, **options)
 
 

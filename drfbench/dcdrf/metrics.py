@@ -15,7 +15,17 @@ CHUNK = 1 << 22               # non-zeros per step where a float64 copy would be
 
 
 def dominant_shares(allocation):
-    """max_r A_ir per tenant (0 for tenants with no entries)."""
+    """`max_r A_ir` per tenant (0 for tenants with no entries).
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray or scipy.sparse matrix
+        Tenants x resources.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     A = sp.csr_array(allocation)
     shares = np.zeros(A.shape[0], dtype=np.float64)
     rows = np.flatnonzero(np.diff(A.indptr))
@@ -25,12 +35,34 @@ def dominant_shares(allocation):
 
 
 def utilization(allocation):
-    """Total allocation summed over all tenants and resources (Figure 8's quantity)."""
+    """Total allocation summed over all tenants and resources (Figure 8's quantity).
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray or scipy.sparse matrix
+        Tenants x resources.
+
+    Returns
+    -------
+    float
+    """
     return float(sp.csr_array(allocation).data.sum(dtype=np.float64))
 
 
 def utilization_ratio(allocation, baseline):
-    """utilization(allocation) / utilization(baseline): Figure 8's 'normalized to baseline'."""
+    """`utilization(allocation) / utilization(baseline)`: Figure 8's 'normalized to baseline'.
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray or scipy.sparse matrix
+        Tenants x resources.
+    baseline : numpy.ndarray or scipy.sparse matrix
+        The exact allocation it is measured against.
+
+    Returns
+    -------
+    float
+    """
     base = utilization(baseline)
     return utilization(allocation) / base if base > 0 else math.nan
 
@@ -45,32 +77,85 @@ def _paired_shares(allocation, baseline):
 
 
 def relative_deviation(allocation, baseline):
-    """(s_i - b_i) / b_i per tenant with b_i > 0, where s and b are the dominant shares of
-    the allocation and of the baseline."""
+    """`(s_i - b_i) / b_i` per tenant with `b_i > 0`, where s and b are the dominant shares of
+    the allocation and of the baseline.
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray or scipy.sparse matrix
+        Tenants x resources.
+    baseline : numpy.ndarray or scipy.sparse matrix
+        The exact allocation it is measured against.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     s, b = _paired_shares(allocation, baseline)
     return (s - b) / b
 
 
 def fairness(allocation, baseline):
-    """Standard deviation from the baseline (Figures 7 and 9 left, after FILO):
-    sqrt(mean_i (dev_i - mean(dev))^2) with dev_i = (s_i - b_i) / b_i the relative
-    deviation of tenant i's dominant share from its baseline share (population sd,
-    tenants with b_i > 0). Zero means every tenant got its baseline dominant share."""
+    """Standard deviation from the baseline (Figures 7 and 9 left, after FILO).
+
+    `sqrt(mean_i (dev_i - mean(dev))**2)` with `dev_i = (s_i - b_i) / b_i` the relative
+    deviation of tenant i's dominant share from its baseline share (population sd, tenants
+    with `b_i > 0`). Zero means every tenant got its baseline dominant share.
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray or scipy.sparse matrix
+        Tenants x resources.
+    baseline : numpy.ndarray or scipy.sparse matrix
+        The exact allocation it is measured against.
+
+    Returns
+    -------
+    float
+    """
     dev = relative_deviation(allocation, baseline)
     return float(dev.std()) if dev.size else math.nan
 
 
 def shortfall(allocation, baseline):
-    """Under-allocation per tenant: max(0, (b_i - s_i) / b_i), the fraction of its baseline
-    dominant share that a tenant did not get (0 for tenants at or above baseline)."""
+    """Under-allocation per tenant: `max(0, (b_i - s_i) / b_i)`, the fraction of its baseline
+    dominant share that a tenant did not get (0 for tenants at or above baseline).
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray or scipy.sparse matrix
+        Tenants x resources.
+    baseline : numpy.ndarray or scipy.sparse matrix
+        The exact allocation it is measured against.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     s, b = _paired_shares(allocation, baseline)
     return np.maximum((b - s) / b, 0.0)
 
 
 def shortfall_outliers(allocation, baseline, fraction=0.001):
-    """(worst, at_fraction): Figure 9 right. `worst` is the largest shortfall; `at_fraction`
-    the shortfall of the ceil(fraction * n)-th worst tenant, so that the given fraction of
-    tenants (0.1% by default: the paper's 1,000 of 1M) fall short by at least this much."""
+    """Figure 9 right: the largest shortfall, and the one a given fraction of tenants reach.
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray or scipy.sparse matrix
+        Tenants x resources.
+    baseline : numpy.ndarray or scipy.sparse matrix
+        The exact allocation it is measured against.
+    fraction : float
+        0.1% by default: the paper's 1,000 of 1M.
+
+    Returns
+    -------
+    worst : float
+        The largest shortfall.
+    at_fraction : float
+        The shortfall of the `ceil(fraction * n)`-th worst tenant, so that the given
+        fraction of tenants fall short by at least this much.
+    """
     u = shortfall(allocation, baseline)
     if u.size == 0:
         return math.nan, math.nan
@@ -80,7 +165,17 @@ def shortfall_outliers(allocation, baseline, fraction=0.001):
 
 def saturated_fraction(allocation):
     """Fraction of the demanded resources (columns with an entry) that are fully allocated,
-    i.e. whose total allocation is at least 1 - SATURATION_TOLERANCE."""
+    i.e. whose total allocation is at least `1 - SATURATION_TOLERANCE`.
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray or scipy.sparse matrix
+        Tenants x resources.
+
+    Returns
+    -------
+    float
+    """
     A = sp.csr_array(allocation)
     demanded = np.bincount(A.indices, minlength=A.shape[1]) > 0
     if not demanded.any():

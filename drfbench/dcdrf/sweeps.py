@@ -51,8 +51,22 @@ def workload_name(demand_profile, tenants, resources, seed):
 
 
 def parse_workload_name(name):
-    """PROFILE-TENANTSxRESOURCES-sSEED (workload_name's) as (profile, tenants, resources,
-    seed); a ValueError naming the expected form otherwise."""
+    """A workload's name, PROFILE-TENANTSxRESOURCES-sSEED (workload_name's), read back.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    profile : str
+    tenants, resources, seed : int
+
+    Raises
+    ------
+    ValueError
+        Naming the expected form.
+    """
     try:
         demand_profile, scale, seed = name.split("-")
         tenants, resources = scale.split("x")
@@ -65,8 +79,17 @@ def parse_workload_name(name):
 
 
 def run_id(params):
-    """'key~value' pairs joined by '+' in PARAMS order (values never contain '+' or '~'; a
-    comma would break Snakemake's SLURM executor, which passes wildcards as w=v,w=v)."""
+    """'key~value' pairs joined by '+' in PARAMS order (values never contain '+' or '~'; a comma
+    would break Snakemake's SLURM executor, which passes wildcards as w=v,w=v).
+
+    Parameters
+    ----------
+    params : dict
+
+    Returns
+    -------
+    str
+    """
     full = {**DEFAULTS, **params}
     return "+".join(f"{k}~{full[k]}" for k in PARAMS)
 
@@ -89,10 +112,22 @@ def _epsilons(method, epsilons, methods):
 
 
 def grid(config):
-    """{sweep: [run id, ...]} for every sweep in the config (its `dcdrf` key; `seed` is the
-    config's). Every kernel variant named is in the grid: a variant the executing CPU
-    cannot run is skipped by its job, which says so in its row, so the machine that reads
-    the workflow decides nothing."""
+    """Every sweep's run ids in the config.
+
+    Every kernel variant named is in the grid: a variant the executing CPU cannot run is
+    skipped by its job, which says so in its row, so the machine that reads the workflow
+    decides nothing.
+
+    Parameters
+    ----------
+    config : dict
+        Its `dcdrf` key; `seed` is the config's.
+
+    Returns
+    -------
+    dict
+        `{sweep: [run id, ...]}`.
+    """
     dcdrf, seed, runs = config["dcdrf"], config["seed"], {}
     c = dcdrf.get("configs")
     if c:
@@ -129,30 +164,73 @@ def grid(config):
 
 
 def workload_of_run(run):
-    """The workload name a run id needs."""
+    """The workload name a run id needs.
+
+    Parameters
+    ----------
+    run : str
+
+    Returns
+    -------
+    str
+    """
     p = parse_run_id(run)
     return workload_name(p["demand_profile"], p["tenants"], p["resources"], p["seed"])
 
 
 def variant_marker(name, run):
-    """The file marking that the kernel variant a run id names is built (the pipeline's
-    rule kernel_variant), or none for the default variant."""
+    """The file marking that the kernel variant a run id names is built (the pipeline's rule
+    kernel_variant), or none for the default variant.
+
+    Parameters
+    ----------
+    name : str
+        The profile.
+    run : str
+
+    Returns
+    -------
+    list of str
+        The one file, or none.
+    """
     isa = parse_run_id(run)["isa"]
     return [] if isa == "default" else [f"results/{name}/dcdrf/variants/{isa}.built"]
 
 
 def batches(runs, size):
-    """A sweep's run ids (`runs`, in grid order) as the measuring jobs' batches: {the
-    batch's first run id: its runs}, consecutive runs, `size` per batch ("all": one
-    batch), so that the gathered rows keep the grid's order."""
+    """A sweep's run ids as the measuring jobs' batches: consecutive runs, so that the gathered
+    rows keep the grid's order.
+
+    Parameters
+    ----------
+    runs : list of str
+        In grid order.
+    size : int or "all"
+        Runs per batch ("all": one batch).
+
+    Returns
+    -------
+    dict
+        `{the batch's first run id: its runs}`.
+    """
     size = len(runs) if size == "all" else size
     return {runs[i]: runs[i:i + size] for i in range(0, len(runs), size)}
 
 
 def batch_inputs(name, runs):
-    """What the measuring job of `runs` (a batch) reads, in the results of profile `name`:
-    {"workload": files, "baseline": files, "variant": the built variants' markers}, each
-    file once."""
+    """What the measuring job of a batch reads, in the results of profile `name`, each file
+    once.
+
+    Parameters
+    ----------
+    name : str
+    runs : list of str
+
+    Returns
+    -------
+    dict
+        `{"workload": files, "baseline": files, "variant": the built variants' markers}`.
+    """
     names = list(dict.fromkeys(map(workload_of_run, runs)))
     return {"workload": [f"results/{name}/dcdrf/workloads/{w}.npz" for w in names],
             "baseline": [f"results/{name}/dcdrf/baselines/{w}.npz" for w in names],

@@ -115,12 +115,20 @@ _LENGTH_THRESHOLDS = _length_thresholds()
 class Workload:
     """One generated workload: demands plus everything needed to interpret and redo it.
 
-    demands: csr_array (n_tenants, n_resources); indptr int64, indices int32 (sorted,
-        distinct per row), data float32/float64 fractions in (0, 1].
-    capacities: float64 (n_resources,), integral absolute capacities C[r].
-    weights: float64 (n_tenants,) or None.
-    cluster_bounds: int64 (n_clusters + 1,); cluster c is [bounds[c], bounds[c + 1]).
-    demand_profile, seed, weights_option: the arguments of `generate`.
+    Attributes
+    ----------
+    demands : scipy.sparse.csr_array
+        (n_tenants, n_resources); indptr int64, indices int32 (sorted, distinct per row),
+        data float32/float64 fractions in (0, 1].
+    capacities : numpy.ndarray
+        Float64 (n_resources,), integral absolute capacities C[r].
+    weights : numpy.ndarray or None
+        Float64 (n_tenants,).
+    cluster_bounds : numpy.ndarray
+        Int64 (n_clusters + 1,); cluster c is [bounds[c], bounds[c + 1]).
+    demand_profile, seed, weights_option : str, int, str
+        The arguments of `generate`.
+    generator_version : int
     """
 
     demands: csr_array
@@ -251,10 +259,21 @@ def generate(demand_profile: str, n_tenants: int, n_resources: int, *, seed: int
 
 
 def save(workload: Workload, path) -> str:
-    """Write `workload` to ONE uncompressed .npz file at exactly `path`; returns the path.
+    """Write a workload to ONE uncompressed .npz file at exactly `path`.
 
-    Atomic: the file is written to a temporary file in the same directory and then
-    renamed over `path`, so a crash never leaves a half-written workload behind."""
+    Atomic: the file is written to a temporary file in the same directory and then renamed
+    over `path`, so a crash never leaves a half-written workload behind.
+
+    Parameters
+    ----------
+    workload : Workload
+    path : str or Path
+
+    Returns
+    -------
+    str
+        The path.
+    """
     path = os.fspath(path)
     m = workload.demands
     arrays = {
@@ -285,8 +304,21 @@ _REQUIRED = ("format", "format_version", "generator_version", "demand_profile", 
 def load(path) -> Workload:
     """Read a workload written by `save`: identical arrays and dtypes.
 
-    A missing file raises FileNotFoundError; a file that is not a readable drfbench
-    workload raises ValueError naming the file and the problem."""
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    Workload
+
+    Raises
+    ------
+    FileNotFoundError
+        A missing file.
+    ValueError
+        A file that is not a readable drfbench workload, naming the file and the problem.
+    """
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"workload file not found: {path}")
@@ -340,18 +372,31 @@ def _from_arrays(path, a):
 
 def read_demands(path, names=False):
     """The demands kind's reader (`drfbench run`): a tenants x resources matrix of demand
-    fractions in [0, 1] from a file, by its name:
+    fractions in [0, 1] from a file, by its name.
 
-    .csv  one row per tenant, one column per resource, optionally a header (a first row
-          holding no number; its names are not used but for a first name column,
-          `tenant`, `user` or `name`: drfbench._inputs.labelled)
-    .npz  a workload file (`save`; its demands) or a scipy.sparse matrix (save_npz)
-    .mtx  Matrix Market (scipy.io.mmread)
+    Parameters
+    ----------
+    path : str or Path
+        `.csv`: one row per tenant, one column per resource, optionally a header (a first
+        row holding no number; its names are not used but for a first name column, `tenant`,
+        `user` or `name`: drfbench._inputs.labelled). `.npz`: a workload file (`save`; its
+        demands) or a scipy.sparse matrix (save_npz). `.mtx`: Matrix Market
+        (scipy.io.mmread).
+    names : bool
+        Also return the tenants' names.
 
-    Returns the canonical CSR array drfbench.allocate runs on
-    (drfbench._validation.demand_matrix), with `names` the pair (array, the tenants' names
-    as written, or None without a name column: docs/accepts.md "Names of rows"); an error
-    names the file (and for a CSV the row and column)."""
+    Returns
+    -------
+    scipy.sparse.csr_array or tuple
+        The canonical CSR array drfbench.allocate runs on
+        (drfbench._validation.demand_matrix); with `names` the pair (array, the tenants'
+        names as written, or None without a name column: docs/accepts.md "Names of rows").
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and for a CSV the row and column).
+    """
     path, where = _inputs.existing(path, "demands")
     suffix, labels = path.suffix.lower(), None
     if suffix == ".csv":

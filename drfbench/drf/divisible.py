@@ -22,9 +22,24 @@ SATURATED = 1e-12      # a resource with residual at most this counts as saturat
 
 
 def divisible_demands(demands):
-    """Dense float64 (n, m) per-task demand fractions: finite, each 0 or at least float64's
+    """Dense float64 per-task demand fractions, validated: finite, each 0 or at least float64's
     smallest normal number (2.2e-308; a user's tasks are its demands scaled by 1 / its
-    largest demand)."""
+    largest demand).
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        An entry out of bounds, naming it.
+    """
     if hasattr(demands, "toarray"):
         demands = demands.toarray()
     D = task_demands(demands)
@@ -39,8 +54,21 @@ def _weights(weights, n):
 
 
 def utilities(demands, allocation):
-    """Tasks each user can run with its allocation: min over r with D_ir > 0 of A_ir / D_ir
-    (0 for users with no demand)."""
+    """Tasks each user can run with its allocation: min over r with `D_ir > 0` of `A_ir / D_ir`
+    (0 for users with no demand).
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        (n, m).
+    allocation : numpy.ndarray
+        (n, m).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,).
+    """
     D = divisible_demands(demands)
     A = np.asarray(allocation, dtype=np.float64)
     ratio = np.divide(A, D, out=np.full_like(D, np.inf), where=D > 0)
@@ -50,12 +78,28 @@ def utilities(demands, allocation):
 
 
 def progressive_filling(demands, rates):
-    """Grow every user's tasks x_i at rate rates[i] until a resource it demands saturates,
-    then freeze it; continue with the rest (max-min fairness on x_i / rates[i]).
+    """Grow every user's tasks x_i at rate rates[i] until a resource it demands saturates, then
+    freeze it; continue with the rest (max-min fairness on `x_i / rates[i]`).
 
-    rates: one per user, finite and >= 0 (only their ratios matter). Users with all-zero
-    demand or rate 0 get nothing. Exact up to rounding: each step jumps to the next
-    saturation. Returns the (n, m) allocation x_i * D_i.
+    Users with all-zero demand or rate 0 get nothing. Exact up to rounding: each step jumps
+    to the next saturation.
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions.
+    rates : array_like
+        One per user, finite and `>= 0` (only their ratios matter).
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, m) allocation `x_i * D_i`.
+
+    Raises
+    ------
+    ValueError
+        Rates not one per user, or rates x demands overflowing float64.
     """
     D = divisible_demands(demands)
     r = check.finite_non_negative(check.real_array(rates, "rates", 1), "rates")
@@ -105,8 +149,21 @@ def _fill(D, rates):
 
 
 def drf(demands, weights=None):
-    """Divisible DRF: max-min fairness on weighted dominant shares max_r A_ir / w_i, by
-    progressive filling (Ghodsi et al.'s definition, literal NumPy)."""
+    """Divisible DRF: max-min fairness on weighted dominant shares `max_r A_ir / w_i`, by
+    progressive filling (Ghodsi et al.'s definition, literal NumPy).
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions (`divisible_demands`).
+    weights : array_like, optional
+        Per user, default all ones.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, m) allocation.
+    """
     return _drf_filling(divisible_demands(demands), weights)[0]
 
 
@@ -117,8 +174,21 @@ def _drf_filling(D, weights):
 
 
 def asset_fairness(demands, weights=None):
-    """Asset fairness: max-min fairness on weighted sums of shares sum_r A_ir / w_i, by
-    progressive filling (users still unsaturated keep growing after others freeze)."""
+    """Asset fairness: max-min fairness on weighted sums of shares `sum_r A_ir / w_i`, by
+    progressive filling (users still unsaturated keep growing after others freeze).
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions (`divisible_demands`).
+    weights : array_like, optional
+        Per user, default all ones.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, m) allocation.
+    """
     return _asset_filling(divisible_demands(demands), weights)[0]
 
 
@@ -130,14 +200,27 @@ def _asset_filling(D, weights):
 
 def ceei(demands, weights=None):
     """Competitive equilibrium from equal incomes (weights: unequal incomes), i.e. the
-    Eisenberg-Gale program: maximize sum_i w_i log x_i subject to sum_i x_i D_ir <= 1.
+    Eisenberg-Gale program: maximize `sum_i w_i log x_i` subject to `sum_i x_i D_ir <= 1`.
 
-    Solved through its dual, minimize over prices p >= 0 of sum_r p_r - sum_i w_i log(D_i.p)
-    (x_i = w_i / D_i.p at the optimum), with scipy's L-BFGS-B, then polished by Newton's
-    method on the priced resources until the KKT conditions hold to ~1e-13, and scaled into
-    capacity. Users with all-zero demand get nothing; unused resources get price 0. The
-    program is solved on each user's demands divided by its largest and on the weights
-    scaled to the largest in [1, 2), which leaves the allocation as it is.
+    Solved through its dual, minimize over prices `p >= 0` of
+    `sum_r p_r - sum_i w_i log(D_i.p)` (`x_i = w_i / D_i.p` at the optimum), with scipy's
+    L-BFGS-B, then polished by Newton's method on the priced resources until the KKT
+    conditions hold to ~1e-13, and scaled into capacity. Users with all-zero demand get
+    nothing; unused resources get price 0. The program is solved on each user's demands
+    divided by its largest and on the weights scaled to the largest in [1, 2), which leaves
+    the allocation as it is.
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions (`divisible_demands`).
+    weights : array_like, optional
+        Per user's income, default all ones.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, m) allocation.
     """
     D = divisible_demands(demands)
     w = _weights(weights, D.shape[0])
@@ -225,15 +308,57 @@ def _run_divisible(spec, matrix, weights, fill):
 
 
 def run_drf(spec, matrix, weights, **options):
-    """Divisible DRF (drf()); rounds: progressive filling's steps."""
+    """Divisible DRF (drf()); rounds: progressive filling's steps.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_divisible(spec, matrix, weights, _drf_filling)
 
 
 def run_asset_fairness(spec, matrix, weights, **options):
-    """Asset fairness (asset_fairness()); rounds: progressive filling's steps."""
+    """Asset fairness (asset_fairness()); rounds: progressive filling's steps.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_divisible(spec, matrix, weights, _asset_filling)
 
 
 def run_ceei(spec, matrix, weights, **options):
-    """CEEI (ceei()); rounds: 0, it is solved as one convex program."""
+    """CEEI (ceei()); rounds: 0, it is solved as one convex program.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    matrix, weights, **options
+        As drfbench.allocate takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    tuple
+        (allocation, level, rounds, timed_out, elapsed, isa): what drfbench.allocate
+        expects of a method.
+    """
     return _run_divisible(spec, matrix, weights, lambda D, w: (ceei(D, w), 0))

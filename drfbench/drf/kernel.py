@@ -16,7 +16,13 @@ from .. import _isa
 
 
 class Launches(NamedTuple):
-    """The tasks one schedule() launched, in order: users[j]'s task on machines[j] (int32)."""
+    """The tasks one schedule() launched, in order.
+
+    Attributes
+    ----------
+    users, machines : numpy.ndarray
+        int32: users[j]'s task on machines[j].
+    """
     users: np.ndarray
     machines: np.ndarray
 
@@ -28,7 +34,25 @@ def _scheduler_class(variant):
 
 
 def task_scheduler(*, demands, machines, weights, queue, slots, isa=None):
-    """The online scheduler of variant `isa` (_isa.kernels): DRF (slots=0) or hadoop-slots
-    with `slots` per machine, on demands (n, m) and machines (M, m) float64, weights (n,),
-    queue (n,) int64 tasks waiting per user (-1: without end)."""
+    """The online scheduler of variant `isa` (_isa.kernels): DRF (slots=0) or hadoop-slots with
+    `slots` per machine.
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        (n, m) float64.
+    machines : numpy.ndarray
+        (M, m) float64.
+    weights : numpy.ndarray
+        (n,).
+    queue : numpy.ndarray
+        (n,) int64 tasks waiting per user (-1: without end).
+    slots : int
+    isa : str, optional
+
+    Returns
+    -------
+    object
+        The kernel's scheduler.
+    """
     return _scheduler_class(_isa.resolve(isa))(demands, machines, weights, queue, slots)

@@ -7,11 +7,30 @@ from .kernel import Launches
 
 def online(demands, capacity, weights=None, tasks=None, slots=0):
     """Online DRF (the lecture's "Online DRF Scheduler"), or hadoop-slots with `slots` per
-    machine, written literally: repeatedly launch a task of the user with the smallest
-    (share, index) among those whose next task fits on some machine, on the first machine
-    where it fits. (In a static run a task that does not fit now never fits later, so this
-    equals the kernel's heap with blocked users set aside.) Returns the launches in order,
-    a kernel.Launches."""
+    machine, written literally.
+
+    Repeatedly launch a task of the user with the smallest (share, index) among those whose
+    next task fits on some machine, on the first machine where it fits. (In a static run a
+    task that does not fit now never fits later, so this equals the kernel's heap with
+    blocked users set aside.)
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        (n, m) one task per user.
+    capacity : numpy.ndarray
+        (M, m).
+    weights : array_like, optional
+    tasks : array_like, optional
+        Tasks per user (default: unbounded).
+    slots : int
+        0: online DRF.
+
+    Returns
+    -------
+    kernel.Launches
+        The launches in order.
+    """
     D = np.asarray(demands, dtype=float)
     C = np.atleast_2d(np.asarray(capacity, dtype=float))
     n, m = D.shape

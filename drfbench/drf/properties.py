@@ -69,7 +69,16 @@ class InfeasibleAllocation(ValueError):
 
 @dataclass(frozen=True)
 class Instance:
-    """Per-task demand fractions (n, m), each row with some demand, and optional weights."""
+    """Per-task demand fractions, each row with some demand, and optional weights.
+
+    Attributes
+    ----------
+    demands : numpy.ndarray
+        (n, m).
+    weights : numpy.ndarray or None
+        (n,).
+    label : str
+    """
     demands: np.ndarray
     weights: np.ndarray | None = None
     label: str = ""
@@ -85,7 +94,25 @@ class Instance:
 
 
 def instance(demands, weights=None, label=""):
-    """A validated Instance: finite, non-negative demands, every row with some demand."""
+    """A validated Instance: finite, non-negative demands, every row with some demand.
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demand fractions.
+    weights : array_like, optional
+        (n,).
+    label : str
+
+    Returns
+    -------
+    Instance
+
+    Raises
+    ------
+    ValueError
+        No user or resource, bad entries, or a user demanding nothing.
+    """
     D = divisible_demands(demands)
     if D.shape[0] < 1 or D.shape[1] < 1:
         raise ValueError(f"an instance needs at least one user and one resource, got shape {D.shape}")
@@ -100,7 +127,26 @@ def instance(demands, weights=None, label=""):
 
 
 def from_cluster(task_demands, capacity, weights=None, label=""):
-    """An Instance from per-task demands in absolute units and the cluster's capacity."""
+    """An Instance from per-task demands in absolute units and the cluster's capacity.
+
+    Parameters
+    ----------
+    task_demands : array_like
+        (n, m) absolute units.
+    capacity : array_like
+        (m,) positive, finite.
+    weights : array_like, optional
+    label : str
+
+    Returns
+    -------
+    Instance
+
+    Raises
+    ------
+    ValueError
+        A capacity not m positive finite numbers.
+    """
     D = divisible_demands(task_demands)
     C = real_array(capacity, "capacity", 1)
     if C.shape != (D.shape[1],) or not (C > 0).all() or not np.isfinite(C).all():
@@ -143,18 +189,32 @@ def _single(instances):
 
 
 def read_instances(instances):
-    """One instance or an iterable of them (Instances, demand arrays, (demands, weights)
-    pairs), as a generator of Instance."""
+    """One instance or an iterable of them, as a generator of Instance.
+
+    Parameters
+    ----------
+    instances : object or iterable
+        Instances, demand arrays, (demands, weights) pairs.
+
+    Returns
+    -------
+    generator of Instance
+    """
     single = _single(instances)
     return instances_of(Instance, instance, instances if single is None else single)
 
 
 class DemandsMethod(NamedMethod):
-    """A callable method(demands, weights) -> allocation, validated and named.
+    """A callable `method(demands, weights) -> allocation`, validated and named.
 
     Wraps a function of (demands, weights) or of (demands) alone; converts what it returns
     (array, sparse matrix, AllocationResult) to a dense float64 array and checks its shape
     and feasibility. A one-argument method refuses unequal weights.
+
+    Parameters
+    ----------
+    fn : callable
+    name : str, optional
     """
     takes = DEMANDS
 
@@ -206,9 +266,21 @@ class DemandsMethod(NamedMethod):
 
 
 def method_of(method, **options):
-    """Registered method `method` (one taking divisible demands: drfbench.methods(takes=
-    "demands")) as a DemandsMethod named by its label, run on one thread in float64 with
-    `options` (e.g. epsilon=0.1; see DemandsMethod.registered)."""
+    """A registered method taking divisible demands as a DemandsMethod named by its label.
+
+    Run on one thread in float64 with `options` (see DemandsMethod.registered).
+
+    Parameters
+    ----------
+    method : str
+        drfbench.methods(takes="demands").
+    **options
+        E.g. epsilon=0.1.
+
+    Returns
+    -------
+    DemandsMethod
+    """
     spec = api.method_info(method, DEMANDS)
     label = spec.label or spec.name
     if "epsilon" in options:
@@ -227,7 +299,23 @@ def _u(inst, A):
 def share_guarantee(method, instances, *, tol=TOL, collect=None):
     """Share guarantee: every user gets at least the tasks it could run on its own share
     of the cluster, w_i / W of every resource: u_i(A_i) >= (w_i / W) / max_r D_ir
-    ("1/n of at least one resource" for Leontief users). Violation: 1 - u_i / that, > tol."""
+    ("1/n of at least one resource" for Leontief users). Violation: 1 - u_i / that, > tol.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("share_guarantee", method, instances, _share_guarantee, tol, collect)
 
 
@@ -243,11 +331,30 @@ def _share_guarantee(method, inst, tol, index):
 
 def strategy_proofness(method, instances, *, tol=TOL, random_misreports=8, seed=0,
                        collect=None):
-    """Strategy-proofness: no user can run more tasks by reporting a demand vector other
-    than its true one: for every user i and report D'_i, u_i(A'_i) <= u_i(A_i), where A' is
-    the method's allocation with D_i replaced by D'_i and u_i is always measured with the
-    true D_i. The search tries, per user, the reports of `misreports` (seeded by `seed`
-    and the instance's position). Violation: the relative gain u_i(A'_i) / u_i(A_i) - 1."""
+    """Strategy-proofness: no user can run more tasks by reporting a demand vector other than
+    its true one: for every user i and report D'_i, `u_i(A'_i) <= u_i(A_i)`, where A' is the
+    method's allocation with D_i replaced by D'_i and u_i is always measured with the true
+    D_i. Violation: the relative gain `u_i(A'_i) / u_i(A_i) - 1`.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    random_misreports : int
+        Random reports per user, beside the fixed ones of `misreports`.
+    seed : int
+        With the instance's position, seeds the reports.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("strategy_proofness", method, instances, _strategy_proofness, tol,
                           collect, random_misreports=random_misreports, seed=seed)
 
@@ -270,7 +377,23 @@ def pareto_efficiency(method, instances, *, tol=TOL, collect=None):
     the needed amounts B_i = u_i(A_i) D_i already saturate (then raising anyone needs some
     of a full resource, taken from another user; otherwise that user alone can be raised,
     whatever A wasted being free). Violation: the largest relative gain a user gets from
-    the free capacity alone, min over its resources r of (1 - sum_j B_jr) / D_ir / u_i."""
+    the free capacity alone, min over its resources r of (1 - sum_j B_jr) / D_ir / u_i.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("pareto_efficiency", method, instances, _pareto_efficiency, tol,
                           collect)
 
@@ -292,7 +415,23 @@ def _pareto_efficiency(method, inst, tol, index):
 def envy_freeness(method, instances, *, tol=TOL, collect=None):
     """Envy-freeness: no user prefers another's allocation, scaled by their weights:
     u_i(A_j * w_i / w_j) <= u_i(A_i) for all i, j. Violation: the relative gain
-    u_i(A_j w_i / w_j) / u_i(A_i) - 1."""
+    u_i(A_j w_i / w_j) / u_i(A_i) - 1.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("envy_freeness", method, instances, _envy_freeness, tol, collect)
 
 
@@ -315,7 +454,23 @@ def _max_min_on(method, inst, tol, r, what):
 def single_resource_fairness(method, instances, *, tol=TOL, collect=None):
     """Single resource fairness: when only one resource r is demanded at all, the method
     is max-min fairness on it; with unbounded demands, A_ir = w_i / W. Applies only to
-    such instances (others are skipped). Violation: max_i |A_ir - w_i/W| / (w_i/W)."""
+    such instances (others are skipped). Violation: max_i |A_ir - w_i/W| / (w_i/W).
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("single_resource_fairness", method, instances, _single_resource, tol,
                           collect)
 
@@ -330,7 +485,23 @@ def _single_resource(method, inst, tol, index):
 def bottleneck_resource_fairness(method, instances, *, tol=TOL, collect=None):
     """Bottleneck resource fairness: when one resource r is, percent-wise, the one every
     user demands most (D_ir = max_s D_is for all i), the method is max-min fairness on r:
-    A_ir = w_i / W. Applies only to such instances. Violation as for single resource."""
+    A_ir = w_i / W. Applies only to such instances. Violation as for single resource.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("bottleneck_resource_fairness", method, instances, _bottleneck, tol,
                           collect)
 
@@ -346,7 +517,23 @@ def _bottleneck(method, inst, tol, index):
 def population_monotonicity(method, instances, *, tol=TOL, collect=None):
     """Population monotonicity: when a user leaves (relinquishing its allocation), no
     remaining user runs fewer tasks: for every k and j != k, u_j(P(D without k)_j) >=
-    u_j(P(D)_j). Applies to instances with at least two users. Violation: 1 - u'_j / u_j."""
+    u_j(P(D)_j). Applies to instances with at least two users. Violation: 1 - u'_j / u_j.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("population_monotonicity", method, instances, _population, tol,
                           collect)
 
@@ -363,9 +550,27 @@ def _population(method, inst, tol, index):
 
 def resource_monotonicity(method, instances, *, tol=TOL, factors=(1.25, 2.0, 4.0),
                           collect=None):
-    """Resource monotonicity: when capacity is added, no user runs fewer tasks. Tried for
-    every resource r and factor c in `factors` (capacity of r times c: column r of D
-    divided by c): u_j(P(D')_j) >= u_j(P(D)_j) for all j. Violation: 1 - u'_j / u_j."""
+    """Resource monotonicity: when capacity is added, no user runs fewer tasks:
+    `u_j(P(D')_j) >= u_j(P(D)_j)` for all j. Violation: `1 - u'_j / u_j`.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    factors : tuple of float
+        Tried for every resource r and factor c (capacity of r times c: column r of D
+        divided by c).
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("resource_monotonicity", method, instances, _resources, tol, collect,
                           factors=factors)
 
@@ -397,11 +602,29 @@ def _resources(method, inst, tol, index, factors):
 
 def random_instances(count, seed=0, *, users=(2, 5), resources=(2, 4), zeros=0.2,
                      weighted=False, kind="general"):
-    """`count` random instances (a generator). Per-task demands are uniform on [0.01, 1],
-    or on a coarse grid (k/8, for ties) in a quarter of the instances; each entry is zero
-    with probability `zeros` (each row keeps one non-zero). kind="single": one resource;
-    kind="bottleneck": one common column made every user's largest (the row's maximum
-    times U(1, 1.5), capped at 1). weighted: weights uniform on the integers 1..3."""
+    """`count` random instances (a generator).
+
+    Per-task demands are uniform on [0.01, 1], or on a coarse grid (k/8, for ties) in a
+    quarter of the instances.
+
+    Parameters
+    ----------
+    count : int
+    seed : int
+    users, resources : tuple of int
+        (low, high) bounds of the instances' sizes.
+    zeros : float
+        Each entry is zero with this probability (each row keeps one non-zero).
+    weighted : bool
+        Weights uniform on the integers 1..3.
+    kind : str
+        "general"; "single": one resource; "bottleneck": one common column made every user's
+        largest (the row's maximum times U(1, 1.5), capped at 1).
+
+    Returns
+    -------
+    generator of Instance
+    """
     rng = np.random.default_rng(seed)
     for k in range(count):
         n = int(rng.integers(users[0], users[1] + 1))
@@ -422,9 +645,22 @@ def random_instances(count, seed=0, *, users=(2, 5), resources=(2, 4), zeros=0.2
 
 
 def default_instances(prop, count, seed=0, *, zeros=0.2, weighted=False):
-    """The instances the table checks `prop` on: the lecture's two examples (where they
-    apply) and `count` random ones of the kind the property needs, with a fraction
-    `zeros` of zero demands (0: every user demands every resource)."""
+    """The instances the table checks `prop` on: the lecture's two examples (where they apply)
+    and `count` random ones of the kind the property needs.
+
+    Parameters
+    ----------
+    prop : str
+    count : int
+    seed : int
+    zeros : float
+        The fraction of zero demands (0: every user demands every resource).
+    weighted : bool
+
+    Returns
+    -------
+    list of Instance
+    """
     kind = {"single_resource_fairness": "single",
             "bottleneck_resource_fairness": "bottleneck"}.get(prop, "general")
     fixed = [] if kind != "general" else [lecture_instance(), asset_instance()]
@@ -433,7 +669,17 @@ def default_instances(prop, count, seed=0, *, zeros=0.2, weighted=False):
 
 def table_methods(methods, epsilons=(0.01, 0.1)):
     """The table's rows: {label: method} for each registered method in `methods` (see
-    method_of), once per epsilon for the methods that take one."""
+    method_of), once per epsilon for the methods that take one.
+
+    Parameters
+    ----------
+    methods : list of str
+    epsilons : tuple of float
+
+    Returns
+    -------
+    dict
+    """
     named = {}
     for name in methods:
         runs = ([{"epsilon": eps} for eps in epsilons]

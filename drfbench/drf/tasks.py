@@ -28,10 +28,20 @@ from .catalog import TASKS
 class TaskAllocation:
     """What a static run of an online scheduler gives.
 
-    method: the registered method that ran; tasks: tasks launched per user; allocation:
-    (n, m) resources held, tasks[i] * d_i; shares: each user's weighted dominant share
-    (DRF) or slot share (slots); order_users, order_machines: the launches in order;
-    decisions: heap decisions taken.
+    Attributes
+    ----------
+    method : str
+        The registered method that ran.
+    tasks : numpy.ndarray
+        Tasks launched per user.
+    allocation : numpy.ndarray
+        (n, m) resources held, `tasks[i] * d_i`.
+    shares : numpy.ndarray
+        Each user's weighted dominant share (DRF) or slot share (slots).
+    order_users, order_machines : numpy.ndarray
+        The launches in order.
+    decisions : int
+        Heap decisions taken.
     """
     method: str
     tasks: np.ndarray
@@ -42,8 +52,18 @@ class TaskAllocation:
     decisions: int
 
     def rows(self, **columns):
-        """Tidy rows, one per user: method, decisions, then the user (its index), its tasks
-        and its share, with `columns` added, stamped (drfbench.rows)."""
+        """Tidy rows, one per user: method, decisions, then the user (its index), its tasks and
+        its share, stamped (drfbench.rows).
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         return tidy.stamped(({"method": self.method, "decisions": self.decisions, "user": i,
                               "tasks": n, "share": s}
                              for i, (n, s) in enumerate(zip(self.tasks.tolist(),
@@ -51,9 +71,18 @@ class TaskAllocation:
 
 
 def task_demands(demands):
-    """Per-task demands (users x resources) as a validated float64 array: finite and
-    non-negative; given by name (a DataFrame with text column labels, a dict of columns),
-    in the order given."""
+    """Per-task demands as a validated float64 array: finite and non-negative.
+
+    Parameters
+    ----------
+    demands : array_like, DataFrame or dict of columns
+        Users x resources; given by name (a DataFrame with text column labels, a dict of
+        columns), in the order given.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     return _named_demands(demands)[1]
 
 
@@ -65,31 +94,68 @@ def _named_demands(demands):
 
 
 def read_inputs(demands_path, machines_path, names=False):
-    """The tasks kind's reader (`drfbench run`): (demands (users, resources), machines
-    (M, resources)) from a CSV of per-task demands, one row per user, whose header names
-    the resources, and a machines CSV with the same resource columns, matched by name, and
-    optionally `count` (drfbench._inputs.demands_and_machines; `names`: and the users'
-    names)."""
+    """The tasks kind's reader (`drfbench run`), by drfbench._inputs.demands_and_machines.
+
+    Parameters
+    ----------
+    demands_path : str or Path
+        A CSV of per-task demands, one row per user, whose header names the resources.
+    machines_path : str or Path
+        A machines CSV with the same resource columns, matched by name, and optionally
+        `count`.
+    names : bool
+        Also return the users' names.
+
+    Returns
+    -------
+    tuple
+        (demands (users, resources), machines (M, resources)); with `names`, that pair and the
+        users' names (None without a name column).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, line and column.
+    """
     return _inputs.demands_and_machines(demands_path, machines_path, names=names)
 
 
 def scheduler(demands, machines, method="online-drf", **options):
-    """A stateful task scheduler, registered task method `method` ("online-drf", or
-    "hadoop-slots" with `slots` per machine; drfbench.methods(takes="tasks")): a policy for
-    the cluster simulator drfbench.sim (kernel.task_scheduler). Its methods: schedule() ->
-    kernel.Launches (users, machines) launched, release(user, machine), add_tasks(user,
-    count); attributes running, launched, queued, usage, shares, decisions.
+    """A stateful task scheduler, registered task method `method`: a policy for the cluster
+    simulator drfbench.sim (kernel.task_scheduler).
 
-    demands: (users, resources) one task's resources per user, absolute units, finite and
-    `>= 0`; machines: one machine's capacity (1-D) or one row per machine, matched to the
-    demands by name when both name their resources (DataFrames, dicts of columns), by
-    position when neither does (else refused); weights: per user (drfbench.allocate's
-    bounds); tasks: tasks each user has to run, whole numbers in [0, `2**62`] (None or inf:
-    an infinite queue); slots: an integer in [1, drfbench.sim.MAX_RUNNING]. At most
-    drfbench.sim.MAX_RUNNING (`10**7`) tasks able to run at once on the machines (the work
-    budget), and every task's dominant share of the machines' total finite, else a
-    ValueError. The options are the method's, checked and defaulted by the registry
-    (Method.checked: one check, one set of defaults with drf.schedule)."""
+    Its methods: schedule() -> kernel.Launches (users, machines) launched,
+    release(user, machine), add_tasks(user, count); attributes running, launched, queued,
+    usage, shares, decisions. The options are the method's, checked and defaulted by the
+    registry (Method.checked: one check, one set of defaults with drf.schedule).
+
+    Parameters
+    ----------
+    demands : array_like, DataFrame or dict of columns
+        (users, resources) one task's resources per user, absolute units, finite and `>= 0`.
+    machines : array_like, DataFrame or dict of columns
+        One machine's capacity (1-D) or one row per machine, matched to the demands by name
+        when both name their resources, by position when neither does (else refused).
+    method : str
+        "online-drf", or "hadoop-slots" with `slots` per machine
+        (drfbench.methods(takes="tasks")).
+    **options
+        The method's: `weights`, per user (drfbench.allocate's bounds); `tasks`, tasks
+        each user has to run, whole numbers in [0, `2**62`] (None or inf: an infinite
+        queue); `slots`, slots per machine, in [1, drfbench.sim.MAX_RUNNING].
+
+    Returns
+    -------
+    object
+        The kernel's scheduler (kernel.task_scheduler), a drfbench.sim policy.
+
+    Raises
+    ------
+    ValueError
+        Bad demands, machines or options; more than drfbench.sim.MAX_RUNNING (`10**7`)
+        tasks able to run at once on the machines (the work budget); a task whose dominant
+        share of the machines' total is not finite.
+    """
     spec = api.method_info(method, TASKS)
     o = spec.checked(options)
     weights, tasks, isa = o["weights"], o["tasks"], o["isa"]
@@ -115,7 +181,19 @@ def scheduler(demands, machines, method="online-drf", **options):
 
 def run_method(spec, demands, machines, *, weights, tasks, isa, slots=None):
     """The registry's implementation of the task methods: launch tasks until no user's
-    next task can start, a static run on an idle cluster. Returns a TaskAllocation."""
+    next task can start, a static run on an idle cluster. Returns a TaskAllocation.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    demands, machines, weights, tasks, isa, slots
+        As `schedule` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    TaskAllocation
+    """
     s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, isa=isa,
                   **({"slots": slots} if spec.takes_option("slots") else {}))
     users, where = s.schedule()
@@ -126,32 +204,93 @@ def run_method(spec, demands, machines, *, weights, tasks, isa, slots=None):
 
 
 def schedule(demands, machines, method="online-drf", **options):
-    """Run registered task method `method` (drfbench.methods(takes="tasks")) on an idle
-    cluster until no user's next task can start; options as `scheduler`'s. Returns a
-    TaskAllocation."""
+    """Run registered task method `method` on an idle cluster until no user's next task can
+    start.
+
+    Parameters
+    ----------
+    demands, machines, method, **options
+        As `scheduler`'s (drfbench.methods(takes="tasks")).
+
+    Returns
+    -------
+    TaskAllocation
+
+    Raises
+    ------
+    ValueError
+        As `scheduler`.
+    """
     return api.run(method, demands, machines, takes=TASKS, **options)
 
 
 def online_drf(demands, capacity, *, weights=None, tasks=None):
-    """Online DRF for discrete tasks: repeatedly launch a task of the user with the smallest
-    weighted dominant share whose next task fits, until none fits (lecture, "Online DRF
-    Scheduler"). E.g. capacity <9 CPU, 18 GB>, tasks <1, 4> and <3, 1>: 3 and 2 tasks.
-    The same as schedule(demands, capacity, "online-drf", ...)."""
+    """Online DRF for discrete tasks (lecture, "Online DRF Scheduler").
+
+    Repeatedly launch a task of the user with the smallest weighted dominant share whose
+    next task fits, until none fits. E.g. capacity <9 CPU, 18 GB>, tasks <1, 4> and <3, 1>:
+    3 and 2 tasks. The same as `schedule(demands, capacity, "online-drf", ...)`.
+
+    Parameters
+    ----------
+    demands : array_like
+        (users, resources) one task's resources per user.
+    capacity : array_like
+        One machine's capacity, or one row per machine.
+    weights : array_like, optional
+        Per user.
+    tasks : array_like, optional
+        Tasks each user has to run (default: unbounded).
+
+    Returns
+    -------
+    TaskAllocation
+    """
     return schedule(demands, capacity, "online-drf", weights=weights, tasks=tasks)
 
 
 def slot_schedule(demands, capacity, slots, *, weights=None, tasks=None):
-    """Slot-based fair sharing (Hadoop fair scheduler): each machine has `slots` slots, a
-    task takes one whatever it demands, the user with the fewest slots per weight gets the
-    next free one. Machines may end up oversubscribed (allocation beyond capacity).
-    The same as schedule(demands, capacity, "hadoop-slots", slots=slots, ...)."""
+    """Slot-based fair sharing (Hadoop fair scheduler).
+
+    Each machine has `slots` slots, a task takes one whatever it demands, the user with the
+    fewest slots per weight gets the next free one. Machines may end up oversubscribed
+    (allocation beyond capacity). The same as
+    `schedule(demands, capacity, "hadoop-slots", slots=slots, ...)`.
+
+    Parameters
+    ----------
+    demands : array_like
+        (users, resources) one task's resources per user.
+    capacity : array_like
+        One machine's capacity, or one row per machine.
+    slots : int
+        Slots per machine.
+    weights : array_like, optional
+        Per user.
+    tasks : array_like, optional
+        Tasks each user has to run (default: unbounded).
+
+    Returns
+    -------
+    TaskAllocation
+    """
     return schedule(demands, capacity, "hadoop-slots", weights=weights, tasks=tasks, slots=slots)
 
 
 @dataclass(frozen=True)
 class JobType:
-    """A user that runs jobs of this type one after another, for ever: each job is
-    `tasks` tasks of shape `demand` lasting `duration` seconds each (when not slowed)."""
+    """A user that runs jobs of this type one after another, for ever.
+
+    Attributes
+    ----------
+    name : str
+    demand : tuple
+        One task's resources.
+    tasks : int
+        Tasks per job.
+    duration : float
+        Seconds each task lasts (when not slowed).
+    """
     name: str
     demand: tuple
     tasks: int
@@ -167,20 +306,45 @@ def _job_rows(job_types, rows, name, slots):
 
 
 def drf_vs_slots(cluster, job_types, slot_counts, *, horizon, jitter, seed, sample):
-    """The lecture's experiment on drfbench.sim: online DRF, then the slot scheduler for
-    each slot count, on the same cluster; returns tidy rows.
+    """The lecture's experiment on drfbench.sim: online DRF, then the slot scheduler for each
+    slot count, on the same cluster.
 
-    cluster: (M, m) capacities; job_types: one JobType per user (each user has an infinite
-    backlog of its jobs; a job finishes when its last task does). DRF launches tasks only
-    where they fit; the slot scheduler with k slots per machine in any free slot, and an
-    oversubscribed machine time-shares: every task on it progresses at speed
-    1 / max(1, max_r used_r / cap_r), with no thrashing penalty (optimistic for slots).
-    Task durations are multiplied by exp(jitter * N(0, 1)) (seeded, drawn per launch), so
-    tasks do not all end at once. Rows: {"method", "slots", "job_type", "time", "metric",
-    "value"} with metric "jobs_finished" (cumulative, one row per job completion) and,
-    every `sample` seconds, "share_<resource index>" (fraction of the cluster's resource
-    the type uses: its running tasks' demands times their speed, so time-shared resources
-    count once) and "speed" (mean progress rate of its running tasks).
+    Each user has an infinite backlog of its jobs; a job finishes when its last task does.
+    DRF launches tasks only where they fit; the slot scheduler with k slots per machine in
+    any free slot, and an oversubscribed machine time-shares: every task on it progresses at
+    speed `1 / max(1, max_r used_r / cap_r)`, with no thrashing penalty (optimistic for
+    slots).
+
+    Parameters
+    ----------
+    cluster : array_like
+        (M, m) capacities.
+    job_types : list of JobType
+        One per user.
+    slot_counts : list of int
+        The slot scheduler's slots per machine, one run each.
+    horizon : float
+        Seconds simulated.
+    jitter : float
+        Task durations are multiplied by `exp(jitter * N(0, 1))` (seeded, drawn per
+        launch), so tasks do not all end at once.
+    seed : int
+    sample : float
+        Seconds between samples.
+
+    Returns
+    -------
+    list of dict
+        Rows {"method", "slots", "job_type", "time", "metric", "value"} with metric
+        "jobs_finished" (cumulative, one row per job completion) and, every `sample`
+        seconds, "share_<resource index>" (fraction of the cluster's resource the type uses:
+        its running tasks' demands times their speed, so time-shared resources count once)
+        and "speed" (mean progress rate of its running tasks).
+
+    Raises
+    ------
+    TypeError
+        `job_types` is not a non-empty list of JobType.
     """
     if not job_types or not all(isinstance(jt, JobType) for jt in job_types):
         raise TypeError(f"job_types must be a non-empty list of JobType, got {job_types!r:.80}")

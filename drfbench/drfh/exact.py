@@ -78,19 +78,34 @@ MIN_TASKS = 2.0**-62
 class Allocation:
     """What `allocate` returns.
 
-    tasks: (n,) tasks each user runs (fractional), in input order.
-    shares: (n,) global dominant shares G_i = tasks_i * max_r a_ir / T_r.
-    level: (n,) G_i / w_i (weights scaled so that the largest is 1); equal for every user
+    Attributes
+    ----------
+    tasks : numpy.ndarray
+        (n,) tasks each user runs (fractional), in input order.
+    shares : numpy.ndarray
+        (n,) global dominant shares `G_i = tasks_i * max_r a_ir / T_r`.
+    level : numpy.ndarray
+        (n,) `G_i / w_i` (weights scaled so that the largest is 1); equal for every user
         that neither finished nor was blocked.
-    allocation: (n, L, m) resources of user i on server l, absolute units (computed on
-        first use from the per-unit solution; for solver="aggregate" each configuration's
-        share split evenly over its identical servers).
-    placement: (n, L) tasks of user i on server l.
-    no_demand: users demanding nothing (they take no part and get 0 tasks).
-    no_fit: users whose task fits no server even divided: no server has every resource
-        they demand (they get 0 tasks).
-    finished: users whose finite tasks are all placed.
-    rounds: LPs solved (or progressive-filling steps); elapsed: seconds of the solve.
+    method : str
+    solver : str
+    rounds : int
+        LPs solved (or progressive-filling steps).
+    elapsed : float
+        Seconds of the solve.
+    no_demand : numpy.ndarray
+        Users demanding nothing (they take no part and get 0 tasks).
+    no_fit : numpy.ndarray
+        Users whose task fits no server even divided: no server has every resource they
+        demand (they get 0 tasks).
+    finished : numpy.ndarray
+        Users whose finite tasks are all placed.
+    allocation : numpy.ndarray
+        (n, L, m) resources of user i on server l, absolute units (computed on first use from
+        the per-unit solution; for solver="aggregate" each configuration's share split
+        evenly over its identical servers).
+    placement : numpy.ndarray
+        (n, L) tasks of user i on server l.
     """
     tasks: np.ndarray
     shares: np.ndarray
@@ -112,9 +127,18 @@ class Allocation:
         return self._unit_tasks[:, self._unit_of] / self._unit_size[self._unit_of]
 
     def rows(self, **columns):
-        """Tidy rows, one per user: method, solver, rounds, elapsed, then the user (its
-        index), its tasks, share, level and whether it finished, with `columns` added,
-        stamped (drfbench.rows)."""
+        """Tidy rows, one per user: method, solver, rounds, elapsed, then the user (its index), its
+        tasks, share, level and whether it finished, stamped (drfbench.rows).
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         run = {"method": self.method, "solver": self.solver, "rounds": self.rounds,
                "elapsed": self.elapsed}
         finished = np.isin(np.arange(len(self.tasks)), self.finished)
@@ -134,9 +158,33 @@ class Allocation:
 # --------------------------------------------------------------------------------------
 
 def checked(demands, servers, weights=None, tasks=None):
-    """Validated float64 demands (n, m), servers (L, m), weights (n,), tasks (n,), within
-    the bounds `allocate` states. Named tables (a DataFrame with text column labels, a dict
-    of columns) are matched by name (drfbench._validation.machines)."""
+    """Validated float64 demands, servers, weights and tasks, within the bounds `allocate`
+    states.
+
+    Named tables (a DataFrame with text column labels, a dict of columns) are matched by
+    name (drfbench._validation.machines).
+
+    Parameters
+    ----------
+    demands, servers, weights, tasks
+        As `allocate` takes them.
+
+    Returns
+    -------
+    demands : numpy.ndarray
+        (n, m).
+    servers : numpy.ndarray
+        (L, m).
+    weights : numpy.ndarray
+        (n,).
+    tasks : numpy.ndarray
+        (n,).
+
+    Raises
+    ------
+    ValueError
+        As `allocate`.
+    """
     names, a = check.by_name(demands, "demands")
     a = check.finite_non_negative(check.real_array(a, "demands", 2), "demands")
     n, m = a.shape
@@ -187,11 +235,29 @@ def _check_range(a, C):
 
 
 def read_inputs(demands_path, servers_path, names=False):
-    """The servers kind's reader (`drfbench run`): (demands (users, resources), servers
-    (L, resources)) from a CSV of per-task demands, one row per user, whose header names
-    the resources, and a servers CSV in the generic trace format (drfbench.drfh.trace)
-    with the same resource columns, matched by name (drfbench._inputs.demands_and_machines;
-    `names`: and the users' names)."""
+    """The servers kind's reader (`drfbench run`), by drfbench._inputs.demands_and_machines.
+
+    Parameters
+    ----------
+    demands_path : str or Path
+        A CSV of per-task demands, one row per user, whose header names the resources.
+    servers_path : str or Path
+        A servers CSV in the generic trace format (drfbench.drfh.trace) with the same
+        resource columns, matched by name.
+    names : bool
+        Also return the users' names.
+
+    Returns
+    -------
+    tuple
+        (demands (users, resources), servers (L, resources)); with `names`, that pair and the
+        users' names (None without a name column).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, line and column.
+    """
     return demands_and_machines(demands_path, servers_path, "servers", names=names)
 
 
@@ -466,36 +532,62 @@ def _per_server_drf(a, C, w, caps_tasks):
 def allocate(demands, servers, method="drfh", **options):
     """Divide heterogeneous servers among users with divisible Leontief tasks.
 
-    demands: (users, resources) resources one task of each user needs, absolute units,
-        finite, >= 0; an array (columns by position) or named columns (a DataFrame with
-        text column labels, or a dict of columns).
-    servers: (servers, resources) each server's capacities, same units, finite, >= 0;
-        every server with some capacity. Named columns are matched to the demands' names
-        (any order; the same names); named servers beside demands by position are refused
-        as ambiguous.
     Bounds: each resource's total over the servers finite; as fractions of those totals, a
     user's task needs between MIN_SHARE (`2**-62`) and `2**62` of its dominant resource, a
     server holds at least `2**-62` of its largest, and a user's (a server's) nonzero
-    fractions lie within MAX_RANGE (1e4) of its largest.
-    method: "drfh" (problem (7) with Sec. V-A's progressive rounds; see the module
-        docstring) or "per-server-drf" (Sec. III-D's naive extension: DRF run on each
-        server alone; a user's tasks are the sum over servers, counted in server order
-        up to its task count). The options:
-    weights: positive weight per user (Sec. V-A), default all ones, within a factor 1e9
-        of each other (drfbench._validation.MAX_WEIGHT_RATIO).
-    tasks: tasks per user, 0 or in [MIN_TASKS, `2**62`] = [`2**-62`, `2**62`] (inf, or None
-        for all: unbounded); a user leaves when all are placed.
-    solver: for "drfh" only, "aggregate" (exact, by configuration; default) or "lp" (the
-        full per-server LP, the test oracle); an option a method does not take is refused.
-    Users demanding nothing, or some resource no server has (no server fits even a part
-    of their task), get 0 tasks and are listed in `.no_demand` and `.no_fit`.
-    Returns an `Allocation`.
+    fractions lie within MAX_RANGE (1e4) of its largest. Users demanding nothing, or some
+    resource no server has (no server fits even a part of their task), get 0 tasks and are
+    listed in `.no_demand` and `.no_fit`.
+
+    Parameters
+    ----------
+    demands : array_like, DataFrame or dict of columns
+        (users, resources) resources one task of each user needs, absolute units, finite,
+        `>= 0`; an array (columns by position) or named columns (a DataFrame with text
+        column labels, or a dict of columns).
+    servers : array_like, DataFrame or dict of columns
+        (servers, resources) each server's capacities, same units, finite, `>= 0`; every
+        server with some capacity. Named columns are matched to the demands' names (any
+        order; the same names); named servers beside demands by position are refused as
+        ambiguous.
+    method : str
+        "drfh" (problem (7) with Sec. V-A's progressive rounds; see the module docstring) or
+        "per-server-drf" (Sec. III-D's naive extension: DRF run on each server alone; a
+        user's tasks are the sum over servers, counted in server order up to its task count).
+    **options
+        `weights`: positive weight per user (Sec. V-A), default all ones, within a factor
+        1e9 of each other (drfbench._validation.MAX_WEIGHT_RATIO). `tasks`: tasks per user,
+        0 or in [MIN_TASKS, `2**62`] = [`2**-62`, `2**62`] (inf, or None for all:
+        unbounded); a user leaves when all are placed. `solver`: for "drfh" only,
+        "aggregate" (exact, by configuration; default) or "lp" (the full per-server LP, the
+        test oracle). An option a method does not take is refused.
+
+    Returns
+    -------
+    Allocation
+
+    Raises
+    ------
+    ValueError
+        Bad demands, servers or options, naming the value.
     """
     return api.run(method, demands, servers, takes=SERVERS, **options)
 
 
 def run_exact(spec, demands, servers, *, weights, tasks, solver="aggregate"):
-    """The registry's implementation of drfh and per-server-drf (see `allocate`)."""
+    """The registry's implementation of drfh and per-server-drf (see `allocate`).
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    demands, servers, weights, tasks, solver
+        As `allocate` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    Allocation
+    """
     method = spec.name
     a, C, w, caps = checked(demands, servers, weights, tasks)
     start = time.perf_counter()

@@ -8,7 +8,13 @@ RESOURCES = ("CPU", "GB")
 
 def worked_example():
     """Fig. 1: servers <2 CPU, 12 GB> and <12 CPU, 2 GB>; users <0.2 CPU, 1 GB> and
-    <1 CPU, 0.2 GB> per task. (demands, servers)."""
+    <1 CPU, 0.2 GB> per task.
+
+    Returns
+    -------
+    demands : numpy.ndarray
+    servers : numpy.ndarray
+    """
     return np.array([[0.2, 1.0], [1.0, 0.2]]), np.array([[2.0, 12.0], [12.0, 2.0]])
 
 

@@ -19,8 +19,13 @@ from .. import _isa
 
 
 class Launches(NamedTuple):
-    """The tasks one schedule() launched, in order: the next task of users[j] on
-    servers[j] (int64)."""
+    """The tasks one schedule() launched, in order.
+
+    Attributes
+    ----------
+    users, servers : numpy.ndarray
+        int64: the next task of users[j] on servers[j].
+    """
     users: np.ndarray
     servers: np.ndarray
 
@@ -33,12 +38,33 @@ def _scheduler_class(variant):
 
 def trace_scheduler(*, servers, demands, order, start, weights, slots, method, index,
                     threads, isa=None):
-    """The trace scheduler of variant `isa` (_isa.kernels) for method `method` (a key of
-    the kernel's MODES: "drfh-first-fit", "drfh-best-fit", "drfh-slots") on servers (M, m)
-    and the trace's demands (tasks, m) float64: order, start (int64) its schedulable rows
-    grouped by user (user u's are order[start[u]:start[u + 1]]); weights (users,); slots
-    (M,) int64 per server (drfh-slots'; zeros otherwise); index: find servers through the
-    server index (False: the literal scan, on `threads` threads)."""
+    """The trace scheduler of variant `isa` (_isa.kernels) for method `method`.
+
+    Parameters
+    ----------
+    servers : numpy.ndarray
+        (M, m) float64.
+    demands : numpy.ndarray
+        The trace's (tasks, m) float64.
+    order, start : numpy.ndarray
+        int64: its schedulable rows grouped by user (user u's are order[start[u]:start[u + 1]]).
+    weights : numpy.ndarray
+        (users,).
+    slots : numpy.ndarray
+        (M,) int64 per server (drfh-slots'; zeros otherwise).
+    method : str
+        A key of the kernel's MODES: "drfh-first-fit", "drfh-best-fit", "drfh-slots".
+    index : bool
+        Find servers through the server index (False: the literal scan).
+    threads : int
+        Of the literal scan.
+    isa : str, optional
+
+    Returns
+    -------
+    object
+        The kernel's DRFHScheduler.
+    """
     variant = _isa.resolve(isa)
     return _scheduler_class(variant)(servers, demands, order, start, weights, slots,
                                      _isa.kernels(variant).drfh.MODES[method], index,

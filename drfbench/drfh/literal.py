@@ -11,9 +11,22 @@ from .schedulers import DEFAULT_SLOTS, slot_counts, task_queues, user_weights
 
 
 class LiteralScheduler:
-    """The schedulers written literally, one decision at a time with NumPy: every user's
-    share recomputed, every server tested (the specification the kernel is tested against,
-    decision by decision). The protocol of the kernel's (kernel.trace_scheduler)."""
+    """The schedulers written literally, one decision at a time with NumPy: every user's share
+    recomputed, every server tested (the specification the kernel is tested against,
+    decision by decision). The protocol of the kernel's (kernel.trace_scheduler).
+
+    Parameters
+    ----------
+    machines : numpy.ndarray
+        (M, m) capacities.
+    trace : drfbench.sim.Trace
+    name : str
+        "drfh-best-fit", "drfh-first-fit" or "drfh-slots".
+    slots : int
+        k per maximum server (drfh-slots).
+    weights : array_like, optional
+        Per user.
+    """
 
     def __init__(self, machines, trace, name="drfh-best-fit", *, slots=DEFAULT_SLOTS, weights=None):
         api.method_info(name, TRACE)

@@ -42,8 +42,21 @@ INSTANCE_KINDS = {"single_server_drf": "single-server",
 
 @dataclass(frozen=True, eq=False)
 class ServerInstance:
-    """Per-task demands (n, m) and server capacities (L, m), absolute units; optional
-    weights (n,) and task counts (n,; inf: unbounded)."""
+    """Per-task demands and server capacities, absolute units, with optional weights and task
+    counts.
+
+    Attributes
+    ----------
+    demands : numpy.ndarray
+        (n, m).
+    servers : numpy.ndarray
+        (L, m).
+    weights : numpy.ndarray or None
+        (n,).
+    tasks : numpy.ndarray or None
+        (n,); inf: unbounded.
+    label : str
+    """
     demands: np.ndarray
     servers: np.ndarray
     weights: np.ndarray | None = None
@@ -78,7 +91,27 @@ class ServerInstance:
 
 def server_instance(demands, servers, weights=None, tasks=None, label=""):
     """A validated ServerInstance (drfbench.drfh.allocate's checks; every user demands
-    something)."""
+    something).
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) per-task demands.
+    servers : array_like
+        (L, m) capacities.
+    weights : array_like, optional
+    tasks : array_like, optional
+    label : str
+
+    Returns
+    -------
+    ServerInstance
+
+    Raises
+    ------
+    ValueError
+        As drfbench.drfh.allocate, or a user demanding nothing.
+    """
     a, C, w, x = checked(demands, servers, weights, tasks)
     if not (a > 0).any(axis=1).all():
         raise ValueError("every user of a server instance must demand something")
@@ -87,13 +120,29 @@ def server_instance(demands, servers, weights=None, tasks=None, label=""):
 
 
 def read_server_instances(instances):
-    """One ServerInstance or an iterable of them and of server_instance's arguments."""
+    """One ServerInstance or an iterable of them and of server_instance's arguments, as a
+    generator of ServerInstance.
+
+    Parameters
+    ----------
+    instances : object or iterable
+
+    Returns
+    -------
+    generator of ServerInstance
+    """
     return instances_of(ServerInstance, server_instance, instances)
 
 
 class ServerMethod(NamedMethod):
-    """A callable method(demands, servers, weights, tasks) -> drfbench.drfh.Allocation,
-    named; called on an instance, with other demands in place of its own if given."""
+    """A callable `method(demands, servers, weights, tasks) -> drfbench.drfh.Allocation`, named;
+    called on an instance, with other demands in place of its own if given.
+
+    Parameters
+    ----------
+    fn : callable
+    name : str, optional
+    """
     takes = SERVERS
 
     @staticmethod
@@ -107,8 +156,21 @@ class ServerMethod(NamedMethod):
 
 
 def server_tasks(demand, bundles, cap=np.inf):
-    """Tasks a user of per-task `demand` (m,) runs with `bundles` (L, m), one per server:
-    sum over servers of min_r bundle_lr / demand_r, at most `cap`."""
+    """Tasks a user runs with one bundle per server: `sum over servers of min_r bundle_lr /
+    demand_r`, at most `cap`.
+
+    Parameters
+    ----------
+    demand : numpy.ndarray
+        (m,) per-task.
+    bundles : numpy.ndarray
+        (L, m).
+    cap : float
+
+    Returns
+    -------
+    float
+    """
     d = np.asarray(demand, dtype=np.float64)
     per = np.divide(bundles, d, out=np.full(np.shape(bundles), np.inf), where=d > 0)
     return min(float(per.min(axis=1).sum()), cap)
@@ -119,7 +181,23 @@ def server_pareto_efficiency(method, instances, *, tol=TOL, collect=None):
     and no user fewer. Checked by an LP over the configurations (identical servers
     pooled, exact for divisible tasks): maximize sum_i x_i s_i subject to x_i >= the
     method's tasks, x_i <= the user's task count, every configuration's capacity.
-    Violation: the largest relative gain (x_i - u_i) / u_i of a user in that optimum."""
+    Violation: the largest relative gain (x_i - u_i) / u_i of a user in that optimum.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_pareto_efficiency", method, instances, _server_pareto, tol,
                           collect)
 
@@ -177,7 +255,23 @@ def _most_tasks(inst, value, floors):
 def server_envy_freeness(method, instances, *, tol=TOL, collect=None):
     """Envy-freeness (Proposition 1): no user runs more tasks with another's allocation,
     scaled by their weights: u_i(A_j w_i / w_j) <= u_i(A_i), counting per server and up
-    to i's task count. Violation: the relative gain u_i(A_j w_i / w_j) / u_i(A_i) - 1."""
+    to i's task count. Violation: the relative gain u_i(A_j w_i / w_j) / u_i(A_i) - 1.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_envy_freeness", method, instances, _server_envy, tol, collect)
 
 
@@ -191,10 +285,30 @@ def _server_envy(method, inst, tol, index):
 
 def server_strategy_proofness(method, instances, *, tol=TOL, random_misreports=4, seed=0,
                               collect=None):
-    """Truthfulness (Proposition 3): no user runs more tasks (counted with its true demand,
-    per server, up to its task count) by reporting another demand vector. Reports: those
-    of `misreports` on the user's demand as a fraction of the pool, in absolute units.
-    Violation: the relative gain u_i(A'_i) / u_i(A_i) - 1."""
+    """Truthfulness (Proposition 3): no user runs more tasks (counted with its true demand, per
+    server, up to its task count) by reporting another demand vector. Violation: the
+    relative gain `u_i(A'_i) / u_i(A_i) - 1`.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    random_misreports : int
+        Reports: those of `misreports` on the user's demand as a fraction of the pool, in
+        absolute units; this many random ones.
+    seed : int
+        With the instance's position, seeds the reports.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_strategy_proofness", method, instances, _server_truthful,
                           tol, collect, random_misreports=random_misreports, seed=seed)
 
@@ -215,7 +329,23 @@ def single_server_drf(method, instances, *, tol=TOL, collect=None):
     """Single-server DRF (Proposition 4): with one server (or identical ones), the method
     gives every user DRF's tasks on the pooled capacity (the registered method "drf").
     Applies to such instances with unbounded tasks whose servers have every resource
-    demanded. Violation: max_i |u_i - DRF_i| / DRF_i."""
+    demanded. Violation: max_i |u_i - DRF_i| / DRF_i.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("single_server_drf", method, instances, _single_server, tol, collect)
 
 
@@ -247,7 +377,23 @@ def server_single_resource_fairness(method, instances, *, tol=TOL, collect=None)
     all, the allocation is max-min fair on it (see _max_min_on: weighted by the users'
     weights, up to their task counts, across the servers). Applies only to such instances.
     Violation: the largest relative gain a user could get without any user of no larger
-    weighted share losing."""
+    weighted share losing.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_single_resource_fairness", method, instances,
                           _server_single_resource, tol, collect)
 
@@ -263,7 +409,23 @@ def server_bottleneck_fairness(method, instances, *, tol=TOL, collect=None):
     """Bottleneck fairness (Proposition 6): when every user has the same global dominant
     resource r (a_ir / pool_r the largest of its normalized demands), the allocation is
     max-min fair on r (see _max_min_on). Applies only to such instances. Violation as for
-    single-resource fairness."""
+    single-resource fairness.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_bottleneck_fairness", method, instances,
                           _server_bottleneck, tol, collect)
 
@@ -298,7 +460,23 @@ def _max_min_on(method, inst, tol, r, what):
 def server_population_monotonicity(method, instances, *, tol=TOL, collect=None):
     """Population monotonicity (Proposition 7): when a user leaves (relinquishing its
     allocation), no remaining user runs fewer tasks. Applies to instances with at least
-    two users. Violation: 1 - u'_j / u_j."""
+    two users. Violation: 1 - u'_j / u_j.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("server_population_monotonicity", method, instances,
                           _server_population, tol, collect)
 
@@ -319,7 +497,23 @@ def dedicated_sharing_incentive(method, instances, *, tol=TOL, collect=None):
     runs at least the tasks it could run alone on w_i / W of every server (for divisible
     tasks the same as its share of servers drawn from the cluster's configurations, the
     paper's Fig. 8 benchmark). The paper does not claim it (DRFH "does not guarantee
-    100% sharing incentive"). Violation: 1 - u_i / dedicated_i."""
+    100% sharing incentive"). Violation: 1 - u_i / dedicated_i.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("dedicated_sharing_incentive", method, instances, _dedicated, tol,
                           collect)
 
@@ -344,15 +538,34 @@ def fig1_instance():
 def random_server_instances(count, seed=0, *, users=(2, 4), resources=(2, 3), configs=(1, 3),
                             servers=(1, 6), zeros=0.2, weighted=0.3, finite=0.3,
                             kind="general"):
-    """`count` random ServerInstances (a generator): servers drawn from 1..configs[1]
-    configurations of integer capacities 0..8 per resource (duplicates and missing
-    resources abound; each server has some capacity), per-task demands uniform on
-    [0.1, 2], each zero with probability `zeros` (each user keeps one); weights 1..3 in a
-    fraction `weighted` of the instances, task counts 1..10 (each user with probability
-    0.5) in a fraction `finite`. kind="single-server": one server, unbounded tasks;
-    kind="single-resource": one resource; kind="bottleneck": one resource the servers have
-    made every user's global dominant one (its normalized demand the row's largest times
-    U(1, 1.5))."""
+    """`count` random ServerInstances (a generator).
+
+    Servers are drawn from 1..configs[1] configurations of integer capacities 0..8 per
+    resource (duplicates and missing resources abound; each server has some capacity);
+    per-task demands are uniform on [0.1, 2].
+
+    Parameters
+    ----------
+    count : int
+    seed : int
+    users, resources, configs, servers : tuple of int
+        (low, high) bounds.
+    zeros : float
+        Each demand is zero with this probability (each user keeps one).
+    weighted : float
+        The fraction of the instances with weights 1..3.
+    finite : float
+        The fraction of the instances with task counts 1..10 (each user with probability
+        0.5).
+    kind : str
+        "general"; "single-server": one server, unbounded tasks; "single-resource": one
+        resource; "bottleneck": one resource the servers have made every user's global
+        dominant one (its normalized demand the row's largest times U(1, 1.5)).
+
+    Returns
+    -------
+    generator of ServerInstance
+    """
     rng = np.random.default_rng(seed)
     for k in range(count):
         n = int(rng.integers(users[0], users[1] + 1))
@@ -381,8 +594,21 @@ def random_server_instances(count, seed=0, *, users=(2, 4), resources=(2, 3), co
 
 
 def table_instances(prop, count, seed=0, *, zeros=0.2):
-    """The instances the table checks `prop` on: the paper's Fig. 1 example and `count`
-    random ones; for the checks of INSTANCE_KINDS, `count` random ones of their kind."""
+    """The instances the table checks `prop` on: the paper's Fig. 1 example and `count` random
+    ones; for the checks of INSTANCE_KINDS, `count` random ones of their kind.
+
+    Parameters
+    ----------
+    prop : str
+    count : int
+    seed : int
+    zeros : float
+        As random_server_instances takes it.
+
+    Returns
+    -------
+    iterable of ServerInstance
+    """
     if prop in INSTANCE_KINDS:
         return random_server_instances(count, seed, zeros=zeros, kind=INSTANCE_KINDS[prop])
     return [fig1_instance(), *random_server_instances(count, seed, zeros=zeros)]

@@ -23,9 +23,24 @@ from .catalog import DEFAULT_SLOTS
 
 
 def slot_counts(machines, k=DEFAULT_SLOTS):
-    """(M,) int64: slots per server. A slot is 1/k of the maximum server (each resource's
-    largest capacity in the cluster); server l holds floor(k x min_r cap_lr / max cap_r)
-    whole slots (Table I's <0.5, 0.25> holds 3 of 14; <0.5, 0.03> none: it stays idle)."""
+    """Slots per server.
+
+    A slot is 1/k of the maximum server (each resource's largest capacity in the cluster);
+    server l holds `floor(k x min_r cap_lr / max cap_r)` whole slots (Table I's <0.5, 0.25>
+    holds 3 of 14; <0.5, 0.03> none: it stays idle).
+
+    Parameters
+    ----------
+    machines : array_like
+        (M, m) capacities.
+    k : int
+        Slots per maximum server.
+
+    Returns
+    -------
+    numpy.ndarray
+        (M,) int64.
+    """
     C = check.machines(machines, name="servers")
     k = check.positive_int(k, "slots", allow_none=False)
     top = C.max(axis=0)
@@ -35,12 +50,27 @@ def slot_counts(machines, k=DEFAULT_SLOTS):
 
 def capped(trace, machines, k=DEFAULT_SLOTS):
     """The trace as it runs when a task in a slot gets at most the slot's resources
-    (slot_model="capped"): a slot is 1/k of the maximum server on every resource (s_r =
-    max_l cap_lr / k, as slot_counts); a task holds min(d_r, s_r) of each resource r and
-    runs max(1, max_r d_r / s_r) times its duration: the resource it lacks most slows it
-    in proportion, and it holds the rest for that longer time (memory is held, not
-    throttled). A server's slots never hold more than it has, so nothing is time-shared.
-    Tasks that fit no server stay as they are (unschedulable either way)."""
+    (slot_model="capped").
+
+    A slot is 1/k of the maximum server on every resource (`s_r = max_l cap_lr / k`, as
+    slot_counts); a task holds `min(d_r, s_r)` of each resource r and runs
+    `max(1, max_r d_r / s_r)` times its duration: the resource it lacks most slows it in
+    proportion, and it holds the rest for that longer time (memory is held, not throttled).
+    A server's slots never hold more than it has, so nothing is time-shared. Tasks that fit
+    no server stay as they are (unschedulable either way).
+
+    Parameters
+    ----------
+    trace : drfbench.sim.Trace
+    machines : array_like
+        (M, m) capacities.
+    k : int
+        Slots per maximum server.
+
+    Returns
+    -------
+    drfbench.sim.Trace
+    """
     C = check.machines(machines, trace.resources, name="servers")
     slot = C.max(axis=0) / check.positive_int(k, "slots", allow_none=False)
     D = np.asarray(trace.demands, dtype=np.float64)

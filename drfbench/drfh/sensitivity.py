@@ -31,9 +31,21 @@ SIZE_CLASSES = {"1": (1, 2), "2-10": (2, 11), "11-50": (11, 51), "51-100": (51, 
 
 
 def reduction_by_size(tasks, best, other):
-    """Fig. 6b: per size class (SIZE_CLASSES; `tasks` per job), (mean of `other`'s completion
-    times - mean of `best`'s) / mean of `other`'s, over the jobs given (a Series by class;
-    NaN for an empty class)."""
+    """Fig. 6b: per size class, `(mean of other's completion times - mean of best's) / mean of
+    other's`, over the jobs given.
+
+    Parameters
+    ----------
+    tasks : array_like
+        Tasks per job (SIZE_CLASSES).
+    best, other : array_like
+        Completion times per job.
+
+    Returns
+    -------
+    pandas.Series
+        By class; NaN for an empty class.
+    """
     tasks, best, other = (np.asarray(x, dtype=np.float64) for x in (tasks, best, other))
     out = {}
     for label, (lo, hi) in SIZE_CLASSES.items():
@@ -44,19 +56,41 @@ def reduction_by_size(tasks, best, other):
 
 
 def completion_gains(best, other):
-    """Fig. 7: (fraction of users with a higher task completion ratio under `best` than
-    under `other`, fraction with every task done under `best` and not under `other`);
-    best, other: per-user completion tables (DRFHSimulation.completion: user, submitted,
-    ratio)."""
+    """Fig. 7: the users better off under `best` than under `other`.
+
+    Parameters
+    ----------
+    best, other : pandas.DataFrame
+        Per-user completion tables (DRFHSimulation.completion: user, submitted, ratio).
+
+    Returns
+    -------
+    higher : float
+        The fraction of users with a higher task completion ratio under `best`.
+    done : float
+        The fraction with every task done under `best` and not under `other`.
+    """
     pair = best.merge(other, on=["user", "submitted"], suffixes=("_best", "_other"))
     return (float((pair["ratio_best"] > pair["ratio_other"]).mean()),
             float(((pair["ratio_best"] >= 1) & (pair["ratio_other"] < 1)).mean()))
 
 
 def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
-    """The rows of the module docstring for `tasks` on `servers` (paths or DataFrames in
-    the generic trace format; a path is read once, `trace.tasks_frame`), Slots under
-    `slot_model` at every k of `grid`; horizon and sample as `simulate` takes them."""
+    """The rows of the module docstring: Slots under `slot_model` at every k of `grid`.
+
+    Parameters
+    ----------
+    servers, tasks : DataFrame or path
+        In the generic trace format; a path is read once (`trace.tasks_frame`).
+    slot_model : str
+    grid : sequence of int
+    horizon, sample : float
+        As `simulate` takes them.
+
+    Returns
+    -------
+    list of dict
+    """
     frame = tasks_frame(tasks)
     rows, search, slotted = [], [], {}
     for k in grid:
@@ -101,9 +135,27 @@ def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
 
 
 def under_each(servers, tasks, *, slot_models, slot_grid, horizon, sample, task_scale, seed):
-    """The sensitivity step's rows (python -m drfbench.drfh sensitivity): `study` under each
-    of `slot_models` over `slot_grid`, each row with its slot model, the tasks' scale (as
-    recorded), the servers' count, the horizon and the seed, stamped."""
+    """The sensitivity step's rows (python -m drfbench.drfh sensitivity): `study` under each of
+    `slot_models` over `slot_grid`, stamped.
+
+    Each row has its slot model, the tasks' scale (as recorded), the servers' count, the
+    horizon and the seed.
+
+    Parameters
+    ----------
+    servers, tasks : DataFrame or path
+    slot_models : sequence of str
+    slot_grid : sequence of int
+    horizon, sample : float
+    task_scale : float
+        Recorded only.
+    seed : int
+        Recorded only.
+
+    Returns
+    -------
+    list of dict
+    """
     keys = {"task_scale": task_scale, "servers": len(read_servers(servers)[1]),
             "horizon": horizon, "seed": seed, **tidy.stamp()}
     return [{**row, "slot_model": model, **keys} for model in slot_models

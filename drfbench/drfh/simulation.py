@@ -35,20 +35,32 @@ SIMULATION_OPTIONS = ("sample", "horizon", "slot_model")   # the run's, not its 
 class DRFHSimulation:
     """What simulate() returns.
 
-    utilization    DataFrame indexed by sample time, one column per resource (named as in
-                   the trace): the fraction of the pool's resource in use (time-shared
-                   tasks count at their speed)
-    shares         DataFrame indexed by sample time, one column per user (its label): its
-                   global dominant share, max over resources of its share of the pool
-    jobs           DataFrame: job, user (labels), submit (first arrival), finish (last
-                   task's end; NaN if unfinished by the end or the horizon, or if a task
-                   of it fits no server)
-    completion     DataFrame per user: submitted, completed (tasks finished by the end),
-                   ratio (completed / submitted: the paper's task completion ratio)
-    unschedulable  the tasks table's rows of the tasks that fit no server (reported, never
-                   run; the rest of the trace runs)
-    run            the drfbench.sim.Simulation itself; method, slots, slot_model: as
-                   asked (slots 0 and slot_model None for the DRFH methods)
+    Attributes
+    ----------
+    method : str
+        As asked.
+    slots : int
+        As asked (0 for the DRFH methods).
+    slot_model : str or None
+        As asked (None for the DRFH methods).
+    resources : tuple
+    utilization : pandas.DataFrame
+        Indexed by sample time, one column per resource (named as in the trace): the
+        fraction of the pool's resource in use (time-shared tasks count at their speed).
+    shares : pandas.DataFrame
+        Indexed by sample time, one column per user (its label): its global dominant share,
+        max over resources of its share of the pool.
+    jobs : pandas.DataFrame
+        Job, user (labels), submit (first arrival), finish (last task's end; NaN if
+        unfinished by the end or the horizon, or if a task of it fits no server).
+    completion : pandas.DataFrame
+        Per user: submitted, completed (tasks finished by the end), ratio (completed /
+        submitted: the paper's task completion ratio).
+    unschedulable : pandas.DataFrame
+        The tasks table's rows of the tasks that fit no server (reported, never run; the
+        rest of the trace runs).
+    run : drfbench.sim.Simulation
+        The simulation itself.
     """
     method: str
     slots: int
@@ -73,9 +85,18 @@ class DRFHSimulation:
                            "resource": label if key == "resource" else None, "value": v}
 
     def rows(self, **columns):
-        """Tidy rows, stamped (drfbench.rows): one per sample and resource ("utilization")
-        and per sample and user ("share"), with `columns` added to each; made as they are
-        read (drfbench.rows.Rows)."""
+        """Tidy rows, stamped (drfbench.rows): one per sample and resource ("utilization") and per
+        sample and user ("share"); made as they are read.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         return tidy.stamped(self._rows, **columns)
 
 
@@ -87,36 +108,52 @@ def _frames(servers, tasks):
 
 
 def simulate(servers, tasks, method="drfh-best-fit", **options):
-    """Run the tasks on the servers under registered trace method `method`
-    ("drfh-best-fit", "drfh-first-fit" or "drfh-slots"; drfbench.methods(takes="trace"))
-    until every task is done or `horizon` seconds. Times are seconds: arrival and duration
-    columns may be numbers or durations (timedelta, converted), not points in time. The
-    options:
+    """Run the tasks on the servers under registered trace method `method` until every task is
+    done or `horizon` seconds.
 
-    sample   seconds between samples of utilization and shares (default 60), > 0, finite
-             (None: no samples); a number or a duration (timedelta, pandas.Timedelta,
-             numpy.timedelta64: converted), not a point in time (TypeError)
-    horizon  seconds simulated at most (default: until the last task ends), >= 0; a
-             number or a duration, as `sample`
-    slots    k per maximum server (drfh-slots only; default 14, Table II's best)
-    slot_model  how a task runs in its slot (drfh-slots only): "timeshare" (default), with
-             what it demands, an oversubscribed server time-shared at no cost; "capped",
-             with at most the slot's resources, proportionally longer if it needs more
-             (schedulers.capped)
-    weights  per user, in order of first appearance in the tasks, or a dict label -> weight
-             with an entry for every user and none for a label that is not a user
-    index    use the server index (default; False: the literal scan, same decisions)
-    threads  of the literal best-fit scan; isa: the kernels' variant
-    literal  run the NumPy transcription instead of the kernel (tests; slow)
+    Times are seconds: arrival and duration columns may be numbers or durations (timedelta,
+    converted), not points in time. Work bounds: a run takes at most MAX_SAMPLES (`10**6`)
+    samples holding at most MAX_SAMPLE_VALUES (`2**26`, the simulator's budget) values
+    (samples x users x (resources + 1)). The bounds are judged over the time the run takes:
+    a trace that drains early runs whatever the bounds would allow later. Time itself is
+    exact at any scale: only a task whose `start + duration == start` in float64 is refused
+    (drfbench.sim.simulate).
 
-    Work bounds: a run takes at most MAX_SAMPLES (`10**6`) samples holding at most
-    MAX_SAMPLE_VALUES (`2**26`, the simulator's budget) values (samples x users x
-    (resources + 1)). The bounds are judged over the time the run takes: a trace that
-    drains early runs whatever the bounds would allow later. A run that needs more before
-    its horizon (or, without one, before its last task ends) is refused with a ValueError,
-    before it starts where the trace alone shows it (a task ending past the bound), else
-    when it gets there. Time itself is exact at any scale: only a task whose start +
-    duration == start in float64 is refused (drfbench.sim.simulate).
+    Parameters
+    ----------
+    servers : DataFrame or path
+        The servers, in the generic trace format (drfbench.drfh.trace).
+    tasks : DataFrame or path
+        The tasks, in the generic trace format.
+    method : str
+        "drfh-best-fit", "drfh-first-fit" or "drfh-slots" (drfbench.methods(takes="trace")).
+    **options
+        `sample`: seconds between samples of utilization and shares (default 60), `> 0`,
+        finite (None: no samples); a number or a duration (timedelta, pandas.Timedelta,
+        numpy.timedelta64: converted), not a point in time (TypeError). `horizon`: seconds
+        simulated at most (default: until the last task ends), `>= 0`; a number or a
+        duration, as `sample`. `slots`: k per maximum server (drfh-slots only; default 14,
+        Table II's best). `slot_model`: how a task runs in its slot (drfh-slots only):
+        "timeshare" (default), with what it demands, an oversubscribed server time-shared at
+        no cost; "capped", with at most the slot's resources, proportionally longer if it
+        needs more (schedulers.capped). `weights`: per user, in order of first appearance in
+        the tasks, or a dict label -> weight with an entry for every user and none for a
+        label that is not a user. `index`: use the server index (default; False: the literal
+        scan, same decisions). `threads`: of the literal best-fit scan; `isa`: the kernels'
+        variant. `literal`: run the NumPy transcription instead of the kernel (tests; slow).
+
+    Returns
+    -------
+    DRFHSimulation
+
+    Raises
+    ------
+    ValueError
+        Bad servers, tasks or options; a run that needs more than the work bounds before
+        its horizon (or, without one, before its last task ends): before it starts where the
+        trace alone shows it (a task ending past the bound), else when it gets there.
+    TypeError
+        A point in time given for `sample` or `horizon`.
     """
     return api.run(method, servers, tasks, takes=TRACE, **options)
 
@@ -158,7 +195,21 @@ def run_method(spec, servers, tasks, *, sample, horizon, weights, index, threads
                literal, slots=DEFAULT_SLOTS, slot_model="timeshare"):
     """The registry's implementation of the trace methods (see `simulate`): the options
     as the registry checked them, their defaults declared in the family's catalog (slots
-    and slot_model: drfh-slots' only)."""
+    and slot_model: drfh-slots' only).
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    servers, tasks, sample, horizon, weights, index
+        As `simulate` takes them, checked and defaulted by the registry.
+    threads, isa, literal, slots, slot_model
+        The same.
+
+    Returns
+    -------
+    DRFHSimulation
+    """
     name, slotted = spec.name, spec.name == "drfh-slots"
     resources, C, frame, trace = _frames(servers, tasks)
     if slotted and slot_model == "capped":
@@ -205,17 +256,35 @@ def run_method(spec, servers, tasks, *, sample, horizon, weights, index, threads
 
 
 def scheduler(machines, trace, name="drfh-best-fit", **options):
-    """The kernel's DRFHScheduler for `trace` (a drfbench.sim.Trace) on `machines` ((M, m)
-    capacities): a drfbench.sim.TaskPolicy (kernel.trace_scheduler), its schedule() a
-    kernel.Launches.
+    """The kernel's DRFHScheduler for a trace on machines: a drfbench.sim.TaskPolicy
+    (kernel.trace_scheduler), its schedule() a kernel.Launches.
 
-    name     a registered trace method (drfbench.methods(takes="trace")): "drfh-best-fit",
-             "drfh-first-fit" or "drfh-slots"; slots: k per maximum server (drfh-slots only)
-    weights  per user, > 0 (default equal); index: use the server index (False: the
-             literal scan, the benchmark's baseline); threads: of the literal best-fit scan;
-             literal=True: LiteralScheduler, the test oracle (no isa: it has no variant)
     The options are the scheduler's, checked and defaulted by the registry (Method.checked,
     as drfh.simulate's) but for the run's own (SIMULATION_OPTIONS), refused here.
+
+    Parameters
+    ----------
+    machines : array_like
+        (M, m) capacities.
+    trace : drfbench.sim.Trace
+    name : str
+        A registered trace method (drfbench.methods(takes="trace")): "drfh-best-fit",
+        "drfh-first-fit" or "drfh-slots".
+    **options
+        `slots`: k per maximum server (drfh-slots only). `weights`: per user, `> 0` (default
+        equal). `index`: use the server index (False: the literal scan, the benchmark's
+        baseline). `threads`: of the literal best-fit scan. `literal=True`:
+        LiteralScheduler, the test oracle (no `isa`: it has no variant).
+
+    Returns
+    -------
+    drfbench.sim.TaskPolicy
+
+    Raises
+    ------
+    ValueError
+        A simulation's option, slots of which no server holds a whole one, or `isa` with
+        `literal=True`.
     """
     spec = api.method_info(name, TRACE)
     run_only = sorted(set(options) & set(SIMULATION_OPTIONS))
@@ -256,7 +325,21 @@ DYNAMIC_PAPER = {"user 1 alone": {"cpu": 0.40, "memory": 0.62},
 
 
 def dynamic_workload(seed=0, servers=100, users=DYNAMIC_USERS, duration=100.0):
-    """(servers, tasks) DataFrames of Fig. 4's experiment, in the generic format."""
+    """The servers and tasks of Fig. 4's experiment, in the generic format.
+
+    Parameters
+    ----------
+    seed : int
+    servers : int
+    users : tuple
+        Per user (label, <CPU, memory> per task, joins at s, tasks), as DYNAMIC_USERS.
+    duration : float
+        Seconds.
+
+    Returns
+    -------
+    servers, tasks : pandas.DataFrame
+    """
     from .trace import google_servers
     rng = np.random.default_rng(seed)
     rows = []
@@ -269,9 +352,20 @@ def dynamic_workload(seed=0, servers=100, users=DYNAMIC_USERS, duration=100.0):
 
 
 def dynamic_phases(res):
-    """Mean shares of Fig. 4's phases, measured: one dict per (phase, user, what) with the
-    paper's value where it gives one. Phases: from 100 s after a join to the next join, and
-    the three users' phase until user 1 leaves (its job's finish)."""
+    """Mean shares of Fig. 4's phases, measured.
+
+    Phases: from 100 s after a join to the next join, and the three users' phase until user
+    1 leaves (its job's finish).
+
+    Parameters
+    ----------
+    res : DRFHSimulation
+
+    Returns
+    -------
+    list of dict
+        One per (phase, user, what) with the paper's value where it gives one.
+    """
     per = res.run.samples
     time = per["time"]
     names = list(res.shares.columns)
@@ -299,25 +393,60 @@ def dynamic_phases(res):
 
 
 def mean_utilization(res, horizon=math.inf):
-    """Mean utilization per resource over the samples in [0, horizon] (a Series);
-    horizon in seconds, a number or a duration (check.duration)."""
+    """Mean utilization per resource over the samples in [0, horizon].
+
+    Parameters
+    ----------
+    res : DRFHSimulation
+    horizon : float
+        Seconds, a number or a duration (check.duration).
+
+    Returns
+    -------
+    pandas.Series
+    """
     horizon = check.duration(horizon, "horizon")
     u = res.utilization
     return u[u.index <= horizon].mean() if math.isfinite(horizon) else u.mean()
 
 
 def best_slots(table, resources):
-    """The k of a slot search table (one row per k: slots, then each resource's mean
-    utilization) with the highest mean utilization over the resources (Table II's choice:
-    "the highest CPU and memory utilization"); ties to the smaller k."""
+    """The k of a slot search table with the highest mean utilization over the resources
+    (Table II's choice: "the highest CPU and memory utilization"); ties to the smaller k.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per k: slots, then each resource's mean utilization.
+    resources : sequence of str
+
+    Returns
+    -------
+    int
+    """
     frame = pd.DataFrame(table).sort_values("slots")
     return int(frame.loc[frame[list(resources)].mean(axis=1).idxmax(), "slots"])
 
 
 def dedicated_clouds(tasks, n_servers, seed=0):
-    """Sec. IV-D's sharing-incentive benchmark: for each user (in order of first
-    appearance), a dedicated cloud of round(n_servers / users) servers (at least 1) drawn
-    from Table I's distribution (seed + its position): (user, servers DataFrame, its tasks)."""
+    """Sec. IV-D's sharing-incentive benchmark: a dedicated cloud per user.
+
+    For each user (in order of first appearance), round(n_servers / users) servers (at least
+    1) drawn from Table I's distribution (seed + its position).
+
+    Parameters
+    ----------
+    tasks : DataFrame or path
+    n_servers : int
+    seed : int
+
+    Yields
+    ------
+    user : object
+    servers : pandas.DataFrame
+    tasks : pandas.DataFrame
+        Its tasks.
+    """
     from .trace import google_servers
     frame = tasks_frame(tasks)
     users = list(pd.unique(frame["user"]))
@@ -327,18 +456,47 @@ def dedicated_clouds(tasks, n_servers, seed=0):
 
 
 def taken(method, options):
-    """The `options` (a step's, by name) that registered trace method `method` takes:
-    slots and slot_model only drfh-slots's."""
+    """The options that registered trace method `method` takes: slots and slot_model only
+    drfh-slots's.
+
+    Parameters
+    ----------
+    method : str
+    options : dict
+        A step's, by name.
+
+    Returns
+    -------
+    dict
+    """
     return {name: v for name, v in options.items() if api.method_info(method).takes_option(name)}
 
 
 def run_tables(servers, tasks, method, *, seed, slots_from=None, **options):
-    """The `run` step's three tables (python -m drfbench.drfh run) for `method` on a
-    trace: utilization over time (Fig. 5), the job table (Fig. 6) and per-user task
-    completion (Fig. 7), each row stamped with the method, horizon and seed (the last two
-    with slots and slot_model too). `options`: the run's, as `simulate` takes them, those
-    `method` does not take left out; `slots_from`, a slots-search table, puts its best k
-    in place of slots."""
+    """The `run` step's three tables (python -m drfbench.drfh run) for `method` on a trace.
+
+    Each row is stamped with the method, horizon and seed (the last two with slots and
+    slot_model too).
+
+    Parameters
+    ----------
+    servers, tasks : DataFrame or path
+    method : str
+    seed : int
+    slots_from : DataFrame, optional
+        A slots-search table: its best k in place of slots.
+    **options
+        The run's, as `simulate` takes them, those `method` does not take left out.
+
+    Returns
+    -------
+    utilization : list of dict
+        Over time (Fig. 5).
+    jobs : list of dict
+        The job table (Fig. 6).
+    completion : list of dict
+        Per-user task completion (Fig. 7).
+    """
     if slots_from is not None:
         resources = read_servers(servers)[0]
         lacking = [r for r in resources if r not in slots_from.columns]
@@ -360,9 +518,23 @@ def run_tables(servers, tasks, method, *, seed, slots_from=None, **options):
 
 def slots_search(servers, tasks, *, slot_grid, horizon, progress=None, **options):
     """Table II's search (python -m drfbench.drfh slots-search): a row per k of `slot_grid`,
-    Slots' mean utilization per resource over [0, horizon] (mean_utilization), stamped;
-    `options` the rest of the run's (sample, slot_model); a line per k on `progress` (a
-    file) if given."""
+    Slots' mean utilization per resource over [0, horizon] (mean_utilization), stamped.
+
+    Parameters
+    ----------
+    servers, tasks : DataFrame or path
+    slot_grid : sequence of int
+    horizon : float
+        Seconds.
+    progress : file, optional
+        A line per k is written to it.
+    **options
+        The rest of the run's (sample, slot_model).
+
+    Returns
+    -------
+    list of dict
+    """
     out, stamp = [], tidy.stamp()
     for k in slot_grid:
         res = simulate(servers, tasks, "drfh-slots", slots=k, horizon=horizon, **options)
@@ -374,9 +546,25 @@ def slots_search(servers, tasks, *, slot_grid, horizon, progress=None, **options
 
 
 def sharing(servers, tasks, shared, method, *, seed, horizon, sample):
-    """Fig. 8's rows (python -m drfbench.drfh sharing): each user's task completion ratio on
-    its dedicated cloud (dedicated_clouds) beside the shared cloud's, from `shared` (a
-    run's per-user table indexed by user), stamped."""
+    """Fig. 8's rows (python -m drfbench.drfh sharing): each user's task completion ratio on its
+    dedicated cloud (dedicated_clouds) beside the shared cloud's, stamped.
+
+    Parameters
+    ----------
+    servers, tasks : DataFrame or path
+    shared : pandas.DataFrame
+        A run's per-user table indexed by user.
+    method : str
+    seed : int
+    horizon : float
+        Seconds.
+    sample : float
+        Seconds between samples.
+
+    Returns
+    -------
+    list of dict
+    """
     C = read_servers(servers)[1]
     out, stamp = [], tidy.stamp()
     for user, cloud, own in dedicated_clouds(tasks, len(C), seed):

@@ -66,16 +66,39 @@ def _table(source, what, labels=()):
 
 
 def read_frame(path, what, header=True, labels=(), name_column=False):
-    """(frame, table): the CSV file `path` read by the shared reader
-    (drfbench._inputs.read_csv: UTF-8, a byte-order mark dropped; an empty file, a header
-    naming a column twice or not at all, a row with more or fewer cells than the header
-    refused, naming the file and the line), as a DataFrame and as the Table of its cells
-    as written (whose errors name the file, line and column). In the DataFrame the
-    columns `labels` hold text as written, a column of numbers holds them (whole numbers
-    int64, else float64), any other column text; an empty cell is missing (NaN, or None
-    among text). With `name_column`, a name column (drfbench._inputs.labelled) is the
-    DataFrame's index. header=False: no header, columns "1", "2", ...; a name ending in
-    .gz is read as gzip-compressed text."""
+    """A CSV file read by the shared reader, as a DataFrame and as the Table of its cells as
+    written.
+
+    The shared reader is drfbench._inputs.read_csv: UTF-8, a byte-order mark dropped; an
+    empty file, a header naming a column twice or not at all, a row with more or fewer cells
+    than the header refused, naming the file and the line. In the DataFrame the columns
+    `labels` hold text as written, a column of numbers holds them (whole numbers int64, else
+    float64), any other column text; an empty cell is missing (NaN, or None among text).
+
+    Parameters
+    ----------
+    path : str or Path
+        A name ending in .gz is read as gzip-compressed text.
+    what : str
+        What the file is, for errors.
+    header : bool
+        False: no header, columns "1", "2", ....
+    labels : tuple of str
+        Columns holding text as written.
+    name_column : bool
+        A name column (drfbench._inputs.labelled) is the DataFrame's index.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+    table : Table
+        Its errors name the file, line and column.
+
+    Raises
+    ------
+    ValueError
+        A malformed file, naming the file and the line.
+    """
     table = _inputs.read_csv(path, what, header=header, name_column=name_column)
     frame = pd.DataFrame({name: _typed(table, name, name in labels) for name in table.data},
                          index=pd.Index(table.labels, name=table.label) if table.labels else None)
@@ -104,9 +127,23 @@ def _typed(table, name, text=False):
 
 
 def tasks_frame(tasks):
-    """The tasks as a DataFrame: a DataFrame as it is, a path read by `read_frame` (the
-    shared reader), refused without the columns user, job, arrival and duration; the rest
-    (cells, demand columns) is checked where the servers are known (`read_tasks`)."""
+    """The tasks as a DataFrame: a DataFrame as it is, a path read by `read_frame`.
+
+    The rest (cells, demand columns) is checked where the servers are known (`read_tasks`).
+
+    Parameters
+    ----------
+    tasks : DataFrame, str or Path
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        A file without the columns user, job, arrival and duration.
+    """
     if isinstance(tasks, pd.DataFrame):
         return tasks
     frame, table = _table(tasks, "tasks", LABEL_COLUMNS)
@@ -132,29 +169,70 @@ def _columns(frame, where):
 
 
 def read_servers(servers):
-    """(resources, capacity): the resource names (the columns but `count`, in order) and the
-    (M, m) capacities, each row repeated `count` times (drfbench._inputs.machines)."""
+    """The resource names and capacities of a servers table (drfbench._inputs.machines).
+
+    Parameters
+    ----------
+    servers : DataFrame, str or Path
+
+    Returns
+    -------
+    resources : tuple of str
+        The columns but `count`, in order.
+    capacity : numpy.ndarray
+        (M, m), each row repeated `count` times.
+    """
     return _inputs.machines(_table(servers, "servers")[1])
 
 
 def read_tasks(tasks, resources):
-    """A drfbench.sim.Trace of the tasks table, its demand columns in the order of
-    `resources` (the servers'); users are named by their labels, in order of first
-    appearance."""
+    """A drfbench.sim.Trace of the tasks table; users are named by their labels, in order of
+    first appearance.
+
+    Parameters
+    ----------
+    tasks : DataFrame, str or Path
+    resources : sequence of str
+        The servers' resources: the order of the demand columns.
+
+    Returns
+    -------
+    drfbench.sim.Trace
+    """
     return read_trace(tasks, resources)[1]
 
 
 def read_trace(tasks, resources):
-    """(frame, trace): the tasks as a DataFrame (a path read once, `read_frame`) and the
-    drfbench.sim.Trace `read_tasks` makes of it."""
+    """The tasks as a DataFrame (a path read once, `read_frame`) and the drfbench.sim.Trace
+    `read_tasks` makes of it.
+
+    Parameters
+    ----------
+    tasks : DataFrame, str or Path
+    resources : sequence of str
+        The servers' resources.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+    trace : drfbench.sim.Trace
+    """
     frame, table = _table(tasks, "tasks", LABEL_COLUMNS)
     return frame, _trace(frame, table, resources)
 
 
 def read_inputs(servers_path, tasks_path):
-    """The trace kind's reader (`drfbench run`): the servers and tasks files, read by the
-    shared reader (`read_frame`) and checked, as drfbench.drfh.simulate takes them:
-    (servers, tasks) DataFrames."""
+    """The trace kind's reader (`drfbench run`): the servers and tasks files, read by the shared
+    reader (`read_frame`) and checked, as drfbench.drfh.simulate takes them.
+
+    Parameters
+    ----------
+    servers_path, tasks_path : str or Path
+
+    Returns
+    -------
+    servers, tasks : pandas.DataFrame
+    """
     servers, table = _table(servers_path, "servers")
     tasks, tasks_table = _table(tasks_path, "tasks", LABEL_COLUMNS)
     _trace(tasks, tasks_table, _inputs.machines(table)[0])
@@ -227,10 +305,29 @@ def _label(value):
 
 
 def google_servers(n, *, seed=0, source=GOOGLE):
-    """n servers (1 to MAX_SERVERS) drawn independently (numpy default_rng(seed), seed an
-    int >= 0) from the Google 2011 configurations, each with probability proportional to
-    its count: a DataFrame with columns cpu, memory (Table I's units: the maximum server
-    is 1)."""
+    """Servers drawn from the Google 2011 configurations, each with probability proportional to
+    its count.
+
+    Parameters
+    ----------
+    n : int
+        1 to MAX_SERVERS, drawn independently.
+    seed : int
+        `>= 0`, of numpy's default_rng.
+    source : str or Path
+        The configurations' CSV.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns cpu, memory (Table I's units: the maximum server is 1).
+
+    Raises
+    ------
+    ValueError
+        A source lacking columns, with every count 0, or with a configuration of no
+        capacity.
+    """
     n = check.positive_int(n, "the number of servers", allow_none=False, upper=MAX_SERVERS)
     seed = _seed(seed)
     table = read_frame(source, "server configurations")[1]
@@ -261,19 +358,42 @@ def alibaba_tasks(*, source=ALIBABA, users=100, skew=1.0, fraction=1.0, seed=0, 
     """The Alibaba 2018 batch sample in the generic format: one row per task instance.
 
     Units: a server of Table I's size 1 is one Alibaba machine (96 cores, plan_mem 100), so
-    cpu = plan_cpu / 100 / cores and memory = plan_mem / 100, both times `task_scale`
-    (default 1: the trace as recorded; PAPER_TASK_SCALE makes the tasks the size the
-    paper's Table II implies for its Google tasks). Durations of 0 s (runs under a second,
-    2,533 rows) become 1 s. The sample has jobs but no users: each job goes to one of
-    `users` users, drawn (default_rng(seed)) with probability proportional to 1 / rank^skew
-    (skew 0: uniform; 1: Zipf, a few heavy users as in the Google trace). fraction: keep
-    that fraction of the jobs (drawn with the same generator), for smaller runs at the same
-    load per server. Bounds: users 1 to MAX_USERS; seed an int >= 0; skew finite, >= 0 and
-    at most MAX_SKEW; cores and task_scale finite, > 0. `source`: a CSV without a header,
-    the columns ALIBABA_COLUMNS (gzip-compressed where its name ends in .gz, as the vendored
-    sample), read by the shared reader (`read_frame`);
-    arrival, duration, plan_cpu and plan_mem must be finite numbers >= 0, instances whole
-    numbers >= 0 (at most MAX_TASKS task rows in all), jobs named j_<number>.
+    `cpu = plan_cpu / 100 / cores` and `memory = plan_mem / 100`, both times `task_scale`.
+    Durations of 0 s (runs under a second, 2,533 rows) become 1 s. The sample has jobs but no
+    users: each job goes to one of `users` users, drawn (default_rng(seed)) with probability
+    proportional to `1 / rank**skew`.
+
+    Parameters
+    ----------
+    source : str or Path
+        A CSV without a header, the columns ALIBABA_COLUMNS (gzip-compressed where its name
+        ends in .gz, as the vendored sample), read by the shared reader (`read_frame`);
+        arrival, duration, plan_cpu and plan_mem must be finite numbers `>= 0`, instances
+        whole numbers `>= 0` (at most MAX_TASKS task rows in all), jobs named j_<number>.
+    users : int
+        1 to MAX_USERS.
+    skew : float
+        Finite, `>= 0` and at most MAX_SKEW (0: uniform; 1: Zipf, a few heavy users as in
+        the Google trace).
+    fraction : float
+        Keep that fraction of the jobs, in (0, 1] (drawn with the same generator), for
+        smaller runs at the same load per server.
+    seed : int
+        `>= 0`.
+    cores : float
+        Finite, `> 0`.
+    task_scale : float
+        Finite, `> 0` (default 1: the trace as recorded; PAPER_TASK_SCALE makes the tasks
+        the size the paper's Table II implies for its Google tasks).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        A value out of bounds, or a malformed source, naming it.
     """
     users = check.positive_int(users, "users", allow_none=False, upper=MAX_USERS)
     seed = _seed(seed)

@@ -52,7 +52,17 @@ LECTURE_DURATION = 5.0      # seconds per run of the lecture's experiment and it
 
 
 def own_options(method, **options):
-    """Those of `options` that `method` takes (its registered options), None left out."""
+    """Those of `options` that `method` takes (its registered options), None left out.
+
+    Parameters
+    ----------
+    method : str
+    **options
+
+    Returns
+    -------
+    dict
+    """
     spec = api.method_info(method)
     return {o: v for o, v in options.items() if v is not None and spec.takes_option(o)}
 
@@ -72,9 +82,22 @@ def step_settings(step, given):
 
 
 def lecture(sources=RATELESS, seed=0, **settings):
-    """Rows of the lecture's experiment (see the module docstring); scenario "alone" is
-    each flow by itself (fifo). `settings`: duration (default LECTURE_DURATION), rtt and
-    interval (their declared defaults), recorded in every row."""
+    """Rows of the lecture's experiment (see the module docstring); scenario "alone" is each
+    flow by itself (fifo).
+
+    Parameters
+    ----------
+    sources : tuple of str
+        The flows' sources, one run each.
+    seed : int
+    **settings
+        `duration` (default LECTURE_DURATION), `rtt` and `interval` (their declared
+        defaults), recorded in every row.
+
+    Returns
+    -------
+    list of dict
+    """
     settings = step_settings("lecture", settings)
     out, stamp = [], tidy.stamp()
     for source in sources:
@@ -106,9 +129,24 @@ def lecture(sources=RATELESS, seed=0, **settings):
 
 def lecture_series(bin_width=0.01, methods=("bottleneck", "drfq"), source="tcp", seed=0,
                    **settings):
-    """Rows (method, time, flow, rate) of each flow's rate over time, in bins of
-    `bin_width` seconds (model.seconds' bounds), with the lecture's flows and TCP sources;
-    `settings` as `lecture` takes them, each row with those but the duration."""
+    """Rows (method, time, flow, rate) of each flow's rate over time, with the lecture's flows
+    and TCP sources.
+
+    Parameters
+    ----------
+    bin_width : float
+        Seconds per bin (model.seconds' bounds).
+    methods : tuple of str
+        Registered flow methods, one run each.
+    source : str
+    seed : int
+    **settings
+        As `lecture` takes them, each row with those but the duration.
+
+    Returns
+    -------
+    list of dict
+    """
     settings = step_settings("series", settings)
     duration = seconds(settings[DURATION.name], DURATION.name)
     bins = max(int(round(duration / seconds(bin_width, "bin_width"))), 1)
@@ -122,7 +160,19 @@ def lecture_series(bin_width=0.01, methods=("bottleneck", "drfq"), source="tcp",
 
 
 def flow_costs(distribution, flows, resources, rng):
-    """(flows, resources) mean seconds per packet drawn from `distribution`."""
+    """Mean seconds per packet drawn from `distribution`.
+
+    Parameters
+    ----------
+    distribution : str
+    flows, resources : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        (flows, resources).
+    """
     if distribution == "uniform":
         return rng.uniform(1, 10, (flows, resources)) * US
     if distribution == "dominant":
@@ -149,12 +199,30 @@ def _packets(packets):
 
 
 def spread(x):
-    """(max - min) / mean: 0 when all equal."""
+    """`(max - min) / mean`: 0 when all equal.
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    float
+    """
     return float((x.max() - x.min()) / x.mean()) if x.mean() > 0 else 0.0
 
 
 def jain(x):
-    """Jain's fairness index: 1 when all equal, 1/n at worst."""
+    """Jain's fairness index: 1 when all equal, 1/n at worst.
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    float
+    """
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if x.any() else 1.0
 
 
@@ -162,10 +230,33 @@ def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DI
           sources=RATELESS, methods=api.methods(takes=FLOWS), packets=200, seed=0,
           **settings):
     """One row per flows x resources x distribution x source x method (see the module
-    docstring); every method of a configuration runs on the same flows. flows,
-    resources: lists of positive integers, flows x resources at most MAX_STATE; packets: a
-    number in (0, MAX_PACKETS]; `settings`: packet_costs, rtt and interval (seconds), at
-    their declared defaults unless given."""
+    docstring); every method of a configuration runs on the same flows.
+
+    Parameters
+    ----------
+    flows, resources : tuple of int
+        Positive integers, flows x resources at most MAX_STATE.
+    distributions : tuple of str
+        The costs' distributions.
+    sources : tuple of str
+    methods : list of str
+        Registered flow methods.
+    packets : float
+        In (0, MAX_PACKETS].
+    seed : int
+    **settings
+        `packet_costs`, `rtt` and `interval` (seconds), at their declared defaults unless
+        given.
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    ValueError
+        flows x resources past MAX_STATE.
+    """
     settings = step_settings("sweep", settings)
     flows, resources = _counts(flows, "flows"), _counts(resources, "resources")
     if flows and resources and max(flows) * max(resources) > MAX_STATE:

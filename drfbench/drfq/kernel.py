@@ -16,12 +16,24 @@ from .model import Flows, Settings
 
 
 class Outputs(NamedTuple):
-    """One run of the middlebox: per flow, served (packets that left the pipeline),
-    dispatched (entered it), arrived, dropped; work (n, m) seconds each resource served
-    each flow; busy, blocked (m,) seconds each resource served, and held a finished packet
-    for want of room downstream; series (bins, n) departures per bin; bottleneck: the
-    bottleneck method's re-decisions, one per interval; decision_time, decision_flow:
-    every dispatch's time and flow (empty unless asked for)."""
+    """One run of the middlebox.
+
+    Attributes
+    ----------
+    served, dispatched, arrived, dropped : numpy.ndarray
+        Per flow: packets that left the pipeline, entered it, arrived, were dropped.
+    work : numpy.ndarray
+        (n, m) seconds each resource served each flow.
+    busy, blocked : numpy.ndarray
+        (m,) seconds each resource served, and held a finished packet for want of room
+        downstream.
+    series : numpy.ndarray
+        (bins, n) departures per bin.
+    bottleneck : numpy.ndarray
+        The bottleneck method's re-decisions, one per interval.
+    decision_time, decision_flow : numpy.ndarray
+        Every dispatch's time and flow (empty unless asked for).
+    """
     served: np.ndarray
     dispatched: np.ndarray
     arrived: np.ndarray
@@ -36,9 +48,21 @@ class Outputs(NamedTuple):
 
 
 def simulate(flows, settings, *, isa=None, decisions=False) -> Outputs:
-    """One run of the kernel of variant `isa` (_isa.kernels) on `flows` under `settings`;
-    with `decisions`, every dispatch's (time, flow): a first guess of room for them, and if
-    short the same run again with room for all (the run is deterministic)."""
+    """One run of the kernel of variant `isa` (_isa.kernels) on `flows` under `settings`.
+
+    Parameters
+    ----------
+    flows : Flows
+    settings : Settings
+    isa : str, optional
+    decisions : bool
+        Keep every dispatch's (time, flow): a first guess of room for them, and if short the
+        same run again with room for all (the run is deterministic).
+
+    Returns
+    -------
+    Outputs
+    """
     if not isinstance(flows, Flows) or not isinstance(settings, Settings):
         raise TypeError(f"kernel.simulate takes a model.Flows and a model.Settings, got "
                         f"{type(flows).__name__} and {type(settings).__name__}")

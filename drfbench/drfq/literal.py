@@ -89,8 +89,19 @@ ACK, LOSS = 0, 1                       # TCP's delayed events
 
 
 class Packet:
-    """One packet: its flow, its index k in the flow, its cost on every resource, and its
-    tags (S, F: one per tag dimension; key: what the scheduler orders by)."""
+    """One packet.
+
+    Its tags (S, F: one per tag dimension; key: what the scheduler orders by) are set when
+    it is queued.
+
+    Parameters
+    ----------
+    flow : int
+    k : int
+        Its index in the flow.
+    cost : numpy.ndarray
+        Its cost on every resource.
+    """
     __slots__ = ("flow", "k", "cost", "S", "F", "key")
 
     def __init__(self, flow, k, cost):
@@ -98,8 +109,14 @@ class Packet:
 
 
 class Middlebox:
-    """One run of `scheduler` (Settings) on `flows` (Flows): see the module docstring;
-    run() returns the outputs as a dict of arrays."""
+    """One run of a scheduler on flows: see the module docstring; run() returns the outputs as
+    a dict of arrays.
+
+    Parameters
+    ----------
+    flows : Flows
+    settings : Settings
+    """
 
     def __init__(self, flows, settings):
         self.flows, self.s = flows, settings
@@ -334,5 +351,16 @@ class Middlebox:
 
 
 def simulate(flows, settings):
-    """The outputs of one literal run (a dict of arrays, see Middlebox.run)."""
+    """The outputs of one literal run.
+
+    Parameters
+    ----------
+    flows : Flows
+    settings : Settings
+
+    Returns
+    -------
+    dict
+        Arrays (see Middlebox.run).
+    """
     return Middlebox(flows, settings).run()

@@ -64,7 +64,16 @@ UNIT = 2.0 ** -52
 
 
 def mix(x):
-    """SplitMix64's finalizer: a bijection of 64-bit integers that scrambles every bit."""
+    """SplitMix64's finalizer: a bijection of 64-bit integers that scrambles every bit.
+
+    Parameters
+    ----------
+    x : int
+
+    Returns
+    -------
+    int
+    """
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
     return x ^ (x >> 31)
@@ -72,7 +81,16 @@ def mix(x):
 
 def uniform(seed, stream, flow, k):
     """A uniform number in (0, 1), a function of its four integers alone: the top 52 bits of
-    the hash, plus one half, over 2^52 (exact in double precision)."""
+    the hash, plus one half, over `2**52` (exact in double precision).
+
+    Parameters
+    ----------
+    seed, stream, flow, k : int
+
+    Returns
+    -------
+    float
+    """
     h = mix((int(seed) + GOLDEN * (int(stream) + 1)) & MASK)
     h = mix((h + GOLDEN * (int(flow) + 1)) & MASK)
     h = mix((h + GOLDEN * (int(k) + 1)) & MASK)
@@ -81,9 +99,22 @@ def uniform(seed, stream, flow, k):
 
 @dataclass(frozen=True)
 class Flows:
-    """Validated flows (see `flows`): costs (n, K, m) seconds; weights (n,); source (n,)
-    int8 indices into SOURCES; rates (n,) packets/s (NaN for backlogged and TCP flows);
-    packet_costs: an index into PACKET_COSTS; seed."""
+    """Validated flows (see `flows`).
+
+    Attributes
+    ----------
+    costs : numpy.ndarray
+        (n, K, m) seconds.
+    weights : numpy.ndarray
+        (n,).
+    source : numpy.ndarray
+        (n,) int8 indices into SOURCES.
+    rates : numpy.ndarray
+        (n,) packets/s (NaN for backlogged and TCP flows).
+    packet_costs : int
+        An index into PACKET_COSTS.
+    seed : int
+    """
     costs: np.ndarray
     weights: np.ndarray
     source: np.ndarray
@@ -141,28 +172,46 @@ def _cost_array(costs):
 def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fixed", seed=0):
     """Validated `Flows`.
 
-    costs: (n, m) seconds per packet on each resource in pipeline order, or (n, K, m): a
-    cycle of K cost vectors per flow; (n, m) may be given by name, a DataFrame with text
-    column labels or a dict of columns (one cost per flow each), the resources in column
-    order (a DataFrame's labels 0..m-1 are positions; other labels that are not text are
-    refused, as drfbench.allocate refuses them). weights: n positive numbers (default 1).
-    rates: None, one number, or n entries each None or packets/s: a flow with a rate is
-    open loop.
-    source: one of SOURCES or a list of n. One name applies to every flow: "backlogged"
-    or "tcp" to the flows without a rate (flows with one are "constant"), "constant" or
-    "poisson" to every flow (each then needs a rate). A list says each flow's source;
-    the open-loop ones need a rate and the others must have none.
-
     Times are seconds: numbers, or durations (timedelta, pandas.Timedelta, timedelta64),
-    converted. Bounds: costs in [0, MAX_SECONDS] (1e9 s); weights in [1e-12, 1e12] and
-    within a factor _validation.MAX_WEIGHT_RATIO (1e9) of each other; rates in [1e-9, inf) packets/s;
-    seed a non-negative integer (used modulo 2**64).
+    converted.
 
-    Refused with a ValueError naming the problem: costs that are negative, NaN or
-    infinite, above the bound, of the wrong length for a flow, or all zero for a packet (a
-    packet must take some time somewhere); weights out of bounds; an unknown source or
-    packet_costs; a missing, out-of-bounds or infinite rate. A TypeError for what is not a
-    number (or a name, for source and packet_costs).
+    Parameters
+    ----------
+    costs : array_like, DataFrame or dict of columns
+        (n, m) seconds per packet on each resource in pipeline order, or (n, K, m): a cycle
+        of K cost vectors per flow; (n, m) may be given by name, a DataFrame with text column
+        labels or a dict of columns (one cost per flow each), the resources in column order
+        (a DataFrame's labels 0..m-1 are positions; other labels that are not text are
+        refused, as drfbench.allocate refuses them). Each in [0, MAX_SECONDS] (1e9 s).
+    weights : array_like, optional
+        n positive numbers (default 1), in [1e-12, 1e12] and within a factor
+        _validation.MAX_WEIGHT_RATIO (1e9) of each other.
+    rates : float or array_like, optional
+        None, one number, or n entries each None or packets/s in [1e-9, inf): a flow with a
+        rate is open loop.
+    source : str or list of str
+        One of SOURCES or a list of n. One name applies to every flow: "backlogged" or "tcp"
+        to the flows without a rate (flows with one are "constant"), "constant" or "poisson"
+        to every flow (each then needs a rate). A list says each flow's source; the open-loop
+        ones need a rate and the others must have none.
+    packet_costs : str
+        One of PACKET_COSTS.
+    seed : int
+        Non-negative (used modulo `2**64`).
+
+    Returns
+    -------
+    Flows
+
+    Raises
+    ------
+    ValueError
+        Naming the problem: costs that are negative, NaN or infinite, above the bound, of the
+        wrong length for a flow, or all zero for a packet (a packet must take some time
+        somewhere); weights out of bounds; an unknown source or packet_costs; a missing,
+        out-of-bounds or infinite rate.
+    TypeError
+        What is not a number (or a name, for source and packet_costs).
     """
     C = _cost_array(costs)
     n, K, m = C.shape
@@ -197,12 +246,30 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
 
 
 def read_inputs(path, names=False):
-    """The flows kind's reader (`drfbench run`): a costs CSV, one row per flow, one column
-    per resource in pipeline order (the header names them; a first column `flow` or `name`
-    names the flows: drfbench._inputs.labelled), seconds per packet; as
-    drfbench.drfq.simulate takes it, an (n, m) array, with `names` the pair (array, the
-    flows' names as written or None: docs/accepts.md "Names of rows"). A cost past
-    MAX_SECONDS, or a flow whose packets cost nothing anywhere, is refused, naming its line."""
+    """The flows kind's reader (`drfbench run`): a costs CSV, as drfbench.drfq.simulate takes
+    it.
+
+    Parameters
+    ----------
+    path : str or Path
+        One row per flow, one column per resource in pipeline order (the header names them;
+        a first column `flow` or `name` names the flows: drfbench._inputs.labelled), seconds
+        per packet.
+    names : bool
+        Also return the flows' names.
+
+    Returns
+    -------
+    numpy.ndarray or tuple
+        An (n, m) array; with `names`, the pair (array, the flows' names as written or None:
+        docs/accepts.md "Names of rows").
+
+    Raises
+    ------
+    ValueError
+        A cost past MAX_SECONDS, or a flow whose packets cost nothing anywhere, naming its
+        line.
+    """
     table = _inputs.read_csv(path, "costs", name_column=True)
     costs = table.numbers(table.columns, upper=MAX_SECONDS)
     zero = np.flatnonzero(costs.max(axis=1) == 0)
@@ -297,8 +364,26 @@ Settings.__module__, Settings.__doc__ = __name__, _Settings.__doc__
 
 
 def seconds(value, name):
-    """A time in (0, MAX_SECONDS] seconds as a float: a number, or a duration (timedelta,
-    pandas.Timedelta, timedelta64) converted; a point in time is refused (TypeError)."""
+    """A time in (0, MAX_SECONDS] seconds as a float.
+
+    Parameters
+    ----------
+    value : float or duration
+        A number, or a duration (timedelta, pandas.Timedelta, timedelta64), converted.
+    name : str
+        For errors.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        Out of bounds.
+    TypeError
+        A point in time, or what is not a number.
+    """
     x = check.duration(value, name)
     if not 0 < x <= MAX_SECONDS:
         raise ValueError(f"{name} must be positive and at most {MAX_SECONDS:g} s, got {x}")
@@ -306,14 +391,35 @@ def seconds(value, name):
 
 
 def settings(m, method="drfq", **options):
-    """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate):
-    `options` any of the catalog's SETTINGS, the others at their declared defaults.
-    resource is used by fq and bottleneck only, interval by bottleneck only (the registry
-    refuses them for the other methods). The times (duration, interval, rtt): seconds
-    (`seconds`: numbers or durations, in (0, MAX_SECONDS]), under bottleneck at most
-    MAX_REDECISIONS intervals in the duration; the packet counts (buffer, stage_buffer,
-    initial_window): positive integers; bins: a non-negative integer (the state's size is
-    bounded by `budget`)."""
+    """Validated `Settings` for a pipeline of m resources (see drfbench.drfq.simulate).
+
+    Parameters
+    ----------
+    m : int
+        Resources in the pipeline.
+    method : str
+        A registered flow method.
+    **options
+        Any of the catalog's SETTINGS, the others at their declared defaults. `resource` is
+        used by fq and bottleneck only, `interval` by bottleneck only (the registry refuses
+        them for the other methods). The times (`duration`, `interval`, `rtt`): seconds
+        (`seconds`: numbers or durations, in (0, MAX_SECONDS]), under bottleneck at most
+        MAX_REDECISIONS intervals in the duration; the packet counts (`buffer`,
+        `stage_buffer`, `initial_window`): positive integers; `bins`: a non-negative integer
+        (the state's size is bounded by `budget`).
+
+    Returns
+    -------
+    Settings
+
+    Raises
+    ------
+    ValueError
+        An unknown method, a value out of bounds, too many re-decisions, a resource not in
+        the pipeline.
+    TypeError
+        An unknown option, or bins not an integer.
+    """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
     unknown = sorted(set(options) - {o.name for o in SETTINGS})
@@ -342,12 +448,24 @@ def settings(m, method="drfq", **options):
 
 
 def budget(flows, s):
-    """Refuse a run whose work is out of bounds, before it starts: the packets it would
-    simulate, estimated as duration x (m / c, the pipeline's departures with c the least
-    dominant cost of a packet, times 0.5 under "uniform" packet costs, + the open-loop
-    flows' rates + 2 / rtt per TCP flow, its losses) + the TCP flows' initial windows, at
-    most MAX_PACKETS; and the numbers its state holds (the flows' queues, the stage
-    buffers, the TCP timers, the series, the re-decisions), at most MAX_STATE."""
+    """Refuse a run whose work is out of bounds, before it starts.
+
+    The packets it would simulate, estimated as duration x (m / c, the pipeline's departures
+    with c the least dominant cost of a packet, times 0.5 under "uniform" packet costs, +
+    the open-loop flows' rates + 2 / rtt per TCP flow, its losses) + the TCP flows' initial
+    windows, at most MAX_PACKETS; and the numbers its state holds (the flows' queues, the
+    stage buffers, the TCP timers, the series, the re-decisions), at most MAX_STATE.
+
+    Parameters
+    ----------
+    flows : Flows
+    s : Settings
+
+    Raises
+    ------
+    ValueError
+        Saying which bound is passed.
+    """
     n, m = flows.n, flows.m
     tcp = int((flows.source == SOURCES.index("tcp")).sum())
     low = float(flows.costs.max(axis=2).min()) * (0.5 if flows.packet_costs == 1 else 1.0)

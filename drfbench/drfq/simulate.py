@@ -23,14 +23,32 @@ from .model import PACKET_COSTS, SOURCES, budget, flows as make_flows, settings 
 class Result:
     """What `simulate` returns.
 
-    flows, settings: the validated input (model.Flows, model.Settings); per flow: served
-    (packets that left the pipeline), dispatched (entered it), arrived, dropped; work
-    (n, m) seconds each resource served each flow; busy, blocked (m,) seconds each resource
-    served, and held a finished packet for want of room downstream; series (bins, n)
-    departures per bin; bottleneck: the bottleneck method's re-decisions, one per
-    interval; decisions (time, flow) of every dispatch, if asked for; isa: the kernels'
-    variant ("literal" for the transcription); options: the method's registered
-    options (its rows give resource and interval only where it takes them)."""
+    Its rows give resource and interval only where the method takes them.
+
+    Attributes
+    ----------
+    flows : model.Flows
+        The validated flows.
+    settings : model.Settings
+        The validated settings.
+    served, dispatched, arrived, dropped : numpy.ndarray
+        Per flow: packets that left the pipeline, entered it, arrived, were dropped.
+    work : numpy.ndarray
+        (n, m) seconds each resource served each flow.
+    busy_seconds, blocked_seconds : numpy.ndarray
+        (m,) seconds each resource served, and held a finished packet for want of room
+        downstream.
+    series : numpy.ndarray
+        (bins, n) departures per bin.
+    bottleneck : numpy.ndarray
+        The bottleneck method's re-decisions, one per interval.
+    decisions : tuple or None
+        (time, flow) of every dispatch, if asked for.
+    isa : str
+        The kernels' variant ("literal" for the transcription).
+    options : frozenset
+        The method's registered options.
+    """
     flows: object
     settings: object
     served: np.ndarray
@@ -85,11 +103,22 @@ class Result:
         return self.series / self.bin_width
 
     def rows(self, **columns):
-        """Tidy rows, one per flow: the run's settings (the duration, then the catalog's
-        RECORDED: resource and interval empty for a method not taking them), the flow's
-        weight, source, rate and mean costs, its throughput, dominant resource and share,
-        packets served, arrived, dropped, and every resource's busy and blocked fractions;
-        with `columns` added, stamped (drfbench.rows)."""
+        """Tidy rows, one per flow, stamped (drfbench.rows).
+
+        The run's settings (the duration, then the catalog's RECORDED: resource and interval
+        empty for a method not taking them), the flow's weight, source, rate and mean costs, its
+        throughput, dominant resource and share, packets served, arrived, dropped, and every
+        resource's busy and blocked fractions.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         s, f = self.settings, self.flows
         run = {"method": s.method, DURATION.name: s.duration, "flows": f.n,
                "resources": f.m, **{o.name: getattr(s, o.name) if o.name in self.options else None
@@ -110,7 +139,17 @@ class Result:
 
     def series_rows(self, **columns):
         """Tidy rows, one per bin and flow: time (the bin's start), flow, rate (packets/s);
-        with `columns` added, stamped, made as they are read."""
+        stamped, made as they are read.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         width, rates = self.bin_width, self.rates
         return tidy.stamped(lambda: ({"method": self.method, "time": b * width,
                                       "flow": i, "rate": rate}
@@ -125,34 +164,48 @@ class Result:
 
 
 def simulate(costs, method="drfq", **options):
-    """Simulate the middlebox for `duration` seconds under registered flow method
-    `method` (drfbench.methods(takes="flows"): "drfq", "drfq-dovetail", "fq",
-    "bottleneck", "fifo"); a Result. costs: (flows, resources) seconds per packet on each
-    resource, in pipeline order, or (flows, K, resources): a cycle of K cost vectors per
-    flow; or by name, a DataFrame with text column labels or a dict of columns, in column
-    order (model.flows). The options (defaults: drfbench.method_info(method).defaults()):
-
-    duration    seconds simulated (default 1)
-    weights     per flow, > 0 (default equal); rates: per flow packets/s or None (model.flows)
-    source      "backlogged" (default), "constant", "poisson", "tcp", or one per flow
-    packet_costs  "fixed", "uniform" or "exponential": per-packet factors of mean 1
-    resource    fq: the resource it fair-queues (default 0); bottleneck: its first
-                choice, before the first re-decision (fq and bottleneck only)
-    interval    bottleneck: seconds between re-decisions (default 0.3; bottleneck only)
-    rtt         TCP's round trip (s); buffer: packets per flow queue; stage_buffer: packets
-                between resources; initial_window: TCP's, in packets
-    bins        bins of the rate-over-time series (0: none); seed: of every random draw
-    decisions   keep every dispatch's (time, flow) in Result.decisions
-    literal     run the literal transcription (slow; the test oracle) instead of the kernel
-    isa         the kernels' variant (the kernel is sequential: no threads)
+    """Simulate the middlebox for `duration` seconds under a registered flow method.
 
     Bounds (model.flows, model.settings, model.budget): times in seconds (numbers or
     durations such as pandas.Timedelta) in (0, 1e9]; weights in [1e-12, 1e12], within a
     factor _validation.MAX_WEIGHT_RATIO (1e9) of each other; a run of at most about
     MAX_PACKETS (`2**28`) packets, estimated from the duration, costs, rates and rtt, and a
-    state of at most MAX_STATE (`2**27`) numbers; beyond them a ValueError says which.
-    A method given an option it does not take refuses it (drfbench.run). The model and
-    the methods' definitions: drfbench.drfq.literal.
+    state of at most MAX_STATE (`2**27`) numbers. The model and the methods' definitions:
+    drfbench.drfq.literal.
+
+    Parameters
+    ----------
+    costs : array_like, DataFrame or dict of columns
+        (flows, resources) seconds per packet on each resource, in pipeline order, or
+        (flows, K, resources): a cycle of K cost vectors per flow; or by name, a DataFrame
+        with text column labels or a dict of columns, in column order (model.flows).
+    method : str
+        "drfq", "drfq-dovetail", "fq", "bottleneck" or "fifo"
+        (drfbench.methods(takes="flows")).
+    **options
+        Defaults: drfbench.method_info(method).defaults(). `duration`: seconds simulated
+        (default 1). `weights`: per flow, `> 0` (default equal). `rates`: per flow packets/s
+        or None (model.flows). `source`: "backlogged" (default), "constant", "poisson",
+        "tcp", or one per flow. `packet_costs`: "fixed", "uniform" or "exponential":
+        per-packet factors of mean 1. `resource`: fq: the resource it fair-queues (default
+        0); bottleneck: its first choice, before the first re-decision (fq and bottleneck
+        only). `interval`: bottleneck: seconds between re-decisions (default 0.3; bottleneck
+        only). `rtt`: TCP's round trip (s); `buffer`: packets per flow queue;
+        `stage_buffer`: packets between resources; `initial_window`: TCP's, in packets.
+        `bins`: bins of the rate-over-time series (0: none); `seed`: of every random draw.
+        `decisions`: keep every dispatch's (time, flow) in Result.decisions. `literal`: run
+        the literal transcription (slow; the test oracle) instead of the kernel. `isa`: the
+        kernels' variant (the kernel is sequential: no threads).
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ValueError
+        Bad costs or options, or a run beyond the bounds, saying which; an option the method
+        does not take (drfbench.run).
     """
     return api.run(method, costs, takes=FLOWS, **options)
 
@@ -163,7 +216,19 @@ def run_method(spec, costs, *, weights, rates, source, packet_costs, seed, decis
     as the registry checked them, their defaults declared in the family's catalog; the
     run's settings (the catalog's SETTINGS the method takes: resource and interval are
     fq's and bottleneck's only, the others' at their declared defaults) go to
-    model.settings as they are."""
+    model.settings as they are.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    costs, weights, rates, source, packet_costs, seed, decisions, literal, isa, **settings
+        As `simulate` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    Result
+    """
     f = make_flows(costs, weights, rates, source, packet_costs, seed)
     s = make_settings(f.m, spec.name, **settings)
     budget(f, s)

@@ -55,8 +55,28 @@ SMALL_TASKS, SMALL_SECONDS = (5, 20), (20.0, 60.0)
 
 
 def jobs(tree, count, large, span, seed):
-    """The job schedule as a drfbench.sim.Trace (user = leaf index), see the module
-    docstring; and per job: its leaf and whether it is large."""
+    """The job schedule (see the module docstring).
+
+    Parameters
+    ----------
+    tree : Tree
+    count : int
+        Jobs.
+    large : float
+        The fraction of large jobs.
+    span : float
+        Seconds over which they arrive.
+    seed : int
+
+    Returns
+    -------
+    trace : drfbench.sim.Trace
+        User = leaf index.
+    leaf : numpy.ndarray
+        Per job, its leaf.
+    is_large : numpy.ndarray
+        Per job, whether it is large.
+    """
     t = as_tree(tree)
     rng = np.random.default_rng(seed)
     leaf = rng.integers(0, len(t.leaves), count)
@@ -82,7 +102,17 @@ SCALE_JOB_TASKS, SCALE_SECONDS = (5, 50), (60.0, 180.0)
 
 def scale_tree(fanout=18, seed=0):
     """The benchmark's tree: depth 4, `fanout` children per inner node (see the module
-    docstring), seeded."""
+    docstring), seeded.
+
+    Parameters
+    ----------
+    fanout : int
+    seed : int
+
+    Returns
+    -------
+    Tree
+    """
     rng = np.random.default_rng(seed)
 
     def children(depth):
@@ -100,9 +130,20 @@ def scale_tree(fanout=18, seed=0):
 
 
 def scale_jobs(tree, tasks, span, seed):
-    """`tasks` tasks as a drfbench.sim.Trace: jobs of 5-50 tasks of 60-180 s each (the
-    last job cut to the count) to leaves drawn uniformly, arriving uniformly over `span`
-    seconds; seeded."""
+    """Tasks as a drfbench.sim.Trace: jobs of 5-50 tasks of 60-180 s each (the last job cut to
+    the count) to leaves drawn uniformly, arriving uniformly over `span` seconds; seeded.
+
+    Parameters
+    ----------
+    tree : Tree
+    tasks : int
+    span : float
+    seed : int
+
+    Returns
+    -------
+    drfbench.sim.Trace
+    """
     t = as_tree(tree)
     rng = np.random.default_rng(seed)
     count = tasks // SCALE_JOB_TASKS[0] + 1
@@ -119,10 +160,23 @@ def scale_jobs(tree, tasks, span, seed):
 
 
 def run_at_scale(tree, machines, trace, method="hdrf"):
-    """Simulate `trace` under `method` to the end; one summary row: tasks finished,
-    makespan, mean job completion, the simulation's wall time, the method's decisions
-    (and, for the kernel's kept open-sets, how many were built, reused and kept, and
-    their memory)."""
+    """Simulate a trace under `method` to the end; one summary row.
+
+    Parameters
+    ----------
+    tree : Tree
+    machines : array_like
+    trace : drfbench.sim.Trace
+    method : str
+        A registered tree method.
+
+    Returns
+    -------
+    dict
+        Tasks finished, makespan, mean job completion, the simulation's wall time, the
+        method's decisions (and, for the kernel's kept open-sets, how many were built,
+        reused and kept, and their memory).
+    """
     t = as_tree(tree)
     s = scheduler(t, machines, method, tasks=np.zeros(len(t.leaves)))
     start = time.perf_counter()
@@ -148,8 +202,27 @@ def _at(tasks, times):
 
 
 def evaluate(tree, machines, trace, methods, sample, window):
-    """Run each method on the trace; returns (throughput rows: per `window` seconds, summary
-    rows: from samples every `sample` seconds)."""
+    """Run each method on the trace.
+
+    Parameters
+    ----------
+    tree : Tree
+    machines : array_like
+    trace : drfbench.sim.Trace
+    methods : list of str
+        Registered tree methods.
+    sample : float
+        Seconds between samples.
+    window : float
+        Seconds per throughput row.
+
+    Returns
+    -------
+    throughput : list of dict
+        Per `window` seconds.
+    summary : list of dict
+        From samples every `sample` seconds.
+    """
     t = as_tree(tree)
     C = np.asarray(machines, dtype=float)
     total = C.sum(axis=0)

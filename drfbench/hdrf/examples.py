@@ -43,7 +43,17 @@ _TWO_LEVELS = {"n1": {"children": {"n11": {"demand": [1, 0]}, "n12": {"demand": 
 
 @dataclass(frozen=True)
 class Example:
-    """A worked example: its claim (the slide), tree, machines and phases."""
+    """A worked example.
+
+    Attributes
+    ----------
+    name : str
+    claim : str
+        The slide's claim.
+    tree : dict
+    machines : list
+    phases : tuple
+    """
     name: str
     claim: str
     tree: dict
@@ -74,7 +84,22 @@ EXAMPLES = (
 
 
 def run(example, method):
-    """(tasks launched per leaf path, the Tree, the scheduler) after every phase."""
+    """An example run under `method`, after every phase.
+
+    Parameters
+    ----------
+    example : Example
+    method : str
+        A registered tree method.
+
+    Returns
+    -------
+    tasks : dict
+        Tasks launched per leaf path.
+    tree : Tree
+    scheduler : object
+        The scheduler.
+    """
     t = as_tree(example.tree)
     index = {p: i for i, p in enumerate(t.leaf_paths)}
     first = np.zeros(len(index))
@@ -90,8 +115,18 @@ def run(example, method):
 
 
 def example_rows(methods):
-    """Tidy rows: per example, method and node, the tasks its subtree runs, its dominant
-    share of the cluster and its guarantee; and the cluster's idle capacity."""
+    """Tidy rows: per example, method and node, the tasks its subtree runs, its dominant share
+    of the cluster and its guarantee; and the cluster's idle capacity.
+
+    Parameters
+    ----------
+    methods : list of str
+        Registered tree methods.
+
+    Returns
+    -------
+    list of dict
+    """
     rows = []
     for ex in EXAMPLES:
         for method in methods:

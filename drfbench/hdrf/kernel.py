@@ -17,8 +17,13 @@ from .. import _isa
 
 
 class Launches(NamedTuple):
-    """The tasks one schedule() launched, in order: leaves[j]'s task (the leaf's index in
-    tree.leaves) on machines[j] (int32)."""
+    """The tasks one schedule() launched, in order.
+
+    Attributes
+    ----------
+    leaves, machines : numpy.ndarray
+        int32: leaves[j]'s task (the leaf's index in tree.leaves) on machines[j].
+    """
     leaves: np.ndarray
     machines: np.ndarray
 
@@ -30,12 +35,30 @@ def _scheduler_class(variant):
 
 
 def tree_scheduler(*, tree, machines, mode, queue, incremental=True, sets=0, isa=None):
-    """The tree scheduler of variant `isa` (_isa.kernels) on `tree` (a validated
-    tree.Tree; flattened for "flatten") and machines (M, m) float64: mode, the method's
-    rule (a key of the kernel's MODES: "hdrf", "static", "naive", "capacity",
-    "capacity-pareto"); queue (leaves,) int64 tasks waiting per leaf (-1: without end);
-    incremental: keep shares up to date (False: recompute them at every decision); sets:
-    open-sets kept (0: as many as 64 MiB holds)."""
+    """The tree scheduler of variant `isa` (_isa.kernels).
+
+    Parameters
+    ----------
+    tree : tree.Tree
+        Validated; flattened for "flatten".
+    machines : numpy.ndarray
+        (M, m) float64.
+    mode : str
+        The method's rule, a key of the kernel's MODES: "hdrf", "static", "naive",
+        "capacity", "capacity-pareto".
+    queue : numpy.ndarray
+        (leaves,) int64 tasks waiting per leaf (-1: without end).
+    incremental : bool
+        Keep shares up to date (False: recompute them at every decision).
+    sets : int
+        Open-sets kept (0: as many as 64 MiB holds).
+    isa : str, optional
+
+    Returns
+    -------
+    object
+        The kernel's TreeScheduler.
+    """
     variant = _isa.resolve(isa)
     shapes, shape = np.unique(tree.demand, axis=0, return_inverse=True)
     return _scheduler_class(variant)(

@@ -35,12 +35,20 @@ HDRF, STATIC, NAIVE, CAPACITY, CAPACITY_PARETO = "hdrf", "static", "naive", "cap
 
 
 class Reference:
-    """Reference(tree, capacity, mode, queued): the same protocol as the kernel's
-    TreeScheduler (schedule, release, add_tasks) and its state (keys, node_usage,
-    blocked, running, launched, queued, usage).
+    """The slides' algorithm written literally: the same protocol as the kernel's TreeScheduler
+    (schedule, release, add_tasks) and its state (keys, node_usage, blocked, running,
+    launched, queued, usage).
 
-    tree: a drfbench.hdrf.Tree; capacity (M, m); mode: "hdrf", "static", "naive",
-    "capacity", "capacity-pareto"; queued: tasks per leaf (-1 unbounded)."""
+    Parameters
+    ----------
+    tree : drfbench.hdrf.Tree
+    capacity : numpy.ndarray
+        (M, m).
+    mode : str
+        "hdrf", "static", "naive", "capacity", "capacity-pareto".
+    queued : numpy.ndarray
+        Tasks per leaf (-1 unbounded).
+    """
 
     def __init__(self, tree, capacity, mode, queued):
         self.tree, self.mode = tree, mode

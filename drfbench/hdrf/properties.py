@@ -24,7 +24,15 @@ from .tree import tree as validated_tree
 
 @dataclass(frozen=True, eq=False)
 class TreeInstance:
-    """A hierarchy (drfbench.hdrf.Tree) and the machines it runs on, (M, m)."""
+    """A hierarchy and the machines it runs on.
+
+    Attributes
+    ----------
+    tree : drfbench.hdrf.Tree
+    machines : numpy.ndarray
+        (M, m).
+    label : str
+    """
     tree: object
     machines: np.ndarray
     label: str = ""
@@ -44,19 +52,48 @@ class TreeInstance:
 
 
 def tree_instance(tree, machines, label=""):
-    """A TreeInstance of a tree (drfbench.hdrf.tree's input) and machines, validated."""
+    """A TreeInstance of a tree and machines, validated.
+
+    Parameters
+    ----------
+    tree : Tree, dict or path
+        drfbench.hdrf.tree's input.
+    machines : array_like
+        (M, m).
+    label : str
+
+    Returns
+    -------
+    TreeInstance
+    """
     t = validated_tree(tree)
     return TreeInstance(t, checked_machines(machines, len(t.resources), resources=t.resources),
                         label)
 
 
 def read_trees(instances):
-    """One TreeInstance or an iterable of TreeInstances and (tree, machines) pairs."""
+    """One TreeInstance or an iterable of TreeInstances and (tree, machines) pairs, as a
+    generator of TreeInstance.
+
+    Parameters
+    ----------
+    instances : object or iterable
+
+    Returns
+    -------
+    generator of TreeInstance
+    """
     return instances_of(TreeInstance, tree_instance, instances)
 
 
 class TreeMethod(NamedMethod):
-    """A callable method(tree, machines) -> drfbench.hdrf.Schedule, named."""
+    """A callable `method(tree, machines) -> drfbench.hdrf.Schedule`, named.
+
+    Parameters
+    ----------
+    fn : callable
+    name : str, optional
+    """
     takes = TREE
 
     @staticmethod
@@ -80,9 +117,22 @@ def _outcome(method, inst):
 
 
 def guarantee_slack(tree, one_task):
-    """(N,) per node, what hierarchical_share_guarantee allows short of the guarantee:
-    the largest of `one_task` (one task's dominant share, per leaf) among its leaves plus
-    the sum of `one_task` over every leaf outside it."""
+    """Per node, what hierarchical_share_guarantee allows short of the guarantee.
+
+    The largest of `one_task` among its leaves plus the sum of `one_task` over every leaf
+    outside it.
+
+    Parameters
+    ----------
+    tree : drfbench.hdrf.Tree
+    one_task : numpy.ndarray
+        One task's dominant share, per leaf.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N,).
+    """
     own = np.zeros(len(tree.paths))
     for i, node in enumerate(tree.leaves.tolist()):
         while node >= 0:
@@ -102,7 +152,23 @@ def hierarchical_share_guarantee(method, instances, *, tol=TOL, collect=None):
     stops, and each such task may come out of n's). Applies to a node's share over
     every resource (a guarantee in its parent's share of the node's dominant resource
     fails on multi-resource trees: a sibling may go on using a resource the node cannot
-    use). Violation: 1 - (s_n + slack_n) / G_n, the largest over the nodes."""
+    use). Violation: 1 - (s_n + slack_n) / G_n, the largest over the nodes.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("hierarchical_share_guarantee", method, instances, _hierarchical, tol,
                           collect)
 
@@ -128,7 +194,23 @@ def _hierarchical(method, inst, tol, index):
 def tree_pareto_efficiency(method, instances, *, tol=TOL, collect=None):
     """Pareto efficiency, in tasks: when the method stops, no leaf with tasks waiting
     could launch one more on some machine with what is left. Violation: the number of
-    such leaves."""
+    such leaves.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("tree_pareto_efficiency", method, instances, _tree_pareto, tol,
                           collect)
 
@@ -151,7 +233,23 @@ def _tree_pareto(method, inst, tol, index):
 def no_starvation(method, instances, *, tol=TOL, collect=None):
     """No starvation: every leaf with tasks waiting whose guarantee admits a task (G_i at
     least one task's dominant share) has at least one task running. Violation: the
-    number of starved leaves."""
+    number of starved leaves.
+
+    Parameters
+    ----------
+    method : NamedMethod
+        The method checked (`PropertySet.check` makes one of a name or a callable).
+    instances : iterable
+        The family's instances.
+    tol : float
+        The largest violation that counts as none.
+    collect : list, optional
+        Receives every counterexample.
+
+    Returns
+    -------
+    Verdict
+    """
     return CHECKS.verdict("no_starvation", method, instances, _no_starvation, tol, collect)
 
 
@@ -167,12 +265,30 @@ def _no_starvation(method, inst, tol, index):
 
 def random_tree(rng, *, levels=3, fanout=(1, 4), resources=(1, 3), machines=(1, 3),
                 finite=0.3, weights=3, room=None):
-    """One random TreeInstance: depth 1..levels, each inner node 1..fanout children
-    (inner nodes with probability 0.7 while depth allows), integer weights 1..weights,
-    integer task demands 0..4 (one of them non-zero: ties abound), a task count 1..15
-    with probability `finite` (else unbounded), on 1..machines identical machines of
-    integer capacity 8..40 per resource; with `room`, the cluster is made large enough
-    (at least) that every leaf's guarantee holds `room` of its tasks on every resource."""
+    """One random TreeInstance.
+
+    Depth 1..levels, each inner node 1..fanout children (inner nodes with probability 0.7
+    while depth allows), integer task demands 0..4 (one of them non-zero: ties abound), on
+    identical machines of integer capacity 8..40 per resource.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    levels : int
+    fanout, resources, machines : tuple of int
+        (low, high) bounds of the children per inner node, the resources and the machines.
+    finite : float
+        The probability of a task count 1..15 (else unbounded).
+    weights : int
+        Integer weights 1..weights.
+    room : float, optional
+        The cluster is made large enough (at least) that every leaf's guarantee holds `room`
+        of its tasks on every resource.
+
+    Returns
+    -------
+    TreeInstance
+    """
     m = int(rng.integers(resources[0], resources[1] + 1))
 
     def children(depth):
@@ -199,7 +315,19 @@ def random_tree(rng, *, levels=3, fanout=(1, 4), resources=(1, 3), machines=(1, 
 
 
 def random_trees(count, seed=0, **options):
-    """`count` random TreeInstances (a generator; see random_tree for the options)."""
+    """`count` random TreeInstances (a generator; see random_tree for the options).
+
+    Parameters
+    ----------
+    count : int
+    seed : int
+    **options
+        random_tree's.
+
+    Returns
+    -------
+    generator of TreeInstance
+    """
     rng = np.random.default_rng(seed)
     for k in range(count):
         inst = random_tree(rng, **options)

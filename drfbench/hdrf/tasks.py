@@ -37,10 +37,25 @@ METHOD_MODES = {"hdrf": ("hdrf", False), "static-hdrf": ("static", False),
 class Schedule:
     """What a static run gives.
 
-    tasks: leaf path -> tasks launched; allocation: leaf path -> resources held (tasks x
-    demand); order: the launches in order, (leaf path, machine index); shares: node path
-    -> dominant share of the cluster its subtree holds (unweighted, every resource); free:
-    capacity left per resource; decisions: descents taken (launches and failed attempts).
+    Attributes
+    ----------
+    method : str
+        The registered method that ran.
+    resources : tuple
+        The resources' names.
+    tasks : dict
+        Leaf path -> tasks launched.
+    allocation : dict
+        Leaf path -> resources held (tasks x demand).
+    order : list
+        The launches in order, (leaf path, machine index).
+    shares : dict
+        Node path -> dominant share of the cluster its subtree holds (unweighted, every
+        resource).
+    free : numpy.ndarray
+        Capacity left per resource.
+    decisions : int
+        Descents taken (launches and failed attempts).
     """
     method: str
     resources: tuple
@@ -52,9 +67,18 @@ class Schedule:
     decisions: int
 
     def rows(self, **columns):
-        """Tidy rows, one per leaf: method, decisions, then the leaf (its path), its tasks
-        and its share (the dominant share of the cluster it holds), with `columns` added,
-        stamped (drfbench.rows)."""
+        """Tidy rows, one per leaf: method, decisions, then the leaf (its path), its tasks and its
+        share (the dominant share of the cluster it holds), stamped (drfbench.rows).
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         return tidy.stamped(({"method": self.method, "decisions": self.decisions, "leaf": leaf,
                               "tasks": n, "share": self.shares[leaf]}
                              for leaf, n in self.tasks.items()), **columns)
@@ -78,27 +102,47 @@ def _leaf_label(t):
 
 
 def scheduler(tree, machines, method="hdrf", **options):
-    """The stateful scheduler of registered tree method `method`: a drfbench.sim policy
-    whose users are the leaves in order, the kernel's TreeScheduler on the validated tree
-    (flattened for "flatten") and machines (kernel.tree_scheduler). Its methods: schedule()
-    -> kernel.Launches (leaves, machines) launched, release(leaf, machine), add_tasks(leaf,
-    count); its state: running, launched, queued, usage, keys, node_usage, blocked,
-    exhausted, decisions.
+    """The stateful scheduler of registered tree method `method`: a drfbench.sim policy whose
+    users are the leaves in order.
 
-    tasks: tasks waiting per leaf (default: the tree's); incremental=False recomputes
-    every share at every decision (the baseline the incremental one is measured
-    against; both decide the same); sets: how many open-sets (which task shapes fit
-    somewhere) the incremental one keeps the shares of (None: as many as 64 MiB holds, at
-    most 1024; the least recently used is dropped), an integer in [1, MAX_SETS] (1024).
+    The kernel's TreeScheduler on the validated tree (flattened for "flatten") and machines
+    (kernel.tree_scheduler). Its methods: schedule() -> kernel.Launches (leaves, machines)
+    launched, release(leaf, machine), add_tasks(leaf, count); its state: running, launched,
+    queued, usage, keys, node_usage, blocked, exhausted, decisions. The options are the
+    method's, checked and defaulted by the registry (Method.checked: one check, one set of
+    defaults with hdrf.schedule).
 
-    Bounds: the tree's (drfbench.hdrf.tree); machines matched to the tree's resources by
-    name when given by name (a DataFrame, a dict of columns), else by position; tasks
-    whole numbers in [0, `2**62`] or inf (a leaf demanding nothing needs a count); at most
-    drfbench.sim.MAX_RUNNING (`10**7`) tasks able to run at once (the work budget).
-    literal=True: the slides' algorithm written literally (literal.Reference, slow: the
-    kernel's test oracle) instead of the kernel. The options are the method's, checked and
-    defaulted by the registry (Method.checked: one check, one set of defaults with
-    hdrf.schedule)."""
+    Parameters
+    ----------
+    tree : Tree, dict or path
+        Within the tree's bounds (drfbench.hdrf.tree).
+    machines : array_like, DataFrame or dict of columns
+        Matched to the tree's resources by name when given by name, else by position.
+    method : str
+        A registered tree method (drfbench.methods(takes="tree")).
+    **options
+        The method's. `tasks`: tasks waiting per leaf (default: the tree's), whole numbers
+        in [0, `2**62`] or inf (a leaf demanding nothing needs a count). `incremental`:
+        False recomputes every share at every decision (the baseline the incremental one is
+        measured against; both decide the same). `sets`: how many open-sets (which task
+        shapes fit somewhere) the incremental one keeps the shares of, an integer in
+        [1, MAX_SETS] (1024) (None: as many as 64 MiB holds, at most 1024; the least
+        recently used is dropped). `literal=True`: the slides' algorithm written literally
+        (literal.Reference, slow: the kernel's test oracle) instead of the kernel.
+
+    Returns
+    -------
+    object
+        The kernel's TreeScheduler, or literal.Reference.
+
+    Raises
+    ------
+    ValueError
+        Bad tree, machines or options; more than drfbench.sim.MAX_RUNNING (`10**7`) tasks
+        able to run at once (the work budget); `isa` with `literal=True`.
+    TypeError
+        `incremental` not True or False.
+    """
     spec = api.method_info(method, TREE)
     o = spec.checked(options)
     tasks, incremental, isa, literal = o["tasks"], o["incremental"], o["isa"], o["literal"]
@@ -129,7 +173,19 @@ def scheduler(tree, machines, method="hdrf", **options):
 def run_method(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
     """The registry's implementation of the tree methods: launch tasks on idle machines
     until the method launches nothing more (for H-DRF: until every leaf is blocked).
-    Returns a Schedule."""
+    Returns a Schedule.
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    tree, machines, tasks, incremental, sets, isa, literal
+        As `schedule` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    Schedule
+    """
     t = as_tree(tree)
     s = scheduler(t, machines, spec.name, tasks=tasks, incremental=incremental, sets=sets,
                   isa=isa, literal=literal)
@@ -150,24 +206,58 @@ def run_method(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
 
 
 def schedule(tree, machines, method="hdrf", **options):
-    """Run registered tree method `method` (drfbench.methods(takes="tree")) on idle
-    machines until it launches nothing more; options as `scheduler`'s. Returns a
-    Schedule."""
+    """Run registered tree method `method` on idle machines until it launches nothing more.
+
+    Parameters
+    ----------
+    tree, machines, method, **options
+        As `scheduler`'s (drfbench.methods(takes="tree")).
+
+    Returns
+    -------
+    Schedule
+
+    Raises
+    ------
+    ValueError
+        As `scheduler`.
+    """
     return api.run(method, tree, machines, takes=TREE, **options)
 
 
 def allocate(tree, capacity, method="hdrf", *, resolution=1000, isa=None):
-    """Divisible mode: each leaf's resource vector (leaf path -> array) from one pool of
-    `capacity` (one vector), for the property checker.
+    """Divisible mode: each leaf's resource vector from one pool, for the property checker.
 
-    Computed as the discrete method with small tasks (the slides' Alloc hands out
-    resources in pieces too): each leaf's task is cut into q_i = ceil(resolution x its
-    dominant share of the pool) equal quanta, so that a quantum is at most 1/resolution of
-    the pool on every resource; a leaf with a task count demands that many tasks' worth.
-    The result is within one quantum per leaf of the limit as the quanta shrink.
-    resolution: an integer in [1, MAX_RESOLUTION] (10**6); the run launches about
-    resolution x resources quanta, within the schedulers' work budget
-    (drfbench.sim.MAX_RUNNING)."""
+    Computed as the discrete method with small tasks (the slides' Alloc hands out resources
+    in pieces too): each leaf's task is cut into `q_i = ceil(resolution x its dominant share
+    of the pool)` equal quanta, so that a quantum is at most 1/resolution of the pool on
+    every resource; a leaf with a task count demands that many tasks' worth. The result is
+    within one quantum per leaf of the limit as the quanta shrink.
+
+    Parameters
+    ----------
+    tree : Tree, dict or path
+    capacity : array_like
+        The pool, one vector.
+    method : str
+        A registered tree method.
+    resolution : int
+        In [1, MAX_RESOLUTION] (`10**6`); the run launches about resolution x resources
+        quanta, within the schedulers' work budget (drfbench.sim.MAX_RUNNING).
+    isa : str, optional
+        The kernels' variant.
+
+    Returns
+    -------
+    dict
+        Leaf path -> array.
+
+    Raises
+    ------
+    ValueError
+        `capacity` not one vector, a bad `resolution`, or a leaf's task needing a resource
+        the pool has none of.
+    """
     t = as_tree(tree)
     C = check.machines(capacity, len(t.resources), resources=t.resources)
     if len(C) != 1:

@@ -40,13 +40,29 @@ MIN_GUARANTEE = 1e-300                # flattening's leaf weights, shares over t
 class Tree:
     """A validated hierarchy (see the module docstring).
 
-    resources (m names); paths (N, breadth-first, root "" first); parent, first_child,
-    next_sibling (N int64, -1: none); depth (N int64, root 0); weight (N float64, root 1);
-    guarantee (N float64): the node's guaranteed fraction of the cluster, the product of
-    its own and its ancestors' weight fractions among their siblings (the hierarchical
-    share guarantee; flattening's leaf weights); leaves (L int64 node ids, depth-first,
-    the order the leaves were given: leaf i is the simulator's user i); demand (L, m) one
-    task's resources per leaf; tasks (L,) float64 (inf: unbounded).
+    Attributes
+    ----------
+    resources : tuple
+        m names.
+    paths : tuple
+        N, breadth-first, root "" first.
+    parent, first_child, next_sibling : numpy.ndarray
+        N int64, -1: none.
+    depth : numpy.ndarray
+        N int64, root 0.
+    weight : numpy.ndarray
+        N float64, root 1.
+    guarantee : numpy.ndarray
+        N float64: the node's guaranteed fraction of the cluster, the product of its own and
+        its ancestors' weight fractions among their siblings (the hierarchical share
+        guarantee; flattening's leaf weights).
+    leaves : numpy.ndarray
+        L int64 node ids, depth-first, the order the leaves were given: leaf i is the
+        simulator's user i.
+    demand : numpy.ndarray
+        (L, m) one task's resources per leaf.
+    tasks : numpy.ndarray
+        (L,) float64 (inf: unbounded).
     """
     resources: tuple
     paths: tuple
@@ -94,17 +110,49 @@ class Tree:
 
 
 def tree(spec):
-    """A Tree from a Tree, a dict of the shape above, or a path to a YAML (.yaml, .yml) or
-    JSON file of it (an error names the file)."""
+    """A Tree from a Tree, a dict of the shape above, or a path to a YAML (.yaml, .yml) or JSON
+    file of it.
+
+    Parameters
+    ----------
+    spec : Tree, dict, str or Path
+
+    Returns
+    -------
+    Tree
+
+    Raises
+    ------
+    ValueError
+        A malformed tree, naming the file and the node.
+    """
     if isinstance(spec, Tree):
         return spec
     return _inputs.built(spec, "tree", _build)
 
 
 def read_inputs(tree_path, machines_path):
-    """The tree kind's reader (`drfbench run`): (Tree, machines (M, m)) from the tree's
-    YAML/JSON file and a machines CSV, one capacity column per resource of the tree,
-    matched by name, and optionally `count` (drfbench._inputs.machines)."""
+    """The tree kind's reader (`drfbench run`).
+
+    Parameters
+    ----------
+    tree_path : str or Path
+        The tree's YAML/JSON file.
+    machines_path : str or Path
+        A machines CSV, one capacity column per resource of the tree, matched by name, and
+        optionally `count` (drfbench._inputs.machines).
+
+    Returns
+    -------
+    tree : Tree
+    machines : numpy.ndarray
+        (M, m).
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the node, or the line and column).
+    """
     t = tree(tree_path)
     _, C = _inputs.machines(_inputs.read_csv(machines_path, "machines", name_column=True),
                             t.resources,

@@ -53,9 +53,24 @@ SCORES = {"literal": (1.0, "links"), "best-fit": (-1.0, "links"),
 
 
 class Cluster:
-    """Residual capacity 𝒬 over instants [0, horizon): `server` (S, H, 4) and `link`
-    (2P, H), and the slot scheme's used slots (S, H). At most MAX_CELLS servers x instants
-    (a ValueError beyond: the arrays would not fit in memory)."""
+    """Residual capacity 𝒬 over instants [0, horizon), and the slot scheme's used slots.
+
+    Attributes: `server` (S, H, 4), `link` (2P, H), and the used slots (S, H).
+
+    Parameters
+    ----------
+    infra : Infrastructure
+    horizon : int
+        Instants, `>= 0`; at most MAX_CELLS servers x instants.
+
+    Raises
+    ------
+    ValueError
+        Beyond MAX_CELLS (the arrays would not fit in memory), or a horizon that is not a
+        non-negative integer.
+    TypeError
+        `infra` not an Infrastructure.
+    """
 
     def __init__(self, infra, horizon):
         if not isinstance(infra, Infrastructure):
@@ -78,10 +93,28 @@ class Cluster:
 
 
 def resource_weights(cluster, t):
-    """w^r (§II-B): w^r = 1 - util(r) / Σ_s util(s) over r ∈ {CPU, MEM, IO_WRITE,
-    IO_READ, BAND}, the utilizations the datacenter's at instant t (reserved over capacity,
-    over all servers; for BAND over all directed links), t an instant of the cluster's
-    horizon. All ones on an idle datacenter."""
+    """w^r (§II-B): `w^r = 1 - util(r) / Σ_s util(s)` over r ∈ {CPU, MEM, IO_WRITE, IO_READ,
+    BAND}.
+
+    The utilizations are the datacenter's at instant t (reserved over capacity, over all
+    servers; for BAND over all directed links). All ones on an idle datacenter.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    t : int
+        An instant of the cluster's horizon.
+
+    Returns
+    -------
+    numpy.ndarray
+        (5,).
+
+    Raises
+    ------
+    ValueError
+        `t` not an instant of the horizon.
+    """
     horizon = cluster.server.shape[1]
     if isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 0 <= t < horizon:
         raise ValueError(f"t must be an instant in [0, {horizon}), got {check.shown(t)}")
@@ -95,8 +128,24 @@ def resource_weights(cluster, t):
 
 
 def links_fit(cluster, app, deps, loc, n):
-    """Whether the edges into a node (deps: (edge, source)) fit together on the paths from
-    their sources' locations to location n, at every instant of the application."""
+    """Whether the edges into a node fit together on the paths from their sources' locations
+    to location n, at every instant of the application.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    app : Application
+    deps : list of tuple
+        (edge, source) of the edges into the node.
+    loc : list
+        The placed nodes' locations.
+    n : int
+        The location tried.
+
+    Returns
+    -------
+    bool
+    """
     t0, T = app.arrival, app.duration
     left = {}
     for e, u in deps:
@@ -114,12 +163,28 @@ SLACK = 1e-9   # of a link's capacity: together() keeps what links_fit may accep
 
 
 def together(cluster, app, deps, loc):
-    """Per server n, whether the edges into a node may fit together on their paths to n:
-    their summed series against every link's residual, with a slack of SLACK x capacity,
-    so that every server links_fit accepts is kept (links_fit decides). Per link kind the
-    load depends only on where n is: its downlink carries the edges from elsewhere, its
-    ToR's and aggregation switch's downlinks those from outside its rack and pod; the
-    uplinks of a source's server, ToR and pod those from there unless n is there too."""
+    """Per server n, whether the edges into a node may fit together on their paths to n.
+
+    Their summed series against every link's residual, with a slack of SLACK x capacity, so
+    that every server links_fit accepts is kept (links_fit decides). Per link kind the load
+    depends only on where n is: its downlink carries the edges from elsewhere, its ToR's and
+    aggregation switch's downlinks those from outside its rack and pod; the uplinks of a
+    source's server, ToR and pod those from there unless n is there too.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    app : Application
+    deps : list of tuple
+        (edge, source) of the edges into the node.
+    loc : list
+        The placed nodes' locations.
+
+    Returns
+    -------
+    numpy.ndarray
+        (S,) bool.
+    """
     infra = cluster.infra
     S, R, A, P = infra.servers, infra.racks, infra.aggs, infra.physical
     win = slice(app.arrival, app.arrival + app.duration)
@@ -232,11 +297,35 @@ def _best(cluster, app, deps, loc, score):
 
 
 def place(cluster, app, method="packer", *, score="literal", threads=1, kernel=None):
-    """Algorithm 1 for one application (module docstring): the location of each node (a
-    server, or S + j for cloud service j), or None when it is rejected (nothing of it left
-    behind). `method`: a registered application method (drfbench.methods(takes=
-    "applications")); `score`: Packer's reading of Eq. 6-8 (SCORES); kernel: a
-    packer.kernel.Kernel (default: the default variant's)."""
+    """Algorithm 1 for one application (module docstring): the location of each node, or None
+    when it is rejected (nothing of it left behind).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Reserved in, if it is placed.
+    app : Application
+    method : str
+        A registered application method (drfbench.methods(takes="applications")).
+    score : str
+        Packer's reading of Eq. 6-8 (SCORES).
+    threads : int
+        OpenMP threads of the scoring.
+    kernel : packer.kernel.Kernel, optional
+        Default: the default variant's.
+
+    Returns
+    -------
+    list of int or None
+        Per node a server, or S + j for cloud service j.
+
+    Raises
+    ------
+    TypeError
+        `cluster` not a Cluster or `app` not an Application.
+    ValueError
+        An application running past the cluster's horizon.
+    """
     api.method_info(method, APPLICATIONS)
     check.choice(score, "score", tuple(SCORES))
     if not isinstance(cluster, Cluster):

@@ -27,11 +27,23 @@ APPS_INSTANTS = 50    # the apps table's arrivals: a sample of the steady state 
 
 
 def summarize(res, window=None):
-    """One run's totals over the instants [lo, hi) of `window` (default: the whole run):
-    tasks submitted and accepted (of the applications arriving in it), acceptance, revenue
-    in it (charged on what was reserved; `revenue_used` on what is used), allocation times
-    (of its arrivals; NaN with none), mean utilization per resource (of what is used), peak
-    utilization of servers and links (of what is reserved)."""
+    """One run's totals over the instants [lo, hi) of a window.
+
+    Tasks submitted and accepted (of the applications arriving in it), acceptance, revenue in
+    it (charged on what was reserved; `revenue_used` on what is used), allocation times (of
+    its arrivals; NaN with none), mean utilization per resource (of what is used), peak
+    utilization of servers and links (of what is reserved).
+
+    Parameters
+    ----------
+    res : Result
+    window : tuple of int, optional
+        (lo, hi); default: the whole run.
+
+    Returns
+    -------
+    dict
+    """
     H = res.server.shape[1]
     lo, hi = window if window is not None else (0, H)
     util = res.utilization()[lo:hi]
@@ -55,10 +67,25 @@ def summarize(res, window=None):
 
 
 def windows(apps, steady):
-    """The summary's windows of a run of applications `apps`, name -> [lo, hi): the steady
-    state `steady`, the drain (from the instant after the last arrival to the last end:
-    reported apart) and the whole run. steady: (lo, hi) instants within the arrivals,
-    0 <= lo < hi <= the last arrival + 1; else a ValueError naming them."""
+    """The summary's windows of a run of applications.
+
+    Parameters
+    ----------
+    apps : list of Application
+    steady : tuple of int
+        (lo, hi) instants within the arrivals, `0 <= lo < hi <= the last arrival + 1`.
+
+    Returns
+    -------
+    dict
+        Name -> [lo, hi): the steady state, the drain (from the instant after the last
+        arrival to the last end: reported apart) and the whole run.
+
+    Raises
+    ------
+    ValueError
+        A steady state out of bounds, naming it.
+    """
     last = max((a.arrival for a in apps), default=0)
     lo, hi = steady
     if not 0 <= lo < hi <= last + 1:
@@ -70,11 +97,32 @@ def windows(apps, steady):
 
 def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady, every=1,
              views=None, temporal="jitter", bottleneck="network", score="literal"):
-    """(series, apps, summary, rates) rows, see the module docstring; `methods` are
-    registered names (drfbench.methods(takes="applications")); steady: the steady state's
-    instants [lo, hi) (`windows`); every: the series' step in instants; views: per method
-    what it is told (default "ti-mra"); temporal, bottleneck: the workload's (workload);
-    score: Packer's reading of Eq. 6-8."""
+    """The evaluation's rows (see the module docstring).
+
+    Parameters
+    ----------
+    infra : Infrastructure
+    count, rate, mapreduce
+        The workload's (`workload`).
+    seeds : list of int
+    methods : list of str
+        Registered names (drfbench.methods(takes="applications")).
+    threads : int
+    steady : tuple of int
+        The steady state's instants [lo, hi) (`windows`).
+    every : int
+        The series' step in instants.
+    views : dict, optional
+        Per method what it is told (default "ti-mra").
+    temporal, bottleneck : str
+        The workload's (`workload`).
+    score : str
+        Packer's reading of Eq. 6-8.
+
+    Returns
+    -------
+    series, apps, summary, rates : list of dict
+    """
     views = views or {}
     series, app_rows, summary, rates = [], [], [], []
     for seed in seeds:
@@ -117,10 +165,30 @@ def _options(method, view, score):
 
 def sensitivity(infra, count, rate, mapreduce, seeds, methods, scores, *, view, temporal,
                 bottleneck, threads=1):
-    """The sensitivity study's rows for one setting of the workload (temporal, bottleneck)
-    and of what the methods are told (view): per seed, every method on the same workload,
-    Packer once per reading in `scores`; each row `summarize`'s, keyed by seed, method,
-    label, view, score (empty for the others), temporal and bottleneck."""
+    """The sensitivity study's rows for one setting of the workload (temporal, bottleneck) and
+    of what the methods are told (view).
+
+    Per seed, every method on the same workload, Packer once per reading in `scores`; each
+    row `summarize`'s, keyed by seed, method, label, view, score (empty for the others),
+    temporal and bottleneck.
+
+    Parameters
+    ----------
+    infra : Infrastructure
+    count, rate, mapreduce
+        The workload's (`workload`).
+    seeds : list of int
+    methods : list of str
+    scores : list of str
+        Packer's readings of Eq. 6-8.
+    view : str
+    temporal, bottleneck : str
+    threads : int
+
+    Returns
+    -------
+    list of dict
+    """
     out = []
     for seed in seeds:
         apps = workload(count, seed, rate=rate, mapreduce=mapreduce, infrastructure=infra,

@@ -17,14 +17,27 @@ from .. import _isa
 
 
 class Scores(NamedTuple):
-    """Per server: score, the node's score there; ok (uint8), whether its demands fit
-    there at every instant of its window (and each edge added so far, alone)."""
+    """Per server, a node's score and whether it fits.
+
+    Attributes
+    ----------
+    score : numpy.ndarray
+        The node's score there.
+    ok : numpy.ndarray
+        uint8: whether its demands fit there at every instant of its window (and each edge
+        added so far, alone).
+    """
     score: np.ndarray
     ok: np.ndarray
 
 
 class Kernel:
-    """The kernel of variant `isa` (_isa.kernels), its entry points by name."""
+    """The kernel of variant `isa` (_isa.kernels), its entry points by name.
+
+    Parameters
+    ----------
+    isa : str, optional
+    """
 
     def __init__(self, isa=None):
         self._k = _isa.kernels(isa).packer

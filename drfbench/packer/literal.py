@@ -99,8 +99,18 @@ def slot_server(infra, used, QL, app, v, deps, loc):
 
 
 class Reference:
-    """Algorithm 1, literally, for one method (Packer's in the reading `score`):
-    `place(app)` returns the locations or None."""
+    """Algorithm 1, literally, for one method: `place(app)` returns the locations or None.
+
+    Parameters
+    ----------
+    infra : Infrastructure
+    horizon : int
+        Instants.
+    method : str
+        A registered application method.
+    score : str
+        Packer's reading of Eq. 6-8 (allocate.SCORES).
+    """
 
     def __init__(self, infra, horizon, method="packer", score="literal"):
         api.method_info(method, APPLICATIONS)

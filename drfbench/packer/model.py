@@ -44,21 +44,39 @@ def count(value, name, low=1, high=MAX_CELLS):
 
 
 class Infrastructure:
-    """The paper's datacenter (§III-A): `servers` servers of ⟨cores, memory GB, disks ×
-    disk_rate MBps read and write, nic Gbps⟩, `per_rack` per rack, `racks_per_agg` ToRs per
-    aggregation switch, every aggregation switch on one core; links of `nic`, `tor_link`
-    and `agg_link` Gbps. Cloud services (the paper's 𝒥) are `services` nodes hung off the
-    core switch by links of `service_link` Gbps each.
-
-    Bounds: servers, per_rack, racks_per_agg integers in [1, MAX_CELLS], services in [0,
-    MAX_CELLS]; cores, memory, disks, disk_rate (and disks x disk_rate) and the links' Gbps
-    numbers in [MIN_CAPACITY, MAX_AMOUNT] (1e-6, 1e12); else a ValueError (TypeError for
-    what is not a number) naming the keyword.
+    """The paper's datacenter (§III-A): servers under ToRs under aggregation switches under one
+    core switch, and cloud services hung off the core.
 
     Locations (infrastructure nodes N = S ∪ 𝒥): servers 0 .. S-1, service j at S + j.
     Physical links p: server uplinks 0 .. S-1, ToR uplinks, aggregation uplinks, service
     links; each is full duplex, two directed links of the same capacity: p upwards (towards
     the core) and P + p downwards. Eq. 5 holds per directed link.
+
+    Parameters
+    ----------
+    servers : int
+        Servers of ⟨cores, memory GB, disks × disk_rate MBps read and write, nic Gbps⟩, in
+        [1, MAX_CELLS].
+    per_rack : int
+        Servers per rack, in [1, MAX_CELLS].
+    racks_per_agg : int
+        ToRs per aggregation switch, in [1, MAX_CELLS]; every aggregation switch on one core.
+    cores, memory, disks, disk_rate : float
+        Each server's, in [MIN_CAPACITY, MAX_AMOUNT] (1e-6, 1e12), and so is
+        disks x disk_rate.
+    nic, tor_link, agg_link : float
+        The links' Gbps, in [MIN_CAPACITY, MAX_AMOUNT].
+    services : int
+        Cloud services (the paper's 𝒥), in [0, MAX_CELLS].
+    service_link : float
+        Gbps of each service's link to the core switch.
+
+    Raises
+    ------
+    ValueError
+        A value out of bounds, naming the keyword.
+    TypeError
+        What is not a number, naming the keyword.
     """
 
     def __init__(self, servers=1200, *, per_rack=40, racks_per_agg=10, cores=16, memory=32,
@@ -125,11 +143,24 @@ class Infrastructure:
 class Application:
     """A TI-MRA graph G^a = ⟨V^a, E^a, T^a, w^a, δ, σ⟩ (§II-A), validated by `application`.
 
-    nodes: the names of V^a; service: per node, -1 for a task (K^a), else the index j of
-    the cloud service it is (C^a, placed on location S + j); demand: δ, (V, T, 4), per node,
-    time instant and resource of RESOURCES (zero for services); edges: E^a, (E, 2) node
-    indices (u, v), v depends on u; bandwidth: σ, (E, T) Gbps; weight: w^a in (0, 1];
-    arrival: the instant it is submitted (and starts, if accepted).
+    Attributes
+    ----------
+    name : str
+    nodes : tuple
+        The names of V^a.
+    service : numpy.ndarray
+        Per node, -1 for a task (K^a), else the index j of the cloud service it is (C^a,
+        placed on location S + j).
+    demand : numpy.ndarray
+        δ, (V, T, 4), per node, time instant and resource of RESOURCES (zero for services).
+    edges : numpy.ndarray
+        E^a, (E, 2) node indices (u, v), v depends on u.
+    bandwidth : numpy.ndarray
+        σ, (E, T) Gbps.
+    weight : float
+        w^a in (0, 1].
+    arrival : int
+        The instant it is submitted (and starts, if accepted).
     """
     name: str
     nodes: tuple
@@ -155,17 +186,40 @@ def application(name, nodes, edges=(), *, duration, weight=1.0, arrival=0, servi
                 demand=None, bandwidth=None):
     """A validated Application.
 
-    name: text; nodes: node names (unique, text); service: per node, None/-1 for a task or
-    a service index (an integer up to MAX_CELLS); demand: (V, duration, 4) array, or None
-    for all zeros; edges: (u, v) pairs, each end a node's name (text) or its index (an
-    integer: a name is never read as an index, nor an index as a name); bandwidth: (E,
-    duration) array. Bounds: duration in [1, MAX_CELLS] instants; arrival in [0,
-    MAX_CELLS), one of the MAX_CELLS instants a simulation's residual capacity can hold (it
-    runs in [arrival, arrival + duration): an arrival at MAX_CELLS could never fit);
-    demands and bandwidths in [0, MAX_AMOUNT] (1e12); weight in (0, 1]. Refuses, naming the
-    problem: a cyclic graph, an edge to an unknown node or a self-loop, values
-    out of bounds or NaN, series shorter (or longer) than the duration; a TypeError for a
-    name that is not text or a number that is not one.
+    Parameters
+    ----------
+    name : str
+    nodes : list of str
+        Node names, unique.
+    edges : list of pair
+        (u, v) pairs, each end a node's name (text) or its index (an integer: a name is
+        never read as an index, nor an index as a name).
+    duration : int
+        Instants, in [1, MAX_CELLS].
+    weight : float
+        In (0, 1].
+    arrival : int
+        In [0, MAX_CELLS), one of the MAX_CELLS instants a simulation's residual capacity can
+        hold (it runs in [arrival, arrival + duration): an arrival at MAX_CELLS could never
+        fit).
+    service : list, optional
+        Per node, None/-1 for a task or a service index (an integer up to MAX_CELLS).
+    demand : array_like, optional
+        (V, duration, 4), in [0, MAX_AMOUNT] (1e12); None for all zeros.
+    bandwidth : array_like, optional
+        (E, duration), in [0, MAX_AMOUNT].
+
+    Returns
+    -------
+    Application
+
+    Raises
+    ------
+    ValueError
+        Naming the problem: a cyclic graph, an edge to an unknown node or a self-loop, values
+        out of bounds or NaN, series shorter (or longer) than the duration.
+    TypeError
+        A name that is not text or a number that is not one.
     """
     if not isinstance(name, str):
         raise TypeError(f"an application's name must be text, got {name!r}")
@@ -262,9 +316,24 @@ def start_instants(app):
 
 
 def sort_nodes(app):
-    """SortNodes (Algorithm 1, line 5): every node after the nodes it depends on, and,
-    among the nodes whose dependencies are placed, by initial execution time, then index
-    (Kahn's topological sort). Refuses a cyclic graph, naming the nodes on cycles."""
+    """SortNodes (Algorithm 1, line 5): every node after the nodes it depends on, and, among
+    the nodes whose dependencies are placed, by initial execution time, then index (Kahn's
+    topological sort).
+
+    Parameters
+    ----------
+    app : Application
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 node indices.
+
+    Raises
+    ------
+    ValueError
+        A cyclic graph, naming the nodes on cycles.
+    """
     if not isinstance(app, Application):
         raise TypeError(f"app must be a packer.Application (made by application()), got "
                         f"{type(app).__name__}")
@@ -303,11 +372,23 @@ def active_span(app, v):
 
 
 def request(app, view="ti-mra"):
-    """What a method is told of `app` and reserves for it. "ti-mra": the application itself,
-    its demands per instant (§II-A). "peak": what a tenant without TI-MRA gives (§II-A,
-    §IV: "only peak demands ... a constant temporal function", like the hose model):
-    each node's peak per resource held over its whole span (active_span), each edge's peak
-    over the instants both its nodes' spans cover."""
+    """What a method is told of `app` and reserves for it.
+
+    "ti-mra": the application itself, its demands per instant (§II-A). "peak": what a tenant
+    without TI-MRA gives (§II-A, §IV: "only peak demands ... a constant temporal function",
+    like the hose model): each node's peak per resource held over its whole span
+    (active_span), each edge's peak over the instants both its nodes' spans cover.
+
+    Parameters
+    ----------
+    app : Application
+    view : str
+        "ti-mra" or "peak".
+
+    Returns
+    -------
+    Application
+    """
     check.choice(view, "view", VIEWS)
     if view == "ti-mra":
         return app

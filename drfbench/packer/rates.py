@@ -27,13 +27,33 @@ TOLERANCE = 1e-12
 
 
 def work_conserving(capacity, guarantee, demand, weight):
-    """The rate of each node on a link of `capacity` (Algorithm 2): guarantee σ(Σ(v, *), t),
-    current demand d[v] and weight w^𝒟(v) per node. Returns the rates (float64 array).
+    """The rate of each node on a link (Algorithm 2).
 
-    Bounds: capacity, guarantees and demands in [0, MAX_AMOUNT] (1e12); weights finite and
-    non-negative (only their ratios matter; a node of weight 0 gets no surplus); the
-    guarantees must fit the link together (their sum at most capacity x (1 + SLACK)): else
-    a ValueError naming the argument (TypeError for what is not a number)."""
+    Parameters
+    ----------
+    capacity : float
+        The link's, in [0, MAX_AMOUNT] (1e12).
+    guarantee : array_like
+        σ(Σ(v, *), t) per node, in [0, MAX_AMOUNT]; together they must fit the link (their
+        sum at most capacity x (1 + SLACK)).
+    demand : array_like
+        Current demand d[v] per node, in [0, MAX_AMOUNT].
+    weight : array_like
+        w^𝒟(v) per node, finite and non-negative (only their ratios matter; a node of weight
+        0 gets no surplus).
+
+    Returns
+    -------
+    numpy.ndarray
+        The rates, float64.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument out of bounds.
+    TypeError
+        What is not a number.
+    """
     capacity = amount(capacity, "capacity")
     g = bounded(check.real_array(guarantee, "guarantee", 1), "guarantee")
     d = bounded(check.real_array(demand, "demand", 1), "demand")

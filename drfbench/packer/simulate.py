@@ -31,10 +31,27 @@ K_V, K_B = 1.0, 1.0   # the price of a server's worth of one resource per instan
 
 
 def revenue(app, infra, k_v=K_V, k_b=K_B):
-    """Per instant of the application, what its tenant pays (§III-B, the pricing model of
-    [2], [8]): Σ_v (Σ_r δ(v, r, t) k_v + Σ_{u ∈ ℰ(v)} σ((u, v), t) k_b), with δ normalized by
-    one server's capacity of r so that cores, GB and MBps add up. k_v, k_b: prices, finite
-    and non-negative."""
+    """Per instant of the application, what its tenant pays (§III-B, the pricing model of [2],
+    [8]): `Σ_v (Σ_r δ(v, r, t) k_v + Σ_{u ∈ ℰ(v)} σ((u, v), t) k_b)`, with δ normalized by one
+    server's capacity of r so that cores, GB and MBps add up.
+
+    Parameters
+    ----------
+    app : Application
+    infra : Infrastructure
+    k_v, k_b : float
+        Prices, finite and non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        Per instant.
+
+    Raises
+    ------
+    TypeError
+        `app` not an Application or `infra` not an Infrastructure.
+    """
     if not isinstance(app, Application) or not isinstance(infra, Infrastructure):
         raise TypeError("revenue takes a packer.Application and a packer.Infrastructure")
     k_v, k_b = amount(k_v, "k_v"), amount(k_b, "k_b")
@@ -46,12 +63,26 @@ def revenue(app, infra, k_v=K_V, k_b=K_B):
 class Result:
     """What `simulate` returns.
 
-    method; applications (in arrival order); placements: per application its nodes'
-    locations, or None if rejected; allocation_seconds: per application, the time to
-    decide it; server, link: the residual capacity 𝒬 at the end, (S, H, 4) and (2P, H),
-    after what was reserved; view: what the method was told (model.request), requests:
-    per application what it was told and reserved (the applications themselves under
-    "ti-mra"); score: Packer's reading of Eq. 6-8 (None for the others)."""
+    Attributes
+    ----------
+    method : str
+    infrastructure : Infrastructure
+    applications : list of Application
+        In arrival order.
+    placements : list
+        Per application its nodes' locations, or None if rejected.
+    allocation_seconds : numpy.ndarray
+        Per application, the time to decide it.
+    server, link : numpy.ndarray
+        The residual capacity 𝒬 at the end, (S, H, 4) and (2P, H), after what was reserved.
+    view : str
+        What the method was told (model.request).
+    score : str or None
+        Packer's reading of Eq. 6-8 (None for the others).
+    requests : list
+        Per application what it was told and reserved (the applications themselves under
+        "ti-mra").
+    """
     method: str
     infrastructure: object
     applications: list
@@ -92,10 +123,20 @@ class Result:
         return float((1.0 - self.link / cap).max()) if self.link.size else 0.0
 
     def utilization(self, reserved=False):
-        """(H, 5): per instant the datacenter's utilization of CPU, memory, disk write, disk
-        read (over all servers) and bandwidth (over all directed links): what the accepted
-        applications use, their own demands, over capacity; reserved=True: what was
-        reserved for them (their requests; more than they use under view="peak")."""
+        """Per instant the datacenter's utilization of CPU, memory, disk write, disk read (over all
+        servers) and bandwidth (over all directed links).
+
+        Parameters
+        ----------
+        reserved : bool
+            False: what the accepted applications use, their own demands, over capacity; True:
+            what was reserved for them (their requests; more than they use under view="peak").
+
+        Returns
+        -------
+        numpy.ndarray
+            (H, 5).
+        """
         infra = self.infrastructure
         u = np.empty((self.server.shape[1], 5))
         u[:, :4] = 1.0 - self.server.sum(axis=0) / infra.capacity.sum(axis=0)
@@ -115,9 +156,21 @@ class Result:
         return u
 
     def revenue(self, k_v=K_V, k_b=K_B, used=False):
-        """(H,): the provider's revenue per instant from the accepted applications, charged
-        on what each reserved (its request: "tenants are allocating such resources and
-        paying for them", §IV); used=True: on what each uses."""
+        """The provider's revenue per instant from the accepted applications.
+
+        Parameters
+        ----------
+        k_v, k_b : float
+            Prices (`revenue`).
+        used : bool
+            False: charged on what each reserved (its request: "tenants are allocating such
+            resources and paying for them", §IV); True: on what each uses.
+
+        Returns
+        -------
+        numpy.ndarray
+            (H,).
+        """
         out = np.zeros(self.server.shape[1])
         for a, r, p in zip(self.applications, self.requests, self.placements):
             if p is not None:
@@ -127,8 +180,18 @@ class Result:
 
     def rows(self, **columns):
         """Tidy rows, one per time instant: tasks submitted and accepted so far (Fig. 3),
-        utilization per resource (Fig. 4), revenue in that instant (Fig. 5), with `columns`
-        added to each, stamped (drfbench.rows), made as they are read."""
+        utilization per resource (Fig. 4), revenue in that instant (Fig. 5), stamped
+        (drfbench.rows), made as they are read.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         H = self.server.shape[1]
         arrival = np.array([a.arrival for a in self.applications], dtype=np.int64)
         tasks = np.array([a.tasks for a in self.applications], dtype=np.int64)
@@ -143,12 +206,30 @@ class Result:
                                                  util.tolist(), money.tolist()))), **columns)
 
     def server_rates(self, server, seed=0, burst=(0.5, 2.0)):
-        """Algorithm 2 on `server`'s uplink at every instant: per node of an accepted
-        application placed there, its guarantee σ(Σ(v, *), t) (its edges leaving the
-        server), a current demand (the guarantee times a factor uniform in `burst`,
-        seeded: a bursty sender) and the rate it gets. Rows: time, application, node,
-        weight, guarantee, demand, rate, capacity. server: an index in [0, servers); burst:
-        0 <= low <= high, finite."""
+        """Algorithm 2 on a server's uplink at every instant.
+
+        Per node of an accepted application placed there: its guarantee σ(Σ(v, *), t) (its
+        edges leaving the server), a current demand (the guarantee times a factor uniform in
+        `burst`, seeded: a bursty sender) and the rate it gets.
+
+        Parameters
+        ----------
+        server : int
+            An index in [0, servers).
+        seed : int
+        burst : tuple of float
+            (low, high), `0 <= low <= high`, finite.
+
+        Returns
+        -------
+        list of dict
+            Rows: time, application, node, weight, guarantee, demand, rate, capacity.
+
+        Raises
+        ------
+        ValueError
+            A server or burst out of bounds.
+        """
         infra = self.infrastructure
         if (isinstance(server, bool) or not isinstance(server, numbers.Integral)
                 or not 0 <= server < infra.servers):
@@ -187,29 +268,59 @@ class Result:
 
 
 def simulate(infrastructure, applications, method="packer", **options):
-    """Run registered application method `method` ("packer", "tetris" or "packer-slots";
-    drfbench.methods(takes="applications")) on the applications, in arrival order (stable),
-    each placed by Algorithm 1 with the method's score (allocate.place) or rejected whole;
-    returns a Result. Options: view, what the method is told of each application: "ti-mra"
-    (its demands per instant) or "peak" (each node's peak over its span: model.request);
-    score (packer only), the reading of Eq. 6-8: "literal" or another of allocate.SCORES;
-    threads, OpenMP threads of the scoring (default: OMP_NUM_THREADS, else every usable
-    CPU; each kernel call is short, 0.1-1 ms, so on a shared machine one thread can be
-    fastest: docs/performance.md); the results do not depend on it. isa: the kernels'
-    variant.
+    """Run registered application method `method` on the applications, in arrival order
+    (stable), each placed by Algorithm 1 with the method's score (allocate.place) or rejected
+    whole.
 
-    infrastructure: a packer.Infrastructure; applications: packer.Application objects
-    (made by `application`, `workload` or `load_applications`). Bounds: servers x the
-    horizon (the last application's end) at most MAX_CELLS (`2**24`) cells, and the
-    placement's work, servers x the applications' nodes x instants, at most MAX_WORK
-    (`2**36`); beyond them a ValueError says which."""
+    Bounds: servers x the horizon (the last application's end) at most MAX_CELLS (`2**24`)
+    cells, and the placement's work, servers x the applications' nodes x instants, at most
+    MAX_WORK (`2**36`).
+
+    Parameters
+    ----------
+    infrastructure : Infrastructure
+    applications : list of Application
+        Made by `application`, `workload` or `load_applications`.
+    method : str
+        "packer", "tetris" or "packer-slots" (drfbench.methods(takes="applications")).
+    **options
+        `view`: what the method is told of each application, "ti-mra" (its demands per
+        instant) or "peak" (each node's peak over its span: model.request). `score` (packer
+        only): the reading of Eq. 6-8, "literal" or another of allocate.SCORES. `threads`:
+        OpenMP threads of the scoring (default: OMP_NUM_THREADS, else every usable CPU; each
+        kernel call is short, 0.1-1 ms, so on a shared machine one thread can be fastest:
+        docs/performance.md); the results do not depend on it. `isa`: the kernels' variant.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ValueError
+        A run beyond the bounds, saying which.
+    TypeError
+        What is not an Infrastructure or a list of Applications.
+    """
     return api.run(method, infrastructure, applications, takes=APPLICATIONS, **options)
 
 
 def run_method(spec, infrastructure, applications, *, view, threads, isa, score="literal"):
     """The registry's implementation of the application methods (see `simulate`): the
     options as the registry checked them, their defaults declared in the family's catalog
-    (score: packer's only)."""
+    (score: packer's only).
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    infrastructure, applications, view, threads, isa, score
+        As `simulate` takes them, checked and defaulted by the registry.
+
+    Returns
+    -------
+    Result
+    """
     if not isinstance(infrastructure, Infrastructure):
         raise TypeError(f"infrastructure must be a packer.Infrastructure, got "
                         f"{type(infrastructure).__name__}")

@@ -68,7 +68,17 @@ MAX_APPLICATIONS = 10**6        # workload's count: about 15 minutes of generati
 
 
 def slot_size(infra=None):
-    """One slot: a quarter of a server's capacity (the slot-based scheme's unit)."""
+    """One slot: a quarter of a server's capacity (the slot-based scheme's unit).
+
+    Parameters
+    ----------
+    infra : Infrastructure, optional
+        Default: the paper's.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     return (infra or Infrastructure(servers=1)).capacity[0] / SLOTS
 
 
@@ -151,12 +161,37 @@ def _webservice(rng, k, arrival, slot, temporal, scale, phase):
 
 def workload(count, seed=0, *, rate=8.0, mapreduce=0.5, infrastructure=None, temporal="jitter",
              bottleneck="network"):
-    """`count` applications of the suite (module docstring), seeded; arrivals a Poisson
-    process of `rate` applications per instant, from instant 0. Slots are sized on
-    `infrastructure`'s servers (default: the paper's). temporal: the shape of the demands
-    over time, one of TEMPORAL; bottleneck: which resource binds, one of BOTTLENECK.
-    Bounds: count an integer in [0, MAX_APPLICATIONS]; rate finite and > 0, and the last
-    arrival before instant MAX_CELLS; mapreduce in [0, 1]; seed a non-negative integer."""
+    """`count` applications of the suite (module docstring), seeded.
+
+    Parameters
+    ----------
+    count : int
+        In [0, MAX_APPLICATIONS].
+    seed : int
+        Non-negative.
+    rate : float
+        Arrivals are a Poisson process of `rate` applications per instant, from instant 0;
+        finite and `> 0`, and the last arrival before instant MAX_CELLS.
+    mapreduce : float
+        The fraction of MapReduce applications, in [0, 1].
+    infrastructure : Infrastructure, optional
+        Slots are sized on its servers (default: the paper's).
+    temporal : str
+        The shape of the demands over time, one of TEMPORAL.
+    bottleneck : str
+        Which resource binds, one of BOTTLENECK.
+
+    Returns
+    -------
+    list of Application
+
+    Raises
+    ------
+    ValueError
+        A value out of bounds, naming it.
+    TypeError
+        `infrastructure` not an Infrastructure.
+    """
     integer(count, "count", low=0)
     if count > MAX_APPLICATIONS:
         raise ValueError(f"count must be at most {MAX_APPLICATIONS}, got {count}")
@@ -271,8 +306,9 @@ def _json_series(values, T, what):
 
 
 def load_applications(path):
-    """Applications from a JSON (or YAML: .yaml, .yml) file: {"applications": [...]} or a
-    list, each
+    """Applications from a JSON (or YAML: .yaml, .yml) file.
+
+    The file is {"applications": [...]} or a list, each
 
         {"name": "etl", "arrival": 0, "duration": 3, "weight": 0.5,
          "nodes": [{"name": "store", "service": 0},
@@ -284,9 +320,23 @@ def load_applications(path):
     Units: cores, GB, MBps for io_write and io_read, Gbps; a demand is a list with one value
     per instant or one number (constant); missing resources are zero; `service` marks a
     cloud service (its index). Node names are text and edges name their nodes ("from",
-    "to": never indices); the bounds are `application`'s. Returned sorted by arrival
-    (stable). An error is a ValueError naming the file, the application and the field; a
-    key beside "applications" (a misspelling) is refused, naming it."""
+    "to": never indices); the bounds are `application`'s.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    list of Application
+        Sorted by arrival (stable).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the application and the field; a key beside "applications" (a
+        misspelling), naming it.
+    """
     spec = _inputs.document(path, "applications")
     if isinstance(spec, dict) and set(spec) != {"applications"}:
         unknown = sorted(set(spec) - {"applications"})
@@ -305,12 +355,27 @@ def load_applications(path):
 
 
 def load_infrastructure(path):
-    """An Infrastructure from a JSON (or YAML: .yaml, .yml) file of its keywords, e.g.
+    """An Infrastructure from a JSON (or YAML: .yaml, .yml) file of its keywords.
+
+    For example
 
         {"servers": 80, "per_rack": 20, "racks_per_agg": 2, "cores": 16, "memory": 32}
 
-    Keys left out take Infrastructure's defaults ({} is the paper's datacenter); an
-    unknown key or a bad value is refused naming the file."""
+    Keys left out take Infrastructure's defaults ({} is the paper's datacenter).
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    Infrastructure
+
+    Raises
+    ------
+    ValueError
+        An unknown key or a bad value, naming the file.
+    """
     spec = _inputs.document(path, "infrastructure")
     where = f"infrastructure file {path}"
     if not isinstance(spec, dict):
@@ -327,14 +392,41 @@ def load_infrastructure(path):
 
 
 def read_inputs(infrastructure_path, applications_path):
-    """The applications kind's reader (`drfbench run`): (Infrastructure, applications)
-    from `load_infrastructure`'s and `load_applications`' files."""
+    """The applications kind's reader (`drfbench run`).
+
+    Parameters
+    ----------
+    infrastructure_path : str or Path
+        `load_infrastructure`'s file.
+    applications_path : str or Path
+        `load_applications`' file.
+
+    Returns
+    -------
+    infrastructure : Infrastructure
+    applications : list of Application
+
+    Raises
+    ------
+    ValueError
+        Naming the file.
+    """
     return load_infrastructure(infrastructure_path), load_applications(applications_path)
 
 
 def dump_applications(apps, path):
-    """Write applications in load_applications' format (atomically: a failure leaves no
-    file)."""
+    """Write applications in load_applications' format, atomically: a failure leaves no file.
+
+    Parameters
+    ----------
+    apps : list of Application
+    path : str or Path
+
+    Raises
+    ------
+    TypeError
+        What is not an Application.
+    """
     out = []
     for a in apps:
         if not isinstance(a, Application):

@@ -26,7 +26,22 @@ SHARE_THRESHOLD = 0.01   # it stops once no more than this much of the pool is l
 
 
 def queue_weights(priority_factors):
-    """Queue weights from Armada's priority factors: 1 / factor (each finite, > 0)."""
+    """Queue weights from Armada's priority factors: `1 / factor`.
+
+    Parameters
+    ----------
+    priority_factors : array_like
+        Each finite, `> 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        A factor not finite and positive, naming its index.
+    """
     pf = check.real_array(priority_factors, "priority_factors", 1)
     bad = ~(np.isfinite(pf) & (pf > 0))
     if bad.any():
@@ -47,13 +62,32 @@ def _resources(total, multipliers, name="total"):
 
 
 def cost(allocation, total, multipliers=None, weight=1.0):
-    """Weighted cost of an allocation: max(0, max_r multiplier_r * alloc_r / total_r) / weight.
+    """Weighted cost of an allocation: `max(0, max_r multiplier_r * alloc_r / total_r) / weight`.
 
-    allocation: (m,) for one queue or (n, m) for n queues, finite and >= 0; total: the
-    pool's (m,) capacity; multipliers: (m,) per resource, default 1 (0 leaves a resource
-    out, as a resource missing from DominantResourceFairnessResourcesToConsider); weight:
-    `> 0`, a scalar or one per queue. A resource with total 0 contributes 0 (upstream's
-    DivideZeroOnError)."""
+    A resource with total 0 contributes 0 (upstream's DivideZeroOnError).
+
+    Parameters
+    ----------
+    allocation : array_like
+        (m,) for one queue or (n, m) for n queues, finite and `>= 0`.
+    total : array_like
+        The pool's (m,) capacity.
+    multipliers : array_like, optional
+        (m,) per resource, default 1 (0 leaves a resource out, as a resource missing from
+        DominantResourceFairnessResourcesToConsider).
+    weight : float or array_like
+        `> 0`, a scalar or one per queue.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        One per queue.
+
+    Raises
+    ------
+    ValueError
+        An allocation of the wrong shape, or a weight not finite and positive.
+    """
     total, mult = _resources(total, multipliers)
     alloc = check.real_array(allocation, "allocation", np.ndim(allocation))
     if alloc.ndim not in (1, 2) or alloc.shape[-1] != total.size:
@@ -84,13 +118,35 @@ def _queue_weights(w, n):
 
 def fair_shares(capacity, weights, demands, multipliers=None,
                 max_iterations=MAX_ITERATIONS, threshold=SHARE_THRESHOLD):
-    """Each queue's (fair share, demand-capped adjusted fair share, uncapped adjusted fair
-    share), three (n,) arrays, as updateFairShares computes them.
+    """Each queue's fair share, demand-capped adjusted fair share and uncapped adjusted fair
+    share, as updateFairShares computes them.
 
-    capacity: the pool's (m,) total; weights: (n,) > 0 (`queue_weights` turns priority
-    factors into weights); demands: (n, m) each queue's constrained demand, finite and
-    `>= 0`, its share its unweighted `cost` (1 for every queue if the capacity is all 0);
-    max_iterations, threshold: upstream's rounds and the share left at which it stops."""
+    Parameters
+    ----------
+    capacity : array_like
+        The pool's (m,) total.
+    weights : array_like
+        (n,) `> 0` (`queue_weights` turns priority factors into weights).
+    demands : array_like
+        (n, m) each queue's constrained demand, finite and `>= 0`, its share its unweighted
+        `cost` (1 for every queue if the capacity is all 0).
+    multipliers : array_like, optional
+        (m,) per resource, as `cost` takes them.
+    max_iterations : int
+        Upstream's rounds.
+    threshold : float
+        The share left at which it stops.
+
+    Returns
+    -------
+    fair, adjusted, uncapped : numpy.ndarray
+        Three (n,) arrays.
+
+    Raises
+    ------
+    ValueError
+        Demands and capacity of different resources.
+    """
     total, mult = _resources(capacity, multipliers, "capacity")
     D = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")
     if D.shape[1] != total.size:
@@ -124,9 +180,26 @@ def _adjusted(w, demand_share, max_iterations, threshold):
 
 
 def theoretical_share(capacity, weights, demands, priority, multipliers=None):
-    """The demand-capped adjusted fair share a new queue of this priority factor with
-    infinite demand would get beside the given queues (CalculateTheoreticalShare);
-    demands (n, m), n may be 0."""
+    """The demand-capped adjusted fair share a new queue of this priority factor with infinite
+    demand would get beside the given queues (CalculateTheoreticalShare).
+
+    Parameters
+    ----------
+    capacity : array_like
+        The pool's (m,) total.
+    weights : array_like
+        (n,) the given queues'.
+    demands : array_like
+        (n, m); n may be 0.
+    priority : float
+        The new queue's priority factor.
+    multipliers : array_like, optional
+        (m,) per resource, as `cost` takes them.
+
+    Returns
+    -------
+    float
+    """
     total, mult = _resources(capacity, multipliers, "capacity")
     D = check.finite_non_negative(check.real_array(demands, "demands", 2), "demands")
     w = _queue_weights(weights, D.shape[0])
@@ -138,9 +211,25 @@ def theoretical_share(capacity, weights, demands, priority, multipliers=None):
 
 
 def fairness_error(adjusted, actual):
-    """Sum over queues of max(0, adjusted - actual): how far the queues below their
-    demand-capped adjusted fair share are from it (FairnessError; `actual` is each
-    queue's unweighted `cost`)."""
+    """Sum over queues of `max(0, adjusted - actual)`: how far the queues below their
+    demand-capped adjusted fair share are from it (FairnessError).
+
+    Parameters
+    ----------
+    adjusted : array_like
+        Each queue's demand-capped adjusted fair share (`fair_shares`).
+    actual : array_like
+        Each queue's unweighted `cost`.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        A different number of queues in each.
+    """
     a = check.real_array(adjusted, "adjusted", 1)
     b = check.real_array(actual, "actual", 1)
     if a.shape != b.shape:

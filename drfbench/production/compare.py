@@ -53,10 +53,22 @@ WITHIN = 0.05                                 # "within 5% of its share"
 
 
 def compare(spec, sample=60.0, series=300.0, **options):
-    """The tidy rows (see the module docstring) of the scenario `spec` (a Scenario, a dict
-    or a file), sampled every `sample` seconds, the series written every `series`
-    seconds; `options`: the rules' (each rule gets those it takes: half_life, max_tres,
-    fixed)."""
+    """The tidy rows (see the module docstring) of a scenario under every rule.
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+    sample : float
+        Seconds between samples.
+    series : float
+        Seconds between the series' rows.
+    **options
+        The rules': each rule gets those it takes (half_life, max_tres, fixed).
+
+    Returns
+    -------
+    list of dict
+    """
     s = as_scenario(spec)
     shape = shapes(s)
     runs = {}
@@ -90,15 +102,42 @@ def compare(spec, sample=60.0, series=300.0, **options):
 
 
 def peak_load(capacity, timeline):
-    """The largest use of a node's resource over its capacity (n, m) at any task's start
-    in `timeline` (inf where a node holds a resource it has none of)."""
+    """The largest use of a node's resource over its capacity at any task's start in
+    `timeline`.
+
+    Parameters
+    ----------
+    capacity : numpy.ndarray
+        (n, m).
+    timeline : Timeline
+
+    Returns
+    -------
+    float
+        inf where a node holds a resource it has none of.
+    """
     held = timeline.held(np.unique(timeline.start), "machine", len(capacity))
     over = np.divide(held, capacity, out=np.where(held > 0, np.inf, 0.0), where=capacity > 0)
     return float(over.max(initial=0.0))
 
 
 def shapes(s):
-    """Each leaf's one task shape (L, m); a leaf without jobs gets zeros."""
+    """Each leaf's one task shape; a leaf without jobs gets zeros.
+
+    Parameters
+    ----------
+    s : Scenario
+
+    Returns
+    -------
+    numpy.ndarray
+        (L, m).
+
+    Raises
+    ------
+    ValueError
+        A queue whose jobs have different task shapes.
+    """
     out = np.zeros((len(s.leaves), len(s.resources)))
     for k, q in enumerate(s.leaves.tolist()):
         mine = s.demand[s.queue == q]
@@ -110,8 +149,22 @@ def shapes(s):
 
 
 def tree(s, shape, tasks):
-    """The queue tree as an H-DRF tree (the tree kind): weights, each leaf its task shape
-    and `tasks` (one per leaf)."""
+    """The queue tree as an H-DRF tree (the tree kind): weights, each leaf its task shape and
+    its tasks.
+
+    Parameters
+    ----------
+    s : Scenario
+    shape : numpy.ndarray
+        (L, m), `shapes`'.
+    tasks : array_like
+        One per leaf.
+
+    Returns
+    -------
+    dict
+        The tree's spec, as drfbench.hdrf.tree reads it.
+    """
     out = {"resources": list(s.resources), "children": {}}
     nodes = {0: out}
     for q in range(1, len(s.paths)):
@@ -124,8 +177,23 @@ def tree(s, shape, tasks):
 
 
 def references(s, shape, tasks, cache):
-    """{method: (T, L) dominant shares}: each of REFERENCES with each leaf's `tasks` at
-    each sample ((T, L)), each distinct row computed once (`cache`, a dict)."""
+    """Each of REFERENCES with each leaf's tasks at each sample.
+
+    Parameters
+    ----------
+    s : Scenario
+    shape : numpy.ndarray
+        (L, m), `shapes`'.
+    tasks : numpy.ndarray
+        (T, L).
+    cache : dict
+        Each distinct row is computed once.
+
+    Returns
+    -------
+    dict
+        `{method: (T, L) dominant shares}`.
+    """
     total = s.capacity.sum(axis=0)
     leaves = [s.paths[q] for q in s.leaves]
     out = {m: np.zeros(tasks.shape) for m in REFERENCES}
@@ -145,7 +213,16 @@ def references(s, shape, tasks, cache):
 
 
 def best_fit(s):
-    """DRFH Best-Fit on the scenario (the trace kind, users the leaf queues): a Timeline."""
+    """DRFH Best-Fit on the scenario (the trace kind, users the leaf queues).
+
+    Parameters
+    ----------
+    s : Scenario
+
+    Returns
+    -------
+    Timeline
+    """
     servers = pd.DataFrame(s.capacity, columns=list(s.resources))
     leaf_of = {s.paths[q]: k for k, q in enumerate(s.leaves.tolist())}
     trace = s.trace()

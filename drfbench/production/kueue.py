@@ -58,14 +58,34 @@ MAX_INT64 = 2**63 - 1     # roundedWeightedShare's value for a weight-0 node tha
 
 
 class Quota(NamedTuple):
-    """One (flavour, resource) quota: nominal, and optional borrowing and lending limits."""
+    """One (flavour, resource) quota: nominal, and optional borrowing and lending limits.
+
+    Attributes
+    ----------
+    nominal : float
+    borrowing_limit : float, optional
+    lending_limit : float, optional
+    """
     nominal: float
     borrowing_limit: float = None
     lending_limit: float = None
 
 
 class Share(NamedTuple):
-    """A node's dominant resource share (upstream's DRS)."""
+    """A node's dominant resource share (upstream's DRS).
+
+    Attributes
+    ----------
+    weight : float
+    ratio : float
+        Unweighted: `max_r borrowed_r * 1000 / lendable_r`.
+    resource : str
+        The dominant resource ("" when not borrowing).
+    borrowing : bool
+        Usage above subtree quota on some (flavour, resource).
+    borrowed : tuple
+        Those (flavour, resource) pairs.
+    """
     weight: float
     ratio: float            # unweighted: max_r borrowed_r * 1000 / lendable_r
     resource: str           # the dominant resource ("" when not borrowing)
@@ -88,7 +108,17 @@ class Share(NamedTuple):
         return MAX_INT64 if self.zero_weight_borrows else math.ceil(self.value)
 
     def borrowing_on(self, requested):
-        """Whether the node borrows on a (flavour, resource) requested with a positive amount."""
+        """Whether the node borrows on a (flavour, resource) requested with a positive amount.
+
+        Parameters
+        ----------
+        requested : dict
+            `{(flavour, resource): amount}`.
+
+        Returns
+        -------
+        bool
+        """
         return any((requested or {}).get(fr, 0) > 0 for fr in self.borrowed)
 
 
@@ -100,11 +130,23 @@ def _amount(value, what):
 
 
 class Cohorts:
-    """A tree of Cohorts and ClusterQueues: nodes maps each name to a dict with `parent`
-    (a name, or None for a root), `weight` (fair weight, default 1, >= 0), `quotas`
-    ({(flavour, resource): nominal or Quota}) and, on leaves only (ClusterQueues),
-    `usage` ({(flavour, resource): amount}). Amounts are in any unit, the same one for a
-    resource throughout."""
+    """A tree of Cohorts and ClusterQueues.
+
+    Amounts are in any unit, the same one for a resource throughout.
+
+    Parameters
+    ----------
+    nodes : dict
+        Each name to a dict with `parent` (a name, or None for a root), `weight` (fair
+        weight, default 1, `>= 0`), `quotas` (`{(flavour, resource): nominal or Quota}`)
+        and, on leaves only (ClusterQueues), `usage` (`{(flavour, resource): amount}`).
+
+    Raises
+    ------
+    ValueError
+        Unknown keys, an unknown parent, parents forming a cycle, usage on a Cohort, naming
+        the node.
+    """
 
     def __init__(self, nodes):
         self.spec = {name: dict(node) for name, node in nodes.items()}
@@ -162,12 +204,34 @@ class Cohorts:
         self.subtree[name], self.usage[name] = quota, usage
 
     def local_quota(self, name, fr):
-        """What a node keeps from its parent: subtree quota - lending limit (>= 0), else 0."""
+        """What a node keeps from its parent: subtree quota - lending limit (`>= 0`), else 0.
+
+        Parameters
+        ----------
+        name : str
+        fr : tuple
+            (flavour, resource).
+
+        Returns
+        -------
+        float
+        """
         limit = self.quotas[name].get(fr, Quota(0)).lending_limit
         return 0 if limit is None else max(0, self.subtree[name].get(fr, 0) - limit)
 
     def potential_available(self, name, fr):
-        """The most of `fr` the node could use: potentialAvailable."""
+        """The most of `fr` the node could use: potentialAvailable.
+
+        Parameters
+        ----------
+        name : str
+        fr : tuple
+            (flavour, resource).
+
+        Returns
+        -------
+        float
+        """
         parent = self.parent[name]
         if parent is None:
             return self.subtree[name].get(fr, 0)
@@ -181,8 +245,24 @@ class Cohorts:
         return name
 
     def with_usage(self, name, delta):
-        """A copy with ClusterQueue `name`'s usage changed by delta ({(flavour, resource):
-        amount}, negative to remove a workload)."""
+        """A copy with a ClusterQueue's usage changed.
+
+        Parameters
+        ----------
+        name : str
+            The ClusterQueue.
+        delta : dict
+            `{(flavour, resource): amount}`, negative to remove a workload.
+
+        Returns
+        -------
+        Cohorts
+
+        Raises
+        ------
+        ValueError
+            No such node, or a usage that would go below 0.
+        """
         if name not in self.spec:
             raise ValueError(f"no node {name!r}")
         nodes = {n: dict(node) for n, node in self.spec.items()}
@@ -196,8 +276,26 @@ class Cohorts:
 
 
 def dominant_resource_share(tree, name, request=None):
-    """The Share of node `name` of a Cohorts tree with `request` ({(flavour, resource):
-    amount}, the incoming workload) added to its usage (dominantResourceShare)."""
+    """The Share of a node of a Cohorts tree with a request added to its usage
+    (dominantResourceShare).
+
+    Parameters
+    ----------
+    tree : Cohorts
+    name : str
+        The node.
+    request : dict, optional
+        `{(flavour, resource): amount}`, the incoming workload.
+
+    Returns
+    -------
+    Share
+
+    Raises
+    ------
+    ValueError
+        No node of that name.
+    """
     if name not in tree.spec:
         raise ValueError(f"no node {name!r}")
     weight, parent = tree.weight[name], tree.parent[name]
@@ -225,9 +323,19 @@ def dominant_resource_share(tree, name, request=None):
 
 
 def compare(a, b):
-    """CompareDRS: -1, 0 or 1 as a's share is below, equal to or above b's (lower is
-    scheduled first, higher preempted first); weight-0 borrowers above all others, ordered
-    by their unweighted ratio."""
+    """CompareDRS: -1, 0 or 1 as a's share is below, equal to or above b's.
+
+    Lower is scheduled first, higher preempted first; weight-0 borrowers are above all
+    others, ordered by their unweighted ratio.
+
+    Parameters
+    ----------
+    a, b : Share
+
+    Returns
+    -------
+    int
+    """
     if a.zero_weight_borrows and b.zero_weight_borrows:
         x, y = a.ratio, b.ratio
     elif a.zero_weight_borrows or b.zero_weight_borrows:
@@ -238,14 +346,42 @@ def compare(a, b):
 
 
 def less_than_or_equal_to_final_share(preemptor_new, target_old, target_new):
-    """Rule S2-a: preempt when the preemptor's share with its workload is at most the
-    target's after the candidate's removal."""
+    """Rule S2-a: preempt when the preemptor's share with its workload is at most the target's
+    after the candidate's removal.
+
+    Parameters
+    ----------
+    preemptor_new : Share
+        The preemptor's, with its workload.
+    target_old : Share
+        The target's, before the removal.
+    target_new : Share
+        The target's, after the removal.
+
+    Returns
+    -------
+    bool
+    """
     return compare(preemptor_new, target_new) <= 0
 
 
 def less_than_initial_share(preemptor_new, target_old, target_new):
     """Rule S2-b: preempt when the preemptor's share with its workload is below the target's
-    before the removal."""
+    before the removal.
+
+    Parameters
+    ----------
+    preemptor_new : Share
+        The preemptor's, with its workload.
+    target_old : Share
+        The target's, before the removal.
+    target_new : Share
+        The target's, after the removal.
+
+    Returns
+    -------
+    bool
+    """
     return compare(preemptor_new, target_old) < 0
 
 
@@ -272,15 +408,43 @@ def _resources(amounts, what):
 
 def afs_alpha(elapsed, half_life):
     """calculateAlphaRate: the weight of the usage sampled after `elapsed` seconds,
-    1 - 0.5^(elapsed / half_life); 0 when half_life is 0."""
+    `1 - 0.5**(elapsed / half_life)`.
+
+    Parameters
+    ----------
+    elapsed : float
+        Seconds.
+    half_life : float
+        Seconds.
+
+    Returns
+    -------
+    float
+        0 when `half_life` is 0.
+    """
     elapsed = _seconds(elapsed, "elapsed")
     half_life = _seconds(half_life, "half_life")
     return 0.0 if half_life == 0 else 1.0 - 0.5 ** (elapsed / half_life)
 
 
 def afs_decayed(consumed, usage, elapsed, half_life):
-    """CalculateDecayedConsumed: consumed * (1 - alpha) + usage * alpha, alpha =
-    afs_alpha(elapsed, half_life), over the resources of either ({resource: amount})."""
+    """CalculateDecayedConsumed: `consumed * (1 - alpha) + usage * alpha`, over the resources
+    of either.
+
+    Parameters
+    ----------
+    consumed : dict
+        `{resource: amount}` consumed so far.
+    usage : dict
+        `{resource: amount}` sampled now.
+    elapsed, half_life : float
+        Seconds: `alpha = afs_alpha(elapsed, half_life)`.
+
+    Returns
+    -------
+    dict
+        `{resource: amount}`.
+    """
     consumed, usage = _resources(consumed, "consumed"), _resources(usage, "usage")
     alpha = afs_alpha(elapsed, half_life)
     return {r: consumed.get(r, 0.0) * (1.0 - alpha) + usage.get(r, 0.0) * alpha
@@ -288,8 +452,21 @@ def afs_decayed(consumed, usage, elapsed, half_life):
 
 
 def afs_penalty(request, sampling_interval, half_life):
-    """CalculateEntryPenalty: alpha(sampling_interval) * request, what admitting a workload
-    requesting `request` ({resource: amount}) adds at once to its LocalQueue's usage."""
+    """CalculateEntryPenalty: `alpha(sampling_interval) * request`, what admitting a workload
+    adds at once to its LocalQueue's usage.
+
+    Parameters
+    ----------
+    request : dict
+        `{resource: amount}` the workload requests.
+    sampling_interval, half_life : float
+        Seconds.
+
+    Returns
+    -------
+    dict
+        `{resource: amount}`.
+    """
     request = _resources(request, "request")
     alpha = afs_alpha(_seconds(sampling_interval, "sampling_interval", positive=True),
                       half_life)
@@ -297,9 +474,25 @@ def afs_penalty(request, sampling_interval, half_life):
 
 
 def afs_usage(consumed, penalty=None, weight=1.0, resource_weights=None):
-    """CalculateUsage: a LocalQueue's usage, sum_r w_r (consumed_r + penalty_r) / weight
-    (w_r from resource_weights, default 1; +inf at weight 0), its resources summed in name
-    order."""
+    """CalculateUsage: a LocalQueue's usage, `sum_r w_r (consumed_r + penalty_r) / weight`,
+    its resources summed in name order.
+
+    Parameters
+    ----------
+    consumed : dict
+        `{resource: amount}`.
+    penalty : dict, optional
+        `{resource: amount}` (`afs_penalty`).
+    weight : float
+        The LocalQueue's.
+    resource_weights : dict, optional
+        w_r per resource, default 1.
+
+    Returns
+    -------
+    float
+        +inf at weight 0.
+    """
     merged = _resources(consumed, "consumed")
     for r, v in _resources(penalty or {}, "penalty").items():
         merged[r] = merged.get(r, 0.0) + v
@@ -310,8 +503,17 @@ def afs_usage(consumed, penalty=None, weight=1.0, resource_weights=None):
 
 
 class Pending(NamedTuple):
-    """A pending workload as AFS orders it: its LocalQueue, priority, creation time (s)
-    and UID."""
+    """A pending workload as AFS orders it.
+
+    Attributes
+    ----------
+    local_queue : object
+        Its LocalQueue.
+    priority : int
+    created : float
+        Creation time (s).
+    uid : str
+    """
     local_queue: object
     priority: int = 0
     created: float = 0.0
@@ -319,9 +521,26 @@ class Pending(NamedTuple):
 
 
 def afs_order(pending, usage):
-    """queueOrderingFunc: the indices of `pending` (Pending) in admission order, by
-    usage[local_queue] (afs_usage; lower first), then priority (higher first), creation
-    time, UID."""
+    """queueOrderingFunc: the indices of pending workloads in admission order.
+
+    By usage[local_queue] (afs_usage; lower first), then priority (higher first), creation
+    time, UID.
+
+    Parameters
+    ----------
+    pending : list of Pending
+    usage : dict
+        Each LocalQueue's usage (`afs_usage`).
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    ValueError
+        A LocalQueue without a usage, or with a NaN one.
+    """
     pending = list(pending)
     for p in pending:
         if p.local_queue not in usage:

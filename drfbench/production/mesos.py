@@ -90,8 +90,17 @@ class _Node:
 class DRFSorter:
     """Mesos's DRFSorter. Resources are {name: quantity}; agents are any hashable ids.
 
-    exclude: resource names left out of the shares (upstream's
-    fairnessExcludeResourceNames)."""
+    Parameters
+    ----------
+    exclude : iterable of str
+        Resource names left out of the shares (upstream's fairnessExcludeResourceNames).
+
+    Raises
+    ------
+    ValueError
+        From its methods: an unknown client, agent or node, a client added twice, a bad
+        client path, a weight not finite and positive.
+    """
 
     def __init__(self, exclude=()):
         self.root = _Node("", INTERNAL, None)
@@ -109,7 +118,18 @@ class DRFSorter:
         return node
 
     def add(self, client):
-        """Add an inactive client; an existing leaf on its path becomes a virtual leaf."""
+        """Add an inactive client; an existing leaf on its path becomes a virtual leaf.
+
+        Parameters
+        ----------
+        client : str
+            A path of non-empty names joined by "/".
+
+        Raises
+        ------
+        ValueError
+            A bad path, or a client already added.
+        """
         tokens = client.split("/") if isinstance(client, str) else None
         if not tokens or any(t in ("", VIRTUAL) for t in tokens):
             raise ValueError(f"client must be a path of non-empty names other than "
@@ -144,8 +164,18 @@ class DRFSorter:
         return node
 
     def remove(self, client):
-        """Remove a client; its allocation leaves its ancestors, empty internal nodes go,
-        an internal node left with only its virtual leaf becomes that leaf again."""
+        """Remove a client; its allocation leaves its ancestors, empty internal nodes go, an
+        internal node left with only its virtual leaf becomes that leaf again.
+
+        Parameters
+        ----------
+        client : str
+
+        Raises
+        ------
+        ValueError
+            No such client.
+        """
         leaf = self._node(client)
         held = leaf.allocation.by_agent
         del self.clients[client]
@@ -173,7 +203,19 @@ class DRFSorter:
             node.kind = INACTIVE
 
     def update_weight(self, path, weight):
-        """The weight of the node at `path` (a client or an internal node, now or later)."""
+        """The weight of the node at `path` (a client or an internal node, now or later).
+
+        Parameters
+        ----------
+        path : str
+        weight : float
+            Finite and positive.
+
+        Raises
+        ------
+        ValueError
+            A weight not finite and positive.
+        """
         if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or \
                 not math.isfinite(weight) or weight <= 0:
             raise ValueError(f"weight of {path!r} must be finite and positive, got {weight!r}")
@@ -188,8 +230,17 @@ class DRFSorter:
     # -- allocations and totals ----------------------------------------------------------
 
     def allocated(self, client, agent, resources):
-        """Resources allocated to a client on an agent (each node on its path counts one
-        more allocation)."""
+        """Resources allocated to a client on an agent (each node on its path counts one more
+        allocation).
+
+        Parameters
+        ----------
+        client : str
+            A path of names joined by "/".
+        agent : hashable
+        resources : dict
+            `{name: quantity}`.
+        """
         q = _quantities(resources, f"allocation to {client!r}")
         node = self._node(client)
         while node is not None:
@@ -197,7 +248,16 @@ class DRFSorter:
             node = node.parent
 
     def unallocated(self, client, agent, resources):
-        """Resources given back (the allocation count stays)."""
+        """Resources given back (the allocation count stays).
+
+        Parameters
+        ----------
+        client : str
+            A path of names joined by "/".
+        agent : hashable
+        resources : dict
+            `{name: quantity}`.
+        """
         q = _quantities(resources, f"unallocation from {client!r}")
         node = self._node(client)
         node.allocation.subtract(agent, q, repr(client))
@@ -207,7 +267,15 @@ class DRFSorter:
             node = node.parent
 
     def update(self, client, agent, old, new):
-        """Replace part of a client's allocation on an agent (no new allocation counted)."""
+        """Replace part of a client's allocation on an agent (no new allocation counted).
+
+        Parameters
+        ----------
+        client : str
+        agent : hashable
+        old, new : dict
+            `{name: quantity}`: the part replaced and what replaces it.
+        """
         self.unallocated(client, agent, old)
         node = self._node(client)
         q = _quantities(new, f"update of {client!r}")
@@ -218,8 +286,20 @@ class DRFSorter:
             node = node.parent
 
     def allocation(self, client=None, agent=None):
-        """A client's (with client None, everyone's) quantities: on one agent, or with agent
-        None, over all agents."""
+        """A client's quantities: on one agent, or over all agents.
+
+        Parameters
+        ----------
+        client : str, optional
+            None: everyone's.
+        agent : hashable, optional
+            None: over all agents.
+
+        Returns
+        -------
+        dict
+            `{name: quantity}`.
+        """
         node = self.root if client is None else self._node(client)
         if agent is None:
             return {r: v for r, v in node.allocation.totals.items() if v > 0}
@@ -245,7 +325,17 @@ class DRFSorter:
         return out
 
     def share(self, node_path):
-        """The share of the node at a path (a client's virtual leaf is "path/.")."""
+        """The share of the node at a path.
+
+        Parameters
+        ----------
+        node_path : str
+            A client's virtual leaf is "path/.".
+
+        Returns
+        -------
+        float
+        """
         node = self.root
         for token in node_path.split("/"):
             node = next((c for c in node.children if c.name == token), None)
@@ -261,8 +351,13 @@ class DRFSorter:
         return s / self.weights.get(node.path, 1.0)
 
     def sort(self):
-        """Active clients, the tree walked in pre-order, each node's active children by
-        (share, allocation count, path)."""
+        """Active clients, the tree walked in pre-order, each node's active children by (share,
+        allocation count, path).
+
+        Returns
+        -------
+        list of str
+        """
         total, out = self.total(), []
 
         def walk(node):

@@ -89,9 +89,47 @@ CLUSTER = "cluster"              # the Mesos sorter's one agent
 
 
 class RulePolicy:
-    """A production rule on a Scenario as a drfbench.sim policy (see the module
-    docstring). State: used (M, m) and running (M,) per node, usage (Q, m) per queue (its
-    subtree's running tasks), launched (J,) tasks per job, now (the clock)."""
+    """A production rule on a Scenario as a drfbench.sim policy (see the module docstring).
+
+    State: used (M, m) and running (M,) per node, usage (Q, m) per queue (its subtree's
+    running tasks), launched (J,) tasks per job, now (the clock).
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+    rule : str
+        One of RULES.
+    half_life : float
+        Seconds (slurm-fairtree).
+    max_tres : bool
+        slurm-fairtree.
+    fixed : bool
+        yarn-fair-drf; False reproduces YARN-11482, with two resources only.
+    strategies : str or sequence of str, optional
+        Kueue's fair preemption strategies (`preemption.strategies`).
+    protected_fraction : float, optional
+        Armada's preemption, `>= 0`.
+    rate_limit : int, optional
+        Evictions per `rate_interval` (kueue, armada: with preemption).
+    rate_interval : float
+        Seconds.
+    best_effort : bool
+        kueue, armada: with preemption.
+    admission_fair_sharing : bool
+        Kueue's Admission Fair Sharing.
+    usage_half_life, usage_sampling_interval : float
+        Seconds (Admission Fair Sharing).
+    resource_weights : list of float, optional
+        One per resource (Admission Fair Sharing).
+
+    Raises
+    ------
+    ValueError
+        An unknown rule, an option of another rule, a value out of bounds, a job the rule
+        would never start.
+    TypeError
+        A flag that is not True or False.
+    """
 
     def __init__(self, spec, rule, *, half_life=HALF_LIFE, max_tres=True, fixed=True,
                  strategies=None, protected_fraction=None, rate_limit=None, rate_interval=60.0,
@@ -669,9 +707,24 @@ class RulePolicy:
 
 
 def available(tree, name, fr):
-    """How much of `fr` ClusterQueue `name` of a kueue.Cohorts may still take: its
-    guaranteed (local) quota left, plus what its parent has left, capped by its borrowing
-    limit (pkg/cache/scheduler/resource_node.go, available)."""
+    """How much of a resource a ClusterQueue of a kueue.Cohorts may still take
+    (pkg/cache/scheduler/resource_node.go, available).
+
+    Its guaranteed (local) quota left, plus what its parent has left, capped by its
+    borrowing limit.
+
+    Parameters
+    ----------
+    tree : kueue.Cohorts
+    name : str
+        The ClusterQueue.
+    fr : tuple
+        (flavour, resource).
+
+    Returns
+    -------
+    float
+    """
     parent = tree.parent[name]
     usage = tree.usage[name].get(fr, 0)
     subtree = tree.subtree[name].get(fr, 0)
@@ -688,17 +741,44 @@ def available(tree, name, fr):
 
 
 def policy(spec, rule, **options):
-    """The RulePolicy of `rule` (one of RULES) on a scenario (a Scenario, a dict or a
-    file); options: half_life (s, slurm-fairtree), max_tres (slurm-fairtree), fixed
-    (yarn-fair-drf), strategies (kueue), protected_fraction (armada), rate_limit,
-    rate_interval (s) and best_effort (kueue, armada: with preemption),
-    admission_fair_sharing, usage_half_life (s), usage_sampling_interval (s) and
-    resource_weights (kueue: Admission Fair Sharing)."""
+    """The RulePolicy of `rule` (one of RULES) on a scenario.
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+    rule : str
+    **options
+        RulePolicy's: half_life (s, slurm-fairtree), max_tres (slurm-fairtree), fixed
+        (yarn-fair-drf), strategies (kueue), protected_fraction (armada), rate_limit,
+        rate_interval (s) and best_effort (kueue, armada: with preemption),
+        admission_fair_sharing, usage_half_life (s), usage_sampling_interval (s) and
+        resource_weights (kueue: Admission Fair Sharing).
+
+    Returns
+    -------
+    RulePolicy
+    """
     return RulePolicy(spec, rule, **options)
 
 
 def run(spec, rule, *, horizon=math.inf, sample=None, **options):
-    """Simulate the scenario's jobs under `rule` (drfbench.sim.simulate on its nodes)."""
+    """Simulate the scenario's jobs under `rule` (drfbench.sim.simulate on its nodes).
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+    rule : str
+    horizon : float
+        Seconds.
+    sample : float, optional
+        Seconds between samples.
+    **options
+        RulePolicy's.
+
+    Returns
+    -------
+    drfbench.sim.Simulation
+    """
     s = as_scenario(spec)
     return sim.simulate(s.capacity, s.trace(), RulePolicy(s, rule, **options),
                         horizon=horizon, sample=sample)

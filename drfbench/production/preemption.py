@@ -52,8 +52,22 @@ ClusterQueue's name (Kueue) or its queue's id (Armada), `usage` what it holds
 
 
 def strategies(names):
-    """Kueue's strategy functions for `names` (a name or a sequence of them, in order),
-    each one of STRATEGIES and none twice."""
+    """Kueue's strategy functions for `names`, in order.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        Each one of STRATEGIES and none twice.
+
+    Returns
+    -------
+    list of callable
+
+    Raises
+    ------
+    ValueError
+        No name, one twice, or one not of STRATEGIES.
+    """
     names = (names,) if isinstance(names, str) else tuple(names)
     if not names:
         raise ValueError("strategies: give at least one of "
@@ -68,16 +82,33 @@ def strategies(names):
 
 
 def kueue_targets(tree, preemptor, request, candidates, rules, fits):
-    """The candidates Kueue's fair preemption evicts for ClusterQueue `preemptor`'s
-    workload of `request` on the kueue.Cohorts `tree` (see the module docstring), in
-    order, or None when they would not make it fit. `candidates`: Candidates in
-    Kueue's order within each ClusterQueue; `rules`: strategy functions (`strategies`);
-    `fits(chosen)`: whether the workload fits once the Candidates `chosen` are gone.
+    """The candidates Kueue's fair preemption evicts for a ClusterQueue's workload (see the
+    module docstring), in order.
 
-    A node's share depends on its own usage and on quotas only, so a target's share
-    without what is taken from it is its share with that as a negative request; and once
-    the highest share left is below the preemptor's, no strategy takes anything more
-    (a removal only lowers a share)."""
+    A node's share depends on its own usage and on quotas only, so a target's share without
+    what is taken from it is its share with that as a negative request; and once the highest
+    share left is below the preemptor's, no strategy takes anything more (a removal only
+    lowers a share).
+
+    Parameters
+    ----------
+    tree : kueue.Cohorts
+    preemptor : str
+        The ClusterQueue.
+    request : dict
+        The workload's `{(flavour, resource): amount}`.
+    candidates : list of Candidate
+        In Kueue's order within each ClusterQueue.
+    rules : list of callable
+        Strategy functions (`strategies`).
+    fits : callable
+        `fits(chosen)`: whether the workload fits once the Candidates `chosen` are gone.
+
+    Returns
+    -------
+    list of Candidate or None
+        None when they would not make it fit.
+    """
     mine = kueue.dominant_resource_share(tree, preemptor, request)
     taken = {}                                      # per ClusterQueue: usage taken off
 
@@ -118,15 +149,34 @@ def kueue_targets(tree, preemptor, request, candidates, rules, fits):
 
 def armada_targets(preemptor_cost, candidates, usage, total, weights, fair, protected_fraction,
                    fits):
-    """The candidates Armada's preemption evicts for a job whose queue costs
-    `preemptor_cost` (weighted, armada.cost) with it, in order, or None when they would
-    not make it fit. `candidates`: Candidates (queue ids, usage (m,) vectors) in the
-    module docstring's order; `usage` {queue: (m,) held}, `total` (m,), `weights` and
-    `fair` {queue: weight, demand-capped adjusted fair share}; `fits(chosen)` as for
-    kueue_targets. A candidate goes while its queue's unweighted cost exceeds
-    protected_fraction x its fair share and its weighted cost without it stays at least
-    preemptor_cost (then the two queues cannot evict each other back and forth: that needs
-    each to cost more than the other)."""
+    """The candidates Armada's preemption evicts for a job, in order.
+
+    A candidate goes while its queue's unweighted cost exceeds `protected_fraction` x its
+    fair share and its weighted cost without it stays at least `preemptor_cost` (then the
+    two queues cannot evict each other back and forth: that needs each to cost more than
+    the other).
+
+    Parameters
+    ----------
+    preemptor_cost : float
+        What the job's queue costs (weighted, armada.cost) with it.
+    candidates : list of Candidate
+        Queue ids, usage (m,) vectors, in the module docstring's order.
+    usage : dict
+        `{queue: (m,) held}`.
+    total : numpy.ndarray
+        (m,).
+    weights, fair : dict
+        `{queue: weight}`, `{queue: demand-capped adjusted fair share}`.
+    protected_fraction : float
+    fits : callable
+        As for kueue_targets.
+
+    Returns
+    -------
+    list of Candidate or None
+        None when they would not make it fit.
+    """
     held = {q: np.array(v, dtype=np.float64) for q, v in usage.items()}
     total = np.asarray(total, dtype=np.float64)
     ones = np.ones_like(total)
@@ -147,9 +197,22 @@ def armada_targets(preemptor_cost, candidates, usage, total, weights, fair, prot
 
 
 class RateLimit:
-    """At most `count` evictions (jobs) in any window of `interval` seconds: allows(now, n)
-    says whether n more may go at `now`; record(now, n) counts them. count None: no
-    limit."""
+    """At most `count` evictions (jobs) in any window of `interval` seconds.
+
+    `allows(now, n)` says whether n more may go at `now`; `record(now, n)` counts them.
+
+    Parameters
+    ----------
+    count : int, optional
+        None: no limit.
+    interval : float
+        Seconds, `> 0`.
+
+    Raises
+    ------
+    ValueError
+        An interval not `> 0`.
+    """
 
     def __init__(self, count=None, interval=60.0):
         count = check.positive_int(count, "rate_limit")

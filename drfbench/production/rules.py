@@ -55,8 +55,16 @@ class Timeline:
 
 @dataclass(frozen=True, eq=False)
 class Run:
-    """A rule's run: the method's name, the Scenario, the drfbench.sim Simulation (users
-    are jobs: its task table's `user` is the scenario's job index)."""
+    """A rule's run.
+
+    Attributes
+    ----------
+    method : str
+        The rule's name.
+    scenario : Scenario
+    simulation : drfbench.sim.Simulation
+        Its users are jobs: its task table's `user` is the scenario's job index.
+    """
     method: str
     scenario: Scenario
     simulation: object
@@ -79,15 +87,35 @@ class Run:
                         t["end"], s.demand[t["user"]])
 
     def shares(self, times):
-        """Each leaf queue's share of each resource at each of `times`: (T, L, m), the
-        demands of its tasks running then over the cluster's total, the leaves in
-        Scenario.leaves' order."""
+        """Each leaf queue's share of each resource at each of `times`: the demands of its tasks
+        running then over the cluster's total.
+
+        Parameters
+        ----------
+        times : array_like
+            Seconds.
+
+        Returns
+        -------
+        numpy.ndarray
+            (T, L, m), the leaves in Scenario.leaves' order.
+        """
         s = self.scenario
         return self.timeline().held(times, "leaf", len(s.leaves)) / s.capacity.sum(axis=0)
 
     def rows(self, **columns):
-        """Tidy rows, one per job: its queue (path), arrival, tasks, first start, last
-        end and wait (first start - arrival, s); with `columns` added, stamped."""
+        """Tidy rows, one per job: its queue (path), arrival, tasks, first start, last end and wait
+        (first start - arrival, s), stamped.
+
+        Parameters
+        ----------
+        **columns
+            Columns added to every row.
+
+        Returns
+        -------
+        drfbench.rows.Rows
+        """
         s = self.scenario
         start, finish = self.jobs()
         return rows.stamped([
@@ -98,8 +126,21 @@ class Run:
 
 
 def simulate(spec, rule, **options):
-    """`rule` (drfbench.methods(takes="scenario")) on a scenario (a Scenario, a dict or a
-    YAML/JSON file: drfbench.production.scenario): a Run."""
+    """`rule` on a scenario, to the end: a Run.
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+        The scenario, or a YAML/JSON file of it (drfbench.production.scenario).
+    rule : str
+        A registered rule (drfbench.methods(takes="scenario")).
+    **options
+        The rule's options, checked by the registry (drfbench.run).
+
+    Returns
+    -------
+    Run
+    """
     return api.run(rule, spec, takes=SCENARIO, **options)
 
 
@@ -109,7 +150,24 @@ def run_rule(spec, scenario, *, half_life=None, max_tres=None, fixed=None, strat
              resource_weights=None):
     """The registry's implementation of every production rule: policies.run with the
     options the method takes (the others are not the rule's: None here); strategies a
-    comma list ("none": no preemption)."""
+    comma list ("none": no preemption).
+
+    Parameters
+    ----------
+    spec : Method
+        The method as registered.
+    scenario : Scenario
+    half_life, max_tres, fixed, strategies, protected_fraction, rate_limit
+        RulePolicy's options, checked by the registry; None where the rule takes none.
+    rate_interval, best_effort, admission_fair_sharing, usage_half_life
+        The same.
+    usage_sampling_interval, resource_weights
+        The same.
+
+    Returns
+    -------
+    Run
+    """
     given = {"half_life": half_life, "max_tres": max_tres, "fixed": fixed,
              "strategies": None if strategies in (None, "none") else strategies.split(","),
              "protected_fraction": protected_fraction, "rate_limit": rate_limit,

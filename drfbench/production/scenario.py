@@ -71,17 +71,51 @@ MAX_DEPTH = 100               # levels below the root, as an H-DRF tree's
 class Scenario:
     """A validated scenario (see the module docstring).
 
-    resources (m names). Queues, breadth-first (a parent before its children, the root ""
-    first): paths (Q), parent (Q int64, -1 for the root), weight, priority_factor, shares
-    (Q float64; the root's 1), guarantee, limit, borrowing_limit, lending_limit (Q, m)
-    float64 (inf: unbounded; the root's guarantee and limit are the cluster's capacity);
-    leaves (L int64 queue ids, depth-first in the order given). Local queues (Kueue's),
-    leaf by leaf in queue order, each leaf's in the order given: local_queue_names (N),
-    local_queue_leaf (N int64, its leaf's queue id), local_queue_weight (N float64).
-    Nodes: node_types (names), node_type (M int64, per machine), capacity (M, m). Jobs, in
-    the order given: queue (J int64, a queue id), local_queue (J int64, a local queue's
-    index), arrival, duration (J float64), tasks (J int64), demand (J, m), priority (J
-    int64), preemptible (J bool).
+    Queues are breadth-first (a parent before its children, the root "" first); local queues
+    (Kueue's) leaf by leaf in queue order, each leaf's in the order given; jobs in the order
+    given.
+
+    Attributes
+    ----------
+    resources : tuple
+        m names.
+    paths : tuple
+        (Q) the queues'.
+    parent : numpy.ndarray
+        (Q) int64, -1 for the root.
+    weight, priority_factor, shares : numpy.ndarray
+        (Q) float64; the root's 1.
+    guarantee, limit, borrowing_limit, lending_limit : numpy.ndarray
+        (Q, m) float64 (inf: unbounded; the root's guarantee and limit are the cluster's
+        capacity).
+    leaves : numpy.ndarray
+        (L) int64 queue ids, depth-first in the order given.
+    local_queue_names : tuple
+        (N).
+    local_queue_leaf : numpy.ndarray
+        (N) int64, its leaf's queue id.
+    local_queue_weight : numpy.ndarray
+        (N) float64.
+    node_types : tuple
+        Names.
+    node_type : numpy.ndarray
+        (M) int64, per machine.
+    capacity : numpy.ndarray
+        (M, m).
+    queue : numpy.ndarray
+        (J) int64, a queue id.
+    local_queue : numpy.ndarray
+        (J) int64, a local queue's index.
+    arrival, duration : numpy.ndarray
+        (J) float64.
+    tasks : numpy.ndarray
+        (J) int64.
+    demand : numpy.ndarray
+        (J, m).
+    priority : numpy.ndarray
+        (J) int64.
+    preemptible : numpy.ndarray
+        (J) bool.
     """
     resources: tuple
     paths: tuple
@@ -133,15 +167,43 @@ class Scenario:
 
 
 def scenario(spec):
-    """A Scenario from a Scenario, a dict of the shape above, or a path to a YAML (.yaml,
-    .yml) or JSON file of it (an error names the file)."""
+    """A Scenario from a Scenario, a dict of the shape above, or a path to a YAML (.yaml, .yml)
+    or JSON file of it.
+
+    Parameters
+    ----------
+    spec : Scenario, dict, str or Path
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ValueError
+        A malformed scenario, naming the file.
+    """
     if isinstance(spec, Scenario):
         return spec
     return _inputs.built(spec, "scenario", _build)
 
 
 def read_inputs(path):
-    """The scenario kind's reader (`drfbench run`): the Scenario in a YAML or JSON file."""
+    """The scenario kind's reader (`drfbench run`): the Scenario in a YAML or JSON file.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ValueError
+        Naming the file.
+    """
     return scenario(path)
 
 

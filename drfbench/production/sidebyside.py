@@ -41,8 +41,17 @@ STREAMS = {
 
 
 def side_by_side(seed=0):
-    """The scenario as a dict (see the module docstring); jobs in arrival order, streams
-    in the order above at equal times."""
+    """The scenario as a dict (see the module docstring); jobs in arrival order, streams in the
+    order above at equal times.
+
+    Parameters
+    ----------
+    seed : int
+
+    Returns
+    -------
+    dict
+    """
     rng = np.random.default_rng(seed)
     jobs = []
     for queue, (demand, tasks, first, last, every, (low, high), prio) in STREAMS.items():
@@ -66,7 +75,13 @@ def side_by_side(seed=0):
 
 
 def write(path, seed=0):
-    """The scenario as YAML (flow style: JSON is YAML), one job a line."""
+    """The scenario as YAML (flow style: JSON is YAML), one job a line.
+
+    Parameters
+    ----------
+    path : str or Path
+    seed : int
+    """
     spec = side_by_side(seed)
     head = {k: v for k, v in spec.items() if k != "jobs"}
     lines = [f"{key}: {json.dumps(value)}" for key, value in head.items()]

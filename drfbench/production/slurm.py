@@ -38,7 +38,23 @@ DECAY_LN2 = 0.693          # priority_multifactor.c: decay_factor = 1 - 0.693 / 
 
 
 class Association(NamedTuple):
-    """Fair Tree's numbers for one association (sshare's columns)."""
+    """Fair Tree's numbers for one association (sshare's columns).
+
+    Attributes
+    ----------
+    norm_shares : float
+        S.
+    usage : float
+        RawUsage.
+    norm_usage : float
+        The usage over the root's.
+    effective_usage : float
+        U.
+    level_fs : float
+        None for the root and for "parent" accounts.
+    fairshare : float
+        Users only, else None.
+    """
     norm_shares: float       # S
     usage: float             # RawUsage
     norm_usage: float        # usage / the root's
@@ -55,12 +71,27 @@ def _number(value, what):
 
 
 def fair_tree(tree):
-    """Fair Tree over an association tree: {name: Association}.
+    """Fair Tree over an association tree.
 
-    tree maps each association's name to a dict with `parent` (a name; None for the one
-    root), `user` (True for a user association, a leaf), `shares` (raw shares >= 0, or
-    "parent"; not for the root) and, on users only, `usage` (>= 0, already decayed and
-    billed: see `decayed` and `billable`)."""
+    Parameters
+    ----------
+    tree : dict
+        Each association's name to a dict with `parent` (a name; None for the one root),
+        `user` (True for a user association, a leaf), `shares` (raw shares `>= 0`, or
+        "parent"; not for the root) and, on users only, `usage` (`>= 0`, already decayed and
+        billed: see `decayed` and `billable`).
+
+    Returns
+    -------
+    dict
+        `{name: Association}`.
+
+    Raises
+    ------
+    ValueError
+        Not one root, a root with shares "parent", an association not descending from the
+        root, unknown keys, a parent that is not an account, usage on an account.
+    """
     parent, user, shares, usage = {}, {}, {}, {}
     for name, a in tree.items():
         unknown = set(a) - {"parent", "user", "shares", "usage"}
@@ -155,9 +186,26 @@ def fair_tree(tree):
 
 
 def decayed(usage, elapsed, half_life):
-    """Usage after `elapsed` seconds of decay: usage * (1 - 0.693 / half_life) ** elapsed,
-    Slurm's per-second factor (half the usage after about one half-life); half_life <= 0
-    means no decay (PriorityDecayHalfLife=0)."""
+    """Usage after `elapsed` seconds of decay: `usage * (1 - 0.693 / half_life) ** elapsed`,
+    Slurm's per-second factor (half the usage after about one half-life).
+
+    Parameters
+    ----------
+    usage : float
+    elapsed : float
+        Seconds.
+    half_life : float
+        Seconds; `<= 0` means no decay (PriorityDecayHalfLife=0).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        A positive half-life of at most 0.693 seconds.
+    """
     usage, elapsed = _number(usage, "usage"), _number(elapsed, "elapsed")
     half_life = float(half_life)
     if half_life <= 0:
@@ -168,10 +216,21 @@ def decayed(usage, elapsed, half_life):
 
 
 def billable(tres, weights, max_tres=False, node=None):
-    """A job's billable TRES (assoc_mgr_tres_weighted): sum_r weight_r * tres_r, or with
-    max_tres (PriorityFlags=MAX_TRES) the largest weighted node TRES (cpu, mem, node,
-    GRES: `node` flags them, all by default) plus the sum of the others. tres, weights:
-    {name: amount}; a TRES without a weight counts 0."""
+    """A job's billable TRES (assoc_mgr_tres_weighted): `sum_r weight_r * tres_r`.
+
+    Parameters
+    ----------
+    tres, weights : dict
+        `{name: amount}`; a TRES without a weight counts 0.
+    max_tres : bool
+        PriorityFlags=MAX_TRES: the largest weighted node TRES plus the sum of the others.
+    node : iterable of str, optional
+        The node TRES (cpu, mem, node, GRES: all by default).
+
+    Returns
+    -------
+    float
+    """
     value = {r: _number(q, f"tres {r!r}") * _number(weights.get(r, 0.0), f"weight of {r!r}")
              for r, q in tres.items()}
     if not max_tres:

@@ -46,7 +46,17 @@ def _top(s):
 
 
 def targets(spec):
-    """{top-level queue path: its fair share} (see the module docstring)."""
+    """Each top-level queue's fair share (see the module docstring).
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+
+    Returns
+    -------
+    dict
+        `{top-level queue path: its fair share}`.
+    """
     s = as_scenario(spec)
     job_top, tops = _top(s)
     total = s.capacity.sum(axis=0)
@@ -95,8 +105,33 @@ def _rows(s, res, rule, setting, rate_limit, fair, tolerance):
 
 def sweep(spec, *, strategies=STRATEGY_SETS, protected_fractions=PROTECTED_FRACTIONS,
           rate_limits=RATE_LIMITS, rate_interval=60.0, sample=10.0, tolerance=0.05):
-    """The sweep's rows (see the module docstring) on a scenario (a Scenario, a dict or a
-    file: sidebyside.PATH for the side-by-side scenario)."""
+    """The sweep's rows (see the module docstring) on a scenario.
+
+    Parameters
+    ----------
+    spec : Scenario, dict or path
+        sidebyside.PATH for the side-by-side scenario.
+    strategies : tuple of tuple of str
+        Kueue's strategy sets.
+    protected_fractions : tuple of float
+        Armada's.
+    rate_limits : tuple of int or None
+    rate_interval : float
+        Seconds.
+    sample : float
+        Seconds between samples.
+    tolerance : float
+        In [0, 1).
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    ValueError
+        A tolerance out of [0, 1).
+    """
     s = as_scenario(spec)
     tolerance = check.real(tolerance, "tolerance", finite=True)
     if not 0 <= tolerance < 1:

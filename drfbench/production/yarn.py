@@ -30,8 +30,18 @@ from typing import NamedTuple, Sequence
 
 
 class Schedulable(NamedTuple):
-    """A queue or application: its resource usage and min share (one value per cluster
-    resource), weight, start time and name."""
+    """A queue or application.
+
+    Attributes
+    ----------
+    usage : sequence of float
+        One value per cluster resource.
+    min_share : sequence of float, optional
+        One value per cluster resource.
+    weight : float
+    start_time : float
+    name : str
+    """
     usage: Sequence[float]
     min_share: Sequence[float] = None
     weight: float = 1.0
@@ -52,9 +62,23 @@ def _div(x, y):
 
 
 def ratios(usage, cluster, weight=1.0):
-    """Per resource [usage ratio, fair-share ratio] (calculateClusterAndFairRatios) and
-    the dominant resource's index (the first largest usage ratio; a weight of 0 gives
-    infinite fair-share ratios, NaN where the usage is 0)."""
+    """Per resource [usage ratio, fair-share ratio] (calculateClusterAndFairRatios) and the
+    dominant resource's index.
+
+    Parameters
+    ----------
+    usage : sequence of float
+    cluster : sequence of float
+        The cluster's capacities.
+    weight : float
+        0 gives infinite fair-share ratios, NaN where the usage is 0.
+
+    Returns
+    -------
+    rows : list of list of float
+    dominant : int
+        The first largest usage ratio's resource.
+    """
     rows, dominant = [], 0
     for i, (u, c) in enumerate(zip(usage, cluster)):
         share = _div(u, c)
@@ -65,18 +89,46 @@ def ratios(usage, cluster, weight=1.0):
 
 
 def min_share_ratios(usage, min_share):
-    """usage_r / min_share_r per resource (calculateMinShareRatios)."""
+    """`usage_r / min_share_r` per resource (calculateMinShareRatios).
+
+    Parameters
+    ----------
+    usage, min_share : sequence of float
+
+    Returns
+    -------
+    list of float
+    """
     return [_div(u, m) for u, m in zip(usage, min_share)]
 
 
 def sort_by_usage(rows):
     """Rows sorted by their first entry, largest first (sortRatios; a stable sort, NaN
-    comparing equal to anything, as Java's Arrays.sort does with that comparator)."""
+    comparing equal to anything, as Java's Arrays.sort does with that comparator).
+
+    Parameters
+    ----------
+    rows : list of list of float
+
+    Returns
+    -------
+    list of list of float
+    """
     return sorted(rows, key=functools.cmp_to_key(lambda p, q: _sign(q[0] - p[0])))
 
 
 def compare_rows(rows1, rows2, index):
-    """Lexicographic sign of `rows1[i][index] - rows2[i][index]` (compareRatios)."""
+    """Lexicographic sign of `rows1[i][index] - rows2[i][index]` (compareRatios).
+
+    Parameters
+    ----------
+    rows1, rows2 : list of list of float
+    index : int
+
+    Returns
+    -------
+    int
+    """
     for p, q in zip(rows1, rows2):
         s = _sign(p[index] - q[index])
         if s:
@@ -98,9 +150,27 @@ def _checked(s, n, what):
 
 
 def compare(a, b, cluster, fixed=True):
-    """FairScheduler's DRF comparator: < 0 when a gets a container before b, > 0 after,
-    0 only for equal start times and names. fixed=False: YARN-11482's bug, for two
-    resource types only (the case Comparator2 handles)."""
+    """FairScheduler's DRF comparator.
+
+    Parameters
+    ----------
+    a, b : Schedulable
+    cluster : sequence of float
+        The cluster's capacities, finite and `>= 0`.
+    fixed : bool
+        False: YARN-11482's bug, for two resource types only (the case Comparator2 handles).
+
+    Returns
+    -------
+    int
+        `< 0` when a gets a container before b, `> 0` after, 0 only for equal start times
+        and names.
+
+    Raises
+    ------
+    ValueError
+        Capacities not finite and `>= 0`, or fixed=False with other than two resources.
+    """
     cluster = [float(c) for c in cluster]
     if any(not math.isfinite(c) or c < 0 for c in cluster):
         raise ValueError(f"cluster capacities must be finite and >= 0, got {cluster}")

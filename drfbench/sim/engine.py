@@ -45,30 +45,47 @@ from .samples import sample_budget
 class Simulation:
     """What simulate() returns.
 
-    end            the time the simulation stopped (the horizon, or the last event if
-                   the trace drained first)
-    events         task events processed: arrivals + launches + completions + evictions
-    resources      number of resources; users: number of users
-    samples        arrays at every sample instant: "time" (S,), "share" (S, users,
-                   resources): each user's running tasks' demands times their speed, over
-                   the cluster's total; "speed" (S, users): mean speed of its running tasks
-                   (0 if none); "utilization" (S, resources): all users' shares summed
-    completions    job completions in order: "time", "user", "count" (the user's jobs
-                   finished so far, this one included)
-    jobs           the job table: "job", "user", "submit" (first task's arrival; backlog:
-                   first launch), "finish" (last task's end; NaN if unfinished, or if the
-                   job has a task that fits no machine)
-    tasks          the task table: "task", "user", "job", "machine" (-1: never started),
-                   "arrival", "start", "end" (NaN: not yet)
-    unschedulable  trace rows of tasks that fit no machine (reported, never simulated)
-    pending        tasks still waiting at the end, per user, evicted ones included
-                   (backlog users: their evicted tasks)
-    evictions      the policy's evictions in order (none unless it preempts): "time",
-                   "task", "user", "machine", "lost" (the work thrown away, task-seconds:
-                   what the task had done since it started; 0 with resume),
-                   "lost_resources" (E, m): lost x the task's demands (resource-seconds)
-    preempted, lost_work, lost_resources: per user, evictions, task-seconds and (n, m)
-                   resource-seconds lost (.sum(axis=0) for the cluster's total)
+    Attributes
+    ----------
+    end : float
+        The time the simulation stopped (the horizon, or the last event if the trace drained
+        first).
+    events : int
+        Task events processed: arrivals + launches + completions + evictions.
+    resources : int
+        Number of resources.
+    users : int
+        Number of users.
+    samples : dict
+        Arrays at every sample instant: "time" (S,), "share" (S, users, resources): each
+        user's running tasks' demands times their speed, over the cluster's total; "speed"
+        (S, users): mean speed of its running tasks (0 if none); "utilization"
+        (S, resources): all users' shares summed.
+    completions : dict
+        Job completions in order: "time", "user", "count" (the user's jobs finished so far,
+        this one included).
+    jobs : dict
+        The job table: "job", "user", "submit" (first task's arrival; backlog: first
+        launch), "finish" (last task's end; NaN if unfinished, or if the job has a task that
+        fits no machine).
+    tasks : dict
+        The task table: "task", "user", "job", "machine" (-1: never started), "arrival",
+        "start", "end" (NaN: not yet).
+    unschedulable : numpy.ndarray
+        Trace rows of tasks that fit no machine (reported, never simulated).
+    pending : numpy.ndarray
+        Tasks still waiting at the end, per user, evicted ones included (backlog users:
+        their evicted tasks).
+    names : tuple
+        The users' names, if the trace named them.
+    evictions : dict
+        The policy's evictions in order (none unless it preempts): "time", "task", "user",
+        "machine", "lost" (the work thrown away, task-seconds: what the task had done since
+        it started; 0 with resume), "lost_resources" (E, m): lost x the task's demands
+        (resource-seconds).
+    preempted, lost_work, lost_resources : numpy.ndarray
+        Per user, evictions, task-seconds and (n, m) resource-seconds lost (`.sum(axis=0)`
+        for the cluster's total).
     """
     end: float
     events: int
@@ -174,8 +191,28 @@ def _check_time(value, name, allow_inf):
 
 
 def validate(machines, workload, policy, horizon, sample, resume=False):
-    """Checked (capacity (M, m) float64, horizon, sample) for simulate(); a trace task
-    that ends where it starts (arrival + duration == arrival) is refused here."""
+    """The checked inputs of simulate(); a trace task that ends where it starts
+    (`arrival + duration == arrival`) is refused here.
+
+    Parameters
+    ----------
+    machines, workload, policy, horizon, sample, resume
+        As simulate() takes them.
+
+    Returns
+    -------
+    capacity : numpy.ndarray
+        (M, m) float64.
+    horizon : float
+    sample : float or None
+
+    Raises
+    ------
+    ValueError
+        As simulate().
+    TypeError
+        As simulate().
+    """
     if not isinstance(resume, (bool, np.bool_)):
         raise TypeError(f"resume must be True or False, got {resume!r:.80}")
     if check.column_names(machines, "machines") is not None:
@@ -215,7 +252,15 @@ def validate(machines, workload, policy, horizon, sample, resume=False):
 
 
 class Unresolved(ValueError):
-    """A trace task that float64 cannot tell from nothing where it starts: `row`, `start`."""
+    """A trace task that float64 cannot tell from nothing where it starts.
+
+    Attributes
+    ----------
+    row : int
+        The trace's row.
+    start : float
+        Where it starts.
+    """
 
     def __init__(self, message, row, start):
         super().__init__(message)
@@ -226,9 +271,21 @@ class Unresolved(ValueError):
 
 
 def unresolved(trace, row, start, job=None):
-    """The error (Unresolved) for trace task `row` starting at `start`, where start + its
-    duration == start: its duration is below the spacing of floats there (2**-52 x start).
-    `job` names its job as the user wrote it (default: the Trace's)."""
+    """The error for a trace task where `start + its duration == start`: its duration is below
+    the spacing of floats there (`2**-52 x start`).
+
+    Parameters
+    ----------
+    trace : Trace
+    row : int
+    start : float
+    job : object, optional
+        Its job as the user wrote it (default: the Trace's).
+
+    Returns
+    -------
+    Unresolved
+    """
     user = trace.user[row] if trace.names is None else trace.names[trace.user[row]]
     user = user.item() if isinstance(user, np.generic) else user
     job = int(trace.job[row]) if job is None else job
@@ -264,9 +321,27 @@ def trace_setup(trace, C):
 
 
 def finish(out, workload, C, setup=None):
-    """The Simulation from a loop's Outputs (kernel.Outputs; copied), for `workload` on
-    capacities C (`setup`: its trace_setup, if made already); a trace row that stopped
-    the run (out.unresolved) is refused here."""
+    """The Simulation from a loop's Outputs (kernel.Outputs; copied); a trace row that stopped
+    the run (out.unresolved) is refused here.
+
+    Parameters
+    ----------
+    out : kernel.Outputs
+    workload : Trace or Backlog
+    C : numpy.ndarray
+        (M, m) capacities.
+    setup : TraceSetup, optional
+        Its trace_setup, if made already.
+
+    Returns
+    -------
+    Simulation
+
+    Raises
+    ------
+    Unresolved
+        The row that stopped the run.
+    """
     n, m = workload.users, C.shape[1]
     pending = np.array(out.pending, dtype=np.int64)
     if isinstance(workload, wl.Trace):
@@ -307,26 +382,47 @@ def finish(out, workload, C, setup=None):
 
 def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, resume=False,
              isa=None):
-    """Run `policy` on `machines` with the tasks of `workload` until `horizon`, or, for a
-    trace, until nothing is left to happen (no task running or still to arrive).
+    """Run `policy` on `machines` with the tasks of `workload` until `horizon`, or, for a trace,
+    until nothing is left to happen (no task running or still to arrive).
 
-    machines  (M, m) capacities, one row per machine (see drfbench.sim.machines)
-    workload  a drfbench.sim.Trace or a drfbench.sim.Backlog (needs a finite horizon)
-    policy    a drfbench.sim.Policy (or a PreemptingPolicy); for a Backlog its queues
-              must already be infinite
-    horizon   seconds (a number, or a duration: timedelta, numpy.timedelta64)
-    sample    seconds between samples (None: no samples); samples at 0, sample, 2 sample,
-              ... up to the end
-    resume    an evicted task goes back to its user's queue with the work it has left
-              (default False: with its full work, a restart, as Kueue and Armada do)
     Work budget: at most MAX_SAMPLE_VALUES (`2**26`) sampled values (instants x users x
     (resources + 1); judged as the run goes, up front only over what it surely takes) and
     MAX_BACKLOG_TASKS (`2**20`) tasks launched from a Backlog (and a horizon at most that
-    many times its shortest duration); else a ValueError, before the run where the input
-    shows it. The clock is exact at any scale: a trace task is refused only where float64
-    cannot tell its end from its start (start + duration == start), up front at its
-    arrival, else when it would start.
-    isa       kernel variant (drfbench._isa; default: the widest this CPU runs)
+    many times its shortest duration). The clock is exact at any scale: a trace task is
+    refused only where float64 cannot tell its end from its start
+    (`start + duration == start`), up front at its arrival, else when it would start.
+
+    Parameters
+    ----------
+    machines : array_like
+        (M, m) capacities, one row per machine (see drfbench.sim.machines).
+    workload : Trace or Backlog
+        A Backlog needs a finite horizon.
+    policy : Policy
+        Or a PreemptingPolicy; for a Backlog its queues must already be infinite.
+    horizon : float
+        Seconds (a number, or a duration: timedelta, numpy.timedelta64).
+    sample : float, optional
+        Seconds between samples (None: no samples); samples at 0, sample, 2 sample, ... up
+        to the end.
+    resume : bool
+        An evicted task goes back to its user's queue with the work it has left (default
+        False: with its full work, a restart, as Kueue and Armada do).
+    isa : str, optional
+        Kernel variant (drfbench._isa; default: the widest this CPU runs).
+
+    Returns
+    -------
+    Simulation
+
+    Raises
+    ------
+    ValueError
+        Bad machines, workload or options; a run past the work budget, before the run where
+        the input shows it; a trace task whose end float64 cannot tell from its start
+        (Unresolved).
+    TypeError
+        A workload that is neither a Trace nor a Backlog, or `resume` not a bool.
     """
     C, horizon, sample = validate(machines, workload, policy, horizon, sample, resume)
     n = workload.users

@@ -16,14 +16,33 @@ from .samples import Sampler, snapshot
 
 
 class Outputs(NamedTuple):
-    """One run of the loop: end (the time it stopped), events (arrivals + launches +
-    completions + evictions), unresolved (the trace row whose start + work == start
-    stopped the run, else -1); samples (Sampler.arrays); completions (time, user, count:
-    job completions in order); jobs (user, submit, finish); tasks (user, job index,
-    machine, arrival, start, end, demand (N, m)); pending (n,) tasks arrived and not
-    running or done, evicted ones included (a trace's rows not yet arrived excluded);
-    arrived_until (trace rows added so far); evictions (time, task, user, machine,
-    lost: the work in task-seconds the eviction threw away) in order."""
+    """One run of the loop.
+
+    Attributes
+    ----------
+    end : float
+        The time it stopped.
+    events : int
+        Arrivals + launches + completions + evictions.
+    unresolved : int
+        The trace row whose `start + work == start` stopped the run, else -1.
+    samples : dict
+        Sampler.arrays.
+    completions : dict
+        (time, user, count): job completions in order.
+    jobs : dict
+        (user, submit, finish).
+    tasks : dict
+        (user, job index, machine, arrival, start, end, demand (N, m)).
+    pending : numpy.ndarray
+        (n,) tasks arrived and not running or done, evicted ones included (a trace's rows
+        not yet arrived excluded).
+    arrived_until : int
+        Trace rows added so far.
+    evictions : dict
+        (time, task, user, machine, lost: the work in task-seconds the eviction threw away)
+        in order.
+    """
     end: float
     events: int
     unresolved: int
@@ -38,12 +57,38 @@ class Outputs(NamedTuple):
 
 def run(capacity, users, policy, horizon, *, jobs, tasks=None, trace=None, backlog=None,
         resume=False, sample=None, shapes=None, isa=None) -> Outputs:
-    """Run the kernel of variant `isa` (_isa.kernels): `capacity` (M, m); `users` n;
-    `jobs` (user, left, submit); a trace's `tasks` (user, job, arrival, work, demand) and
-    `trace` (by_user, ptr, schedulable), or a `backlog` (demands, tasks_per_job, duration,
-    jitter, draw): sim.pyx's EventLoop documents them. `resume`: an evicted task keeps
-    its work done. Samples every `sample` s (None: none), each user's share from its
-    tasks' demands or, given `shapes` (n, m), from one demand vector per user."""
+    """Run the kernel of variant `isa` (_isa.kernels); sim.pyx's EventLoop documents the
+    arrays.
+
+    Parameters
+    ----------
+    capacity : numpy.ndarray
+        (M, m).
+    users : int
+        n.
+    policy : Policy
+    horizon : float
+    jobs : tuple
+        (user, left, submit).
+    tasks : tuple, optional
+        A trace's (user, job, arrival, work, demand).
+    trace : tuple, optional
+        A trace's (by_user, ptr, schedulable).
+    backlog : tuple, optional
+        (demands, tasks_per_job, duration, jitter, draw).
+    resume : bool
+        An evicted task keeps its work done.
+    sample : float, optional
+        Seconds between samples (None: none).
+    shapes : numpy.ndarray, optional
+        (n, m): each user's share from one demand vector per user (default: from its tasks'
+        demands).
+    isa : str, optional
+
+    Returns
+    -------
+    Outputs
+    """
     n, m = users, capacity.shape[1]
     loop = _isa.kernels(isa).sim.EventLoop(capacity, tasks or {}, jobs, n, trace=trace,
                                            backlog=backlog, resume=resume)

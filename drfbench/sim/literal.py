@@ -30,7 +30,17 @@ from .samples import Sampler, snapshot
 
 
 def simulate(machines, workload, policy, *, horizon=math.inf, sample=None, resume=False):
-    """drfbench.sim.simulate, in Python."""
+    """drfbench.sim.simulate, in Python.
+
+    Parameters
+    ----------
+    machines, workload, policy, horizon, sample, resume
+        As drfbench.sim.simulate takes them.
+
+    Returns
+    -------
+    Simulation
+    """
     C, horizon, sample = validate(machines, workload, policy, horizon, sample, resume)
     loop = _Loop(C, workload, policy, resume)
     return finish(loop.run(horizon, sample), workload, C, None if loop.backlog else loop.setup)

@@ -21,13 +21,16 @@ class Policy(Protocol):
     """What the simulator asks of a policy (the online DRF and slot schedulers of
     drfbench/drf/drf.pyx, built by drfbench.drf.scheduler(...), have it).
 
-    add_tasks(user, count)  `count` more tasks of `user` became pending (trace arrivals;
-                            backlog users' queues are infinite from the start and never
-                            get this call)
-    schedule()              the launches, in order, as (users, machines): two integer
-                            sequences of equal length; each entry launches that user's
-                            oldest pending task on that machine
-    release(user, machine)  one of `user`'s tasks on `machine` finished
+    Methods
+    -------
+    add_tasks(user, count)
+        `count` more tasks of `user` became pending (trace arrivals; backlog users' queues
+        are infinite from the start and never get this call).
+    schedule()
+        The launches, in order, as (users, machines): two integer sequences of equal length;
+        each entry launches that user's oldest pending task on that machine.
+    release(user, machine)
+        One of `user`'s tasks on `machine` finished.
     """
 
     def add_tasks(self, user: int, count: int) -> None: ...
@@ -40,42 +43,73 @@ class Policy(Protocol):
 @runtime_checkable
 class TaskPolicy(Policy, Protocol):
     """A policy whose tasks differ within one user (per-task demand vectors) needs to know
-    which task finished: if it has release_task, the simulator calls it instead of
-    release. `task` is the trace's row index (for a backlog: the task's launch index)."""
+    which task finished.
+
+    Methods
+    -------
+    release_task(task, user, machine)
+        If the policy has it, the simulator calls it instead of release. `task` is the
+        trace's row index (for a backlog: the task's launch index).
+    """
 
     def release_task(self, task: int, user: int, machine: int) -> None: ...
 
 
 @runtime_checkable
 class PreemptingPolicy(TaskPolicy, Protocol):
-    """A policy that evicts: if it has preempt(), the simulator asks it at every decision,
-    before schedule(), for the running tasks to evict (task ids, as release_task names
-    them), in order. Each leaves its machine without a release call (the policy has
-    already let its resources go) and goes back to its user's pending tasks, behind the
-    ones evicted before and ahead of the rest (the user's next launches take them first,
-    in eviction order), with its full work (a restart) or, with simulate(resume=True), the
-    work it has left; no add_tasks call either. A task due to finish at that instant
-    cannot be evicted."""
+    """A policy that evicts.
+
+    Methods
+    -------
+    preempt()
+        If the policy has it, the simulator asks it at every decision, before schedule(),
+        for the running tasks to evict (task ids, as release_task names them), in order.
+        Each leaves its machine without a release call (the policy has already let its
+        resources go) and goes back to its user's pending tasks, behind the ones evicted
+        before and ahead of the rest (the user's next launches take them first, in eviction
+        order), with its full work (a restart) or, with simulate(resume=True), the work it
+        has left; no add_tasks call either. A task due to finish at that instant cannot be
+        evicted.
+    """
 
     def preempt(self) -> np.ndarray: ...
 
 
 def take_back(usage, i, remaining, demand):
-    """Take a finished task's `demand` back from row i of `usage` (in place), where
-    `remaining` tasks are still counted in that row: exactly zero once none is left (no
-    rounding left behind on an empty machine or an idle user), never below zero."""
+    """Take a finished task's demand back from a row of `usage`, in place.
+
+    Exactly zero once none is left (no rounding left behind on an empty machine or an idle
+    user), never below zero.
+
+    Parameters
+    ----------
+    usage : numpy.ndarray
+        Changed in place.
+    i : int
+        The row.
+    remaining : int
+        Tasks still counted in that row.
+    demand : numpy.ndarray
+        The task's.
+    """
     usage[i] = 0.0 if remaining == 0 else np.maximum(usage[i] - demand, 0.0)
 
 
 class FifoFirstFit:
-    """Strict first-come-first-served over all users: the oldest pending task (in arrival
-    order, across users) goes to the first machine, in index order, where it fits; when it
-    fits nowhere, nothing behind it starts either (head-of-line blocking). Never
-    oversubscribes. A TaskPolicy: it tracks each task's own demand vector.
+    """Strict first-come-first-served over all users.
 
-    FifoFirstFit(machines, trace): the same machines and Trace given to simulate().
-    Written in Python with NumPy (one vectorized fit test per launch): an example and a
-    benchmark load, not a fast scheduler.
+    The oldest pending task (in arrival order, across users) goes to the first machine, in
+    index order, where it fits; when it fits nowhere, nothing behind it starts either
+    (head-of-line blocking). Never oversubscribes. A TaskPolicy: it tracks each task's own
+    demand vector. Written in Python with NumPy (one vectorized fit test per launch): an
+    example and a benchmark load, not a fast scheduler.
+
+    Parameters
+    ----------
+    machines : array_like
+        The machines given to simulate().
+    trace : Trace
+        The Trace given to simulate().
     """
 
     def __init__(self, machines, trace):

@@ -10,12 +10,25 @@ from . import workload as wl
 
 
 def mean_by_group(values, groups, n):
-    """(n,) float64: np.mean(values[groups == g]) for each g (0 where empty), bit for bit.
+    """`np.mean(values[groups == g])` for each g (0 where empty), bit for bit.
 
     Users with the same number of values are averaged together as the rows of one 2-D
-    array: numpy reduces each row with the same pairwise summation as a 1-D np.mean, so
-    the result does not depend on how many users share the call (np.add.reduceat, by
-    contrast, sums sequentially and differs in the last bits)."""
+    array: numpy reduces each row with the same pairwise summation as a 1-D np.mean, so the
+    result does not depend on how many users share the call (np.add.reduceat, by contrast,
+    sums sequentially and differs in the last bits).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+    groups : numpy.ndarray
+        Each value's group, in [0, n).
+    n : int
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) float64.
+    """
     out = np.zeros(n)
     count = np.bincount(groups, minlength=n)
     order = np.argsort(groups, kind="stable")
@@ -28,8 +41,22 @@ def mean_by_group(values, groups, n):
 
 
 def sample_budget(sample, until, width):
-    """Refuse samples every `sample` s from 0 to `until` of `width` values each beyond
-    MAX_SAMPLE_VALUES values in all (the simulator's work budget)."""
+    """Refuse samples beyond MAX_SAMPLE_VALUES values in all (the simulator's work budget).
+
+    Parameters
+    ----------
+    sample : float
+        Seconds between samples, from 0.
+    until : float
+        Seconds.
+    width : int
+        Values per sample.
+
+    Raises
+    ------
+    ValueError
+        Past the budget.
+    """
     instants = until // sample + 1
     if instants * width > wl.MAX_SAMPLE_VALUES:
         raise ValueError(f"sample: a sample every {sample:g} s up to {until:g} s takes "
@@ -38,11 +65,35 @@ def sample_budget(sample, until, width):
 
 
 def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
-    """(share (n, m), speed (n,)) of the running tasks `ids` (machines in index order):
-    share[u, r] = sum over u's tasks of demand[t, r] x speed / total[r] (with one shape
-    per user, `shapes`: (sum of u's speeds) x shapes[u, r] / total[r]); speed[u] the mean
-    of u's tasks' speeds, 0 if none. Sums run in the order of `ids`. A resource the cluster
-    has none of (total 0) is a share 0."""
+    """The shares and speeds of the running tasks `ids` (machines in index order).
+
+    `share[u, r]` is the sum over u's tasks of `demand[t, r] x speed / total[r]` (with one
+    shape per user: `(sum of u's speeds) x shapes[u, r] / total[r]`); `speed[u]` the mean of
+    u's tasks' speeds, 0 if none. Sums run in the order of `ids`. A resource the cluster has
+    none of (total 0) is a share 0.
+
+    Parameters
+    ----------
+    ids : numpy.ndarray
+    user : numpy.ndarray
+        Each task's user.
+    task_speed : numpy.ndarray
+    demand : numpy.ndarray
+        Each task's demands.
+    n : int
+        Users.
+    total : numpy.ndarray
+        (m,) the cluster's.
+    shapes : numpy.ndarray, optional
+        (n, m) one shape per user.
+
+    Returns
+    -------
+    share : numpy.ndarray
+        (n, m).
+    speed : numpy.ndarray
+        (n,).
+    """
     m = len(total)
     total = np.where(total > 0, total, np.inf)
     share = np.zeros((n, m))
@@ -60,9 +111,25 @@ def snapshot(ids, user, task_speed, demand, n, total, shapes=None):
 
 
 class Sampler:
-    """Takes samples at 0, sample, 2 sample, ...: record(until) takes every one not yet
-    taken up to `until` (all showing the state now) and returns the next instant; `width`
-    values each (users x (resources + 1)), at most MAX_SAMPLE_VALUES in all (a ValueError)."""
+    """Takes samples at 0, sample, 2 sample, ...
+
+    `record(until)` takes every one not yet taken up to `until` (all showing the state now)
+    and returns the next instant.
+
+    Parameters
+    ----------
+    sample : float or None
+        Seconds between samples.
+    state : callable
+        `state()`: (share, speed) now.
+    width : int
+        Values each (users x (resources + 1)), at most MAX_SAMPLE_VALUES in all.
+
+    Raises
+    ------
+    ValueError
+        Past MAX_SAMPLE_VALUES.
+    """
 
     def __init__(self, sample, state, width=1):
         self.sample, self.state, self.width = sample, state, width

@@ -30,9 +30,31 @@ MAX_SAMPLE_VALUES = 2**26
 
 
 def task_queues(counts, n, label=lambda i: f"user {i}", per="user"):
-    """Task counts, one per each of `n` users (or leaves: `per`; `label(i)` names one in
-    errors), as the kernels' int64 queues: whole numbers in [0, MAX_COUNT], or inf for an
-    unbounded queue (UNBOUNDED)."""
+    """Task counts as the kernels' int64 queues.
+
+    Parameters
+    ----------
+    counts : array_like
+        One per each of `n` users: whole numbers in [0, MAX_COUNT], or inf for an unbounded
+        queue (UNBOUNDED).
+    n : int
+    label : callable
+        `label(i)` names one in errors.
+    per : str
+        What they are, for errors ("user", "leaf").
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) int64.
+
+    Raises
+    ------
+    ValueError
+        Not one per user, or a count not a whole number in bounds.
+    TypeError
+        Counts that are not numbers.
+    """
     t = np.asarray(counts)
     if t.dtype.kind not in "iuf":
         raise TypeError(f"tasks must be whole numbers (or inf), got dtype {t.dtype}")
@@ -52,10 +74,31 @@ def task_queues(counts, n, label=lambda i: f"user {i}", per="user"):
 
 
 def running_bound(demands, capacity, queue, label=lambda i: f"user {i}", slots=0):
-    """Refuse what could run more than MAX_RUNNING tasks at once: with `slots` (a slot
-    scheduler), slots x machines; else each user's tasks that fit in the cluster alone,
-    together at most resources / the smallest task's dominant share of the cluster. A
-    resource no machine has is refused too (a dominant share over it is 0 / 0)."""
+    """Refuse what could run more than MAX_RUNNING tasks at once.
+
+    With `slots` (a slot scheduler), slots x machines; else each user's tasks that fit in
+    the cluster alone, together at most resources / the smallest task's dominant share of
+    the cluster. A resource no machine has is refused too (a dominant share over it is
+    0 / 0).
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        (n, m) one task per user.
+    capacity : numpy.ndarray
+        (M, m).
+    queue : numpy.ndarray
+        (n,) tasks per user (`task_queues`).
+    label : callable
+        `label(i)` names one in errors.
+    slots : int
+        Slots per machine (0: not a slot scheduler).
+
+    Raises
+    ------
+    ValueError
+        Saying which bound is passed.
+    """
     total = capacity.sum(axis=0)
     if (total == 0).any():
         raise ValueError(f"no machine has resource {int(np.argmin(total))} (every capacity 0): "
@@ -89,9 +132,26 @@ def running_bound(demands, capacity, queue, label=lambda i: f"user {i}", slots=0
 
 
 def fits_somewhere(demands, capacity, chunk=65536):
-    """(N,) bool: does demand row i fit on at least one machine (demand <= capacity *
-    (1 + FIT_SLACK) on every resource)? Only the Pareto-maximal distinct capacity vectors
-    are tested, so heterogeneous clusters of a few configurations cost little."""
+    """Whether each demand row fits on at least one machine (`demand <= capacity *
+    (1 + FIT_SLACK)` on every resource).
+
+    Only the Pareto-maximal distinct capacity vectors are tested, so heterogeneous clusters
+    of a few configurations cost little.
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        (N, m).
+    capacity : numpy.ndarray
+        (M, m).
+    chunk : int
+        Rows tested at once.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N,) bool.
+    """
     D = np.asarray(demands, dtype=np.float64)
     C = np.unique(np.asarray(capacity, dtype=np.float64), axis=0)
     dominated = np.zeros(len(C), dtype=bool)
@@ -146,17 +206,32 @@ def _user_codes(user, users):
 class Trace:
     """A finite trace of tasks, validated: one entry per task, sorted by arrival.
 
-    user      (N,) user of each task: indices 0..users-1, or labels among `users`
-    job       (N,) integer job id (a job's tasks all belong to one user)
-    arrival   (N,) arrival time in seconds from the start (numbers, or durations:
-              timedelta, numpy.timedelta64; points in time refused), sorted ascending,
-              finite, >= 0
-    duration  (N,) work at speed 1 in seconds (numbers or durations), positive, finite
-    demands   (N, m) resources the task holds while it runs, finite and non-negative
-    users     number of users, or their names (then `user` holds names); default:
-              max(user) + 1
-    After construction: `user` holds int64 codes, `names` the names (or None),
-    `users` the number of users.
+    After construction: `user` holds int64 codes, `names` the names (or None), `users` the
+    number of users.
+
+    Parameters
+    ----------
+    user : array_like
+        (N,) user of each task: indices 0..users-1, or labels among `users`.
+    job : array_like
+        (N,) integer job id (a job's tasks all belong to one user).
+    arrival : array_like
+        (N,) arrival time in seconds from the start (numbers, or durations: timedelta,
+        numpy.timedelta64; points in time refused), sorted ascending, finite, `>= 0`.
+    duration : array_like
+        (N,) work at speed 1 in seconds (numbers or durations), positive, finite.
+    demands : array_like
+        (N, m) resources the task holds while it runs, finite and non-negative.
+    users : int or sequence, optional
+        Number of users, or their names (then `user` holds names); default: `max(user) + 1`.
+    names : tuple, optional
+        Set from `users`' names.
+
+    Raises
+    ------
+    ValueError
+        Naming the column and row: entries not one per task, arrivals not finite, negative
+        or unsorted, durations not positive and finite, a job of several users.
     """
     user: np.ndarray
     job: np.ndarray
@@ -219,9 +294,27 @@ class Trace:
 
     @classmethod
     def from_columns(cls, table, *, resources=None, users=None):
-        """A Trace from a DataFrame-like table (a pandas DataFrame, a dict of arrays):
-        columns user, job, arrival, duration, and either one column per resource, named
-        by `resources` (e.g. ["cpu", "mem"]), or a 2-D "demands" column."""
+        """A Trace from a DataFrame-like table (a pandas DataFrame, a dict of arrays).
+
+        Parameters
+        ----------
+        table : DataFrame or dict
+            Columns user, job, arrival, duration, and either one column per resource, named by
+            `resources`, or a 2-D "demands" column.
+        resources : list of str, optional
+            E.g. ["cpu", "mem"].
+        users : int or sequence, optional
+            As Trace takes it.
+
+        Returns
+        -------
+        Trace
+
+        Raises
+        ------
+        ValueError
+            A missing column, or neither resources nor a 2-D demands column.
+        """
         missing = [c for c in ("user", "job", "arrival", "duration") if c not in table]
         if missing:
             raise ValueError(f"the trace table lacks column(s) {missing}")
@@ -247,8 +340,19 @@ class Trace:
         return self.demands.shape[1]
 
     def fits(self, capacity):
-        """(N,) bool: which tasks fit on at least one machine (the others are reported as
-        unschedulable and never reach the policy)."""
+        """Which tasks fit on at least one machine (the others are reported as unschedulable and
+        never reach the policy).
+
+        Parameters
+        ----------
+        capacity : numpy.ndarray
+            (M, m).
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) bool.
+        """
         return fits_somewhere(self.demands, capacity)
 
 
@@ -269,14 +373,30 @@ class Normals:
 
 @dataclass(frozen=True, eq=False)
 class Backlog:
-    """Endless backlogs: user i runs jobs back to back for ever, each job tasks_per_job[i]
-    tasks of shape demands[i] lasting duration[i] at speed 1, each multiplied by
-    exp(jitter * N(0, 1)) drawn from numpy's default_rng(seed) per launch, in launch order.
+    """Endless backlogs: user i runs jobs back to back for ever.
 
-    demands        (n, m) finite, non-negative
-    tasks_per_job  (n,) positive integers, at most MAX_COUNT (2**62)
-    duration       (n,) seconds (numbers or durations), positive, finite
-    jitter         in [0, MAX_JITTER] (10)
+    Each job is `tasks_per_job[i]` tasks of shape `demands[i]` lasting `duration[i]` at speed
+    1, each multiplied by `exp(jitter * N(0, 1))` drawn from numpy's default_rng(seed) per
+    launch, in launch order.
+
+    Parameters
+    ----------
+    demands : array_like
+        (n, m) finite, non-negative.
+    tasks_per_job : array_like
+        (n,) positive integers, at most MAX_COUNT (`2**62`).
+    duration : array_like
+        (n,) seconds (numbers or durations), positive, finite.
+    jitter : float
+        In [0, MAX_JITTER] (10).
+    seed : int
+
+    Raises
+    ------
+    ValueError
+        An entry out of bounds or not one per user, naming it.
+    TypeError
+        `jitter` not a number.
     """
     demands: np.ndarray
     tasks_per_job: np.ndarray

@@ -26,11 +26,26 @@ from ._core import CHUNK, Progress, Reader, Sink, output, write
 
 @dataclass(frozen=True)
 class Format:
-    """A public format: its resources (the columns written), its task reader
-    (reader, sink, paths, jobs), its machines reader (reader, paths) -> {capacity: count}
-    (None: the format has none; a server size and a count are given), what its task
-    tables, machines tables and job tables are called, and its time resolution (seconds:
-    a run recorded as ending when it started lasts that long)."""
+    """A public format: its resources, readers, tables and time resolution.
+
+    Attributes
+    ----------
+    resources : tuple of str
+        The columns written.
+    tasks : callable
+        Its task reader, `(reader, sink, paths, jobs)`.
+    machines : callable or None
+        Its machines reader, `(reader, paths) -> {capacity: count}` (None: the format has
+        none; a server size and a count are given).
+    resolution : float
+        Seconds: a run recorded as ending when it started lasts that long.
+    inputs : str
+        What its task tables are called.
+    machine_table : str
+        What its machines tables are called.
+    job_table : str
+        What its job tables are called.
+    """
     resources: tuple
     tasks: object
     machines: object

@@ -65,7 +65,19 @@ def _run(row, sink, start, end, status):
 
 
 def tasks_2018(reader, sink, paths, jobs=()):
-    """Feed `sink` the task instances of the 2018 batch_task tables `paths`."""
+    """Feed `sink` the task instances of the 2018 batch_task tables `paths`.
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    sink : Sink
+        Takes each task and counts what is left out.
+    paths : list of str
+        The batch_task tables.
+    jobs : list of str
+        Unused: the format has no job table.
+    """
     for row in reader.csv(paths, "batch_task", BATCH_TASK):
         n, job = _instances(row, 1), row.text(2)
         run = _run(row, sink, 5, 6, 4)
@@ -78,8 +90,22 @@ def tasks_2018(reader, sink, paths, jobs=()):
 
 
 def machines_2018(reader, paths):
-    """{capacity: count} of the 2018 machine_meta tables `paths`: each machine at its last
-    row giving cpu_num and mem_size (cores, normalized memory)."""
+    """The machines of the 2018 machine_meta tables `paths`.
+
+    Each machine at its last row giving cpu_num and mem_size.
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    paths : list of str
+        The machine_meta tables.
+
+    Returns
+    -------
+    dict
+        `{capacity: count}`, capacities (cores, normalized memory).
+    """
     last = {}
     for row in reader.csv(paths, "machine_meta", MACHINE_META):
         cpu, memory = row.number(4, empty=True), row.number(5, empty=True)
@@ -89,8 +115,19 @@ def machines_2018(reader, paths):
 
 
 def tasks_2020(reader, sink, paths, jobs=()):
-    """Feed `sink` the task instances of the 2020 pai_task_table `paths`, their users and
-    submission times from the pai_job_table `jobs`."""
+    """Feed `sink` the task instances of the 2020 pai_task_table `paths`.
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    sink : Sink
+        Takes each task and counts what is left out.
+    paths : list of str
+        The pai_task_table tables.
+    jobs : list of str
+        The pai_job_table tables: the tasks' users and submission times.
+    """
     job_of = {}
     for row in reader.csv(jobs, "pai_job_table", PAI_JOB):
         job_of.setdefault(row.text(0), (row.text(2), row.number(4, empty=True)))
@@ -111,13 +148,38 @@ def tasks_2020(reader, sink, paths, jobs=()):
 
 
 def machines_2020(reader, paths):
-    """{capacity: count} of the 2020 pai_machine_spec tables `paths` (cores, GB, GPUs)."""
+    """The machines of the 2020 pai_machine_spec tables `paths`.
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    paths : list of str
+        The pai_machine_spec tables.
+
+    Returns
+    -------
+    dict
+        `{capacity: count}`, capacities (cores, GB, GPUs).
+    """
     return servers_from((row.number(2), row.number(3), row.number(4))
                         for row in reader.csv(paths, "pai_machine_spec", PAI_MACHINE))
 
 
 def tasks_2023(reader, sink, paths, jobs=()):
-    """Feed `sink` the pods of the 2023 openb_pod_list tables `paths`."""
+    """Feed `sink` the pods of the 2023 openb_pod_list tables `paths`.
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    sink : Sink
+        Takes each task and counts what is left out.
+    paths : list of str
+        The openb_pod_list tables.
+    jobs : list of str
+        Unused: the format has no job table.
+    """
     for row in reader.csv(paths, "openb_pod_list", OPENB_POD, header=True):
         if row.cells[6] == "Pending" or not row.cells[9]:
             sink.drop("never scheduled (Pending)")
@@ -131,6 +193,19 @@ def tasks_2023(reader, sink, paths, jobs=()):
 
 
 def machines_2023(reader, paths):
-    """{capacity: count} of the 2023 openb_node_list tables `paths` (cores, MiB, GPUs)."""
+    """The machines of the 2023 openb_node_list tables `paths`.
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    paths : list of str
+        The openb_node_list tables.
+
+    Returns
+    -------
+    dict
+        `{capacity: count}`, capacities (cores, MiB, GPUs).
+    """
     return servers_from((row.number(1) / 1000, row.number(2), row.number(3))
                         for row in reader.csv(paths, "openb_node_list", OPENB_NODE, header=True))

@@ -23,7 +23,19 @@ def _bucket(row, j):
 
 
 def tasks(reader, sink, paths, jobs=()):
-    """Feed `sink` the VMs of the vmtable files `paths`."""
+    """Feed `sink` the VMs of the vmtable files `paths`.
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    sink : Sink
+        Takes each task and counts what is left out.
+    paths : list of str
+        The vmtable tables.
+    jobs : list of str
+        Unused: the format has no job table.
+    """
     for row in reader.csv(paths, "vmtable", VMTABLE):
         created, deleted = row.number(3), row.number(4)
         sink.task(row.text(1), row.text(2), created, created, deleted,

@@ -100,7 +100,19 @@ def _seconds(microseconds):
 
 
 def tasks_2011(reader, sink, paths, jobs=()):
-    """Feed `sink` the task runs of the 2011 task_events parts `paths` (in time order)."""
+    """Feed `sink` the task runs of the 2011 task_events parts `paths` (in time order).
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    sink : Sink
+        Takes each task and counts what is left out.
+    paths : list of str
+        The task_events tables.
+    jobs : list of str
+        Unused: the format has no job table.
+    """
     runs = Runs(sink)
     for row in reader.csv(paths, "task_events", TASK_EVENTS):
         time = row.number(0)
@@ -115,8 +127,22 @@ def tasks_2011(reader, sink, paths, jobs=()):
 
 
 def machines_2011(reader, paths):
-    """{capacity: count} of the 2011 machine_events parts `paths`: each machine at its
-    last capacity (ADD or UPDATE with both CPUs and memory given)."""
+    """The machines of the 2011 machine_events parts `paths`.
+
+    Each machine at its last capacity (ADD or UPDATE with both CPUs and memory given).
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    paths : list of str
+        The machine_events tables.
+
+    Returns
+    -------
+    dict
+        `{capacity: count}`.
+    """
     last = {}
     for row in reader.csv(paths, "machine_events", MACHINE_EVENTS):
         row.number(0)
@@ -130,8 +156,21 @@ def machines_2011(reader, paths):
 
 def tasks_2019(reader, sink, paths, jobs=()):
     """Feed `sink` the task runs of the 2019 instance_events exports `paths` (in time
-    order), users from the collection_events exports `jobs`; alloc-set instances
-    (reservations that tasks run in, not tasks) are left out."""
+    order).
+
+    Alloc-set instances (reservations that tasks run in, not tasks) are left out.
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    sink : Sink
+        Takes each task and counts what is left out.
+    paths : list of str
+        The instance_events tables.
+    jobs : list of str
+        The collection_events exports: the tasks' users.
+    """
     user = {}
     for row, record in reader.json_lines(jobs, "collection_events"):
         user.setdefault(field(row, record, "collection_id", str), field(row, record, "user", str))
@@ -159,8 +198,22 @@ def tasks_2019(reader, sink, paths, jobs=()):
 
 
 def machines_2019(reader, paths):
-    """{capacity: count} of the 2019 machine_events exports `paths`: each machine at its
-    last capacity (ADD or UPDATE with both cpus and memory given)."""
+    """The machines of the 2019 machine_events exports `paths`.
+
+    Each machine at its last capacity (ADD or UPDATE with both cpus and memory given).
+
+    Parameters
+    ----------
+    reader : Reader
+        Reads the tables row by row, reporting progress.
+    paths : list of str
+        The machine_events tables.
+
+    Returns
+    -------
+    dict
+        `{capacity: count}`.
+    """
     last = {}
     for row, record in reader.json_lines(paths, "machine_events"):
         if _choice(row, record, "type", MACHINES_2019) == "remove":
