@@ -153,12 +153,13 @@ def test_a_transaction_puts_every_file_in_place_or_none(tmp_path):
 
 def test_sigterm_leaves_no_file(tmp_path):
     """A step stopped by SIGTERM (scancel, Snakemake) exits through Python: its files,
-    written or half-written, are removed."""
-    code = ("import os, signal\nfrom drfbench import _command, _io\n"
+    written or half-written, are removed. Raised in the step's thread, as in
+    test_cli.py's SIGINT test."""
+    code = ("import signal\nfrom drfbench import _command, _io\n"
             "with _command.boundary('step'):\n"
             "    with _io.replacing('a.csv') as tmp:\n        tmp.write_text('a')\n"
             "    with _io.replacing('b.csv') as tmp:\n        tmp.write_text('b')\n"
-            "        os.kill(os.getpid(), signal.SIGTERM)\n")
+            "        signal.raise_signal(signal.SIGTERM)\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert done.returncode == 143 and files(tmp_path) == [], done.stderr
