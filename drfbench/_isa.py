@@ -52,9 +52,23 @@ def missing_features(name):
     return lacking(name, cpu_flags())
 
 
+def _kernel_names(name):
+    """The kernels compiled into variant `name`'s package, by module name."""
+    try:
+        spec = importlib.util.find_spec(VARIANTS[name][0])
+    except ModuleNotFoundError:
+        return frozenset()
+    places = spec.submodule_search_locations if spec is not None else None
+    return frozenset(m.name for m in pkgutil.iter_modules(places)) if places else frozenset()
+
+
 def runnable():
-    """Variants built here that this CPU can run, narrowest first."""
-    return [v for v in VARIANTS if built(v) and not missing_features(v)]
+    """Variants built here whole (every kernel the generic one has: `build_variants
+    --family` builds a part of one, which `resolve` still gives when asked by name) that
+    this CPU can run, narrowest first."""
+    whole = _kernel_names("generic")
+    return [v for v in VARIANTS
+            if built(v) and not missing_features(v) and _kernel_names(v) >= whole]
 
 
 def resolve(isa=None):
