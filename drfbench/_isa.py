@@ -52,8 +52,10 @@ def missing_features(name):
     return lacking(name, cpu_flags())
 
 
+@cache
 def _kernel_names(name):
-    """The kernels compiled into variant `name`'s package, by module name."""
+    """The kernels compiled into variant `name`'s package, by module name (listed once: every
+    run resolves its variant, and a build adds kernels in its own process)."""
     try:
         spec = importlib.util.find_spec(VARIANTS[name][0])
     except ModuleNotFoundError:
