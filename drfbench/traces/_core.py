@@ -38,13 +38,33 @@ COUNT = _inputs.COUNT           # the servers file's column of identical servers
 
 class Progress:
     """Progress lines on `stream` (stderr): the file, the bytes read of its size and the
-    lines, after every `every` bytes (None: silent)."""
+    lines, after every `every` bytes (None: silent).
+
+    Parameters
+    ----------
+    prog : str
+        The command that each line starts with.
+    every : int or None
+        Bytes read between two lines; None: no lines.
+    stream : file or None
+        Where the lines go; None: `sys.stderr` (as it is when a line is written).
+    """
 
     def __init__(self, prog="drfbench convert", every=PROGRESS_BYTES, stream=None):
         self.prog, self.every, self.stream = prog, every, stream
 
     def reading(self, path, raw, lines):
-        """Report `path` when its `raw` file has passed another `every` bytes."""
+        """Report `path` when its `raw` file has passed another `every` bytes.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file as the line names it.
+        raw : file
+            The open binary file under the reader (its position is the bytes read).
+        lines : int
+            Lines read so far.
+        """
         if self.every is None:
             return
         done = raw.tell()
