@@ -324,6 +324,18 @@ class TraceSetup:
 
 
 def trace_setup(trace, C):
+    """A trace's TraceSetup: its jobs, and which of its tasks fit on some machine.
+
+    Parameters
+    ----------
+    trace : Trace
+    C : numpy.ndarray
+        (M, m) the machines' capacities.
+
+    Returns
+    -------
+    TraceSetup
+    """
     ids, job = np.unique(trace.job, return_inverse=True)
     job_user = np.zeros(len(ids), dtype=np.int64)
     job_user[job] = trace.user

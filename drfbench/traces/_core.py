@@ -75,9 +75,16 @@ class Progress:
                   f"read, {lines:,} lines", file=self.stream or sys.stderr, flush=True)
 
     def start(self):
+        """Start a file: its first line once `every` bytes of it are read."""
         self._next = self.every or 0
 
     def say(self, text):
+        """Write `text` as a line of the command's (even where `every` is None).
+
+        Parameters
+        ----------
+        text : str
+        """
         print(f"{self.prog}: {text}", file=self.stream or sys.stderr, flush=True)
 
 
