@@ -44,26 +44,62 @@ class Parser(argparse.ArgumentParser):
     subparsers are Parsers too."""
 
     def error(self, message):
+        """Exit with status 2 after `PROG: error: message` on one line (no usage).
+
+        Parameters
+        ----------
+        message : str
+            The parser's complaint.
+        """
         self.exit(BAD_INPUT_STATUS, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def one_line(exc):
     """An exception's (or a message's) text on one line: every run of whitespace, line
     breaks and form feeds included, one space (its type's name if it has no text), any
-    other control character escaped (`printable`)."""
+    other control character escaped (`printable`).
+
+    Parameters
+    ----------
+    exc : BaseException or str
+
+    Returns
+    -------
+    str
+    """
     return printable(" ".join(str(exc).split())) or type(exc).__name__
 
 
 def printable(text):
     """`text` with every character that is not printable (an ANSI escape's ESC, a
-    backspace, a line break) written as Python's repr writes it ("\\x1b")."""
+    backspace, a line break) written as Python's repr writes it ("\\x1b").
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+    """
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class Interrupted(SystemExit):
     """A signal stopped the command (SIGTERM; Ctrl-C arrives as KeyboardInterrupt): exit
     status 128 + the signal's number, also where it arrives outside a boundary (the
-    handler stays installed once a boundary has run)."""
+    handler stays installed once a boundary has run).
+
+    Parameters
+    ----------
+    signum : int
+        The signal's number.
+
+    Attributes
+    ----------
+    signum : int
+        The signal's number.
+    """
 
     def __init__(self, signum):
         super().__init__(128 + signum)
@@ -80,7 +116,19 @@ def boundary(prog):
     a message) becomes one line on stderr and SystemExit(2); the files written in the
     block are put in place only if it succeeds (an _io.transaction); SIGTERM and Ctrl-C
     (SIGINT) exit through Python, so that its temporary files are removed too: one line
-    on stderr, status 128 + the signal's number."""
+    on stderr, status 128 + the signal's number.
+
+    Parameters
+    ----------
+    prog : str
+        The command as the lines on stderr name it.
+
+    Raises
+    ------
+    SystemExit
+        Status 2 on bad input; 128 + the signal's number on SIGTERM or Ctrl-C. With
+        DRFBENCH_TRACEBACK=1 the bad input's exception goes through as it is.
+    """
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupted)
     try:
@@ -105,7 +153,24 @@ def boundary(prog):
 
 def run(parser, body, argv=None, command="command"):
     """Parse `argv` (default: the process's arguments) with `parser` and return
-    body(args), inside `boundary` named after the parser and the step (`args.<command>`)."""
+    body(args), inside `boundary` named after the parser and the step (`args.<command>`).
+
+    Parameters
+    ----------
+    parser : Parser
+    body : callable
+        body(args), the command's work.
+    argv : list of str, optional
+        The arguments; default `sys.argv[1:]`.
+    command : str or None
+        The attribute of `args` that holds the subcommand's name, for the name
+        `boundary` reports under; None: the parser's alone.
+
+    Returns
+    -------
+    object
+        What `body` returns.
+    """
     args = parser.parse_args(argv)
     step = getattr(args, command, None) if command else None
     prog = parser.prog if not isinstance(step, str) else f"{parser.prog} {step}"
@@ -115,16 +180,39 @@ def run(parser, body, argv=None, command="command"):
 
 def steps(family, description, helps, flags=("out", "seed"), options=None, sweeps=None):
     """The parser of a family's pipeline steps, `python -m drfbench.<family> <step> ...`: a
-    subparser per step (`helps`: step -> one line), each taking the common flags named in
-    `flags`: --out (the rows file, required), --seed (a natural number, default 0), and
-    the family's declared options its step takes (`options`: step -> option names, or
-    {name: option} where the step's name for it differs, the catalog's STEP_OPTIONS; each
-    a flag as `option_flag` makes it) or sweeps, a run per value (`sweeps`: step ->
-    {sweep's name: option's name}, the catalog's STEP_SWEEPS; each a flag of one or more
-    values, `option_flag(..., sweep=True)`); `options_of` gives both back by name (a
-    sweep's: a list).
-    Returns (the parser, {step: its subparser}), for each step's own flags; `run_step`
-    runs it."""
+    subparser per step, each taking the common flags, and the family's declared options or
+    sweeps its step takes; `options_of` gives both back by name (a sweep's: a list), and
+    `run_step` runs it.
+
+    Parameters
+    ----------
+    family : str
+        The family's package under drfbench.
+    description : str
+        The command's help.
+    helps : dict
+        step -> its one line of help.
+    flags : tuple of str
+        The common flags each step takes, of "out" (--out, the rows file, required) and
+        "seed" (--seed, a natural number, default 0).
+    options : dict, optional
+        step -> the declared options it takes, as option names or {its name: option's
+        name} where the step's name differs (the catalog's STEP_OPTIONS); each a flag as
+        `option_flag` makes it.
+    sweeps : dict, optional
+        step -> {sweep's name: option's name} (the catalog's STEP_SWEEPS): a run per value,
+        each a flag of one or more values (`option_flag(..., sweep=True)`).
+
+    Returns
+    -------
+    tuple
+        (the parser, {step: its subparser}), for each step's own flags.
+
+    Raises
+    ------
+    ValueError
+        A step takes an option the family does not declare, or sweeps a list.
+    """
     p = Parser(prog=f"python -m drfbench.{family}", description=description)
     sub = p.add_subparsers(dest="command", required=True)
     declared = family_options(family) if options or sweeps else {}
@@ -146,14 +234,37 @@ def steps(family, description, helps, flags=("out", "seed"), options=None, sweep
 
 
 def named(options):
-    """A step's declared options as (its name for it, the option's name) pairs: `options`
-    a tuple of option names, or {name: option's name}."""
+    """A step's declared options as (its name for it, the option's name) pairs.
+
+    Parameters
+    ----------
+    options : tuple of str or dict
+        Option names, or {the step's name: option's name}.
+
+    Returns
+    -------
+    iterable of tuple
+    """
     return options.items() if isinstance(options, dict) else ((o, o) for o in options)
 
 
 def family_options(family):
-    """The options `family`'s methods declare, by name (one declaration per name, else a
-    ValueError naming it)."""
+    """The options `family`'s methods declare, by name (one declaration per name).
+
+    Parameters
+    ----------
+    family : str
+
+    Returns
+    -------
+    dict
+        name -> api.Option.
+
+    Raises
+    ------
+    ValueError
+        Two of its methods declare one name differently.
+    """
     from . import api
     found = {}
     for method in api.methods(family=family):
@@ -164,16 +275,38 @@ def family_options(family):
 
 
 def flag(name):
-    """The command line's spelling of option `name`: --name, underscores as dashes."""
+    """The command line's spelling of option `name`: --name, underscores as dashes.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+    """
     return "--" + name.replace("_", "-")
 
 
 def option_flag(parser, option, name=None, sweep=False):
-    """Add declared option `option` (an api.Option) to `parser` as the flag of `name`
-    (default: the option's name), with the option's type (a number within its bounds, one
-    of its choices, true/false, a list as several values; its `none` text for None),
-    default and description; a `sweep`: one or more such values (a list, required: the
-    step's runs)."""
+    """Add declared option `option` to `parser` as a flag, with the option's type (a number
+    within its bounds, one of its choices, true/false, a list as several values; its `none`
+    text for None), default and description.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    option : api.Option
+    name : str, optional
+        The flag's name (`flag(name)`) and the attribute it sets; default the option's.
+    sweep : bool
+        One or more values, a list and required: the step's runs.
+
+    Raises
+    ------
+    ValueError
+        A sweep of an option whose values are lists.
+    """
     name = name or option.name
     kind = {list: float, bool: str}.get(option.type, option.type)
     convert = {"type": kind}
@@ -202,15 +335,35 @@ def option_flag(parser, option, name=None, sweep=False):
 
 
 def options_of(args):
-    """The declared options the step of `args` (a parser of `steps`) takes, by the option's
-    name (a sweep's by the sweep's)."""
+    """The declared options the step of `args` takes, by the option's name (a sweep's by
+    the sweep's).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed by a parser of `steps`.
+
+    Returns
+    -------
+    dict
+    """
     return {key: getattr(args, called) for called, key in args.options_taken}
 
 
 def run_step(parser, body, argv=None):
-    """Run the step `argv` names (a parser of `steps`): body(args) inside `boundary` (bad
-    input one line, its files all or none), then one line on stderr, `<family> <step> ->
-    <what body returns, else --out>`."""
+    """Run the step `argv` names: body(args) inside `boundary` (bad input one line, its
+    files all or none), then one line on stderr, `<family> <step> -> <what body returns,
+    else --out>`.
+
+    Parameters
+    ----------
+    parser : Parser
+        Made by `steps`.
+    body : callable
+        body(args), the step; what it returns (else --out) is what the line names.
+    argv : list of str, optional
+        The arguments; default `sys.argv[1:]`.
+    """
     def step(args):
         shown = body(args) or args.out
         print(f"{parser.prog.rpartition('.')[2]} {args.command} -> {shown}", file=sys.stderr)
@@ -223,9 +376,28 @@ def run_step(parser, body, argv=None):
 
 def number(kind=float, *, low=None, high=None, open_low=False, open_high=False, infinite=False,
            name=None):
-    """An argparse type: text as `kind` (int or float), refused unless it is finite (+inf
-    too if `infinite`) and within [low, high] (an end left open where `open_low` /
-    `open_high`). int accepts a whole float's text ("1e6")."""
+    """An argparse type: text as `kind`, refused unless it is finite and within its bounds.
+    int accepts a whole float's text ("1e6"), within int64.
+
+    Parameters
+    ----------
+    kind : type
+        int or float.
+    low, high : float, optional
+        The bounds; None: none.
+    open_low, open_high : bool
+        Whether `low` / `high` itself is refused.
+    infinite : bool
+        Whether +inf is taken.
+    name : str, optional
+        The type's name in argparse's messages; default what it takes ("a whole number
+        >= 1").
+
+    Returns
+    -------
+    callable
+        text -> the number; an argparse.ArgumentTypeError naming what it must be.
+    """
     bounds = []
     if low is not None:
         bounds.append(f"{'>' if open_low else '>='} {low:g}")
@@ -269,7 +441,22 @@ def output(text):
     """An argparse type: a file the command will write, refused unless it could be: a
     regular file or a new name (not a folder, a link, a device, a FIFO: _io.refuse_special),
     and its folder (or the nearest one that exists, where the write will make the rest) a
-    folder this process may write in."""
+    folder this process may write in.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+        `text`.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Naming why the file cannot be written.
+    """
     if not text:
         raise argparse.ArgumentTypeError("must be a file name, got ''")
     path = Path(text)
@@ -292,7 +479,22 @@ def output(text):
 def input_file(text):
     """An argparse type: a file the command will read, refused unless it is one that this
     process may read: a regular file, or a stream that exists (/dev/stdin, a pipe, the
-    shell's <(...)), not a folder."""
+    shell's <(...)), not a folder.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+        `text`.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Naming why the file cannot be read.
+    """
     path = Path(text)
     if not path.exists():
         raise argparse.ArgumentTypeError(f"no such file: {text}")

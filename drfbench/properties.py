@@ -135,7 +135,18 @@ def violation(magnitude, tol, counterexample):
 
 
 def rounded(values):
-    """Numbers for a counterexample's details (tasks, shares), rounded to 6 decimals."""
+    """Numbers for a counterexample's details (tasks, shares), rounded to 6 decimals.
+
+    Parameters
+    ----------
+    values : array_like
+        Numbers, of any shape.
+
+    Returns
+    -------
+    float or list
+        The rounded numbers as Python floats, in nested lists of the input's shape.
+    """
     return np.round(np.asarray(values, dtype=float), 6).tolist()
 
 

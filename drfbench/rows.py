@@ -45,6 +45,15 @@ from ._version import __version__
 
 @dataclass(frozen=True)
 class Column:
+    """A provenance column of every rows file.
+
+    Attributes
+    ----------
+    name : str
+        Its header.
+    meaning : str
+        What it holds, for the docs.
+    """
     name: str
     meaning: str
 
@@ -531,7 +540,13 @@ def gather(inputs, out):
 
 
 def main(argv=None):
-    """python -m drfbench.rows gather --out FAMILY.csv ROWS.csv ..."""
+    """python -m drfbench.rows gather --out FAMILY.csv ROWS.csv ...
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; default `sys.argv[1:]`.
+    """
     from ._command import Parser, input_file, output, run
     p = Parser(prog="python -m drfbench.rows",
                                 description="Concatenate tidy results files.")

@@ -299,9 +299,22 @@ def unresolved(trace, row, start, job=None):
 class TraceSetup:
     """A trace's jobs and schedulable tasks, prepared once for the loop.
 
-    job_ids (J,) the distinct job ids; job (N,) each task's job index; job_user,
-    job_submit (first arrival), job_left (J,) tasks per job (its unschedulable tasks
-    included: they never finish, so neither does the job); fits (N,) bool."""
+    Attributes
+    ----------
+    job_ids : numpy.ndarray
+        (J,) the distinct job ids.
+    job : numpy.ndarray
+        (N,) int64, each task's job index.
+    job_user : numpy.ndarray
+        (J,) int64, each job's user.
+    job_submit : numpy.ndarray
+        (J,) float, each job's first arrival.
+    job_left : numpy.ndarray
+        (J,) int64, tasks per job (its unschedulable tasks included: they never finish,
+        so neither does the job).
+    fits : numpy.ndarray
+        (N,) bool, whether a task fits on some machine.
+    """
     job_ids: np.ndarray
     job: np.ndarray
     job_user: np.ndarray
@@ -311,6 +324,18 @@ class TraceSetup:
 
 
 def trace_setup(trace, C):
+    """A trace's TraceSetup: its jobs, and which of its tasks fit on some machine.
+
+    Parameters
+    ----------
+    trace : Trace
+    C : numpy.ndarray
+        (M, m) the machines' capacities.
+
+    Returns
+    -------
+    TraceSetup
+    """
     ids, job = np.unique(trace.job, return_inverse=True)
     job_user = np.zeros(len(ids), dtype=np.int64)
     job_user[job] = trace.user

@@ -136,6 +136,23 @@ class Sampler:
         self.times, self.shares, self.speeds = [], [], []
 
     def record(self, until):
+        """Take every sample not yet taken at or before `until`, all showing the state now.
+
+        Parameters
+        ----------
+        until : float
+            Seconds.
+
+        Returns
+        -------
+        float
+            The next sample's instant.
+
+        Raises
+        ------
+        ValueError
+            The samples up to `until` would pass MAX_SAMPLE_VALUES.
+        """
         next_sample = len(self.times) * self.sample
         if next_sample <= until:
             sample_budget(self.sample, until, self.width)
@@ -148,6 +165,18 @@ class Sampler:
         return next_sample
 
     def arrays(self, n, m):
+        """The samples taken, as Simulation.samples holds them.
+
+        Parameters
+        ----------
+        n, m : int
+            Users and resources.
+
+        Returns
+        -------
+        dict
+            "time" (S,), "share" (S, n, m), "speed" (S, n), "utilization" (S, m).
+        """
         share = np.array(self.shares).reshape(len(self.times), n, m)
         return {"time": np.array(self.times, dtype=np.float64), "share": share,
                 "speed": np.array(self.speeds).reshape(len(self.times), n),

@@ -358,7 +358,19 @@ class Trace:
 
 class Normals:
     """A Backlog's jitter draws: N(0, 1) from numpy's default_rng(seed), 4096 per call, for
-    at most MAX_BACKLOG_TASKS launches (then a ValueError: the work budget)."""
+    at most MAX_BACKLOG_TASKS launches (then a ValueError: the work budget).
+
+    Parameters
+    ----------
+    seed : int or None
+        numpy's default_rng seed.
+
+    Raises
+    ------
+    ValueError
+        On a call past MAX_BACKLOG_TASKS draws: the backlog ran past the simulator's work
+        budget before the horizon.
+    """
 
     def __init__(self, seed):
         self.rng, self.drawn = np.random.default_rng(seed), 0

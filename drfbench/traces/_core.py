@@ -38,13 +38,33 @@ COUNT = _inputs.COUNT           # the servers file's column of identical servers
 
 class Progress:
     """Progress lines on `stream` (stderr): the file, the bytes read of its size and the
-    lines, after every `every` bytes (None: silent)."""
+    lines, after every `every` bytes (None: silent).
+
+    Parameters
+    ----------
+    prog : str
+        The command that each line starts with.
+    every : int or None
+        Bytes read between two lines; None: no lines.
+    stream : file or None
+        Where the lines go; None: `sys.stderr` (as it is when a line is written).
+    """
 
     def __init__(self, prog="drfbench convert", every=PROGRESS_BYTES, stream=None):
         self.prog, self.every, self.stream = prog, every, stream
 
     def reading(self, path, raw, lines):
-        """Report `path` when its `raw` file has passed another `every` bytes."""
+        """Report `path` when its `raw` file has passed another `every` bytes.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file as the line names it.
+        raw : file
+            The open binary file under the reader (its position is the bytes read).
+        lines : int
+            Lines read so far.
+        """
         if self.every is None:
             return
         done = raw.tell()
@@ -55,33 +75,93 @@ class Progress:
                   f"read, {lines:,} lines", file=self.stream or sys.stderr, flush=True)
 
     def start(self):
+        """Start a file: its first line once `every` bytes of it are read."""
         self._next = self.every or 0
 
     def say(self, text):
+        """Write `text` as a line of the command's (even where `every` is None).
+
+        Parameters
+        ----------
+        text : str
+        """
         print(f"{self.prog}: {text}", file=self.stream or sys.stderr, flush=True)
 
 
 class Row:
-    """One row of a publisher's table: how errors name its file (`where`), its line and its
-    cells (text, stripped), the schema's column names (`names`) for errors."""
+    """One row of a publisher's table, and how its errors name it.
+
+    Parameters
+    ----------
+    where : str
+        The file as errors name it.
+    line : int
+        The row's line, from 1.
+    cells : list of str or None
+        Its cells, stripped, in the schema's order; None for a JSON line's row.
+    names : tuple of str or None
+        The schema's column names, for errors.
+    """
     __slots__ = ("where", "line", "cells", "names")
 
     def __init__(self, where, line, cells, names):
         self.where, self.line, self.cells, self.names = where, line, cells, names
 
     def at(self, j):
-        """How errors name cell j: the file, the line and the column."""
+        """How errors name cell j: the file, the line and the column.
+
+        Parameters
+        ----------
+        j : int
+            The cell, from 0.
+
+        Returns
+        -------
+        str
+        """
         return f"{self.where}, line {self.line}, column {j + 1} ({self.names[j]})"
 
     def text(self, j):
-        """Cell j as written; a ValueError if it is empty."""
+        """Cell j as written.
+
+        Parameters
+        ----------
+        j : int
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ValueError
+            The cell is empty.
+        """
         if not self.cells[j]:
             raise ValueError(f"{self.at(j)}: must not be empty")
         return self.cells[j]
 
     def number(self, j, empty=False, text=None):
-        """Cell j (or `text`, read from it) as a finite float >= 0; None for an empty cell
-        where `empty` allows it."""
+        """Cell j (or `text`, read from it) as a finite float `>= 0`.
+
+        Parameters
+        ----------
+        j : int
+            The cell, which errors name.
+        empty : bool
+            Whether an empty cell is taken (as None).
+        text : str, optional
+            The text to read instead of the cell's (a part of it).
+
+        Returns
+        -------
+        float or None
+
+        Raises
+        ------
+        ValueError
+            Not a finite number `>= 0` (or empty where `empty` is False), naming the cell.
+        """
         cell = self.cells[j] if text is None else text
         if not cell and empty:
             return None
@@ -95,7 +175,23 @@ class Row:
         return value
 
     def choice(self, j, choices):
-        """Cell j, refused unless it is one of `choices` (a mapping: the cell -> its value)."""
+        """Cell j's value in `choices`, refused unless the cell is one of them.
+
+        Parameters
+        ----------
+        j : int
+        choices : dict
+            cell as written -> its value.
+
+        Returns
+        -------
+        object
+
+        Raises
+        ------
+        ValueError
+            The cell is none of `choices`, naming them.
+        """
         try:
             return choices[self.cells[j]]
         except KeyError:
@@ -106,7 +202,13 @@ class Row:
 class Reader:
     """Publishers' files, row by row: CSV (headerless, or with a header naming the columns)
     and JSON lines, UTF-8 (a byte-order mark dropped), gzip-compressed where the name ends
-    in .gz; memory independent of the file's length."""
+    in .gz; memory independent of the file's length.
+
+    Parameters
+    ----------
+    progress : Progress, optional
+        Reports the bytes read; default none.
+    """
 
     def __init__(self, progress=None):
         self.progress = progress or Progress(every=None)
@@ -136,10 +238,31 @@ class Reader:
 
     def csv(self, paths, what, names, header=False):
         """Row after row of the CSV files `paths` (one table in parts, in order), blank lines
-        skipped. header False: the columns are `names`, in order (a first row that is those
-        names is a header, skipped); every row has that many cells. header True: the
-        first row names the columns; those of `names` must be among them, in any order,
-        and come out in the order of `names`."""
+        skipped.
+
+        Parameters
+        ----------
+        paths : list of str or Path
+        what : str
+            The table's name in errors ("task_events").
+        names : tuple of str
+            The columns it reads.
+        header : bool
+            False: the columns are `names`, in order (a first row that is those names is a
+            header, skipped), and every row has that many cells. True: the first row names
+            the columns; those of `names` must be among them, in any order, and come out
+            in the order of `names`.
+
+        Yields
+        ------
+        Row
+
+        Raises
+        ------
+        ValueError
+            A missing or unreadable file, a row of another width, a header without one of
+            `names`, text that is not CSV or not UTF-8, naming the file and line.
+        """
         for path in paths:
             reader = csv.reader((line for _, _, line in self._lines(path, what)),
                                 skipinitialspace=True)
@@ -169,7 +292,24 @@ class Reader:
 
     def json_lines(self, paths, what):
         """(row, record) for every line of the JSON-lines files `paths` (one JSON object a
-        line, as BigQuery exports a table), blank lines skipped; `row` names the line."""
+        line, as BigQuery exports a table), blank lines skipped.
+
+        Parameters
+        ----------
+        paths : list of str or Path
+        what : str
+            The table's name in errors.
+
+        Yields
+        ------
+        tuple
+            (Row naming the line, for errors and `field`; the record, a dict).
+
+        Raises
+        ------
+        ValueError
+            A line that is not a JSON object, naming the file and line.
+        """
         for path in paths:
             for where, line, text in self._lines(path, what):
                 if not text.strip():
@@ -192,9 +332,29 @@ def _named(cells, names, where, line):
 
 
 def field(row, record, name, kind=float, empty=False):
-    """A JSON record's field `name` ("a.b" for a nested one) as a finite float >= 0 (or
-    text for kind=str); None where it is absent or null and `empty` allows it; else a
-    ValueError naming the file, line and field. BigQuery writes 64-bit integers as text."""
+    """A JSON record's field `name` ("a.b" for a nested one) as a finite float `>= 0` (or
+    text for kind=str). BigQuery writes 64-bit integers as text.
+
+    Parameters
+    ----------
+    row : Row
+        Names the line in errors.
+    record : dict
+    name : str
+    kind : type
+        float or str.
+    empty : bool
+        Whether an absent or null field is taken (as None).
+
+    Returns
+    -------
+    float, str or None
+
+    Raises
+    ------
+    ValueError
+        The field is missing, or not of its kind, naming the file, line and field.
+    """
     value = record
     for part in name.split("."):
         value = value.get(part) if isinstance(value, dict) else None
@@ -218,11 +378,31 @@ def field(row, record, name, kind=float, empty=False):
 
 
 class Sink:
-    """The tasks of a conversion, sorted by arrival in bounded memory: CHUNK at a time in
+    """The tasks of a conversion, sorted by arrival in bounded memory: `chunk` at a time in
     memory, each chunk sorted and spilled to a run file in `folder`, the runs merged when
     written. Ties keep the order the tasks were given (deterministic).
-    `dropped` counts what was left out, by reason; `shortened` the runs recorded as
-    ending when they started, given the trace's time `resolution` (seconds) instead."""
+
+    Parameters
+    ----------
+    resources : iterable of str
+        The resources each task demands, in order.
+    resolution : float
+        The trace's time resolution (seconds): the duration of a run recorded as ending
+        when it started.
+    folder : str or Path
+        Where the sorted runs are spilled (`output`'s folder).
+    chunk : int
+        Tasks held in memory at once.
+
+    Attributes
+    ----------
+    dropped : collections.Counter
+        The tasks left out, by reason.
+    shortened : int
+        The runs recorded as ending when they started, given `resolution` instead.
+    count : int
+        The tasks kept.
+    """
 
     def __init__(self, resources, resolution, folder, chunk=CHUNK):
         self.resources, self.resolution, self.chunk = tuple(resources), resolution, chunk
@@ -231,9 +411,18 @@ class Sink:
         self._rows, self._runs, self._serial = [], [], itertools.count()
 
     def task(self, user, job, arrival, start, end, demands):
-        """A task of `user` and `job` (labels as the trace writes them) arriving at
-        `arrival` and running from `start` to `end` (seconds), demanding `demands` (one per
-        resource; None where the trace gives none: the task is dropped)."""
+        """A task of `user` and `job` arriving at `arrival` and running from `start` to `end`;
+        counted in `dropped` instead where it has no request or ends before it starts.
+
+        Parameters
+        ----------
+        user, job : str
+            Labels as the trace writes them.
+        arrival, start, end : float
+            Seconds.
+        demands : tuple
+            One per resource; None where the trace gives none (the task is dropped).
+        """
         if None in demands:
             self.dropped["no resource request"] += 1
             return
@@ -250,6 +439,13 @@ class Sink:
             self._spill()
 
     def drop(self, reason, n=1):
+        """Count `n` tasks (or servers) left out for `reason` in `dropped`.
+
+        Parameters
+        ----------
+        reason : str
+        n : int
+        """
         self.dropped[reason] += n
 
     def _spill(self):
@@ -264,7 +460,13 @@ class Sink:
         return tmp
 
     def sorted(self):
-        """Every task, in order of arrival (then of being given)."""
+        """Every task, in order of arrival (then of being given).
+
+        Yields
+        ------
+        tuple
+            (arrival, serial, user, job, duration, *demands).
+        """
         self._rows.sort(key=_key)
         while len(self._runs) > FAN_IN:             # merge the oldest runs into one
             head, self._runs = self._runs[:FAN_IN], self._runs[FAN_IN:]
@@ -288,8 +490,17 @@ def _load(stack, path):
 
 
 def servers_from(capacities):
-    """The servers table: identical capacity tuples counted, in order of first appearance
-    ({capacity tuple: count}); `capacities` any iterable of tuples."""
+    """The servers table: identical capacity tuples counted, in order of first appearance.
+
+    Parameters
+    ----------
+    capacities : iterable of tuple
+
+    Returns
+    -------
+    dict
+        capacity tuple -> count.
+    """
     return dict(Counter(capacities))
 
 
@@ -298,19 +509,51 @@ def output(out_tasks):
     """(temporary tasks file, spill folder) for a conversion writing `out_tasks`: a
     transaction (drfbench._io: every file of the conversion, or none), the tasks file's
     temporary path (drfbench._io.replacing) and a temporary folder beside it for the
-    sorted runs, removed when the block ends."""
+    sorted runs, removed when the block ends.
+
+    Parameters
+    ----------
+    out_tasks : str or Path
+
+    Yields
+    ------
+    tuple
+        (temporary tasks file, spill folder).
+    """
     with transaction(), replacing(out_tasks) as tmp, tempfile.TemporaryDirectory(
             prefix=".convert-", dir=Path(out_tasks).parent) as folder:
         yield tmp, folder
 
 
 def write(sink, servers, out_servers, out_tasks, tmp, progress=None):
-    """Write the servers ({capacity tuple: count}, in the order given; a server with no
-    capacity at all is left out and counted in `sink.dropped`) to `out_servers`
-    (drfbench._io.replacing) and the tasks, sorted, arrivals counted from the first task's,
-    to `tmp` (`output`'s temporary file for `out_tasks`), as the generic trace format's CSV
-    files. Returns the summary: {"servers": n, "tasks": n, "dropped": {reason: n},
-    "shortened": n}."""
+    """Write the servers and the tasks as the generic trace format's CSV files.
+
+    Parameters
+    ----------
+    sink : Sink
+        The tasks; written sorted, arrivals counted from the first task's.
+    servers : dict
+        capacity tuple -> count, written in that order; a server with no capacity at all
+        is left out and counted in `sink.dropped`.
+    out_servers : str or Path
+        The servers file (drfbench._io.replacing).
+    out_tasks : str or Path
+        The tasks file, as the progress line names it.
+    tmp : str or Path
+        `output`'s temporary file for `out_tasks`, which the tasks go to.
+    progress : Progress, optional
+        Says in one line what was written and dropped.
+
+    Returns
+    -------
+    dict
+        {"servers": n, "tasks": n, "dropped": {reason: n}, "shortened": n}.
+
+    Raises
+    ------
+    ValueError
+        No server has some capacity, or no task is left to write.
+    """
     kept = {c: n for c, n in servers.items() if any(c) and n}
     for c, n in servers.items():
         if not any(c):

@@ -53,14 +53,38 @@ ALLOC_SET = ("1", "ALLOC_SET")
 
 class Runs:
     """Task runs joined from events in time order, in memory proportional to the tasks
-    in flight: a task is kept from its SUBMIT (or SCHEDULE) to the event that ends it."""
+    in flight: a task is kept from its SUBMIT (or SCHEDULE) to the event that ends it.
+
+    Parameters
+    ----------
+    sink : Sink
+        Takes each finished run as a task and counts the tasks left out.
+    """
 
     def __init__(self, sink):
         self.sink, self.live = sink, {}
 
     def event(self, key, time, kind, user, job, request):
         """Task `key`'s event of `kind` at `time` (seconds), its request (a tuple, or None
-        where the event gives none)."""
+        where the event gives none).
+
+        Parameters
+        ----------
+        key : tuple
+            The task: (job, index in the job).
+        time : float
+            Seconds, on the trace's clock.
+        kind : str or None
+            SUBMIT, SCHEDULE, UPDATE or END (the trace's event type as EVENTS_2011 or
+            EVENTS_2019 map it); None: an event that changes no run.
+        user : str
+            The task's user, as the trace writes it.
+        job : str
+            The task's job, as the trace writes it.
+        request : tuple or None
+            The requested resources; None where the event gives none (an earlier
+            event's request is kept).
+        """
         state = self.live.get(key)
         if kind == SUBMIT:
             if state is None or state[1] is None:
