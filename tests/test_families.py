@@ -311,6 +311,7 @@ def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
 AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates", "resource",
                         "rtt", "stage_buffer", "weights"),
                "drfh": ("solver",),
+               "hdrf": ("incremental", "sets"),
                "production": ("admission_fair_sharing", "best_effort", "fixed", "half_life",
                               "max_tres", "protected_fraction", "rate_interval", "rate_limit",
                               "resource_weights", "strategies", "usage_half_life",
@@ -346,7 +347,10 @@ def test_each_option_brought_under_the_rule_is_spelled_in_at_most_two_files(fami
     rows record the catalog's RECORDED. Production's twelve (3 to 6 files each): the
     rules' keywords in rules.run_rule and RulePolicy beside the catalog; now
     policies.Settings is made from the catalog's OPTIONS, the options pass through as
-    **options and a message names an option by its declaration's name."""
+    **options and a message names an option by its declaration's name. H-DRF's incremental
+    and sets in tasks.run_method, tasks.scheduler and kernel.tree_scheduler's keywords (4
+    files each): now the kernel's settings pass through as **settings to the kernel's
+    TreeScheduler."""
     declared = step_options(family)      # its steps' names are not settings
     for option in AT_MOST_TWO[family]:
         assert any(option in api.method_info(m).options for m in drfbench.methods(family=family))
