@@ -265,7 +265,7 @@ STEPPED = [f for f in api.families() if step_options(f)]
 
 
 def test_the_families_on_the_mechanism():
-    assert {"drfq", "drf", "dcdrf", "drfh"} <= set(STEPPED)
+    assert {"drfq", "drf", "dcdrf", "drfh", "packer"} <= set(STEPPED)
 
 
 @pytest.mark.parametrize("family", STEPPED)
@@ -312,6 +312,7 @@ AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates",
                         "rtt", "stage_buffer", "weights"),
                "drfh": ("solver",),
                "hdrf": ("incremental", "sets"),
+               "packer": ("score",),
                "production": ("admission_fair_sharing", "best_effort", "fixed", "half_life",
                               "max_tres", "protected_fraction", "rate_interval", "rate_limit",
                               "resource_weights", "strategies", "usage_half_life",
@@ -327,6 +328,8 @@ TRANSCRIBED = {
     ("production", "max_tres"): "drfbench/production/slurm.py",
     # an input: kueue.afs_alpha's half_life is AFS's (the option usage_half_life)
     ("production", "half_life"): "drfbench/production/kueue.py",
+    # Algorithm 1 and Eq. 6-8 written literally (literal.Reference, the kernel's oracle)
+    ("packer", "score"): "drfbench/packer/literal.py",
 }
 
 
@@ -350,7 +353,10 @@ def test_each_option_brought_under_the_rule_is_spelled_in_at_most_two_files(fami
     **options and a message names an option by its declaration's name. H-DRF's incremental
     and sets in tasks.run_method, tasks.scheduler and kernel.tree_scheduler's keywords (4
     files each): now the kernel's settings pass through as **settings to the kernel's
-    TreeScheduler."""
+    TreeScheduler. Packer's score in its steps, rules, evaluation and simulate.run_method
+    (8 files): now its steps take it from the declarations (STEP_OPTIONS, STEP_SWEEPS),
+    it passes through as **options to allocate.place and a run records the catalog's
+    RECORDED."""
     declared = step_options(family)      # its steps' names are not settings
     for option in AT_MOST_TWO[family]:
         assert any(option in api.method_info(m).options for m in drfbench.methods(family=family))
