@@ -18,8 +18,8 @@ that binds, Packer's reading of Eq. 6-8).
 """
 import numpy as np
 
-from ..api import method_info
-from .catalog import RECORDED, SCORE
+from ..api import method_info, methods as registered
+from .catalog import APPLICATIONS, RECORDED, SCORE
 from .simulate import revenue, simulate
 from .workload import workload
 
@@ -124,7 +124,16 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
     Returns
     -------
     series, apps, summary, rates : list of dict
+
+    Raises
+    ------
+    TypeError
+        An option no application method declares.
     """
+    unknown = sorted(set(options) - {o for m in registered(takes=APPLICATIONS)
+                                     for o in method_info(m).options})
+    if unknown:
+        raise TypeError(f"evaluate takes no option {', '.join(unknown)}")
     views = views or {}
     series, app_rows, summary, rates = [], [], [], []
     for seed in seeds:
