@@ -5,14 +5,14 @@ from ..api import ISA, InputKind, Method, Option
 
 TREE = "tree"
 MAX_SETS = 1024                    # kept open-sets, at most (the kernel's own limit)
+INCREMENTAL = Option("incremental", bool, True, "keep the tree's shares up to date as tasks "
+                     "start and end, rather than recomputing them (both decide the same)")
+SETS = Option("sets", int, None, "open-sets kept (which task shapes fit where; None: as many "
+              "as the kernel needs)", f"[1, {MAX_SETS}]")
 _OPTIONS = (
     Option("tasks", list, None, "tasks each leaf has to run, whole numbers (None or inf: an "
            "infinite queue)"),
-    Option("incremental", bool, True, "keep the tree's shares up to date as tasks start and "
-           "end, rather than recomputing them (both decide the same)"),
-    Option("sets", int, None, "open-sets kept (which task shapes fit where; None: as many "
-           "as the kernel needs)", f"[1, {MAX_SETS}]"),
-    ISA,
+    INCREMENTAL, SETS, ISA,
 )
 
 KINDS = (

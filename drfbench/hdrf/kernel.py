@@ -1,8 +1,8 @@
 """H-DRF's kernel (drfbench/hdrf/hdrf.pyx) behind named inputs and outputs, the one place
 that calls it:
 
-    s = kernel.tree_scheduler(tree=t, machines=C, mode="hdrf", queue=q, incremental=True,
-                              sets=0, isa=None)
+    s = kernel.tree_scheduler(tree=t, machines=C, mode="hdrf", queue=q, isa=None,
+                              **settings)     # the kernel's: the catalog's INCREMENTAL, SETS
     s.schedule()                    # a Launches: leaves, machines; then s.release(leaf,
                                     # machine), s.add_tasks(leaf, count), s.keys, ...
 
@@ -34,7 +34,7 @@ def _scheduler_class(variant):
     return _isa.named_schedule(_isa.kernels(variant).hdrf.TreeScheduler, Launches)
 
 
-def tree_scheduler(*, tree, machines, mode, queue, incremental=True, sets=0, isa=None):
+def tree_scheduler(*, tree, machines, mode, queue, isa=None, **settings):
     """The tree scheduler of variant `isa` (_isa.kernels).
 
     Parameters
@@ -48,11 +48,11 @@ def tree_scheduler(*, tree, machines, mode, queue, incremental=True, sets=0, isa
         "capacity", "capacity-pareto".
     queue : numpy.ndarray
         (leaves,) int64 tasks waiting per leaf (-1: without end).
-    incremental : bool
-        Keep shares up to date (False: recompute them at every decision).
-    sets : int
-        Open-sets kept (0: as many as 64 MiB holds).
     isa : str, optional
+    **settings
+        The kernel TreeScheduler's, by name (the catalog's INCREMENTAL: keep shares up to
+        date, False recomputes them at every decision; SETS: open-sets kept, 0 as many as
+        64 MiB holds), checked by hdrf.tasks.scheduler.
 
     Returns
     -------
@@ -64,4 +64,4 @@ def tree_scheduler(*, tree, machines, mode, queue, incremental=True, sets=0, isa
     return _scheduler_class(variant)(
         tree.parent, tree.first_child, tree.next_sibling, tree.weight, tree.guarantee,
         tree.leaves, tree.demand, shape.reshape(-1), shapes, queue, machines,
-        _isa.kernels(variant).hdrf.MODES[mode], incremental, sets)
+        _isa.kernels(variant).hdrf.MODES[mode], **settings)

@@ -22,7 +22,7 @@ from .._validation import MAX_COUNT
 from .. import rows as tidy
 from ..sim import UNBOUNDED, fits_somewhere, running_bound, task_queues
 from . import kernel
-from .catalog import MAX_SETS, TREE
+from .catalog import INCREMENTAL, MAX_SETS, SETS, TREE
 from .literal import Reference
 from .tree import tree as as_tree
 
@@ -145,10 +145,12 @@ def scheduler(tree, machines, method="hdrf", **options):
     """
     spec = api.method_info(method, TREE)
     o = spec.checked(options)
-    tasks, incremental, isa, literal = o["tasks"], o["incremental"], o["isa"], o["literal"]
-    sets = check.positive_int(o["sets"], "sets", upper=MAX_SETS)
-    if not isinstance(incremental, (bool, np.bool_)):
-        raise TypeError(f"incremental must be True or False, got {incremental!r:.80}")
+    tasks, isa, literal = o["tasks"], o["isa"], o["literal"]
+    sets = check.positive_int(o[SETS.name], SETS.name, upper=MAX_SETS)
+    settings = {INCREMENTAL.name: o[INCREMENTAL.name], SETS.name: sets or 0}   # the kernel's
+    if not isinstance(settings[INCREMENTAL.name], (bool, np.bool_)):
+        raise TypeError(f"{INCREMENTAL.name} must be True or False, got "
+                        f"{settings[INCREMENTAL.name]!r:.80}")
     t = as_tree(tree)
     mode, flat = METHOD_MODES[spec.name]
     C = check.machines(machines, len(t.resources), resources=t.resources)
@@ -166,11 +168,11 @@ def scheduler(tree, machines, method="hdrf", **options):
             raise ValueError(f"isa={isa!r} chooses the kernel's variant; the literal "
                              "transcription has none")
         return Reference(t, C, mode, queue)
-    return kernel.tree_scheduler(tree=t, machines=C, mode=mode, queue=queue,
-                                 incremental=incremental, sets=sets or 0, isa=isa)
+    return kernel.tree_scheduler(tree=t, machines=C, mode=mode, queue=queue, isa=isa,
+                                 **settings)
 
 
-def run_method(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
+def run_method(spec, tree, machines, **options):
     """The registry's implementation of the tree methods: launch tasks on idle machines
     until the method launches nothing more (for H-DRF: until every leaf is blocked).
     Returns a Schedule.
@@ -179,16 +181,17 @@ def run_method(spec, tree, machines, *, tasks, incremental, sets, isa, literal):
     ----------
     spec : Method
         The method as registered.
-    tree, machines, tasks, incremental, sets, isa, literal
-        As `schedule` takes them, checked and defaulted by the registry.
+    tree, machines
+        As `schedule` takes them.
+    **options
+        The method's, checked and defaulted by the registry (`scheduler`).
 
     Returns
     -------
     Schedule
     """
     t = as_tree(tree)
-    s = scheduler(t, machines, spec.name, tasks=tasks, incremental=incremental, sets=sets,
-                  isa=isa, literal=literal)
+    s = scheduler(t, machines, spec.name, **options)
     leaves, where = s.schedule()
     paths = t.leaf_paths
     launched = np.asarray(s.launched)          # the literal Reference's is a list

@@ -6,9 +6,9 @@ told."""
 import argparse
 
 from .. import rows as tidy
-from .._command import COUNT, FRACTION, NATURAL, POSITIVE, output, run_step, steps
+from .._command import COUNT, FRACTION, NATURAL, POSITIVE, options_of, output, run_step, steps
 from ..api import methods
-from .catalog import APPLICATIONS, SCORE, VIEW
+from .catalog import APPLICATIONS, STEP_OPTIONS, STEP_SWEEPS, VIEW
 from .evaluation import evaluate, sensitivity
 from .model import VIEWS, Infrastructure
 from .workload import BOTTLENECK, TEMPORAL
@@ -29,7 +29,8 @@ def main(argv=None):
                    "sensitivity study.",
                    {"evaluate": "every method on seeded workloads (Figs. 3-8)",
                     "sensitivity": "every method, Packer in each reading of Eq. 6-8, for one "
-                                   "setting of the workload and the view"}, flags=())
+                                   "setting of the workload and the view"}, flags=(),
+                   options=STEP_OPTIONS, sweeps=STEP_SWEEPS)
     app_methods = list(methods(takes=APPLICATIONS))
     a, b = sub["evaluate"], sub["sensitivity"]
     for c in (a, b):
@@ -49,22 +50,20 @@ def main(argv=None):
                        help="the resource that binds")
     a.add_argument("--views", type=_view, nargs="*", default=[], metavar="METHOD=VIEW",
                    help="what a method is told (default ti-mra)")
-    a.add_argument("--score", choices=SCORE.choices, default=SCORE.default, help=SCORE.description)
     a.add_argument("--steady", type=NATURAL, nargs=2, required=True, metavar=("FROM", "TO"),
                    help="the steady state's instants [FROM, TO), within the arrivals")
     a.add_argument("--every", type=COUNT, default=1, help="the series' step in instants")
     for out in ("series", "per-app", "summary", "rates"):
         a.add_argument(f"--{out}", type=output, required=True)
     b.add_argument("--view", choices=VIEW.choices, default=VIEW.default, help=VIEW.description)
-    b.add_argument("--scores", nargs="+", choices=SCORE.choices, default=list(SCORE.choices),
-                   help="Packer's readings of Eq. 6-8")
     b.add_argument("--out", type=output, required=True)
     run_step(p, step, argv)
 
 
 def step(args):
     """The step `args.command`, its files written together or not at all; evaluate's
-    summary, the file to report."""
+    summary, the file to report. The declared options (Packer's readings) reach it by
+    name (options_of)."""
     infra = Infrastructure(args.servers, per_rack=args.per_rack, racks_per_agg=args.racks_per_agg)
     stamp = {"servers": args.servers, "per_rack": args.per_rack,
              "racks_per_agg": args.racks_per_agg, "apps": args.apps, "arrival_rate": args.rate,
@@ -74,15 +73,15 @@ def step(args):
                 if args.command == "evaluate" else {}), **tidy.stamp()}
     if args.command == "sensitivity":
         rows = sensitivity(infra, args.apps, args.rate, args.mapreduce, args.seeds,
-                           args.methods, args.scores, view=args.view, temporal=args.temporal,
-                           bottleneck=args.bottleneck, threads=args.threads)
+                           args.methods, view=args.view, temporal=args.temporal,
+                           bottleneck=args.bottleneck, threads=args.threads, **options_of(args))
         tidy.write([{**row, **stamp} for row in rows], args.out)
         return None
     series, apps, summary, rates = evaluate(infra, args.apps, args.rate, args.mapreduce,
                                             args.seeds, args.methods, args.threads,
                                             steady=tuple(args.steady), every=args.every,
                                             views=dict(args.views), temporal=args.temporal,
-                                            bottleneck=args.bottleneck, score=args.score)
+                                            bottleneck=args.bottleneck, **options_of(args))
     for table, path in ((series, args.series), (apps, args.per_app), (summary, args.summary),
                         (rates, args.rates)):
         tidy.write([{**row, **stamp} for row in table], path)

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import api
 from .. import _validation as check
-from .catalog import APPLICATIONS
+from .catalog import APPLICATIONS, RECORDED, SCORE
 from .kernel import Kernel, Scores
 from .model import (MAX_CELLS, Application, Infrastructure, active_span, check_fits, dependencies,
                     sort_nodes)
@@ -267,7 +267,7 @@ def _scores(cluster, app, v, deps, loc, method, w, kernel, threads, score_name="
         if method != "packer":
             network = "links"
         wb = w[4] if method == "packer" else 0.0
-        into = scores if method == "packer" else scores._replace(score=np.zeros(S))
+        into = scores if method == "packer" else Scores(np.zeros(S), scores.ok)
         down = np.arange(infra.physical, infra.physical + infra.servers + infra.racks + infra.aggs)
         for e, u in deps:
             links = np.concatenate([np.array(infra.chain(int(loc[u])), dtype=np.int64), down])
@@ -296,7 +296,7 @@ def _best(cluster, app, deps, loc, score):
     return None
 
 
-def place(cluster, app, method="packer", *, score="literal", threads=1, kernel=None):
+def place(cluster, app, method="packer", *, threads=1, kernel=None, **options):
     """Algorithm 1 for one application (module docstring): the location of each node, or None
     when it is rejected (nothing of it left behind).
 
@@ -307,12 +307,13 @@ def place(cluster, app, method="packer", *, score="literal", threads=1, kernel=N
     app : Application
     method : str
         A registered application method (drfbench.methods(takes="applications")).
-    score : str
-        Packer's reading of Eq. 6-8 (SCORES).
     threads : int
         OpenMP threads of the scoring.
     kernel : packer.kernel.Kernel, optional
         Default: the default variant's.
+    **options
+        The catalog's RECORDED by name: Packer's reading of Eq. 6-8 (one of SCORES, default
+        "literal").
 
     Returns
     -------
@@ -322,12 +323,16 @@ def place(cluster, app, method="packer", *, score="literal", threads=1, kernel=N
     Raises
     ------
     TypeError
-        `cluster` not a Cluster or `app` not an Application.
+        `cluster` not a Cluster or `app` not an Application, an option not of RECORDED.
     ValueError
         An application running past the cluster's horizon.
     """
     api.method_info(method, APPLICATIONS)
-    check.choice(score, "score", tuple(SCORES))
+    unknown = sorted(set(options) - {o.name for o in RECORDED})
+    if unknown:
+        raise TypeError(f"place takes no option {', '.join(unknown)}; its options: "
+                        f"{', '.join(o.name for o in RECORDED)}")
+    score = check.choice(options.get(SCORE.name, SCORE.default), SCORE.name, tuple(SCORES))
     if not isinstance(cluster, Cluster):
         raise TypeError(f"cluster must be a packer.Cluster, got {type(cluster).__name__}")
     if not isinstance(app, Application):

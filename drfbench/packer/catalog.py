@@ -14,6 +14,15 @@ _OPTIONS = (VIEW, THREADS, ISA)
 SCORE = Option("score", str, "literal", "Packer's score: Eq. 6-8 as written, or a reading of "
                "Eq. 8 (best-fit, per path, bottleneck link)", choices=SCORE_NAMES)
 
+# The options a run records beside its view (packer.Result's fields, the evaluation's
+# columns; None for a method that takes none)
+RECORDED = (SCORE,)
+
+# The pipeline steps' declared options (drfbench._command.steps, drfbench.pipeline.flags):
+# the evaluation's Packer reading, the sensitivity study's readings (a run each)
+STEP_OPTIONS = {"evaluate": ("score",)}
+STEP_SWEEPS = {"sensitivity": {"scores": "score"}}
+
 KINDS = (
     InputKind(APPLICATIONS, ("infrastructure", "applications"),
               "drfbench.packer.simulate(infrastructure, applications, method, ...)",

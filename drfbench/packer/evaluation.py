@@ -18,7 +18,8 @@ that binds, Packer's reading of Eq. 6-8).
 """
 import numpy as np
 
-from ..api import method_info
+from ..api import method_info, methods as registered
+from .catalog import APPLICATIONS, RECORDED, SCORE
 from .simulate import revenue, simulate
 from .workload import workload
 
@@ -96,7 +97,7 @@ def windows(apps, steady):
 
 
 def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady, every=1,
-             views=None, temporal="jitter", bottleneck="network", score="literal"):
+             views=None, temporal="jitter", bottleneck="network", **options):
     """The evaluation's rows (see the module docstring).
 
     Parameters
@@ -116,13 +117,23 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
         Per method what it is told (default "ti-mra").
     temporal, bottleneck : str
         The workload's (`workload`).
-    score : str
-        Packer's reading of Eq. 6-8.
+    **options
+        The methods' other declared options (Packer's score), each given to the methods
+        that take it.
 
     Returns
     -------
     series, apps, summary, rates : list of dict
+
+    Raises
+    ------
+    TypeError
+        An option no application method declares.
     """
+    unknown = sorted(set(options) - {o for m in registered(takes=APPLICATIONS)
+                                     for o in method_info(m).options})
+    if unknown:
+        raise TypeError(f"evaluate takes no option {', '.join(unknown)}")
     views = views or {}
     series, app_rows, summary, rates = [], [], [], []
     for seed in seeds:
@@ -132,9 +143,9 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
         for method in methods:
             label = method_info(method).label
             res = simulate(infra, apps, method, threads=threads,
-                           **_options(method, views.get(method, "ti-mra"), score))
+                           **_options(method, views.get(method, "ti-mra"), options))
             keys = {"method": method, "label": label, "seed": seed, "view": res.view,
-                    "score": res.score}
+                    **_recorded(res)}
             series += [{**row, **keys} for row in res.rows() if row["time"] % every == 0]
             if seed == seeds[0]:
                 lo = steady[0]
@@ -158,9 +169,15 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
     return series, app_rows, summary, rates
 
 
-def _options(method, view, score):
-    """simulate()'s options for `method`: its view, and Packer's score."""
-    return {"view": view, **({"score": score} if method == "packer" else {})}
+def _options(method, view, options):
+    """simulate()'s options for `method`: its view, and those of `options` it takes."""
+    spec = method_info(method)
+    return {"view": view, **{k: v for k, v in options.items() if spec.takes_option(k)}}
+
+
+def _recorded(res):
+    """A run's options its rows record (the catalog's RECORDED), by name."""
+    return {o.name: getattr(res, o.name) for o in RECORDED}
 
 
 def sensitivity(infra, count, rate, mapreduce, seeds, methods, scores, *, view, temporal,
@@ -194,9 +211,11 @@ def sensitivity(infra, count, rate, mapreduce, seeds, methods, scores, *, view, 
         apps = workload(count, seed, rate=rate, mapreduce=mapreduce, infrastructure=infra,
                         temporal=temporal, bottleneck=bottleneck)
         for method in methods:
-            for score in (scores if method == "packer" else [None]):
-                res = simulate(infra, apps, method, threads=threads, **_options(method, view, score))
+            runs = [{SCORE.name: s} for s in scores] \
+                if method_info(method).takes_option(SCORE.name) else [{}]
+            for swept in runs:
+                res = simulate(infra, apps, method, threads=threads, **_options(method, view, swept))
                 out.append({"seed": seed, "method": method, "label": method_info(method).label,
-                            "view": view, "score": score, "temporal": temporal,
+                            "view": view, **_recorded(res), "temporal": temporal,
                             "bottleneck": bottleneck, **summarize(res)})
     return out

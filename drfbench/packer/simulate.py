@@ -20,7 +20,7 @@ from .. import api
 from .. import _validation as check
 from .. import rows as tidy
 from .allocate import Cluster, place
-from .catalog import APPLICATIONS
+from .catalog import APPLICATIONS, RECORDED
 from .kernel import Kernel
 from .model import (MAX_AMOUNT, RESOURCES, Application, Infrastructure, amount, check_fits,
                     request)
@@ -305,17 +305,19 @@ def simulate(infrastructure, applications, method="packer", **options):
     return api.run(method, infrastructure, applications, takes=APPLICATIONS, **options)
 
 
-def run_method(spec, infrastructure, applications, *, view, threads, isa, score="literal"):
+def run_method(spec, infrastructure, applications, *, view, threads, isa, **options):
     """The registry's implementation of the application methods (see `simulate`): the
     options as the registry checked them, their defaults declared in the family's catalog
-    (score: packer's only).
+    (the others, Packer's score, as allocate.place takes them, and recorded: RECORDED).
 
     Parameters
     ----------
     spec : Method
         The method as registered.
-    infrastructure, applications, view, threads, isa, score
+    infrastructure, applications, view, threads, isa
         As `simulate` takes them, checked and defaulted by the registry.
+    **options
+        The same.
 
     Returns
     -------
@@ -344,11 +346,11 @@ def run_method(spec, infrastructure, applications, *, view, threads, isa, score=
     placements, seconds = [], np.empty(len(apps))
     for i, a in enumerate(requests):
         start = time.perf_counter()
-        placements.append(place(cluster, a, spec.name, score=score, threads=threads, kernel=kernel))
+        placements.append(place(cluster, a, spec.name, threads=threads, kernel=kernel, **options))
         seconds[i] = time.perf_counter() - start
     return Result(spec.name, infrastructure, apps, placements, seconds, cluster.server, cluster.link,
-                  view=view, score=score if spec.name == "packer" else None,
-                  requests=requests if view != "ti-mra" else apps)
+                  view=view, requests=requests if view != "ti-mra" else apps,
+                  **{o.name: options.get(o.name) for o in RECORDED})
 
 
 __all__ = ["Result", "revenue", "simulate"]

@@ -48,6 +48,12 @@ SAMPLING_INTERVAL = Option("usage_sampling_interval", float, 300.0, "AFS's "
 RESOURCE_WEIGHTS = Option("resource_weights", list, None, "AFS's resourceWeights: one per "
                           "resource of the scenario, >= 0 (None: 1 each)")
 
+# RulePolicy's options, in order: drfbench.production.policies.Settings' fields (each
+# rule takes its own: the methods below; the others stay at their defaults)
+OPTIONS = (HALF_LIFE_OPTION, MAX_TRES, FIXED, STRATEGIES, PROTECTED_FRACTION, RATE_LIMIT,
+           RATE_INTERVAL, BEST_EFFORT, AFS, USAGE_HALF_LIFE, SAMPLING_INTERVAL,
+           RESOURCE_WEIGHTS)
+
 KINDS = (
     InputKind(SCENARIO, ("scenario",), "drfbench.production.simulate(scenario, rule, ...)",
               "production.scenario:read_inputs"),

@@ -43,7 +43,7 @@ start one task per decision.
   FSParentQueue sorts them; Python's sort is a TimSort as Java's List.sort, so the
   pre-fix comparator, which is not antisymmetric, is asked the same pairs) by
   yarn.compare (usage of its subtree, min share its guarantee, its weight, start time 0,
-  its path), with YARN-11482's fix unless fixed=False.
+  its path), with YARN-11482's fix unless `fixed` is False.
 
 Preemption (off by default: the policies as they were, bit for bit), kueue and armada:
 before each launch decision (the simulator's preempt()), the job the rule would start next,
@@ -72,20 +72,46 @@ never oversubscribes, so a task ends its duration after it starts).
 import functools
 import heapq
 import math
+from dataclasses import make_dataclass
 
 import numpy as np
 
 from .. import _validation as check
 from .. import sim
 from . import armada, kueue, mesos, preemption, slurm, yarn
+from .catalog import (AFS, FIXED, HALF_LIFE_OPTION, OPTIONS, PROTECTED_FRACTION,
+                      RESOURCE_WEIGHTS, STRATEGIES)
 from .scenario import scenario as as_scenario
 
 RULES = ("kueue", "armada", "mesos-drf", "slurm-fairtree", "yarn-fair-drf")
 GANG = frozenset({"kueue", "armada", "slurm-fairtree"})
 FLAVOUR = "default"              # Kueue's one resource flavour here
-HALF_LIFE = 7 * 24 * 3600.0      # Slurm's default PriorityDecayHalfLife (7 days)
-SAMPLING_INTERVAL = 300.0        # Kueue's default usageSamplingInterval (5 min)
 CLUSTER = "cluster"              # the Mesos sorter's one agent
+
+
+Settings = make_dataclass("Settings", [(o.name, o.type) for o in OPTIONS], frozen=True)
+Settings.__module__ = __name__
+Settings.__doc__ = """RulePolicy's options: the catalog's OPTIONS, by name."""
+
+
+def settings(**options):
+    """RulePolicy's options as a Settings: those given (any of the catalog's OPTIONS), the
+    others at their declared defaults; each flag True or False.
+
+    Raises
+    ------
+    TypeError
+        An option not of OPTIONS, a flag that is not True or False.
+    """
+    unknown = sorted(set(options) - {o.name for o in OPTIONS})
+    if unknown:
+        raise TypeError(f"RulePolicy takes no option {', '.join(unknown)}; its options: "
+                        f"{', '.join(o.name for o in OPTIONS)}")
+    for o in OPTIONS:
+        if o.type is bool and o.name in options and \
+                not isinstance(options[o.name], (bool, np.bool_)):
+            raise TypeError(f"{o.name} must be True or False, got {options[o.name]!r:.80}")
+    return Settings(**{o.name: options.get(o.name, o.default) for o in OPTIONS})
 
 
 class RulePolicy:
@@ -99,28 +125,9 @@ class RulePolicy:
     spec : Scenario, dict or path
     rule : str
         One of RULES.
-    half_life : float
-        Seconds (slurm-fairtree).
-    max_tres : bool
-        slurm-fairtree.
-    fixed : bool
-        yarn-fair-drf; False reproduces YARN-11482, with two resources only.
-    strategies : str or sequence of str, optional
-        Kueue's fair preemption strategies (`preemption.strategies`).
-    protected_fraction : float, optional
-        Armada's preemption, `>= 0`.
-    rate_limit : int, optional
-        Evictions per `rate_interval` (kueue, armada: with preemption).
-    rate_interval : float
-        Seconds.
-    best_effort : bool
-        kueue, armada: with preemption.
-    admission_fair_sharing : bool
-        Kueue's Admission Fair Sharing.
-    usage_half_life, usage_sampling_interval : float
-        Seconds (Admission Fair Sharing).
-    resource_weights : list of float, optional
-        One per resource (Admission Fair Sharing).
+    **options
+        Any of the catalog's OPTIONS by name (`settings`), as `policy` lists them;
+        strategies also a sequence of Kueue's names (`preemption.strategies`).
 
     Raises
     ------
@@ -128,27 +135,21 @@ class RulePolicy:
         An unknown rule, an option of another rule, a value out of bounds, a job the rule
         would never start.
     TypeError
-        A flag that is not True or False.
+        An unknown option, a flag that is not True or False.
     """
 
-    def __init__(self, spec, rule, *, half_life=HALF_LIFE, max_tres=True, fixed=True,
-                 strategies=None, protected_fraction=None, rate_limit=None, rate_interval=60.0,
-                 best_effort=False, admission_fair_sharing=False, usage_half_life=HALF_LIFE,
-                 usage_sampling_interval=SAMPLING_INTERVAL, resource_weights=None):
+    def __init__(self, spec, rule, **options):
         if rule not in RULES:
             raise ValueError(f"rule must be one of {', '.join(map(repr, RULES))}; got {rule!r}")
-        self._preemption_options(rule, strategies, protected_fraction, rate_limit,
-                                 rate_interval, best_effort)
+        o = settings(**options)
+        self._preemption_options(rule, o)
         s = self.scenario = as_scenario(spec)
         self.rule, self.gang = rule, rule in GANG
-        if rule == "yarn-fair-drf" and not fixed and len(s.resources) != 2:
-            raise ValueError("fixed=False reproduces YARN-11482 with two resources only; the "
-                             f"scenario has {len(s.resources)}")
-        for name, value in (("fixed", fixed), ("max_tres", max_tres)):
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {value!r:.80}")
-        self.fixed, self.max_tres = bool(fixed), bool(max_tres)
-        self.half_life = check.real(half_life, "half_life")
+        if rule == "yarn-fair-drf" and not o.fixed and len(s.resources) != 2:
+            raise ValueError(f"{FIXED.name}=False reproduces YARN-11482 with two resources "
+                             f"only; the scenario has {len(s.resources)}")
+        self.fixed, self.max_tres = bool(o.fixed), bool(o.max_tres)
+        self.half_life = check.real(o.half_life, HALF_LIFE_OPTION.name)
         if rule == "slurm-fairtree":
             slurm.decayed(0.0, 0.0, self.half_life)          # refuses a bad half-life
         m = len(s.resources)
@@ -189,27 +190,26 @@ class RulePolicy:
             self.billed = np.zeros(len(s.paths))             # decayed usage per leaf
             self.rate = np.zeros(len(s.paths))               # billing per second now
             self.tres_weights = {r: 1.0 / t for r, t in zip(s.resources, self.total) if t > 0}
-        self._afs_options(admission_fair_sharing, usage_half_life, usage_sampling_interval,
-                          resource_weights)
+        self._afs_options(o)
         self._check_startable()
 
-    def _afs_options(self, on, half_life, interval, weights):
-        """Check and keep Admission Fair Sharing's options; its state per local queue
-        (see the module docstring)."""
+    def _afs_options(self, o):
+        """Check and keep Admission Fair Sharing's options (of Settings `o`); its state per
+        local queue (see the module docstring)."""
         s = self.scenario
-        if not isinstance(on, (bool, np.bool_)):
-            raise TypeError(f"admission_fair_sharing must be True or False, got {on!r:.80}")
-        if on and self.rule != "kueue":
-            raise ValueError(f"admission_fair_sharing is Kueue's; rule is {self.rule!r}")
-        self.afs = bool(on)
+        if o.admission_fair_sharing and self.rule != "kueue":
+            raise ValueError(f"{AFS.name} is Kueue's; rule is {self.rule!r}")
+        self.afs = bool(o.admission_fair_sharing)
+        half_life, interval = o.usage_half_life, o.usage_sampling_interval
         kueue.afs_penalty({}, interval, half_life)       # refuses a bad interval, half-life
         self.afs_half_life, self.afs_interval = float(half_life), float(interval)
+        weights = o.resource_weights
         if weights is not None and (isinstance(weights, (str, bytes)) or not hasattr(
                 weights, "__len__") or len(weights) != len(s.resources)):
-            raise ValueError(f"resource_weights must be a list of one number per resource "
-                             f"({', '.join(s.resources)}), got {weights!r:.80}")
+            raise ValueError(f"{RESOURCE_WEIGHTS.name} must be a list of one number per "
+                             f"resource ({', '.join(s.resources)}), got {weights!r:.80}")
         self.afs_weights = {} if weights is None else dict(zip(s.resources, weights))
-        kueue.afs_usage({}, resource_weights=self.afs_weights)    # refuses a bad weight
+        kueue.afs_usage({}, None, 1.0, self.afs_weights)    # refuses a bad weight
         n = len(s.local_queue_names)
         self.lq_usage = np.zeros((n, len(s.resources)))   # what its admitted jobs hold
         self.consumed = [{} for _ in range(n)]              # its decayed usage
@@ -238,23 +238,25 @@ class RulePolicy:
                                  f"start it: {n} task(s) of <"
                                  f"{', '.join(f'{v:g}' for v in s.demand[j])}> exceed {why}")
 
-    def _preemption_options(self, rule, strategies, protected_fraction, rate_limit,
-                            rate_interval, best_effort):
-        """Check and keep the preemption options (see the module docstring)."""
-        self.rules = None if strategies is None else preemption.strategies(strategies)
+    def _preemption_options(self, rule, o):
+        """Check and keep the preemption options of Settings `o` (see the module
+        docstring); strategies a comma list as the registry has it ("none": no preemption)
+        or a sequence."""
+        names = o.strategies
+        if isinstance(names, str):
+            names = None if names == "none" else names.split(",")
+        self.rules = None if names is None else preemption.strategies(names)
         if self.rules is not None and rule != "kueue":
-            raise ValueError(f"strategies are Kueue's fair preemption; rule is {rule!r}")
-        self.protected = protected_fraction
-        if protected_fraction is not None:
+            raise ValueError(f"{STRATEGIES.name} are Kueue's fair preemption; rule is {rule!r}")
+        name, self.protected = PROTECTED_FRACTION.name, o.protected_fraction
+        if self.protected is not None:
             if rule != "armada":
-                raise ValueError(f"protected_fraction is Armada's preemption; rule is {rule!r}")
-            self.protected = check.real(protected_fraction, "protected_fraction", finite=True)
+                raise ValueError(f"{name} is Armada's preemption; rule is {rule!r}")
+            self.protected = check.real(self.protected, name, finite=True)
             if self.protected < 0:
-                raise ValueError(f"protected_fraction must be >= 0, got {self.protected}")
-        self.rate = preemption.RateLimit(rate_limit, rate_interval)
-        if not isinstance(best_effort, (bool, np.bool_)):
-            raise TypeError(f"best_effort must be True or False, got {best_effort!r:.80}")
-        self.best_effort = bool(best_effort)
+                raise ValueError(f"{name} must be >= 0, got {self.protected}")
+        self.rate = preemption.RateLimit(o.rate_limit, o.rate_interval)
+        self.best_effort = bool(o.best_effort)
         self.preempts = self.rules is not None or self.protected is not None
 
     def _named(self, vector):
@@ -603,7 +605,7 @@ class RulePolicy:
                                       float(s.weight[c]), 0.0, s.paths[c]) for c in kids]
             ranked = sorted(range(len(kids)), key=functools.cmp_to_key(
                 lambda a, b: yarn.compare(items[a], items[b], self.total.tolist(),
-                                          fixed=self.fixed)))
+                                          self.fixed)))
             q = kids[ranked[0]]
         return q
 
@@ -703,7 +705,7 @@ class RulePolicy:
         self.stale.add(q)
         if self.rule == "slurm-fairtree":
             self.rate[q] = slurm.billable(self._named(self.usage[q]), self.tres_weights,
-                                          max_tres=self.max_tres)
+                                          self.max_tres)
 
 
 def available(tree, name, fr):

@@ -40,6 +40,7 @@ import numpy as np
 
 from .. import _validation as check
 from . import armada, kueue
+from .catalog import RATE_INTERVAL, RATE_LIMIT
 
 STRATEGIES = {"LessThanOrEqualToFinalShare": kueue.less_than_or_equal_to_final_share,
               "LessThanInitialShare": kueue.less_than_initial_share}
@@ -215,10 +216,10 @@ class RateLimit:
     """
 
     def __init__(self, count=None, interval=60.0):
-        count = check.positive_int(count, "rate_limit")
-        interval = check.real(interval, "rate_interval", finite=True)
+        count = check.positive_int(count, RATE_LIMIT.name)
+        interval = check.real(interval, RATE_INTERVAL.name, finite=True)
         if interval <= 0:
-            raise ValueError(f"rate_interval must be > 0, got {interval}")
+            raise ValueError(f"{RATE_INTERVAL.name} must be > 0, got {interval}")
         self.count, self.interval = count, float(interval)
         self.times = collections.deque()
 

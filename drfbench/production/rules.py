@@ -144,38 +144,21 @@ def simulate(spec, rule, **options):
     return api.run(rule, spec, takes=SCENARIO, **options)
 
 
-def run_rule(spec, scenario, *, half_life=None, max_tres=None, fixed=None, strategies=None,
-             protected_fraction=None, rate_limit=None, rate_interval=None, best_effort=None,
-             admission_fair_sharing=None, usage_half_life=None, usage_sampling_interval=None,
-             resource_weights=None):
+def run_rule(spec, scenario, **options):
     """The registry's implementation of every production rule: policies.run with the
-    options the method takes (the others are not the rule's: None here); strategies a
-    comma list ("none": no preemption).
+    options the method takes, checked by the registry (policies.Settings).
 
     Parameters
     ----------
     spec : Method
         The method as registered.
     scenario : Scenario
-    half_life, max_tres, fixed, strategies, protected_fraction, rate_limit
-        RulePolicy's options, checked by the registry; None where the rule takes none.
-    rate_interval, best_effort, admission_fair_sharing, usage_half_life
-        The same.
-    usage_sampling_interval, resource_weights
-        The same.
+    **options
+        RulePolicy's.
 
     Returns
     -------
     Run
     """
-    given = {"half_life": half_life, "max_tres": max_tres, "fixed": fixed,
-             "strategies": None if strategies in (None, "none") else strategies.split(","),
-             "protected_fraction": protected_fraction, "rate_limit": rate_limit,
-             "rate_interval": rate_interval, "best_effort": best_effort,
-             "admission_fair_sharing": admission_fair_sharing,
-             "usage_half_life": usage_half_life,
-             "usage_sampling_interval": usage_sampling_interval,
-             "resource_weights": resource_weights}
-    options = {k: v for k, v in given.items() if spec.takes_option(k)}
     s = as_scenario(scenario)
     return Run(spec.name, s, policies.run(s, spec.name, **options))

@@ -2,8 +2,8 @@
 swept over their settings, each run's time to fair share against the work its
 preemptions threw away.
 
-    sweep(scenario, *, strategies=STRATEGY_SETS, protected_fractions=PROTECTED_FRACTIONS,
-          rate_limits=RATE_LIMITS, rate_interval=60.0, sample=10.0, tolerance=0.05)
+    sweep(scenario, *, strategy_sets=STRATEGY_SETS, protected_fractions=PROTECTED_FRACTIONS,
+          rate_limits=RATE_LIMITS, sample=10.0, tolerance=0.05, **options)
         -> list of tidy dict rows
     targets(scenario) -> {queue: fair share}     the shares the times are measured against
 
@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import _validation as check
 from . import armada, policies
+from .catalog import PROTECTED_FRACTION, RATE_LIMIT, STRATEGIES
 from .scenario import scenario as as_scenario
 
 STRATEGY_SETS = (("LessThanOrEqualToFinalShare",), ("LessThanInitialShare",),
@@ -90,8 +91,8 @@ def _times(s, res, fair, tolerance):
     return out
 
 
-def _rows(s, res, rule, setting, rate_limit, fair, tolerance):
-    base = {"rule": rule, "setting": setting, "rate_limit": rate_limit}
+def _rows(s, res, rule, setting, limit, fair, tolerance):
+    base = {"rule": rule, "setting": setting, RATE_LIMIT.name: limit}
     times = _times(s, res, fair, tolerance)
     rows = [dict(base, queue=q, metric="time_to_fair_share", value=t) for q, t in times.items()]
     gpu = s.resources.index("gpu") if "gpu" in s.resources else None
@@ -103,25 +104,25 @@ def _rows(s, res, rule, setting, rate_limit, fair, tolerance):
     return rows + [dict(base, queue=None, metric=k, value=v) for k, v in values.items()]
 
 
-def sweep(spec, *, strategies=STRATEGY_SETS, protected_fractions=PROTECTED_FRACTIONS,
-          rate_limits=RATE_LIMITS, rate_interval=60.0, sample=10.0, tolerance=0.05):
+def sweep(spec, *, strategy_sets=STRATEGY_SETS, protected_fractions=PROTECTED_FRACTIONS,
+          rate_limits=RATE_LIMITS, sample=10.0, tolerance=0.05, **options):
     """The sweep's rows (see the module docstring) on a scenario.
 
     Parameters
     ----------
     spec : Scenario, dict or path
         sidebyside.PATH for the side-by-side scenario.
-    strategies : tuple of tuple of str
-        Kueue's strategy sets.
+    strategy_sets : tuple of tuple of str
+        Kueue's strategies, a run each.
     protected_fractions : tuple of float
         Armada's.
     rate_limits : tuple of int or None
-    rate_interval : float
-        Seconds.
     sample : float
         Seconds between samples.
     tolerance : float
         In [0, 1).
+    **options
+        The rules' other options, given to every run (the step's rate_interval).
 
     Returns
     -------
@@ -139,13 +140,13 @@ def sweep(spec, *, strategies=STRATEGY_SETS, protected_fractions=PROTECTED_FRACT
     fair = targets(s)
     runs = [("kueue", "none", None, {}), ("armada", "none", None, {})]
     for limit in rate_limits:
-        rate = {"rate_limit": limit, "rate_interval": rate_interval}
-        runs += [("kueue", "+".join(names), limit, dict(rate, strategies=names))
-                 for names in strategies]
-        runs += [("armada", f"protected_fraction={f:g}", limit, dict(rate, protected_fraction=f))
+        runs += [("kueue", "+".join(names), limit,
+                  {RATE_LIMIT.name: limit, STRATEGIES.name: names}) for names in strategy_sets]
+        runs += [("armada", f"{PROTECTED_FRACTION.name}={f:g}", limit,
+                  {RATE_LIMIT.name: limit, PROTECTED_FRACTION.name: f})
                  for f in protected_fractions]
     rows = []
-    for rule, setting, limit, options in runs:
-        res = policies.run(s, rule, sample=sample, **options)
+    for rule, setting, limit, swept in runs:
+        res = policies.run(s, rule, sample=sample, **swept, **options)
         rows += _rows(s, res, rule, setting, limit, fair, tolerance)
     return rows

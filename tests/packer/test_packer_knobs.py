@@ -78,6 +78,18 @@ def test_view_is_per_policy_in_the_evaluation():
                                                           "packer-slots": "ti-mra"}
 
 
+def test_the_evaluation_gives_an_option_to_the_methods_that_take_it():
+    """score (Packer's) reaches Packer's runs only; an option no method declares is refused."""
+    infra = packer.Infrastructure(servers=8, per_rack=4)
+    from drfbench.packer.evaluation import evaluate
+    _, _, summary, _ = evaluate(infra, 10, 2.0, 0.5, [0], METHODS, steady=(0, 2),
+                                score="per-path")
+    assert {r["method"]: r["score"] for r in summary} == {"packer": "per-path", "tetris": None,
+                                                           "packer-slots": None}
+    with pytest.raises(TypeError, match="evaluate takes no option bogus"):
+        evaluate(infra, 10, 2.0, 0.5, [0], METHODS, steady=(0, 2), bogus=1)
+
+
 def test_the_evaluation_summarizes_the_steady_state_and_the_drain_apart():
     from drfbench.packer.evaluation import APPS_INSTANTS, evaluate, summarize, windows
     infra = packer.Infrastructure(servers=8, per_rack=4)
@@ -187,6 +199,8 @@ def test_unknown_knob_values_name_the_knob_and_its_choices():
         packer.simulate(infra, apps, "packer", score="max")
     with pytest.raises(ValueError, match="takes no option score"):
         packer.simulate(infra, apps, "tetris", score="literal")
+    with pytest.raises(TypeError, match="place takes no option bogus; its options: score"):
+        allocate.place(allocate.Cluster(infra, 10), apps[0], "packer", bogus=1)
     assert drfbench.api.method_info("packer").defaults()["score"] == "literal"
     assert drfbench.api.method_info("tetris").defaults()["view"] == "ti-mra"
     assert tuple(allocate.SCORES) == drfbench.api.method_info("packer").options["score"].choices

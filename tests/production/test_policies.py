@@ -224,6 +224,17 @@ def test_policy_checks_its_options():
         RulePolicy(HETERO, "yarn-fair-drf", fixed="no")
     with pytest.raises(TypeError, match="release_task"):
         RulePolicy(HETERO, "armada").release(0, 0)
+    with pytest.raises(TypeError, match="RulePolicy takes no option bogus; its options: "
+                                        "half_life, max_tres, fixed, strategies"):
+        RulePolicy(HETERO, "kueue", bogus=1)
+
+
+def test_policy_takes_the_registry_s_strategies():
+    """strategies as the registry has it: a comma list, "none" no preemption."""
+    assert RulePolicy(HETERO, "kueue", strategies="none").rules is None
+    both = policies.preemption.DEFAULT_STRATEGIES
+    assert RulePolicy(HETERO, "kueue", strategies=",".join(both)).rules == \
+        policies.preemption.strategies(both)
 
 
 def test_run_is_simulate_with_the_policy():

@@ -56,7 +56,7 @@ def test_sweep_by_hand():
 def test_a_queue_that_never_gets_there_is_inf():
     spec = scenario()
     spec["children"]["b"] = {"limit": [1]}               # b never holds more than 1 cpu
-    got = table(tradeoff.sweep(spec, strategies=(), protected_fractions=(),
+    got = table(tradeoff.sweep(spec, strategy_sets=(), protected_fractions=(),
                                rate_limits=(), sample=1.0))
     assert math.isinf(got[("kueue", "none", None, "b", "time_to_fair_share")])
 

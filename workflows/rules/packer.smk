@@ -13,6 +13,8 @@
 #   temporal, bottleneck: the workload's shape over time and binding resource
 #   (sensitivity: the study over these, workflows/rules/packer_sensitivity.smk)
 
+from drfbench.pipeline import flags
+
 PACKER = config["packer"]
 TARGETS += expand("results/{name}/packer/packer_{table}.csv", name=NAME,
                   table=["series", "apps", "summary", "rates"])
@@ -44,14 +46,14 @@ rule packer_evaluate:
         views=" ".join(f"{p}={v}" for p, v in PACKER["view"].items()),
         temporal=PACKER["temporal"],
         bottleneck=PACKER["bottleneck"],
-        score=PACKER["score"],
+        options=flags(PACKER, "packer", "evaluate"),
     shell:
         "{params.python} -m drfbench.packer evaluate "
         "--methods {params.methods} --seeds {params.seeds} --servers {params.servers} "
         "--per-rack {params.per_rack} --racks-per-agg {params.racks_per_agg} "
         "--apps {params.apps} --rate {params.rate} --mapreduce {params.mapreduce} "
         "--views {params.views} --temporal {params.temporal} --bottleneck {params.bottleneck} "
-        "--score {params.score} --steady {params.steady} --every {params.every} "
+        "{params.options} --steady {params.steady} --every {params.every} "
         "--threads {threads} --series {output.series} --per-app {output.apps} "
         "--summary {output.summary} --rates {output.rates} > {log} 2>&1"
 

@@ -10,6 +10,8 @@
 #   seeds; servers, per_rack, racks_per_agg: the tree; instants, rate (per bottleneck),
 #   mapreduce: the workload; views, temporal, bottleneck, scores: the grid; threads
 
+from drfbench.pipeline import flags
+
 PACKER_SENS = config["packer"]["sensitivity"]
 PACKER_SETTINGS = expand("{temporal}_{bottleneck}_{view}", temporal=PACKER_SENS["temporal"],
                          bottleneck=PACKER_SENS["bottleneck"], view=PACKER_SENS["views"])
@@ -31,7 +33,7 @@ rule packer_sensitivity_run:
     params:
         python=PYTHON,
         seeds=" ".join(map(str, PACKER_SENS["seeds"])),
-        scores=" ".join(PACKER_SENS["scores"]),
+        options=flags(PACKER_SENS, "packer", "sensitivity"),
         servers=PACKER_SENS["servers"],
         per_rack=PACKER_SENS["per_rack"],
         racks_per_agg=PACKER_SENS["racks_per_agg"],
@@ -40,7 +42,7 @@ rule packer_sensitivity_run:
         mapreduce=PACKER_SENS["mapreduce"],
     shell:
         "{params.python} -m drfbench.packer sensitivity --temporal {wildcards.temporal} "
-        "--bottleneck {wildcards.bottleneck} --view {wildcards.view} --scores {params.scores} "
+        "--bottleneck {wildcards.bottleneck} --view {wildcards.view} {params.options} "
         "--seeds {params.seeds} --servers {params.servers} --per-rack {params.per_rack} "
         "--racks-per-agg {params.racks_per_agg} --apps {params.apps} --rate {params.rate} "
         "--mapreduce {params.mapreduce} --threads {threads} --out {output} > {log} 2>&1"
