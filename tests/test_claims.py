@@ -92,7 +92,7 @@ def caught(table, outcomes, file, root):
 
 
 def test_a_number_changed_by_hand_is_caught(table, outcomes, tmp_path):
-    file = "default/packer/packer_summary.csv"
+    file = "paper/packer/packer_summary.csv"
     assert caught(table, outcomes, file, perturbed_copy(REFERENCE, file, tmp_path))
 
 
