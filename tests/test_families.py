@@ -311,7 +311,8 @@ def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
 AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates", "resource",
                         "rtt", "stage_buffer", "weights"),
                "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads"),
-               "drf": ("slots", "tasks")}
+               "drf": ("slots", "tasks"),
+               "dcdrf": ("max_rounds",)}
 
 # The files that spell an option's name for something else than the setting, not counted:
 # (family, option) -> {file: what it spells there}. Each must still spell it (the entry goes
@@ -329,6 +330,7 @@ ELSEWHERE = {
     ("drf", "tasks"): {"drfbench/drf/literal.py": "the transcription's parameter",
                        "drfbench/drf/tasks.py": "TaskAllocation's tasks launched (its field, its "
                        "rows' column) and the tasks kind's name"},
+    ("dcdrf", "max_rounds"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
 }
 
 
