@@ -310,8 +310,8 @@ def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
 # only with a reason.
 AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates", "resource",
                         "rtt", "stage_buffer", "weights"),
-               "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads"),
-               "drf": ("slots", "tasks"),
+               "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads", "tasks"),
+               "drf": ("slots", "tasks", "weights"),
                "dcdrf": ("max_rounds",)}
 
 # The files that spell an option's name for something else than the setting, not counted:
@@ -324,6 +324,21 @@ ELSEWHERE = {
                          "given the checked interval"},
     ("drfh", "index"): {f"drfbench/drfh/{name}.py": "pandas' index= (a table's row labels)"
                         for name in ("__main__", "simulation", "trace")},
+    ("drfh", "tasks"): {
+        **{f: "the trace kind's tasks table (its input, --tasks)" for f in (
+            "drfbench/drfh/__main__.py", "drfbench/drfh/trace.py",
+            "workflows/rules/drfh_sim.smk", "workflows/rules/drfh_sensitivity.smk")},
+        "drfbench/drfh/simulation.py": "the tasks table (an error names --tasks) and the jobs' "
+        "tasks column",
+        "drfbench/drfh/examples.py": "an allocation's tasks column",
+        "drfbench/drfh/properties.py": "a property instance's tasks, its data handed to each "
+        "method, and the violations' tasks column"},
+    ("drf", "weights"): {
+        "drfbench/drf/literal.py": "the transcription's parameter",
+        "drfbench/drf/kernel.py": "the kernel facade's input, the checked (n,) array",
+        "drfbench/drf/divisible.py": "the divisible methods' weights, the demands kind's input "
+        "(drfbench.allocate's weights=, not an option)",
+        "drfbench/drf/properties.py": "a property instance's weights, its data"},
     ("drf", "slots"): {"drfbench/drf/literal.py": "the transcription's parameter (as the kernel's)",
                        "drfbench/drf/drf.pyx": "the kernel's parameter, slots per machine (0: DRF)",
                        "drfbench/drf/kernel.py": "the kernel facade's input, as the kernel's"},
