@@ -10,13 +10,14 @@ just inside the deadline::
     from drfbench.dcdrf.churn import Schedule
     from drfbench.dcdrf.controller import EpsilonController, run_intervals
     wl = workloads.generate("G0", 20_000, 2_000, seed=0)
-    rows = run_intervals(wl.demands, 80, max_rounds=40, schedule=Schedule.paper(), seed=0)
+    rows = run_intervals(wl.demands, 80, deadline=0.5, schedule=Schedule.paper(), seed=0)
     rows[-1]["epsilon"], rows[-1]["timed_out"], rows[-1]["utilization_ratio"]
 
-Two modes: a wall-clock deadline in seconds (`deadline=`), as in the paper, or a round
-budget (`max_rounds=`): an interval "times out" when the inner loop is stopped by the
-budget. The round budget makes every interval, and so the whole run, reproducible bit
-for bit; tests use it.
+Two modes, drfbench.allocate's two budgets of the inner loop given by their declared names
+(catalog.DEADLINE, catalog.MAX_ROUNDS): a wall-clock deadline in seconds, as in the paper,
+or a round budget: an interval "times out" when the inner loop is stopped by the budget.
+The round budget makes every interval, and so the whole run, reproducible bit for bit;
+tests use it.
 
 Command line (one progress line per interval; tidy rows to --csv):
 
@@ -66,7 +67,7 @@ from . import metrics, workloads
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, input_file, options_of, output, run, steps
 from .._machine import resolve_threads
-from .catalog import DEMANDS, STEP_SWEEPS
+from .catalog import DEADLINE, DEMANDS, MAX_ROUNDS, STEP_SWEEPS
 from .churn import Churn, Schedule
 from .demands import allocate
 from .methods import BASELINE
@@ -370,9 +371,9 @@ def tunable_methods():
                  if api.method_info(m).takes_option("epsilon"))
 
 
-def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, controller=None,
-                  method="dcdrf", threads=None, weights=None, schedule=None, seed=0,
-                  baseline="auto", on_row=None, first_interval=1):
+def run_intervals(demands, n_intervals, *, controller=None, method="dcdrf", threads=None,
+                  weights=None, schedule=None, seed=0, baseline="auto", on_row=None,
+                  first_interval=1, **budget):
     """Run DC-DRF's outer loop for `n_intervals` control intervals; return one dict per
     interval.
 
@@ -383,11 +384,6 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
         given) or CSR demands, float32 or float64 data in (0, 1]; when `schedule` changes
         demands, their data array is modified in place.
     n_intervals : int
-    deadline : float, optional
-        Base wall-clock deadline in seconds; exactly one of it and `max_rounds`. The
-        schedule's deadline factors multiply it.
-    max_rounds : int, optional
-        Base round budget; the schedule's deadline factors multiply it (rounded, at least 1).
     controller : EpsilonController, optional
         Default: a fresh one with default settings; it is used as is, not reset, so a run
         can continue another.
@@ -408,6 +404,10 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
         Called with each row as soon as it is complete (progress lines).
     first_interval : int
         The first interval's number.
+    **budget
+        Exactly one of drfbench.allocate's budgets, by name: the deadline, a base wall-clock
+        deadline in seconds, or max_rounds, a base round budget; the schedule's deadline
+        factors multiply it (a round budget rounded, at least 1).
 
     Returns
     -------
@@ -428,14 +428,20 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     if hasattr(demands, "demands") and hasattr(demands, "weights"):   # a Workload
         weights = demands.weights if weights is None else weights
         demands = demands.demands
-    if (deadline is None) == (max_rounds is None):
+    unknown = sorted(set(budget) - {DEADLINE.name, MAX_ROUNDS.name})
+    if unknown:
+        raise TypeError(f"run_intervals() got unexpected keyword argument(s) {', '.join(unknown)}")
+    given = [(name, value) for name, value in budget.items() if value is not None]
+    if len(given) != 1:
         raise ValueError("give exactly one of deadline (seconds) and max_rounds (a round budget)")
-    if deadline is not None:
-        deadline = check.real(deadline, "deadline", finite=True)
-        if deadline <= 0:
-            raise ValueError(f"deadline must be positive (seconds), got {deadline}")
+    (name, base), = given
+    seconds = name == DEADLINE.name
+    if seconds:
+        base = check.real(base, name, finite=True)
+        if base <= 0:
+            raise ValueError(f"deadline must be positive (seconds), got {base}")
     else:
-        max_rounds = check.positive_int(max_rounds, "max_rounds", allow_none=False)
+        base = check.positive_int(base, name, allow_none=False)
     n_intervals = check.positive_int(n_intervals, "n_intervals", allow_none=False)
     first_interval = check.positive_int(first_interval, "first_interval", allow_none=False)
     if controller is None:
@@ -466,15 +472,13 @@ def run_intervals(demands, n_intervals, *, deadline=None, max_rounds=None, contr
     for interval in range(first_interval, first_interval + n_intervals):
         change = churn.apply(interval)
         factor = schedule.deadline_factor(interval)
-        if deadline is not None:
-            limit = {"deadline": deadline * factor}
-            mode, shown = "seconds", deadline * factor
+        if seconds:
+            mode, shown = "seconds", base * factor
         else:
-            limit = {"max_rounds": max(1, int(math.floor(max_rounds * factor + 0.5)))}
-            mode, shown = "rounds", limit["max_rounds"]
+            mode, shown = "rounds", max(1, int(math.floor(base * factor + 0.5)))
         epsilon, state = controller.epsilon, controller.state()
         result = allocate(matrix, method, weights=weights, epsilon=epsilon,
-                              threads=_threads_for(method, threads), **limit)
+                          threads=_threads_for(method, threads), **{name: shown})
         next_epsilon = controller.update(result.timed_out)
         row = {"interval": interval, "events": ";".join(change.events),
                "changed_tenants": int(change.tenants.size), "mode": mode, "deadline": shown,
@@ -793,7 +797,7 @@ def _main(args):
                 matrix, args.intervals, controller=ctl, method=args.method,
                 threads=threads, weights=wl.weights,
                 schedule=schedule, seed=args.seed, baseline=args.baseline, on_row=_progress,
-                **({"max_rounds": base} if rounds_mode else {"deadline": base}))
+                **{(MAX_ROUNDS if rounds_mode else DEADLINE).name: base})
             head = {"demand_profile": wl.demand_profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
                     "nnz": wl.nnz, "seed": args.seed, "method": args.method,
                     "schedule": args.schedule, "base_deadline": base,

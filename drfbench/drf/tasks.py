@@ -14,6 +14,7 @@ each other); at most drfbench.sim.MAX_RUNNING (`10**7`) tasks able to run at onc
 machines (the schedulers' work budget).
 """
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from .. import _inputs, api, sim
 from .. import _validation as check
 from .. import rows as tidy
 from . import kernel
-from .catalog import TASKS
+from .catalog import SLOTS, TASKS
 
 
 @dataclass(frozen=True)
@@ -157,29 +158,26 @@ def scheduler(demands, machines, method="online-drf", **options):
         share of the machines' total is not finite.
     """
     spec = api.method_info(method, TASKS)
-    o = spec.checked(options)
-    weights, tasks, isa = o["weights"], o["tasks"], o["isa"]
-    if spec.takes_option("slots"):
-        if o["slots"] is None:
-            raise ValueError(f"method {spec.name!r} needs slots, the number of slots per machine")
-        k = check.positive_int(o["slots"], "slots", upper=sim.MAX_RUNNING)   # the kernel's int
-    else:
-        k = 0
+    o = SimpleNamespace(**{SLOTS.name: 0, **spec.checked(options)})     # online DRF: 0 slots
+    if o.slots is None:
+        raise ValueError(f"method {spec.name!r} needs slots, the number of slots per machine")
+    k = check.positive_int(o.slots, SLOTS.name, upper=sim.MAX_RUNNING) if o.slots else 0
     names, D = _named_demands(demands)
     C = check.machines(machines, D.shape[1], resources=names)
-    w = check.tenant_weights(weights, D.shape[0])
-    queue = (np.full(D.shape[0], sim.UNBOUNDED, dtype=np.int64) if tasks is None else
-             sim.task_queues(tasks, D.shape[0]))
+    w = check.tenant_weights(o.weights, D.shape[0])
+    queue = (np.full(D.shape[0], sim.UNBOUNDED, dtype=np.int64) if o.tasks is None else
+             sim.task_queues(o.tasks, D.shape[0]))
     if k == 0:
         idle = (D.max(axis=1, initial=0.0) == 0) & (queue == sim.UNBOUNDED)
         if idle.any():
             raise ValueError(f"user(s) {np.flatnonzero(idle).tolist()} have all-zero tasks and an "
                              "infinite queue: DRF would launch them for ever")
     sim.running_bound(D, C, queue, slots=k)
-    return kernel.task_scheduler(demands=D, machines=C, weights=w, queue=queue, slots=k, isa=isa)
+    return kernel.task_scheduler(demands=D, machines=C, weights=w, queue=queue, slots=k,
+                                 isa=o.isa)
 
 
-def run_method(spec, demands, machines, *, weights, tasks, isa, slots=None):
+def run_method(spec, demands, machines, **options):
     """The registry's implementation of the task methods: launch tasks until no user's
     next task can start, a static run on an idle cluster. Returns a TaskAllocation.
 
@@ -187,20 +185,20 @@ def run_method(spec, demands, machines, *, weights, tasks, isa, slots=None):
     ----------
     spec : Method
         The method as registered.
-    demands, machines, weights, tasks, isa, slots
-        As `schedule` takes them, checked and defaulted by the registry.
+    demands, machines
+        As `schedule` takes them.
+    **options
+        The method's, checked and defaulted by the registry.
 
     Returns
     -------
     TaskAllocation
     """
-    s = scheduler(demands, machines, spec.name, weights=weights, tasks=tasks, isa=isa,
-                  **({"slots": slots} if spec.takes_option("slots") else {}))
+    s = scheduler(demands, machines, spec.name, **options)
     users, where = s.schedule()
     count = s.launched
-    return TaskAllocation(method=spec.name, tasks=count,
-                          allocation=count[:, None] * task_demands(demands), shares=s.shares,
-                          order_users=users, order_machines=where, decisions=s.decisions)
+    return TaskAllocation(spec.name, count, count[:, None] * task_demands(demands), s.shares,
+                          users, where, s.decisions)
 
 
 def schedule(demands, machines, method="online-drf", **options):
@@ -224,7 +222,7 @@ def schedule(demands, machines, method="online-drf", **options):
     return api.run(method, demands, machines, takes=TASKS, **options)
 
 
-def online_drf(demands, capacity, *, weights=None, tasks=None):
+def online_drf(demands, capacity, **options):
     """Online DRF for discrete tasks (lecture, "Online DRF Scheduler").
 
     Repeatedly launch a task of the user with the smallest weighted dominant share whose
@@ -237,25 +235,23 @@ def online_drf(demands, capacity, *, weights=None, tasks=None):
         (users, resources) one task's resources per user.
     capacity : array_like
         One machine's capacity, or one row per machine.
-    weights : array_like, optional
-        Per user.
-    tasks : array_like, optional
-        Tasks each user has to run (default: unbounded).
+    **options
+        Online DRF's (`schedule`): weights per user, tasks each user has to run (default:
+        unbounded).
 
     Returns
     -------
     TaskAllocation
     """
-    return schedule(demands, capacity, "online-drf", weights=weights, tasks=tasks)
+    return schedule(demands, capacity, "online-drf", **options)
 
 
-def slot_schedule(demands, capacity, slots, *, weights=None, tasks=None):
+def slot_schedule(demands, capacity, k, **options):
     """Slot-based fair sharing (Hadoop fair scheduler).
 
-    Each machine has `slots` slots, a task takes one whatever it demands, the user with the
+    Each machine has k slots, a task takes one whatever it demands, the user with the
     fewest slots per weight gets the next free one. Machines may end up oversubscribed
-    (allocation beyond capacity). The same as
-    `schedule(demands, capacity, "hadoop-slots", slots=slots, ...)`.
+    (allocation beyond capacity). The same as hadoop-slots' `schedule` with k slots.
 
     Parameters
     ----------
@@ -263,18 +259,17 @@ def slot_schedule(demands, capacity, slots, *, weights=None, tasks=None):
         (users, resources) one task's resources per user.
     capacity : array_like
         One machine's capacity, or one row per machine.
-    slots : int
+    k : int
         Slots per machine.
-    weights : array_like, optional
-        Per user.
-    tasks : array_like, optional
-        Tasks each user has to run (default: unbounded).
+    **options
+        hadoop-slots' others (`schedule`): weights per user, tasks each user has to run
+        (default: unbounded).
 
     Returns
     -------
     TaskAllocation
     """
-    return schedule(demands, capacity, "hadoop-slots", weights=weights, tasks=tasks, slots=slots)
+    return schedule(demands, capacity, "hadoop-slots", **{SLOTS.name: k}, **options)
 
 
 @dataclass(frozen=True)

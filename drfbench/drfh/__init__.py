@@ -8,7 +8,7 @@ Heterogeneous Servers"): fair sharing of heterogeneous servers by global dominan
     scheduler(machines, trace, "drfh-best-fit" | "drfh-first-fit" | "drfh-slots")
                                          the kernel policy, for drfbench.sim
     capped(trace, machines, k)           the trace as slots of 1/k cap its tasks
-                                         (slot_model="capped")
+                                         (the capped slot model)
     read_servers, read_tasks, alibaba_tasks, google_servers      the generic trace format
 
 `python -m drfbench.drfh` runs the pipeline's steps; docs/families/drfh/choices.md says what was

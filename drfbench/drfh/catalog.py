@@ -16,11 +16,11 @@ _SERVER_OPTIONS = (WEIGHTS, Option("tasks", list, None, "tasks each user has to 
                                    "inf: as many as fit)"))
 SOLVER = Option("solver", str, "aggregate", "how problem (7) is solved: the aggregated "
                 "progressive rounds, or HiGHS's LP (the test oracle)", choices=SOLVERS)
+SAMPLE = Option("sample", float, 60.0, "seconds between utilization samples", "(0, inf)")
+HORIZON = Option("horizon", float, float("inf"), "seconds simulated at most (inf: until the "
+                 "last task ends)", "[0, inf]")
 _TRACE_OPTIONS = (
-    Option("sample", float, 60.0, "seconds between utilization samples", "(0, inf)"),
-    Option("horizon", float, float("inf"), "seconds simulated at most (inf: until the last "
-           "task ends)", "[0, inf]"),
-    WEIGHTS,
+    SAMPLE, HORIZON, WEIGHTS,
     Option("index", bool, True, "find servers through the server index (False: a linear "
            "scan)"),
     THREADS, ISA,
@@ -29,6 +29,10 @@ SLOTS = Option("slots", int, DEFAULT_SLOTS, "slots per maximum server, scaled to
                "[1, inf)")
 SLOT_MODEL = Option("slot_model", str, "timeshare", "what a slot gives a task: a time share "
                     "of its server, or a cap", choices=SLOT_MODELS)
+# The run's options, not its scheduler's (drfh.simulation.run_method takes them off), and
+# those a step's rows record beside what the run was asked (DRFHSimulation.asked).
+RUN = (SAMPLE, HORIZON, SLOT_MODEL)
+RECORDED = (HORIZON,)
 
 KINDS = (
     InputKind(SERVERS, ("demands", "servers"),

@@ -2,12 +2,13 @@
 that calls it:
 
     s = kernel.trace_scheduler(servers=C, demands=D, order=o, start=st, weights=w,
-                               slots=k, method="drfh-best-fit", index=True, threads=1,
-                               isa=None)
+                               slots=k, method="drfh-best-fit", **options)
+                                    # the method's other declared options: index,
+                                    # threads, isa
     s.schedule()                    # a Launches: users, servers; then s.add_tasks(user,
                                     # count), s.release_task(task, user, server), ...
 
-the inputs validated by drfh.schedulers.scheduler; literal.LiteralScheduler fills the same
+the inputs validated by drfh.simulation.scheduler; literal.LiteralScheduler fills the same
 Launches.
 """
 from functools import cache

@@ -2,7 +2,7 @@
 builds them as drfbench.sim policies) and their literal transcription share:
 
     slot_counts(machines, k)       k slots per maximum-size server, scaled to each server
-    capped(trace, machines, k)     the trace as tasks capped by a slot run it (slot_model="capped")
+    capped(trace, machines, k)     the trace as tasks capped by a slot run it (capped slots)
 
 drfbench.drfh.literal.LiteralScheduler makes the kernel's decisions, written literally (the
 test oracle).
@@ -50,7 +50,7 @@ def slot_counts(machines, k=DEFAULT_SLOTS):
 
 def capped(trace, machines, k=DEFAULT_SLOTS):
     """The trace as it runs when a task in a slot gets at most the slot's resources
-    (slot_model="capped").
+    (the capped slot model).
 
     A slot is 1/k of the maximum server on every resource (`s_r = max_l cap_lr / k`, as
     slot_counts); a task holds `min(d_r, s_r)` of each resource r and runs

@@ -2,7 +2,7 @@
 Table II and Figs. 5-7 for one trace under one slot model, as compact tidy rows, and the
 comparisons Figs. 6-7 draw.
 
-    study(servers, tasks, slot_model, grid, horizon=..., sample=...) -> rows
+    study(servers, tasks, grid, **options) -> rows      options: the run's (slot model too)
     under_each(servers, tasks, slot_models=..., slot_grid=..., ...) -> rows, stamped
     reduction_by_size(tasks, best, other)   Fig. 6b: mean completion time reduction by job size
     completion_gains(best, other)           Fig. 7: users better off, users done only under Best-Fit
@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from .. import rows as tidy
-from .simulation import best_slots, mean_utilization, simulate
+from .catalog import SLOT_MODEL
+from .simulation import best_slots, mean_utilization, recorded, settings, simulate, taken
 from .trace import read_servers, tasks_frame
 
 # Fig. 6b's job size classes: a job of n tasks is in the class whose [lo, hi) holds n
@@ -75,42 +76,39 @@ def completion_gains(best, other):
             float(((pair["ratio_best"] >= 1) & (pair["ratio_other"] < 1)).mean()))
 
 
-def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
-    """The rows of the module docstring: Slots under `slot_model` at every k of `grid`.
+def study(servers, tasks, grid, **options):
+    """The rows of the module docstring: Slots under its slot model at every k of `grid`.
 
     Parameters
     ----------
     servers, tasks : DataFrame or path
         In the generic trace format; a path is read once (`trace.tasks_frame`).
-    slot_model : str
     grid : sequence of int
-    horizon, sample : float
-        As `simulate` takes them.
+    **options
+        The run's (slot model, horizon, sample), as `simulate` takes them; the DRFH
+        methods' runs take theirs (`simulation.taken`).
 
     Returns
     -------
     list of dict
     """
-    frame = tasks_frame(tasks)
+    frame, own = tasks_frame(tasks), settings(options)
     rows, search, slotted = [], [], {}
     for k in grid:
-        res = simulate(servers, frame, "drfh-slots", slots=k, slot_model=slot_model,
-                       sample=sample, horizon=horizon)
-        mean = mean_utilization(res, horizon)
+        res = simulate(servers, frame, "drfh-slots", slots=k, **options)
+        mean = mean_utilization(res, own.horizon)
         search.append({"slots": k, **mean.to_dict()})
         slotted[k] = res
         rows += [{"figure": "table2", "method": "drfh-slots", "slots": k,
                   "metric": f"utilization_{r}", "value": float(v)} for r, v in mean.items()]
     k = best_slots(search, list(mean.index))
-    runs = {"drfh-best-fit": simulate(servers, frame, "drfh-best-fit", sample=sample, horizon=horizon),
-            "drfh-first-fit": simulate(servers, frame, "drfh-first-fit", sample=sample,
-                                       horizon=horizon),
-            "drfh-slots": slotted[k]}
+    runs = {**{name: simulate(servers, frame, name, **taken(name, options))
+               for name in ("drfh-best-fit", "drfh-first-fit")}, "drfh-slots": slotted[k]}
     slots = {name: (k if name == "drfh-slots" else 0) for name in runs}
     for name, res in runs.items():
         rows += [{"figure": "fig5", "method": name, "slots": slots[name],
                   "metric": f"utilization_{r}", "value": float(v)}
-                 for r, v in mean_utilization(res, horizon).items()]
+                 for r, v in mean_utilization(res, own.horizon).items()]
         done = res.completion
         rows.append({"figure": "fig7", "method": name, "slots": slots[name],
                      "metric": "tasks_done", "value": float(done["completed"].sum()
@@ -134,7 +132,7 @@ def study(servers, tasks, slot_model, grid, *, horizon=math.inf, sample=60.0):
     return rows
 
 
-def under_each(servers, tasks, *, slot_models, slot_grid, horizon, sample, task_scale, seed):
+def under_each(servers, tasks, *, slot_models, slot_grid, task_scale, seed, **options):
     """The sensitivity step's rows (python -m drfbench.drfh sensitivity): `study` under each of
     `slot_models` over `slot_grid`, stamped.
 
@@ -146,17 +144,19 @@ def under_each(servers, tasks, *, slot_models, slot_grid, horizon, sample, task_
     servers, tasks : DataFrame or path
     slot_models : sequence of str
     slot_grid : sequence of int
-    horizon, sample : float
     task_scale : float
         Recorded only.
     seed : int
         Recorded only.
+    **options
+        The run's (horizon, sample), as `simulate` takes them.
 
     Returns
     -------
     list of dict
     """
     keys = {"task_scale": task_scale, "servers": len(read_servers(servers)[1]),
-            "horizon": horizon, "seed": seed, **tidy.stamp()}
-    return [{**row, "slot_model": model, **keys} for model in slot_models
-            for row in study(servers, tasks, model, slot_grid, horizon=horizon, sample=sample)]
+            **recorded(options), "seed": seed, **tidy.stamp()}
+    models = [{SLOT_MODEL.name: model} for model in slot_models]
+    return [{**row, **model, **keys} for model in models
+            for row in study(servers, tasks, slot_grid, **model, **options)]

@@ -7,7 +7,8 @@
 `servers` and `tasks` are paths or DataFrames in the generic trace format (trace.py).
 """
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ from .. import _validation as check
 from .. import api, sim
 from .. import rows as tidy
 from . import kernel
-from .catalog import TRACE
+from .catalog import RECORDED, RUN, TRACE
 from .literal import LiteralScheduler
 from .schedulers import DEFAULT_SLOTS, capped, slot_counts, task_queues, user_weights
 from .trace import read_servers, read_trace, tasks_frame
@@ -28,7 +29,6 @@ from .trace import read_servers, read_trace, tasks_frame
 # the simulator's clock is exact at any scale (drfbench.sim.engine).
 MAX_SAMPLES = 10**6
 MAX_SAMPLE_VALUES = sim.workload.MAX_SAMPLE_VALUES       # 2**26
-SIMULATION_OPTIONS = ("sample", "horizon", "slot_model")   # the run's, not its scheduler's
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,8 +73,12 @@ class DRFHSimulation:
     unschedulable: pd.DataFrame
     run: sim.Simulation
 
+    def asked(self):
+        """{method, slots, slot_model}: the run as asked, by field, as its rows record it."""
+        return {f.name: getattr(self, f.name) for f in fields(self)[:3]}
+
     def _rows(self):
-        base = {"method": self.method, "slots": self.slots}
+        base = {f.name: getattr(self, f.name) for f in fields(self)[:2]}
         for metric, table, key in (("utilization", self.utilization, "resource"),
                                    ("share", self.shares, "user")):
             times = table.index.tolist()
@@ -191,30 +195,31 @@ def _reach(trace, horizon, sample):
     return reach, bound, sample
 
 
-def run_method(spec, servers, tasks, *, sample, horizon, weights, index, threads, isa,
-               literal, slots=DEFAULT_SLOTS, slot_model="timeshare"):
+def run_method(spec, servers, tasks, **options):
     """The registry's implementation of the trace methods (see `simulate`): the options
-    as the registry checked them, their defaults declared in the family's catalog (slots
-    and slot_model: drfh-slots' only).
+    as the registry checked them, their defaults declared in the family's catalog; the
+    run's own (catalog.RUN) are taken off, the rest go to the scheduler.
 
     Parameters
     ----------
     spec : Method
         The method as registered.
-    servers, tasks, sample, horizon, weights, index
-        As `simulate` takes them, checked and defaulted by the registry.
-    threads, isa, literal, slots, slot_model
-        The same.
+    servers, tasks
+        As `simulate` takes them.
+    **options
+        The method's, checked and defaulted by the registry.
 
     Returns
     -------
     DRFHSimulation
     """
     name, slotted = spec.name, spec.name == "drfh-slots"
+    own = SimpleNamespace(**{o.name: options.pop(o.name, None) for o in RUN})
     resources, C, frame, trace = _frames(servers, tasks)
-    if slotted and slot_model == "capped":
-        trace = capped(trace, C, slots)
+    if own.slot_model == "capped":
+        trace = capped(trace, C, options["slots"])
     names = list(trace.names)
+    weights = options["weights"]
     if isinstance(weights, dict):
         absent = [u for u in names if u not in weights]
         if absent:
@@ -224,11 +229,11 @@ def run_method(spec, servers, tasks, *, sample, horizon, weights, index, threads
         if unknown:
             raise ValueError(f"weights name label(s) {unknown[:5]} that are not users of the "
                              f"tasks (users: {names[:5]}{' ...' if len(names) > 5 else ''})")
-        weights = [weights[u] for u in names]
-    policy = scheduler(C, trace, name, weights=weights, index=index, threads=threads,
-                       isa=None if literal else isa, literal=literal,
-                       **({"slots": slots} if slotted else {}))
-    reach, bound, sample = _reach(trace, horizon, sample)
+        options["weights"] = [weights[u] for u in names]
+    isa = options["isa"]
+    literal = {"isa": None} if options["literal"] else {}      # the transcription has none
+    policy = scheduler(C, trace, name, **{**options, **literal})
+    reach, bound, sample = _reach(trace, own.horizon, own.sample)
     try:
         run = sim.simulate(C, trace, policy, horizon=reach, sample=sample, isa=isa)
     except sim.engine.Unresolved as e:          # name the job as the tasks name it
@@ -248,8 +253,8 @@ def run_method(spec, servers, tasks, *, sample, horizon, weights, index, threads
     completed = np.bincount(trace.user[done], minlength=trace.users)
     completion = pd.DataFrame({"user": names, "submitted": submitted, "completed": completed,
                                "ratio": completed / np.maximum(submitted, 1)})
-    return DRFHSimulation(method=name, slots=int(slots) if slotted else 0,
-                          slot_model=slot_model if slotted else None, resources=resources, utilization=utilization, shares=shares,
+    return DRFHSimulation(name, int(options["slots"]) if slotted else 0, own.slot_model,
+                          resources=resources, utilization=utilization, shares=shares,
                           jobs=jobs, completion=completion,
                           unschedulable=frame.iloc[run.unschedulable].reset_index(drop=True),
                           run=run)
@@ -260,7 +265,7 @@ def scheduler(machines, trace, name="drfh-best-fit", **options):
     (kernel.trace_scheduler), its schedule() a kernel.Launches.
 
     The options are the scheduler's, checked and defaulted by the registry (Method.checked,
-    as drfh.simulate's) but for the run's own (SIMULATION_OPTIONS), refused here.
+    as drfh.simulate's) but for the run's own (catalog.RUN), refused here.
 
     Parameters
     ----------
@@ -287,14 +292,15 @@ def scheduler(machines, trace, name="drfh-best-fit", **options):
         `literal=True`.
     """
     spec = api.method_info(name, TRACE)
-    run_only = sorted(set(options) & set(SIMULATION_OPTIONS))
+    own = {o.name for o in RUN}
+    run_only = sorted(set(options) & own)
     if run_only:
         raise ValueError(f"{', '.join(run_only)}: option(s) of the simulation "
-                         "(drfbench.drfh.simulate), not of its scheduler; slot_model='capped' "
+                         "(drfbench.drfh.simulate), not of its scheduler; the capped slot model "
                          "is the trace capped(trace, machines, slots)")
-    o = spec.checked(options)
-    slots, weights = o.get("slots", DEFAULT_SLOTS), o["weights"]
-    if o["literal"]:
+    o = {key: v for key, v in spec.checked(options).items() if key not in own}
+    slots, weights = o.pop("slots", DEFAULT_SLOTS), o.pop("weights")
+    if o.pop("literal"):
         if o["isa"] is not None:
             raise ValueError(f"isa={o['isa']!r} chooses the kernel's variant; the literal "
                              "transcription has none")
@@ -308,7 +314,7 @@ def scheduler(machines, trace, name="drfh-best-fit", **options):
     return kernel.trace_scheduler(
         servers=C, demands=np.ascontiguousarray(trace.demands, dtype=np.float64), order=order,
         start=start, weights=user_weights(weights, trace.users), slots=per_server,
-        method=name, index=bool(o["index"]), threads=o["threads"], isa=o["isa"])
+        method=name, **o)
 
 
 # -- the paper's experiments (Sec. VI) ------------------------------------------------------
@@ -455,6 +461,17 @@ def dedicated_clouds(tasks, n_servers, seed=0):
         yield u, google_servers(size, seed=seed + 1 + i), frame[frame["user"] == u]
 
 
+def settings(options):
+    """The run's options (catalog.RUN) as attributes: those of `options`, the others at their
+    declared defaults."""
+    return SimpleNamespace(**{**{o.name: o.default for o in RUN}, **options})
+
+
+def recorded(options):
+    """The options a step's rows record (catalog.RECORDED), by name, from its `options`."""
+    return {o.name: options[o.name] for o in RECORDED}
+
+
 def taken(method, options):
     """The options that registered trace method `method` takes: slots and slot_model only
     drfh-slots's.
@@ -505,10 +522,9 @@ def run_tables(servers, tasks, method, *, seed, slots_from=None, **options):
                              "of the servers' resources: not a slots-search of these servers")
         options = {**options, "slots": best_slots(slots_from, resources)}
     res = simulate(servers, tasks, method, **taken(method, options))
-    keys = {"horizon": options["horizon"], "seed": seed}
+    keys = {**recorded(options), "seed": seed}
     utilization = [r for r in res.rows(**keys) if r["metric"] == "utilization"]
-    base = {"method": method, "slots": res.slots, "slot_model": res.slot_model, **keys,
-            **tidy.stamp()}
+    base = {**res.asked(), **keys, **tidy.stamp()}
     jobs = res.jobs.assign(tasks=np.bincount(pd.factorize(tasks_frame(tasks)["job"],
                                                           sort=True)[0]))
     return (utilization, [{**row, **base} for row in jobs.to_dict("records")],
@@ -516,7 +532,7 @@ def run_tables(servers, tasks, method, *, seed, slots_from=None, **options):
              for row in res.completion.to_dict("records")])
 
 
-def slots_search(servers, tasks, *, slot_grid, horizon, progress=None, **options):
+def slots_search(servers, tasks, *, slot_grid, progress=None, **options):
     """Table II's search (python -m drfbench.drfh slots-search): a row per k of `slot_grid`,
     Slots' mean utilization per resource over [0, horizon] (mean_utilization), stamped.
 
@@ -524,28 +540,26 @@ def slots_search(servers, tasks, *, slot_grid, horizon, progress=None, **options
     ----------
     servers, tasks : DataFrame or path
     slot_grid : sequence of int
-    horizon : float
-        Seconds.
     progress : file, optional
         A line per k is written to it.
     **options
-        The rest of the run's (sample, slot_model).
+        The rest of the run's (horizon, sample, slot_model), as `simulate` takes them.
 
     Returns
     -------
     list of dict
     """
-    out, stamp = [], tidy.stamp()
+    out, stamp, own = [], tidy.stamp(), settings(options)
     for k in slot_grid:
-        res = simulate(servers, tasks, "drfh-slots", slots=k, horizon=horizon, **options)
-        mean = mean_utilization(res, horizon)
-        out.append({"slots": k, **mean.to_dict(), "horizon": horizon, **stamp})
+        res = simulate(servers, tasks, "drfh-slots", slots=k, **options)
+        mean = mean_utilization(res, own.horizon)
+        out.append({"slots": k, **mean.to_dict(), **recorded(options), **stamp})
         if progress:
             print(f"slots {k}: {mean.round(4).to_dict()}", file=progress)
     return out
 
 
-def sharing(servers, tasks, shared, method, *, seed, horizon, sample):
+def sharing(servers, tasks, shared, method, *, seed, **options):
     """Fig. 8's rows (python -m drfbench.drfh sharing): each user's task completion ratio on its
     dedicated cloud (dedicated_clouds) beside the shared cloud's, stamped.
 
@@ -556,10 +570,8 @@ def sharing(servers, tasks, shared, method, *, seed, horizon, sample):
         A run's per-user table indexed by user.
     method : str
     seed : int
-    horizon : float
-        Seconds.
-    sample : float
-        Seconds between samples.
+    **options
+        The run's (horizon, sample), as `simulate` takes them.
 
     Returns
     -------
@@ -568,7 +580,7 @@ def sharing(servers, tasks, shared, method, *, seed, horizon, sample):
     C = read_servers(servers)[1]
     out, stamp = [], tidy.stamp()
     for user, cloud, own in dedicated_clouds(tasks, len(C), seed):
-        res = simulate(cloud, own.assign(user=user), method, sample=sample, horizon=horizon)
+        res = simulate(cloud, own.assign(user=user), method, **options)
         row = res.completion.iloc[0]
         key = user if user in shared.index else str(user)
         if key not in shared.index:
@@ -577,5 +589,5 @@ def sharing(servers, tasks, shared, method, *, seed, horizon, sample):
         out.append({"user": user, "submitted": int(row["submitted"]),
                     "dedicated": float(row["ratio"]), "shared": float(shared.loc[key, "ratio"]),
                     "dedicated_servers": len(cloud), "method": method,
-                    "horizon": horizon, "seed": seed, **stamp})
+                    **recorded(options), "seed": seed, **stamp})
     return out

@@ -131,7 +131,8 @@ def test_the_paper_task_scale_is_what_table_2_implies():
 def test_the_study_rows():
     servers = tr.google_servers(15, seed=0)
     tasks = tr.alibaba_tasks(fraction=0.003, users=6, seed=0, task_scale=10.0)
-    rows = pd.DataFrame(study(servers, tasks, "capped", [4, 8, 16], horizon=1800.0, sample=60.0))
+    rows = pd.DataFrame(study(servers, tasks, [4, 8, 16], slot_model="capped", horizon=1800.0,
+                              sample=60.0))
     assert set(rows["figure"]) == {"table2", "fig5", "fig6", "fig7"}
     table = rows[rows["figure"] == "table2"].pivot(index="slots", columns="metric", values="value")
     best = int(table.mean(axis=1).idxmax())

@@ -50,7 +50,7 @@ rule drf_vs_slots:
         python=PYTHON,
         machines=DRF["machines"],
         machine=" ".join(map(str, DRF["machine"])),
-        tasks=DRF["tasks_per_job"],
+        tasks_per_job=DRF["tasks_per_job"],
         duration=DRF["duration"],
         options=flags(DRF, "drf", "slots"),
         horizon=DRF["horizon"],
@@ -58,7 +58,7 @@ rule drf_vs_slots:
         seed=config["seed"],
     shell:
         "{params.python} -m drfbench.drf slots --machines {params.machines} "
-        "--machine {params.machine} --tasks-per-job {params.tasks} --duration {params.duration} "
+        "--machine {params.machine} --tasks-per-job {params.tasks_per_job} --duration {params.duration} "
         "{params.options} --horizon {params.horizon} --jitter {params.jitter} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
