@@ -448,9 +448,12 @@ def test_input_from_stdin_and_process_substitution(tmp_path):
 def test_ctrl_c_is_one_line_status_130_and_leaves_nothing(tmp_path):
     """SIGINT while the rows are written: one line on stderr, status 130, no file. Raised in
     the writing thread (`raise_signal`): one sent to the process may land on a BLAS worker
-    thread and, on a loaded machine, come after the rows are written (CI, 2026-11-27)."""
+    thread and, on a loaded machine, come after the rows are written (CI, 2026-11-27). The
+    child takes Ctrl-C as a terminal's Python does (`default_int_handler`): a test run started
+    in the background inherits SIGINT ignored, and so would its child (2026-11-27)."""
     path = write(tmp_path / "d.csv", "cpu,mem\n0.1,0.4\n")
-    code = ("import signal, sys\nfrom drfbench import api, cli, rows\n"
+    code = ("import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "from drfbench import api, cli, rows\n"
             "def source():\n    yield {'i': 0}\n    signal.raise_signal(signal.SIGINT)\n"
             "    yield {'i': 1}\n"
             "class Result:\n    def rows(self, **c):\n        return rows.stamped(source, **c)\n"
