@@ -94,6 +94,8 @@ def test_bench_drfh_exact_agrees_with_the_lp():
     for solver in ("aggregate", "lp"):
         assert set(row[solver]) == {"median_s", "runs", "lps"} and row[solver]["runs"] == 1
     assert row["max_rel_diff_tasks"] < 1e-6
+    refused = script("bench_drfh_exact.py", "--sizes", "10by12", status=2)
+    assert "argument --sizes: '10by12': expected USERSxSERVERS" in refused
 
 
 def test_bench_drfq():
