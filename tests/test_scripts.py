@@ -1,7 +1,8 @@
 """The measurement scripts (scripts/, docs/performance.md) run at their smallest useful size
 and print what their docstrings promise: each JSON line with the keys it documents, each
 table with its columns, the same decisions where a script runs two builds or engines of one
-thing. A library change that breaks a script's call (a renamed method, option or function)
+thing; and each takes every --flag that the docs' commands and its docstring give it. A
+library change that breaks a script's call (a renamed method, option or function)
 fails here. Each runs in a fresh process on this checkout, as a user runs it; OpenMP waits
 passively, so that a second thread on a busy machine does not spin for seconds.
 
@@ -50,11 +51,39 @@ def test_every_script_is_run_here_or_by_its_own_test():
     assert python - TESTED_ELSEWHERE == RUN_HERE
 
 
+def documented_flags():
+    """{(script, flag): where} of each --flag in a command of a script in the docs (a code
+    span, lines included) or in a script's docstring (its line)."""
+    found = {}
+    for page in [ROOT / "README.md", ROOT / "REPRODUCTION.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for span in re.findall(r"`[^`]*`", page.read_text()):
+            for name, command in re.findall(r"scripts/(\w+\.py)([^`]*)", span):
+                for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", command):
+                    found.setdefault((name, flag), str(page.relative_to(ROOT)))
+    for name in RUN_HERE:
+        for command in re.findall(rf"scripts/{name}(.*)", (SCRIPTS / name).read_text()):
+            for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", command.split("#")[0]):
+                found.setdefault((name, flag), f"scripts/{name}")
+    return found
+
+
+DOCUMENTED = documented_flags()
+
+
+def test_the_docs_commands_are_read():
+    assert DOCUMENTED[("bench_packer.py", "--apps")] == "docs/performance.md"
+    assert DOCUMENTED[("bench_sim.py", "--workload")] == "scripts/bench_sim.py"
+
+
 @pytest.mark.parametrize("name", sorted(RUN_HERE))
-def test_help(name):
-    """Every script imports what it uses (a renamed module fails here) and says its usage."""
+def test_help_and_the_documented_flags(name):
+    """Every script imports what it uses (a renamed module fails here), says its usage, and
+    takes every --flag the docs or its docstring give its command."""
     out = script(name, "--help")
     assert out.startswith("usage:") or name == "profile_edrf_event.py" and "phases" in out
+    missing = {flag: where for (script_name, flag), where in DOCUMENTED.items()
+               if script_name == name and not re.search(rf"(?<![\w-]){flag}(?![\w-])", out)}
+    assert not missing
 
 
 def test_device_scaling_syntax_help_and_no_arguments():
