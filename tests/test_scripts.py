@@ -12,6 +12,7 @@ profile_flat_tree.py --old take this checkout as the old build too (old = new: t
 bits, the same schedules). Not run: bench_drfh_sim.py --million (a million tasks) and
 stream_rows.py --checkout (another checkout; its default, this one, is run).
 """
+import importlib
 import json
 import os
 import re
@@ -302,3 +303,25 @@ def test_bench_drfh_sim():
         "index / best scan"]
     assert [r.split(" | ")[0] for r in rows] == ["20", "40"]
     assert all(re.fullmatch(r"\d+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| \d+x", r) for r in rows)
+
+
+@pytest.mark.parametrize("name", sorted(RUN_HERE))
+def test_what_a_script_cites_exists(name):
+    """Each drfbench/... file and drfbench.x.y name in a script (its docstring included)
+    exists: a renamed module, function or kernel source fails here."""
+    text = (SCRIPTS / name).read_text()
+    missing = [path for path in re.findall(r"drfbench/[\w/]+\.\w+", text) if not (ROOT / path).exists()]
+    for dotted in set(re.findall(r"(?<![\w/])drfbench(?:\.\w+)+", text)):
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):          # the longest module, then its attributes
+            try:
+                value = importlib.import_module(".".join(parts[:i]))
+                break
+            except ModuleNotFoundError:
+                continue
+        for attribute in parts[i:]:
+            if not hasattr(value, attribute):
+                missing.append(dotted)
+                break
+            value = getattr(value, attribute)
+    assert not missing
