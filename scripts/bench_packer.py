@@ -4,15 +4,15 @@ and Packer's Cython scoring against the literal NumPy transcription of Eq. 6-8, 
     python scripts/bench_packer.py                     # 600 applications, 30 per instant
     python scripts/bench_packer.py --apps 300 --threads 2
 
-allocation  every application method (drfbench.methods(family="packer")) simulates the same
-            seeded workload (drfbench.packer.workload) on Infrastructure(); per method the median, 90th percentile and mean time to
-            decide one application (accept, with every node placed, or reject), and the
-            whole run's seconds
+allocation  every application method (drfbench.methods(family="packer")) simulates the
+            same seeded workload (drfbench.packer.workload) on Infrastructure(); per method
+            the median, 90th percentile and mean time to decide one application (accept,
+            with every node placed, or reject), and the whole run's seconds
 scoring     on the cluster Packer's run left (the residual at the instant of the
             workload's middle application), one node's scores over the 1,200 servers:
-            the kernel (allocate._scores, through packer.kernel.Kernel) against literal.packer_scores, each timed
-            `--repeats` times (median), for the first task of that application with the
-            most dependencies
+            the kernel (allocate._scores, through packer.kernel.Kernel) against
+            literal.packer_scores, each timed `--repeats` times (median), for the first
+            task of that application with the most dependencies
 Prints one JSON line.
 """
 import argparse

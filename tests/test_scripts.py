@@ -39,7 +39,8 @@ def script(name, *args, status=0, stream="stdout"):
     `args`; its exit status must be `status`."""
     done = subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, env=ENV, timeout=300)
-    assert done.returncode == status, f"{name} {args}: exit {done.returncode}\n{done.stderr[-3000:]}"
+    assert done.returncode == status, \
+        f"{name} {args}: exit {done.returncode}\n{done.stderr[-3000:]}"
     return getattr(done, stream if status == 0 else "stderr")
 
 
@@ -56,7 +57,8 @@ def documented_flags():
     """{(script, flag): where} of each --flag in a command of a script in the docs (a code
     span, lines included) or in a script's docstring (its line)."""
     found = {}
-    for page in [ROOT / "README.md", ROOT / "REPRODUCTION.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+    pages = [ROOT / "README.md", ROOT / "REPRODUCTION.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for page in pages:
         for span in re.findall(r"`[^`]*`", page.read_text()):
             for name, command in re.findall(r"scripts/(\w+\.py)([^`]*)", span):
                 for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", command):
@@ -164,9 +166,11 @@ def test_bench_hdrf_and_old_equals_new():
 
 def test_bench_production():
     lines = json_lines(script("bench_production.py", "--jobs", 50, "--nodes", 20))
-    assert [l["method"] for l in lines] == [*drfbench.methods(takes="scenario"), "hdrf (simulator)"]
+    assert [l["method"] for l in lines] == \
+        [*drfbench.methods(takes="scenario"), "hdrf (simulator)"]
     for line in lines:
-        assert set(line) == {"method", "jobs", "nodes", "tasks", "seconds", "makespan", "cpu", "date"}
+        assert set(line) == {"method", "jobs", "nodes", "tasks", "seconds", "makespan", "cpu",
+                             "date"}
         assert line["tasks"] == lines[0]["tasks"] > 50 and line["makespan"] > 0
     refused = script("bench_production.py", "--jobs", 50, "--nodes", 8, status=2)
     assert "--nodes 8: the top queues' guarantees of 'cpu' sum to" in refused
@@ -310,7 +314,8 @@ def test_what_a_script_cites_exists(name):
     """Each drfbench/... file and drfbench.x.y name in a script (its docstring included)
     exists: a renamed module, function or kernel source fails here."""
     text = (SCRIPTS / name).read_text()
-    missing = [path for path in re.findall(r"drfbench/[\w/]+\.\w+", text) if not (ROOT / path).exists()]
+    missing = [path for path in re.findall(r"drfbench/[\w/]+\.\w+", text)
+               if not (ROOT / path).exists()]
     for dotted in set(re.findall(r"(?<![\w/])drfbench(?:\.\w+)+", text)):
         parts = dotted.split(".")
         for i in range(len(parts), 0, -1):          # the longest module, then its attributes
