@@ -13,8 +13,10 @@ servers), seeded, unbounded tasks; --finite gives every user 1..200 tasks instea
 
 Per size, each solver runs `--repeats` times (median printed) in a child process with a
 wall-clock limit (`--lp-timeout`, both solvers); a solver that runs past it is timed
-once and reported as "> limit". Prints one JSON line per size and solver, then the
-ratios; `drfbench.drfh.allocate(..., solver=...)` is what is timed (its `elapsed`).
+once and reported as "> limit". Prints one JSON line of the date and CPU, then one per
+size: each solver's median, runs and LPs solved, the largest relative difference of the
+users' tasks and the speedup; `drfbench.drfh.allocate(..., solver=...)` is what is timed
+(its `elapsed`).
 """
 import argparse
 import json
@@ -76,9 +78,21 @@ def run(args, users, servers, solver, repeats):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def size(text):
+    """(users, servers) of USERSxSERVERS, both positive."""
+    try:
+        users, servers = map(int, text.lower().split("x"))
+    except ValueError:
+        users = servers = 0
+    if users < 1 or servers < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected USERSxSERVERS, e.g. 10x120")
+    return users, servers
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", nargs="+", default=["10x120", "100x1200", "1000x1200", "1000x12000"],
+    p.add_argument("--sizes", nargs="+", type=size,
+                   default=[(10, 120), (100, 1200), (1000, 1200), (1000, 12000)],
                    help="USERSxSERVERS")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--lp-repeats", type=int, default=3,
@@ -97,8 +111,7 @@ def main():
     from drfbench._machine import cpu_info
     print(json.dumps({"date": date.today().isoformat(), "cpu": cpu_info(),
                       "finite": args.finite}), flush=True)
-    for size in args.sizes:
-        users, servers = map(int, size.lower().split("x"))
+    for users, servers in args.sizes:
         fast = run(args, users, servers, "aggregate", args.repeats)
         full = run(args, users, servers, "lp", args.lp_repeats)
         row = {"users": users, "servers": servers}

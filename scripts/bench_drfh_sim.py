@@ -2,7 +2,7 @@
 the server index against the literal scan, at 2,000 and 12,000 servers, side by side in one
 run; and a million Alibaba tasks through the simulator under Best-Fit.
 
-    python scripts/bench_drfh_sim.py [--repeats 3] [--million]
+    python scripts/bench_drfh_sim.py [--repeats 3] [--servers 2000 12000] [--million]
 
 Placements: servers drawn from Table I; the cluster is filled from a backlog of tasks of
 the Alibaba sample's shapes, then, in the steady state, one random running task is released
@@ -76,11 +76,13 @@ def main():
     a.add_argument("--repeats", type=int, default=3)
     a.add_argument("--cycles", type=int, default=20000, help="steady-state cycles (index)")
     a.add_argument("--scan-cycles", type=int, default=1000, help="cycles of the scan")
+    a.add_argument("--servers", type=int, nargs="+", default=[2000, 12000],
+                   help="cluster sizes (servers)")
     a.add_argument("--million", action="store_true", help="also the million-task run")
     args = a.parse_args()
     print("servers | index placements/s | scan placements/s (1 thread) | scan (2 threads) "
           "| index / best scan")
-    for M in (2000, 12000):
+    for M in args.servers:
         rates = {}
         for name, index, threads, cycles in (("index", True, 1, args.cycles),
                                              ("scan1", False, 1, args.scan_cycles),

@@ -4,15 +4,15 @@ and Packer's Cython scoring against the literal NumPy transcription of Eq. 6-8, 
     python scripts/bench_packer.py                     # 600 applications, 30 per instant
     python scripts/bench_packer.py --apps 300 --threads 2
 
-allocation  every policy simulates the same seeded workload (drfbench.packer.workload) on
-            Infrastructure(); per policy the median, 90th percentile and mean time to
-            decide one application (accept, with every node placed, or reject), and the
-            whole run's seconds
+allocation  every application method (drfbench.methods(family="packer")) simulates the
+            same seeded workload (drfbench.packer.workload) on Infrastructure(); per method
+            the median, 90th percentile and mean time to decide one application (accept,
+            with every node placed, or reject), and the whole run's seconds
 scoring     on the cluster Packer's run left (the residual at the instant of the
             workload's middle application), one node's scores over the 1,200 servers:
-            the kernels (allocate._scores) against literal.packer_scores, each timed
-            `--repeats` times (median), for the first task of that application with the
-            most dependencies
+            the kernel (allocate._scores, through packer.kernel.Kernel) against
+            literal.packer_scores, each timed `--repeats` times (median), for the first
+            task of that application with the most dependencies
 Prints one JSON line.
 """
 import argparse
@@ -23,9 +23,11 @@ from datetime import date
 
 import numpy as np
 
-from drfbench import _isa, packer
+import drfbench
+from drfbench import packer
 from drfbench._machine import cpu_info
 from drfbench.packer import allocate, literal
+from drfbench.packer.kernel import Kernel
 from drfbench.packer.model import dependencies, sort_nodes
 
 
@@ -42,20 +44,20 @@ def main():
     out = {"date": date.today().isoformat(), "cpu": cpu_info()[0], "apps": args.apps,
            "rate": args.rate, "threads": args.threads, "servers": infra.servers}
     results = {}
-    for policy in packer.POLICIES:
+    for method in drfbench.methods(family="packer"):
         start = time.perf_counter()
-        res = packer.simulate(infra, apps, policy, threads=args.threads)
+        res = packer.simulate(infra, apps, method, threads=args.threads)
         s = res.allocation_seconds * 1e3
-        results[policy] = res
-        out[policy] = {"median_ms": float(np.median(s)), "p90_ms": float(np.percentile(s, 90)),
+        results[method] = res
+        out[method] = {"median_ms": float(np.median(s)), "p90_ms": float(np.percentile(s, 90)),
                        "mean_ms": float(s.mean()), "run_s": time.perf_counter() - start,
                        "accepted_tasks": res.accepted_tasks, "submitted_tasks": res.submitted_tasks}
     # scoring: replay Packer's accepted applications up to the middle one
     res, middle = results["packer"], apps[len(apps) // 2]
     cluster = allocate.Cluster(infra, res.server.shape[1])
-    k = _isa.kernels().packer
+    k = Kernel()
     for a in apps[:len(apps) // 2]:
-        allocate.place(cluster, a, "packer", kernels=k)
+        allocate.place(cluster, a, "packer", kernel=k)
     deps = dependencies(middle)
     v = max((u for u in sort_nodes(middle).tolist() if middle.service[u] < 0),
             key=lambda u: len(deps[u]))

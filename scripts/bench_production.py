@@ -69,11 +69,15 @@ def main():
     p.add_argument("--jobs", type=int, default=10_000)
     p.add_argument("--nodes", type=int, default=1_000)
     p.add_argument("--span", type=float, default=3600.0, help="seconds over which jobs arrive")
-    p.add_argument("--rules", nargs="+", default=list(drfbench.methods(takes="scenario")))
+    rules = drfbench.methods(takes="scenario")
+    p.add_argument("--rules", nargs="+", choices=rules, default=list(rules))
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
-    s = scenario(workload(args.jobs, args.nodes, args.span, args.seed))
+    try:
+        s = scenario(workload(args.jobs, args.nodes, args.span, args.seed))
+    except ValueError as e:                      # too few nodes for the queues' guarantees
+        p.error(f"--nodes {args.nodes}: {e}")
     runs = {rule: (lambda rule=rule: simulate(s, rule).simulation) for rule in args.rules}
     runs["hdrf (simulator)"] = lambda: run_hdrf(s)
     for method, call in runs.items():

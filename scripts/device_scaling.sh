@@ -3,6 +3,7 @@
 # variants on one thread, and thread scaling at the paper's scale (docs/performance.md).
 #
 #   OUT=/some/folder scripts/device_scaling.sh
+#   scripts/device_scaling.sh --help                 # this text
 #
 # Run from the repository root, with python3, numpy, scipy, pandas, Cython, pyyaml and a C
 # compiler; no network, no pip install. It builds this checkout's kernels in place (every
@@ -19,6 +20,14 @@
 # a check on a small machine; PYTHON picks the interpreter (python3).
 set -euo pipefail
 
+if [ $# -gt 0 ]; then
+    if [ "$1" = -h ] || [ "$1" = --help ]; then
+        awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+        exit 0
+    fi
+    echo "device_scaling.sh: takes no argument ($1): its settings are environment variables (--help)" >&2
+    exit 2
+fi
 : "${OUT:?set OUT to the folder the results go to}"
 PYTHON=${PYTHON:-python3}
 OLD_COMMIT=${OLD_COMMIT:-9620789}

@@ -17,6 +17,7 @@ and DIR/tasks.csv instead, for timing the command end to end:
 import argparse
 import resource
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -62,8 +63,10 @@ def main():
     rng = np.random.default_rng(args.seed)
     S, T = servers(args.servers, rng), tasks(args.tasks, args.days, args.users, rng)
     if args.files:
-        S.to_csv(f"{args.files}/servers.csv", index=False)
-        T.to_csv(f"{args.files}/tasks.csv", index=False)
+        folder = Path(args.files)
+        folder.mkdir(parents=True, exist_ok=True)
+        S.to_csv(folder / "servers.csv", index=False)
+        T.to_csv(folder / "tasks.csv", index=False)
         return
     start, cpu = time.perf_counter(), time.process_time()
     res = drfh.simulate(S, T, "drfh-best-fit", sample=args.sample or None)

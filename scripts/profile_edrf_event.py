@@ -2,7 +2,8 @@
 
     python scripts/profile_edrf_event.py phases  [N R [THREADS [REPEATS]]]
         the kernel's own phase timestamps on G0 (transposition, sums, heaps,
-        events, allocation), called directly on a reused allocation buffer, each call
+        events, allocation), the default variant (drfbench._isa.kernels, as
+        drfbench.allocate runs) called directly on a reused allocation buffer, each call
         followed by one np.bincount pass (the issue-38 floor, below)
     python scripts/profile_edrf_event.py paper   [PROFILE [REPEATS [N R]]]
         paper scale (1M x 100K, float32) through drfbench.allocate on 2 threads, in
@@ -10,7 +11,7 @@
         kernel's), wall time and bincount's per run, the median of the ratio elapsed /
         bincount, rounds, the one-pass floors in the same run, peak RSS of the process
         (workload included)
-    python scripts/profile_edrf_event.py profiles [REPEATS]
+    python scripts/profile_edrf_event.py profiles [REPEATS [N R]]
         `paper` for each of the six demand profiles, each in a fresh process
     python scripts/profile_edrf_event.py compare [N R [REPEATS]]
         side by side at 100K x 10K: edrf-event (2 threads), dcdrf epsilon 0 (1 and 2
@@ -34,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import drfbench
+from drfbench import _isa
 from drfbench.dcdrf import workloads
 from drfbench.dcdrf.bench import floors, peak_rss_mib
 
@@ -83,11 +85,12 @@ def print_floors(D, elapsed=None):
 
 
 def phases(n=1_000_000, m=100_000, threads=2, repeats=3):
-    from drfbench._kernels.edrf_event import edrf_event
+    kernels = _isa.kernels()
+    edrf_event = kernels.edrf_event.edrf_event
     D = workloads.generate("G0", n, m, seed=0).demands
     w = np.ones(n)
     allocation = np.zeros(D.nnz, dtype=D.dtype)
-    print(f"G0 {n} x {m}, nnz {D.nnz}, {threads} thread(s)")
+    print(f"G0 {n} x {m}, nnz {D.nnz}, {threads} thread(s), variant {kernels.name}")
     print("   " + " ".join(f"{p:>10s}" for p in PHASES) + "      total  rounds  bincount")
     elapsed, bincount, steps = [], [], []
     for _ in range(repeats):
@@ -130,9 +133,10 @@ def paper(demand_profile="G0", repeats=3, n=1_000_000, m=100_000):
     print(f"  peak RSS of the process {peak_rss_mib():.0f} MiB")
 
 
-def profiles(repeats=3):
+def profiles(repeats=3, n=1_000_000, m=100_000):
     for demand_profile in workloads.DEMAND_PROFILES:
-        subprocess.run([sys.executable, __file__, "paper", demand_profile, str(repeats)], check=True)
+        subprocess.run([sys.executable, __file__, "paper", demand_profile, str(repeats), str(n),
+                        str(m)], check=True)
 
 
 def compare(n=100_000, m=10_000, repeats=5):
@@ -171,7 +175,9 @@ def compare(n=100_000, m=10_000, repeats=5):
 
 def main():
     command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("phases", [])
-    if command == "phases":
+    if command in ("-h", "--help"):
+        print(__doc__)
+    elif command == "phases":
         phases(*map(int, args))
     elif command == "paper":
         paper(*(args[:1] + [int(a) for a in args[1:]]))

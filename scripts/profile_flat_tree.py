@@ -34,11 +34,12 @@ import numpy as np
 
 from bench_hdrf import timed, using
 from compare_builds import load_build
+import drfbench
 from drfbench import _isa, hdrf
 from drfbench._machine import cpu_info
 
 MACHINE = (32.0, 128.0, 4.0)
-METHODS = ("hdrf", "static-hdrf", "naive-hdrf", "flatten", "capacity", "capacity-pareto")
+METHODS = drfbench.methods(takes="tree")
 
 
 def leaf(rng, count):

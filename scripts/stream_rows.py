@@ -47,13 +47,15 @@ def main():
         inputs(folder, args.days)
         out = folder / args.out
         env = {**os.environ, "PYTHONPATH": args.checkout, "OMP_NUM_THREADS": "1"}
-        start = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "drfbench", "run", "drfh-best-fit",
-                                  "servers.csv", "trace.csv", "--out", str(out)], cwd=folder,
-                                 env=env, stderr=subprocess.PIPE, text=True)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-        err = child.stderr.read()
+        log = folder / "stderr.txt"             # a file, not a pipe: the child never blocks on it
+        with open(log, "w") as stderr:
+            start = time.perf_counter()
+            child = subprocess.Popen([sys.executable, "-m", "drfbench", "run", "drfh-best-fit",
+                                      "servers.csv", "trace.csv", "--out", str(out)],
+                                     cwd=folder, env=env, stderr=stderr)
+            _, status, usage = os.wait4(child.pid, 0)
+            wall = time.perf_counter() - start
+        err = log.read_text()
         if os.waitstatus_to_exitcode(status) != 0:
             sys.exit(f"drfbench run failed: {err}")
         print(err.strip())
