@@ -14,7 +14,9 @@ names of their own (`old_avx512.edrf_event`: an extension's init function is fou
 the last component of the name), so both builds, and every variant of each, live in this
 process and see the same inputs, validated once as drfbench.allocate validates them. Each
 kernel is then called directly with the arguments drfbench.dcdrf.methods passes it, old and new
-alternately (which one goes first alternates too), after one untimed call each.
+alternately (which one goes first alternates too), after one untimed call each; the variants
+are interleaved too (each repeat calls every variant of both builds once, the variants'
+order rotating), so that their ratios to each other come from the same minutes as well.
 
 Printed per configuration (kernel x variant x dtype x threads): the medians (and minima)
 of the kernel's own elapsed time, the ratio new / old of the medians, and whether the two
@@ -27,7 +29,7 @@ it leaves out the time other processes took the core, and means something on one
 only. Default configurations: edrf-event at paper scale (G0, 1M x 100K) and dcdrf at
 epsilon 0 and 1e-3 at 100K x 10K, float32, 2 threads, the default variant; --quick runs
 all at 10K x 1K. --bincount times one np.bincount pass over the non-zeros by resource
-(np.bincount(indices, weights=data, minlength=R): issue 38's floor) after each pair of
+(np.bincount(indices, weights=data, minlength=R): issue 38's floor) after each repeat's
 calls, and prints each build's median ratio to it (rows of build "bincount" in the
 --csv). Only ratios within one run mean anything on a shared machine.
 """
@@ -105,47 +107,53 @@ def bincount_seconds(m):
 
 def compare(builds, config, m, weights, threads, repeats, reuse_output, clock,
             bincount=False):
-    """Old and new alternately on the same inputs (and one np.bincount pass after each
-    pair if `bincount`): one printed line, two with bincount; returns the tidy rows of
-    the timed calls and each build's last result."""
-    label, kernel, epsilon, isa = config
-    outputs = {side: (output_array(m.nnz, m.dtype) if reuse_output else None)
-               for side in builds}
-    times = {side: [] for side in (*builds, "bincount")}
+    """Old and new of every variant in `config`'s list on the same inputs, interleaved: each
+    repeat calls every variant once per build (the variants' order rotating, old and new
+    alternating which goes first), then one np.bincount pass if `bincount`. One printed
+    line per variant, one more with bincount; returns the tidy rows of the timed calls and
+    each variant's last results (old, new)."""
+    label, kernel, epsilon, isas = config
+    keys = [(isa, side) for isa in isas for side in builds]
+    outputs = {key: (output_array(m.nnz, m.dtype) if reuse_output else None) for key in keys}
+    times = {key: [] for key in keys}
+    bincounts = []
     last = {}
-    for side in builds:                                    # untimed: first touches
-        call(builds[side][isa], kernel, m, weights, epsilon, threads, outputs[side], clock)
+    for isa, side in keys:                                 # untimed: first touches
+        call(builds[side][isa], kernel, m, weights, epsilon, threads, outputs[isa, side], clock)
     for r in range(repeats):
-        for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
-            elapsed, allocation, level = call(builds[side][isa], kernel, m, weights,
-                                              epsilon, threads, outputs[side], clock)
-            times[side].append(elapsed)
-            last[side] = (allocation.copy() if reuse_output else allocation, level)
+        for i in range(len(isas)):
+            isa = isas[(r + i) % len(isas)]
+            for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                elapsed, allocation, level = call(builds[side][isa], kernel, m, weights,
+                                                  epsilon, threads, outputs[isa, side], clock)
+                times[isa, side].append(elapsed)
+                last[isa, side] = (allocation.copy() if reuse_output else allocation, level)
         if bincount:
-            times["bincount"].append(bincount_seconds(m))
-    old, new = (float(np.median(times[side])) for side in ("old", "new"))
-    same = all(np.array_equal(a, b) for a, b in zip(last["old"], last["new"]))
+            bincounts.append(bincount_seconds(m))
     scale = f"{m.shape[0]} x {m.shape[1]}"
-    print(f"{label:<15s} {isa:<8s} {str(m.dtype):<8s} {scale:>17s} {threads:>7d} "
-          f"{old * 1e3:>9.2f} {new * 1e3:>9.2f} {min(times['old']) * 1e3:>9.2f} "
-          f"{min(times['new']) * 1e3:>9.2f} {new / old:>8.3f}  {'yes' if same else 'NO'}",
-          flush=True)
-    if bincount:
-        ratios = {side: np.median(np.array(times[side]) / times["bincount"])
-                  for side in ("old", "new")}
-        print(f"{'':<15s} np.bincount median {np.median(times['bincount']) * 1e3:.2f} ms, "
-              f"min {min(times['bincount']) * 1e3:.2f} ms; median per-pair ratio to it: "
-              f"old {ratios['old']:.2f}, new {ratios['new']:.2f}", flush=True)
-    rows = [dict(build=side, kernel=kernel.replace("_", "-"), epsilon=epsilon, isa=isa,
-                 flags=flags_string(isa), dtype=str(m.dtype), tenants=m.shape[0],
-                 resources=m.shape[1], nnz=m.nnz, threads=threads, repeat=r, clock=clock,
-                 seconds=t,
-                 same_bits=same)
-            for side in ("old", "new") for r, t in enumerate(times[side])]
+    rows = []
+    for isa in isas:
+        old, new = (float(np.median(times[isa, side])) for side in ("old", "new"))
+        same = all(np.array_equal(a, b) for a, b in zip(last[isa, "old"], last[isa, "new"]))
+        print(f"{label:<15s} {isa:<8s} {str(m.dtype):<8s} {scale:>17s} {threads:>7d} "
+              f"{old * 1e3:>9.2f} {new * 1e3:>9.2f} {min(times[isa, 'old']) * 1e3:>9.2f} "
+              f"{min(times[isa, 'new']) * 1e3:>9.2f} {new / old:>8.3f}  "
+              f"{'yes' if same else 'NO'}", flush=True)
+        if bincount:
+            ratios = {side: np.median(np.array(times[isa, side]) / bincounts)
+                      for side in ("old", "new")}
+            print(f"{'':<15s} np.bincount median {np.median(bincounts) * 1e3:.2f} ms, "
+                  f"min {min(bincounts) * 1e3:.2f} ms; median per-pair ratio to it: "
+                  f"old {ratios['old']:.2f}, new {ratios['new']:.2f}", flush=True)
+        rows += [dict(build=side, kernel=kernel.replace("_", "-"), epsilon=epsilon, isa=isa,
+                      flags=flags_string(isa), dtype=str(m.dtype), tenants=m.shape[0],
+                      resources=m.shape[1], nnz=m.nnz, threads=threads, repeat=r,
+                      clock=clock, seconds=t, same_bits=same)
+                 for side in ("old", "new") for r, t in enumerate(times[isa, side])]
     rows += [dict(build="bincount", kernel="np.bincount", dtype=str(m.dtype),
                   tenants=m.shape[0], resources=m.shape[1], nnz=m.nnz, repeat=r,
-                  clock="wall", seconds=t) for r, t in enumerate(times["bincount"])]
-    return rows, last
+                  clock="wall", seconds=t) for r, t in enumerate(bincounts)]
+    return rows, [last[key] for key in keys]
 
 
 def kernel_spec(text):
@@ -192,7 +200,7 @@ def main(argv=None):
     p.add_argument("--clock", choices=("kernel", "thread-cpu"), default="kernel",
                    help="the kernel's own timer (default), or the calling thread's CPU time")
     p.add_argument("--bincount", action="store_true",
-                   help="one np.bincount pass over the non-zeros after each pair, and "
+                   help="one np.bincount pass over the non-zeros after each repeat, and "
                         "each build's median ratio to it")
     args = p.parse_args(argv)
     small = (10_000, 1_000)
@@ -222,15 +230,12 @@ def main(argv=None):
               f"{'new min':>9s} {'new/old':>8s}  same bits")
         for label, kernel, epsilon in args.kernels:
             for threads in args.threads:
-                results = []
-                for isa in isas:
-                    new_rows, last = compare(builds, (label, kernel, epsilon, isa),
-                                             *inputs[scales[kernel]], threads, repeats,
-                                             args.reuse_output, args.clock, args.bincount)
-                    results += last.values()
-                    if writer:
-                        writer.writerows(new_rows)
-                        out.flush()
+                new_rows, results = compare(builds, (label, kernel, epsilon, isas),
+                                            *inputs[scales[kernel]], threads, repeats,
+                                            args.reuse_output, args.clock, args.bincount)
+                if writer:
+                    writer.writerows(new_rows)
+                    out.flush()
                 if len(isas) > 1:
                     same = all(np.array_equal(a, b) for result in results[1:]
                                for a, b in zip(results[0], result))
