@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from .. import rows as tidy
+from .. import sim
 from .tasks import scheduler
 
 
@@ -39,7 +40,16 @@ def decision_times(users, decisions, repeats, *, resources=2, seed=0):
     list of dict
         users, resources, repeat, decisions (the kernel's count), seconds and
         ns_per_decision, stamped (drfbench.rows).
+
+    Raises
+    ------
+    ValueError
+        More than drfbench.sim.MAX_RUNNING / (10 resources) decisions.
     """
+    if 10 * resources * decisions > sim.MAX_RUNNING:    # tasks of >= 0.1 of the largest
+        raise ValueError(f"{decisions:,} decisions with tasks of {resources} resources: at most "
+                         f"{sim.MAX_RUNNING // (10 * resources):,}, or the one machine could "
+                         f"hold more than the schedulers' budget of {sim.MAX_RUNNING:,} tasks")
     stamp = tidy.stamp()
     out = []
     for n in users:

@@ -3,6 +3,7 @@ decisions`, L15 in reference/claims/lecture.yaml): what the rows hold and that t
 timed are DRF's. Times themselves are not tested (no wall-clock thresholds)."""
 import numpy as np
 import pandas as pd
+import pytest
 
 from drfbench import drf
 from drfbench.drf.__main__ import main
@@ -39,3 +40,12 @@ def test_the_step_writes_its_rows(tmp_path):
     assert t.groupby("users").size().to_dict() == {4: 3, 16: 3}
     assert (t.decisions == 10).all() and (t.ns_per_decision > 0).all()
     assert t.git_commit.notna().all()        # stamped
+
+
+def test_more_decisions_than_the_budget_are_refused_naming_them(tmp_path):
+    out = tmp_path / "d.csv"
+    with pytest.raises(SystemExit):
+        main(["decisions", "--users", "4", "--decisions", "600000", "--out", str(out)])
+    assert not out.exists()
+    with pytest.raises(ValueError, match=r"600,000 decisions with tasks of 2 resources: at most 500,000"):
+        decision_times([4], 600_000, 1)
