@@ -1,11 +1,13 @@
-"""python -m drfbench.drf {properties,slots} --out results/<name>/drf/... : the classic DRF
-family's pipeline steps (workflows/rules/drf.smk), each writing tidy rows.
+"""python -m drfbench.drf {properties,slots,decisions} --out results/<name>/drf/... : the
+classic DRF family's pipeline steps (workflows/rules/drf.smk), each writing tidy rows.
 
   properties  the DRF lecture's property table, checked empirically on every registered
               method taking divisible demands (properties.py); --examples also writes the
               lecture's worked examples
   slots       the lecture's DRF-vs-slots experiment on drfbench.sim (tasks.py), a run of
               hadoop-slots per value of its declared option (catalog.STEP_SWEEPS)
+  decisions   the online DRF kernel's time per decision against the number of users
+              (decisions.py: the lecture's O(log n))
 """
 import sys
 
@@ -15,7 +17,8 @@ from .. import rows as tidy
 from .._command import (COUNT, NONNEGATIVE, POSITIVE, PROPER_FRACTION, options_of, output,
                         run_step, steps)
 from ..api import methods
-from .catalog import DEMANDS, STEP_SWEEPS
+from .catalog import DEMANDS, STEP_OPTIONS, STEP_SWEEPS
+from .decisions import decision_times
 from .properties import CHECKS, TOL, lecture_examples, table_methods
 from .tasks import JobType, drf_vs_slots
 
@@ -49,11 +52,18 @@ def slots(p, args):
     tidy.write([{**row, **stamp} for row in rows], args.out)
 
 
+def decisions(p, args):
+    """The time per decision's rows."""
+    tidy.write(decision_times(args.users, args.decisions, args.repeats,
+                              resources=args.resources, seed=args.seed), args.out)
+
+
 def main(argv=None):
     p, sub = steps("drf", "The DRF lecture's property table and its DRF vs slots experiment.",
                    {"properties": "the lecture's property table, checked empirically",
-                    "slots": "the lecture's DRF vs slots experiment, as a tidy CSV"},
-                   sweeps=STEP_SWEEPS)
+                    "slots": "the lecture's DRF vs slots experiment, as a tidy CSV",
+                    "decisions": "online DRF's time per decision against the number of users"},
+                   options=STEP_OPTIONS, sweeps=STEP_SWEEPS)
     demand_methods = list(methods(takes=DEMANDS))
     a = sub["properties"]
     a.add_argument("--examples", type=output, help="also write the lecture's worked examples here")
@@ -79,8 +89,14 @@ def main(argv=None):
     a.add_argument("--jitter", type=NONNEGATIVE, default=0.2,
                    help="task durations times exp(jitter * N(0, 1))")
     a.add_argument("--sample", type=POSITIVE, default=60.0)
-    run_step(p, lambda args: {"properties": properties, "slots": slots}[args.command](p, args),
-             argv)
+    a = sub["decisions"]
+    a.add_argument("--users", type=COUNT, nargs="+", default=[10**2, 10**3, 10**4, 10**5, 10**6],
+                   help="numbers of users, a run each per repeat")
+    a.add_argument("--decisions", type=COUNT, default=10**5, help="launches timed per run")
+    a.add_argument("--repeats", type=COUNT, default=5, help="runs per number of users")
+    a.add_argument("--resources", type=COUNT, default=2)
+    run_step(p, lambda args: {"properties": properties, "slots": slots,
+                              "decisions": decisions}[args.command](p, args), argv)
 
 
 if __name__ == "__main__":

@@ -35,3 +35,6 @@ METHODS = (
 # The declared options each pipeline step sweeps, a run per value (sweep's name -> option):
 # its flag (_command.steps), its rule's values from the config (drfbench.pipeline.flags).
 STEP_SWEEPS = {"slots": {"slots": "slots"}}
+# The declared options each step takes (drfbench.pipeline.flags): decisions times online-drf
+# as declared, taking none.
+STEP_OPTIONS = {"decisions": ()}

@@ -11,7 +11,8 @@ experiment, its rate-over-time series, and a sweep over flows, resources and cos
                   scenario and flow: packets/s, the ratio to the flow alone, dominant share,
                   drops, and the lecture's Mbps where its table has them (alone 191 / 33,
                   bottleneck 75 / 32, DRFQ 160 / 28: its machine's speeds are not ours, so
-                  the ratios compare, not the rates).
+                  the ratios compare, not the rates); and our rate in Mbps with the packet
+                  sizes that make the rates alone the lecture's (LECTURE_BITS).
   lecture_series  Each flow's rate over time under bottleneck and drfq with TCP sources
                   (the oscillation bottleneck fairness causes).
   sweep           Flows (2 ... 10,000) x resources (2 ... 4) x per-flow cost
@@ -43,6 +44,12 @@ US = 1e-6
 LECTURE_COSTS = ((1 * US, 6 * US), (7 * US, 1 * US))
 # The lecture's table (Mbps, Click): flow 0 bandwidth-bound, flow 1 CPU-bound.
 LECTURE_MBPS = {"alone": (191, 33), "bottleneck": (75, 32), "drfq": (160, 28)}
+# Its packet sizes, not given, inferred: the bits that make each flow's rate alone, one
+# packet per its largest cost, the lecture's Mbps (191 x 6 = 1,146 and 33 x 7 = 231). A
+# cost is per packet whatever its size, so the size moves no decision: it turns packets/s
+# into Mbps (the `mbps` column).
+LECTURE_BITS = tuple(round(mbps * max(cost) / US)
+                     for mbps, cost in zip(LECTURE_MBPS["alone"], LECTURE_COSTS))
 LECTURE_SCENARIOS = (("fifo", "fifo", None), ("fq-cpu", "fq", 0), ("fq-nic", "fq", 1),
                      ("bottleneck", "bottleneck", None), ("drfq", "drfq", None),
                      ("drfq-dovetail", "drfq-dovetail", None))
@@ -118,7 +125,8 @@ def lecture(sources=RATELESS, seed=0, **settings):
                             "resource": resource, "flow": i,
                             "kind": "bandwidth-bound" if i == 0 else "cpu-bound",
                             "cost_cpu": LECTURE_COSTS[i][0], "cost_nic": LECTURE_COSTS[i][1],
-                            "throughput": float(rate),
+                            "throughput": float(rate), "packet_bits": LECTURE_BITS[i],
+                            "mbps": float(rate) * LECTURE_BITS[i] / 1e6,
                             "ratio_to_alone": float(rate / alone[i].throughput[0]),
                             "dominant_share": float(share), "dropped": int(dropped),
                             "lecture_mbps": mbps[i] if mbps else None,

@@ -339,6 +339,10 @@ def test_pipeline_steps_write_rows(tmp_path):
           "--interval", "0.001", "--out", str(tmp_path / "w.csv")])
     lecture, series, sweep = (rows.read_rows(tmp_path / f) for f in ("l.csv", "s.csv", "w.csv"))
     assert len(lecture) == 2 * 7 and {x["source"] for x in lecture} == {"tcp"}
+    for x in lecture:          # the lecture's packet sizes: its rates alone in Mbps
+        bits = {"0": 191 * 6, "1": 33 * 7}[x["flow"]]
+        assert int(x["packet_bits"]) == bits
+        assert float(x["mbps"]) == pytest.approx(float(x["throughput"]) * bits / 1e6)
     assert len(series) == 2 * 4 * 2
     assert [(x["resources"], x["method"]) for x in sweep] == [
         ("2", "drfq"), ("2", "fifo"), ("3", "drfq"), ("3", "fifo")]
@@ -378,3 +382,15 @@ def test_pipeline_steps_write_rows(tmp_path):
 def test_bad_input_is_refused_by_name(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_the_lecture_flows_alone_run_at_the_lectures_mbps():
+    """The inferred packet sizes (evaluation.LECTURE_BITS) give backlogged flows alone the
+    lecture's 191 and 33 Mbps, and leave DRFQ's fraction of alone as in packets/s."""
+    from drfbench.drfq.evaluation import lecture
+    rows = {(x["scenario"], x["flow"]): x for x in lecture(sources=("backlogged",), duration=0.05)}
+    assert rows["alone", 0]["mbps"] == pytest.approx(191, rel=1e-3)
+    assert rows["alone", 1]["mbps"] == pytest.approx(33, rel=1e-3)
+    for flow in (0, 1):
+        drfq_row, alone = rows["drfq", flow], rows["alone", flow]
+        assert drfq_row["mbps"] / alone["mbps"] == pytest.approx(drfq_row["ratio_to_alone"])

@@ -1,6 +1,7 @@
 # Classic DRF (Ghodsi et al., NSDI'11, as the cs262a lecture presents it): the lecture's
-# property table, checked empirically, and its DRF vs slots experiment on the cluster
-# simulator, each a results CSV drawn by its notebook.
+# property table, checked empirically, its DRF vs slots experiment on the cluster
+# simulator, each a results CSV drawn by its notebook, and online DRF's time per decision
+# (the lecture's O(log n)).
 #
 # Config (key `drf`):
 #   methods: the table's rows (registered methods taking divisible demands)
@@ -9,12 +10,14 @@
 #   machines, machine: the simulated cluster (count; one machine's <CPU, GB>)
 #   tasks_per_job, duration: jobs of both types (tasks per job, seconds per task)
 #   slots: slots per machine for hadoop-slots           horizon, jitter: simulation length, noise
+#   decision_users, decisions, decision_repeats: the time per decision's users, launches
+#   timed per run and runs per number of users
 
 from drfbench.pipeline import flags
 
 DRF = config["drf"]
 TARGETS += expand("results/{name}/drf/{table}.csv", name=NAME,
-                  table=["drf_properties", "drf_examples", "drf_vs_slots"])
+                  table=["drf_properties", "drf_examples", "drf_vs_slots", "drf_decisions"])
 
 
 rule drf_properties:
@@ -60,6 +63,27 @@ rule drf_vs_slots:
         "{params.python} -m drfbench.drf slots --machines {params.machines} "
         "--machine {params.machine} --tasks-per-job {params.tasks_per_job} --duration {params.duration} "
         "{params.options} --horizon {params.horizon} --jitter {params.jitter} "
+        "--seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule drf_decisions:
+    output:
+        "results/{name}/drf/drf_decisions.csv",
+    conda:
+        CONDA_ENV
+    log:
+        "results/{name}/logs/drf/decisions.log",
+    threads: workflow.cores  # timing runs alone (on one thread: the kernel has no parallel loop)
+    params:
+        python=PYTHON,
+        options=flags(DRF, "drf", "decisions"),
+        users=" ".join(map(str, DRF["decision_users"])),
+        decisions=DRF["decisions"],
+        repeats=DRF["decision_repeats"],
+        seed=config["seed"],
+    shell:
+        "OMP_NUM_THREADS=1 {params.python} -m drfbench.drf decisions {params.options} "
+        "--users {params.users} --decisions {params.decisions} --repeats {params.repeats} "
         "--seed {params.seed} --out {output} > {log} 2>&1"
 
 
