@@ -111,6 +111,7 @@ def test_a_number_changed_by_hand_in_any_file_the_table_reads_is_caught(table, o
     assert missed == []
 
 
+@pytest.mark.slow
 def test_every_rule_can_fail_and_none_raises(table):
     """claims.mutate over 24 perturbed copies of the reference results: every verdict moves
     in some copy, or its claim says why it cannot (`robust`); no rule raises."""

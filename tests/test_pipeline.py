@@ -319,6 +319,7 @@ def rows(path):
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 def test_tiny_pipeline_writes_every_family(tiny_rows):
     workdir, config = tiny_rows
     results = workdir / "results/smoke/dcdrf"

@@ -221,6 +221,7 @@ class Hidden:
         self.release_task = policy.release_task
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ["kueue", "armada"])
 def test_preemption_off_is_the_policy_without_preempt_bit_for_bit(rule):
     """With preemption off, asking preempt() at every decision changes nothing: the same

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import tracemalloc
 
+import pytest
+
 from drfbench import traces
 from drfbench.cli import main
 from drfbench.traces import _core
@@ -305,6 +307,7 @@ def peak_memory(tmp_path, rows):
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_the_file(tmp_path):
     small, large = peak_memory(tmp_path, 20_000), peak_memory(tmp_path, 200_000)
     assert large < 2 * small, (small, large)
