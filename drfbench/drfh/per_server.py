@@ -34,6 +34,9 @@ import numpy as np
 from .exact import allocate
 
 METHODS = ("per-server-drf", "drfh")
+# The largest k taken: the instance has k^2 demands and capacities, and DRFH's LP k^2
+# variables over k^2 constraints of k users each.
+MAX_K = 256
 
 
 def instance(k):
@@ -42,7 +45,7 @@ def instance(k):
     Parameters
     ----------
     k : int
-        Users, servers and resources, >= 2.
+        Users, servers and resources, in [2, MAX_K].
 
     Returns
     -------
@@ -51,8 +54,9 @@ def instance(k):
     servers : numpy.ndarray
         (k, k) each server's capacities.
     """
-    if int(k) != k or k < 2:
-        raise ValueError(f"k must be an integer >= 2; got {k!r}")
+    if not (isinstance(k, (int, float, np.integer, np.floating)) and float(k).is_integer()
+            and 2 <= k <= MAX_K):
+        raise ValueError(f"k must be a whole number in [2, {MAX_K}]; got {k!r}")
     k = int(k)
     demands = np.full((k, k), k / 2)
     np.fill_diagonal(demands, 0.2)
