@@ -30,11 +30,12 @@ import numpy as np
 from .. import api
 from .. import rows as tidy
 from .._command import (COUNT, NATURAL, NONNEGATIVE, POSITIVE, PROPER_FRACTION, SHARE,
-                        input_file, options_of, output, run_step, steps)
+                        input_file, number, options_of, output, run_step, steps)
 from .._io import replacing
 from .catalog import SERVERS, SLOTS, STEP_OPTIONS, STEP_SWEEPS, TRACE
 from .exact import allocate
 from .examples import example_rows
+from .per_server import MAX_K, utilization_rows
 from .properties import CHECKS
 from .sensitivity import under_each
 from .simulation import (DYNAMIC_USERS, dynamic_phases, dynamic_workload, run_tables,
@@ -57,6 +58,10 @@ def properties(args):
     return [{**row, **stamp} for row in rows]
 
 
+def per_server(args):
+    return [{**row, **tidy.stamp()} for row in utilization_rows(args.ks)]
+
+
 # subcommand -> (help, function of the parsed arguments returning rows, extra arguments)
 COMMANDS = {
     "examples": ("the paper's Fig. 1 example, DRFH against per-server DRF", examples, []),
@@ -68,6 +73,10 @@ COMMANDS = {
                                  "demands every resource, the paper's assumption)")),
         (("--methods",), dict(nargs="+", default=SERVER_METHODS, choices=SERVER_METHODS)),
     ]),
+    "per-server": ("Sec. III-D: per-server DRF's utilization falling with k, DRFH's",
+                   per_server, [(("--ks",), dict(type=number(int, low=2, high=MAX_K), nargs="+",
+                                                 required=True, help="the family's k, a row "
+                                                 "per method each"))]),
 }
 
 
