@@ -346,6 +346,7 @@ ELSEWHERE = {
         "drfbench/drfh/simulation.py": "the tasks table (an error names --tasks) and the jobs' "
         "tasks column",
         "drfbench/drfh/examples.py": "an allocation's tasks column",
+        "drfbench/drfh/per_server.py": "its rows' tasks column (a user's tasks, mean over users)",
         "drfbench/drfh/properties.py": "a property instance's tasks, its data handed to each "
         "method, and the violations' tasks column"},
     ("drf", "weights"): {
