@@ -309,7 +309,8 @@ def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
 # schema fragment: the declaration and its use). The lists grow; an option leaves its list
 # only with a reason.
 AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates", "resource",
-                        "rtt", "stage_buffer", "weights"),
+                        "rtt", "stage_buffer", "weights", "decisions", "duration",
+                        "packet_costs", "seed", "source"),
                "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads", "tasks"),
                "drf": ("slots", "tasks", "weights"),
                "dcdrf": ("max_rounds",),
@@ -361,6 +362,9 @@ ELSEWHERE = {
                        "drfbench/drf/tasks.py": "TaskAllocation's tasks launched (its field, its "
                        "rows' column) and the tasks kind's name"},
     ("dcdrf", "max_rounds"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
+    ("drfq", "seed"): {"drfbench/drfq/__main__.py": "the steps' common --seed (_command.steps, "
+                       "every family's)", "workflows/rules/drfq.smk": "the config's seed, "
+                       "every family's, given to that flag"},
 }
 
 
@@ -390,7 +394,11 @@ def test_each_option_brought_under_the_rule_is_spelled_in_at_most_two_files(fami
     RECORDED. DRFH's horizon, sample and slot_model in sensitivity.py and simulation.py's
     layers too (study, under_each, slots_search, sharing, run_method's signature, the rows'
     keys): they travel as **options, the run's taken off by catalog.RUN, the rows record
-    catalog.RECORDED; index and threads reach the kernel facade as **options."""
+    catalog.RECORDED; index and threads reach the kernel facade as **options. DRFQ's
+    decisions, duration, packet_costs, source and seed (3 to 6 files): run_method's
+    keywords, model.flows' signature, the sweep's and rows' literal keys; now model.flows
+    takes the catalog's DRAWS by name, kernel.simulate its DECISIONS as **, and the rows'
+    keys are the declarations' names."""
     declared = step_options(family)      # its steps' names are not settings
     shared = {o.name for o in (api.THREADS, api.ISA, api.LITERAL)}   # declared once for all
     for option in AT_MOST_TWO[family]:
