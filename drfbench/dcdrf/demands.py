@@ -3,14 +3,15 @@
 policies, drfbench.drf.divisible), and its `AllocationResult` (drfbench.allocate and
 drfbench.AllocationResult).
 
-allocate checks the demands, the weights and the options once for every such method, then
-calls the method's implementation as f(spec, matrix, weights, epsilon=, deadline=,
-max_rounds=, threads=, isa=) on validated CSR demands and weights scaled by a power of two
-(the largest in [1, 2)); it returns (allocation values in the demands' sparsity, level,
+allocate checks the demands, the weights and the options (OPTIONS, as declared) once for
+every such method, then calls the method's implementation as f(spec, matrix, weights,
+**options), each of OPTIONS by its name, on validated CSR demands and weights scaled by a
+power of two (the largest in [1, 2)); it returns (allocation values in the demands' sparsity, level,
 rounds, timed_out, elapsed, the kernels' variant).
 """
 import mmap
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,12 +21,27 @@ from .. import api
 from .._machine import MAX_THREADS, resolve_threads
 from .catalog import DEADLINE, DEMANDS, EPSILON, MAX_ROUNDS
 
+THREADS = api.THREADS
+
 # Outputs of this many bytes or more get pages of their own (see output_array): the size
 # from which glibc's malloc maps new memory for every array anyway.
 OWN_PAGES_BYTES = 32 * 2**20
-# Options of allocate beyond demands, weights and dtype, with the value that means "not
-# asked for" (their defaults: a method that does not take an option accepts that value only).
-NEUTRAL = {o.name: o.default for o in (EPSILON, DEADLINE, MAX_ROUNDS, api.THREADS, api.ISA)}
+
+
+def _variant(value, name):
+    """A kernel variant's name (text), refused otherwise."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a kernel variant's name (text) or None, got {value!r}")
+    return value
+
+
+# The options of allocate beyond demands, weights and dtype, as declared, each with how its
+# value is read (a number, a duration, a count) before its declared bounds are checked; a
+# default of None takes None as it is. Their defaults mean "not asked for": a method that
+# does not take an option accepts that value only.
+OPTIONS = {EPSILON: check.real, DEADLINE: check.duration, MAX_ROUNDS: check.positive_int,
+           THREADS: partial(check.positive_int, upper=MAX_THREADS),
+           api.ISA: _variant}
 
 
 @dataclass(frozen=True)
@@ -79,7 +95,7 @@ class AllocationResult:
         -------
         drfbench.rows.Rows
         """
-        run = {"method": self.method, "epsilon": self.epsilon, "threads": self.threads,
+        run = {"method": self.method, EPSILON.name: self.epsilon, THREADS.name: self.threads,
                "rounds": self.rounds, "elapsed": self.elapsed, "timed_out": self.timed_out}
         share = self.allocation.max(axis=1).toarray().ravel()
         from .. import rows as tidy  # here: importing drfbench must not import drfbench.rows,
@@ -103,33 +119,37 @@ def output_array(n, dtype):
     return np.frombuffer(pages, dtype=dtype, count=n)
 
 
-def _options(spec, epsilon, deadline, max_rounds, threads, isa):
-    """The options as the method's implementation gets them: checked (epsilon's and the
-    deadline's bounds as the catalog declares them), refused when the method does not
-    take them, defaults filled in (threads decided here)."""
-    if isa is not None and not isinstance(isa, str):
-        raise TypeError(f"isa must be a kernel variant's name (text) or None, got {isa!r}")
-    given = {"epsilon": EPSILON.check(check.real(epsilon, "epsilon")),
-             "deadline": deadline if deadline is None else
-             DEADLINE.check(check.duration(deadline, "deadline")),
-             "max_rounds": check.positive_int(max_rounds, "max_rounds"),
-             "threads": check.positive_int(threads, "threads", upper=MAX_THREADS), "isa": isa}
+def _options(spec, options):
+    """The options as the method's implementation gets them: each of OPTIONS checked as
+    declared (read, then its bounds), refused when the method does not take it, defaults
+    filled in (threads decided here); a keyword of none of them refused as Python would."""
+    unknown = sorted(set(options) - {o.name for o in OPTIONS})
+    if unknown:
+        raise TypeError(f"allocate() got an unexpected keyword argument {unknown[0]!r}")
+    given = {}
+    for o, read in OPTIONS.items():
+        value = options.get(o.name, o.default)
+        given[o.name] = value if value is None and o.default is None else \
+            o.check(read(value, o.name))
+    rounds = MAX_ROUNDS.name
     if spec.max_rounds is not None:
-        if given["max_rounds"] not in (None, spec.max_rounds):
+        if given[rounds] not in (None, spec.max_rounds):
             raise ValueError(f"method {spec.name!r} always runs {spec.max_rounds} round(s); "
-                             f"got max_rounds={given['max_rounds']}")
-        given["max_rounds"] = spec.max_rounds
-    for option, neutral in NEUTRAL.items():
-        value = given[option]
-        if spec.takes_option(option) or value == neutral or (option == "threads" and value == 1):
+                             f"got {rounds}={given[rounds]}")
+        given[rounds] = spec.max_rounds
+    for o in OPTIONS:
+        value = given[o.name]
+        if spec.takes_option(o.name) or value == o.default or (o is THREADS and value == 1):
             continue
-        if option == "epsilon":
-            raise ValueError(f"method {spec.name!r} is exact and takes no epsilon (got {value}); "
-                             f"methods with a tolerance: {', '.join(_with('epsilon'))}")
-        if option == "threads":
-            raise ValueError(f"method {spec.name!r} is single-threaded; threads must be 1 or None, got {value}")
-        raise ValueError(f"method {spec.name!r} takes no {option} (got {value!r})")
-    given["threads"] = resolve_threads(given["threads"]) if spec.takes_option("threads") else 1
+        if o is EPSILON:
+            raise ValueError(f"method {spec.name!r} is exact and takes no {o.name} (got {value}); "
+                             f"methods with a tolerance: {', '.join(_with(o.name))}")
+        if o is THREADS:
+            raise ValueError(f"method {spec.name!r} is single-threaded; {o.name} must be 1 or "
+                             f"None, got {value}")
+        raise ValueError(f"method {spec.name!r} takes no {o.name} (got {value!r})")
+    given[THREADS.name] = (resolve_threads(given[THREADS.name])
+                           if spec.takes_option(THREADS.name) else 1)
     return given
 
 
@@ -137,8 +157,7 @@ def _with(option):
     return [m for m in api.methods(takes=DEMANDS) if api.method_info(m).takes_option(option)]
 
 
-def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=None,
-             max_rounds=None, threads=None, dtype=None, isa=None) -> AllocationResult:
+def allocate(demands, method="dcdrf", *, weights=None, dtype=None, **options) -> AllocationResult:
     """Allocate resources to tenants with a registered method that takes divisible demands
     (`methods(takes="demands")`). Each method takes only some of the options
     (`method_info(name).options`); asking one for an option it does not take is an error.
@@ -160,23 +179,21 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
         [1e-300, 1e300] and all within a factor 1e9 (`MAX_WEIGHT_RATIO`) of each other.
         Only their ratios matter: the kernels get them scaled by a power of two (the
         largest in [1, 2)), and the levels are reported for the weights as given.
-    epsilon : float
-        DC-DRF's tolerance in [0, 1): a resource counts as exhausted once its residual is
-        at most epsilon (Algorithm 2 line 16).
-    deadline : float, optional
-        Seconds after which the inner loop stops at the end of its round (line 19).
-    max_rounds : int, optional
-        The same, counted in rounds (deterministic, for reproducible runs), at most
-        `2**62`. Exact EDRF exhausts at least one resource per round, so no run needs more
-        than n_resources + 1 rounds: past n_resources + 2 a run stops with a RuntimeError
-        (a bug to report) rather than running on.
-    threads : int, optional
-        OpenMP threads in [1, 1024] (default: `OMP_NUM_THREADS`, else every usable CPU).
     dtype : {"float32", "float64"}, optional
         The kernel's float type (default: the demands').
-    isa : {"scalar", "generic", "avx2", "avx512"}, optional
-        The kernels' vector-width variant (default: `$DRFBENCH_ISA`, else the widest this
-        CPU runs); one the CPU cannot run is refused.
+    **options
+        The method's options, declared in OPTIONS (each at its declared default unless
+        given; one the method does not take is refused). `epsilon`: DC-DRF's tolerance in
+        [0, 1), a resource counts as exhausted once its residual is at most epsilon
+        (Algorithm 2 line 16). `deadline`: seconds after which the inner loop stops at the
+        end of its round (line 19). `max_rounds`: the same, counted in rounds
+        (deterministic, for reproducible runs), at most `2**62`; exact EDRF exhausts at
+        least one resource per round, so no run needs more than n_resources + 1 rounds:
+        past n_resources + 2 a run stops with a RuntimeError (a bug to report) rather than
+        running on. `threads`: OpenMP threads in [1, 1024] (default: `OMP_NUM_THREADS`,
+        else every usable CPU). `isa`: the kernels' vector-width variant, "scalar",
+        "generic", "avx2" or "avx512" (default: `$DRFBENCH_ISA`, else the widest this CPU
+        runs); one the CPU cannot run is refused.
 
     Returns
     -------
@@ -188,11 +205,13 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     ValueError
         Bad demands, weights or options (naming the value), an unknown method or one that
         takes other inputs, a variant this CPU cannot run or that was not built.
+    TypeError
+        A keyword that is none of the options, or an option's value of the wrong type.
     RuntimeError
         A run past n_resources + 2 rounds (a bug).
     """
     spec = api.method_info(method, DEMANDS)
-    options = _options(spec, epsilon, deadline, max_rounds, threads, isa)
+    options = _options(spec, options)
     if dtype is not None and not isinstance(dtype, np.dtype):
         try:
             dtype = np.dtype(dtype)
@@ -203,16 +222,15 @@ def allocate(demands, method="dcdrf", *, weights=None, epsilon=0.0, deadline=Non
     matrix = check.demand_matrix(demands, dtype)
     w, shift = check.unit_weights(check.tenant_weights(weights, matrix.shape[0]))
     budget = matrix.shape[1] + 2       # exact EDRF exhausts a resource per round
-    if spec.takes_option("max_rounds"):
-        options["max_rounds"] = min(options["max_rounds"] or budget, budget)
+    if spec.takes_option(MAX_ROUNDS.name):
+        options[MAX_ROUNDS.name] = min(options[MAX_ROUNDS.name] or budget, budget)
     values, level, rounds, timed_out, elapsed, variant = spec.run(spec, matrix, w, **options)
     if timed_out and rounds >= budget or not np.isfinite(level).all() or (level < 0).any():
         raise RuntimeError(f"method {method!r} ran {rounds} rounds on demands of shape "
                            f"{matrix.shape} and gave levels from {level.min()} to {level.max()} "
                            f"(at most n_resources + 1 rounds and finite levels >= 0 expected): "
                            "a bug in drfbench, please report it with the input")
-    return AllocationResult(
-        allocation=check.csr_from_arrays(values, matrix.indices, matrix.indptr, matrix.shape),
-        level=np.ldexp(level, shift), rounds=int(rounds), elapsed=float(elapsed),
-        timed_out=bool(timed_out), method=method, epsilon=options["epsilon"],
-        threads=options["threads"], isa=variant)
+    return AllocationResult(          # in field order: the method, epsilon, threads, isa
+        check.csr_from_arrays(values, matrix.indices, matrix.indptr, matrix.shape),
+        np.ldexp(level, shift), int(rounds), float(elapsed), bool(timed_out), method,
+        options[EPSILON.name], options[THREADS.name], variant)

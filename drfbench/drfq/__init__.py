@@ -2,7 +2,7 @@
 Processing", SIGCOMM 2012): fair queueing of packets that need several resources of a
 middlebox in turn, against fair queueing on one resource and bottleneck fairness.
 
-    simulate(costs, method="drfq", duration=1.0, ...)      one run of the packet-level
+    simulate(costs, method="drfq", ...)                    one run of the packet-level
                                      middlebox simulator (drfbench/drfq/drfq.pyx) under a
                                      registered flow method (drfbench.methods(takes=
                                      "flows"): drfq, drfq-dovetail, fq, bottleneck, fifo),

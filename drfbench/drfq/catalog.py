@@ -33,6 +33,10 @@ _QUEUES = (
     Option("buffer", int, BUFFER, "packets per flow queue", PACKETS),
     Option("stage_buffer", int, STAGE_BUFFER, "packets between consecutive resources", PACKETS),
 )
+SOURCE = Option("source", str, "backlogged", "how packets arrive, or one per flow",
+                choices=SOURCES)
+SEED = Option("seed", int, 0, "the seed of every random draw", "[0, inf)")
+DECISIONS = Option("decisions", bool, False, "keep every dispatch's (time, flow)")
 _SERIES = (
     Option("initial_window", int, INITIAL_WINDOW, "TCP's initial window, packets", PACKETS),
     Option("bins", int, BINS, "bins of the rate-over-time series (0: none)", f"[0, {MAX_STATE}]"),
@@ -42,17 +46,20 @@ _SERIES = (
 # after the duration that a run's rows record (drfq.simulate.Result.rows), in order.
 SETTINGS = (DURATION, RESOURCE, BOTTLENECK_INTERVAL, *_QUEUES, *_SERIES)
 RECORDED = (RESOURCE, BOTTLENECK_INTERVAL, *_QUEUES)
+# How the flows' packets arrive and cost: drfq.model.flows' keywords after the weights and
+# rates, model.Flows' fields of the same names.
+DRAWS = (SOURCE, PACKET_COST, SEED)
 _OPTIONS = (
     DURATION,
     Option("weights", list, None, "per flow, > 0 (None: equal)"),
     Option("rates", float, None, "packets/s of the open-loop sources (one for all; a list per "
            "flow from Python)"),
-    Option("source", str, "backlogged", "how packets arrive, or one per flow", choices=SOURCES),
+    SOURCE,
     PACKET_COST,
     *_QUEUES,
     *_SERIES,
-    Option("seed", int, 0, "the seed of every random draw", "[0, inf)"),
-    Option("decisions", bool, False, "keep every dispatch's (time, flow)"),
+    SEED,
+    DECISIONS,
     ISA,
 )
 

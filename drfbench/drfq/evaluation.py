@@ -36,7 +36,8 @@ import numpy as np
 from .. import api
 from .. import rows as tidy
 from .. import _validation as check
-from .catalog import BOTTLENECK_INTERVAL, DURATION, FLOWS, PACKET_COST, SETTINGS, STEP_OPTIONS
+from .catalog import (BOTTLENECK_INTERVAL, DURATION, FLOWS, PACKET_COST, SETTINGS, SOURCE,
+                      STEP_OPTIONS)
 from .model import MAX_PACKETS, MAX_STATE, OPEN_LOOP, SOURCES, seconds
 from .simulate import simulate
 
@@ -108,7 +109,7 @@ def lecture(sources=RATELESS, seed=0, **settings):
     settings = step_settings("lecture", settings)
     out, stamp = [], tidy.stamp()
     for source in sources:
-        common = dict(source=source, bins=0, seed=seed)
+        common = {SOURCE.name: source, "bins": 0, "seed": seed}
         alone = [simulate([c], "fifo", **common, **own_options("fifo", **settings))
                  for c in LECTURE_COSTS]
         runs = [("alone", "fifo", None, [(r.throughput[0], r.dominant_share[0], r.dropped[0])
@@ -121,7 +122,7 @@ def lecture(sources=RATELESS, seed=0, **settings):
         for scenario, method, resource, flows in runs:
             mbps = LECTURE_MBPS.get(scenario)
             for i, (rate, share, dropped) in enumerate(flows):
-                out.append({"source": source, "scenario": scenario, "method": method,
+                out.append({SOURCE.name: source, "scenario": scenario, "method": method,
                             "resource": resource, "flow": i,
                             "kind": "bandwidth-bound" if i == 0 else "cpu-bound",
                             "cost_cpu": LECTURE_COSTS[i][0], "cost_nic": LECTURE_COSTS[i][1],
@@ -283,14 +284,15 @@ def sweep(flows=(2, 10, 100, 1000, 10000), resources=(2, 3, 4), distributions=DI
                 for source in sources:
                     for method in methods:
                         start = time.perf_counter()
-                        r = simulate(costs, method, duration=duration, source=source,
-                                     bins=0, seed=seed, **own_options(method, **settings))
+                        run = {DURATION.name: duration, SOURCE.name: source}
+                        r = simulate(costs, method, **run, bins=0, seed=seed,
+                                     **own_options(method, **settings))
                         elapsed = time.perf_counter() - start
                         share = r.dominant_share / r.flows.weights
                         out.append({"flows": n, "resources": m, "distribution": distribution,
-                                    "source": source, "method": method,
+                                    SOURCE.name: source, "method": method,
                                     PACKET_COST.name: settings[PACKET_COST.name],
-                                    "duration": duration,
+                                    DURATION.name: duration,
                                     "share_spread": spread(share), "share_jain": jain(share),
                                     "share_min": float(share.min()), "share_max": float(share.max()),
                                     "busy_mean": float(r.busy.mean()), "busy_max": float(r.busy.max()),

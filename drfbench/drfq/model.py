@@ -36,7 +36,8 @@ import numpy as np
 
 from .. import _inputs
 from .. import _validation as check
-from .catalog import MAX_SECONDS, MAX_STATE, PACKET_COSTS, PACKETS, SECONDS, SETTINGS, SOURCES
+from .catalog import (DRAWS, MAX_SECONDS, MAX_STATE, PACKET_COSTS, PACKETS, SECONDS, SETTINGS,
+                      SOURCES)
 
 # The registry's flow methods (drfbench.methods(takes="flows")), in the order of the
 # kernel's switch (Settings.code).
@@ -169,7 +170,7 @@ def _cost_array(costs):
     return a[:, None, :] if a.ndim == 2 else a
 
 
-def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fixed", seed=0):
+def flows(costs, weights=None, rates=None, **draws):
     """Validated `Flows`.
 
     Times are seconds: numbers, or durations (timedelta, pandas.Timedelta, timedelta64),
@@ -189,6 +190,9 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
     rates : float or array_like, optional
         None, one number, or n entries each None or packets/s in [1e-9, inf): a flow with a
         rate is open loop.
+    **draws
+        The catalog's DRAWS (source, packet_costs, seed), each at its declared default
+        unless given:
     source : str or list of str
         One of SOURCES or a list of n. One name applies to every flow: "backlogged" or "tcp"
         to the flows without a rate (flows with one are "constant"), "constant" or "poisson"
@@ -211,8 +215,14 @@ def flows(costs, weights=None, rates=None, source="backlogged", packet_costs="fi
         somewhere); weights out of bounds; an unknown source or packet_costs; a missing,
         out-of-bounds or infinite rate.
     TypeError
-        What is not a number (or a name, for source and packet_costs).
+        What is not a number (or a name, for source and packet_costs); a keyword not of
+        DRAWS.
     """
+    unknown = sorted(set(draws) - {o.name for o in DRAWS})
+    if unknown:
+        raise TypeError(f"flows() takes no option {', '.join(unknown)}; its draws: "
+                        f"{', '.join(o.name for o in DRAWS)}")
+    source, packet_costs, seed = (draws.get(o.name, o.default) for o in DRAWS)
     C = _cost_array(costs)
     n, K, m = C.shape
     if n < 1 or K < 1 or m < 1:

@@ -15,7 +15,7 @@ from .. import _isa, api
 from .. import rows as tidy
 from . import kernel
 from . import literal as transcription
-from .catalog import DURATION, FLOWS, PACKET_COST, RECORDED
+from .catalog import DECISIONS, DRAWS, DURATION, FLOWS, PACKET_COST, RECORDED, SEED, SOURCE
 from .model import PACKET_COSTS, SOURCES, budget, flows as make_flows, settings as make_settings
 
 
@@ -123,14 +123,14 @@ class Result:
         run = {"method": s.method, DURATION.name: s.duration, "flows": f.n,
                "resources": f.m, **{o.name: getattr(s, o.name) if o.name in self.options else None
                                     for o in RECORDED},
-               PACKET_COST.name: PACKET_COSTS[f.packet_costs], "seed": f.seed,
+               PACKET_COST.name: PACKET_COSTS[f.packet_costs], SEED.name: f.seed,
                "literal": self.isa == "literal"}
         load = {**{f"busy_{j}": float(b) for j, b in enumerate(self.busy)},
                 **{f"blocked_{j}": float(b) for j, b in enumerate(self.blocked)}}
         cost = f.mean_costs()
         share, dom = self.dominant_share, self.dominant_resource
         return tidy.stamped(
-            ({**run, "flow": i, "weight": float(f.weights[i]), "source": SOURCES[f.source[i]],
+            ({**run, "flow": i, "weight": float(f.weights[i]), SOURCE.name: SOURCES[f.source[i]],
               "rate": float(f.rates[i]), **{f"cost_{j}": float(c) for j, c in enumerate(cost[i])},
               "throughput": float(self.throughput[i]), "dominant_resource": int(dom[i]),
               "dominant_share": float(share[i]), "served": int(self.served[i]),
@@ -210,26 +210,27 @@ def simulate(costs, method="drfq", **options):
     return api.run(method, costs, takes=FLOWS, **options)
 
 
-def run_method(spec, costs, *, weights, rates, source, packet_costs, seed, decisions, literal,
-               isa, **settings):
+def run_method(spec, costs, *, weights, rates, literal, isa, **settings):
     """The registry's implementation of the flow methods (see `simulate`): the options
     as the registry checked them, their defaults declared in the family's catalog; the
-    run's settings (the catalog's SETTINGS the method takes: resource and interval are
-    fq's and bottleneck's only, the others' at their declared defaults) go to
-    model.settings as they are.
+    flows' draws (the catalog's DRAWS) go to model.flows, the kernel's DECISIONS to
+    kernel.simulate, and the run's settings (the catalog's SETTINGS the method takes:
+    resource and interval are fq's and bottleneck's only, the others' at their declared
+    defaults) to model.settings, each as they are.
 
     Parameters
     ----------
     spec : Method
         The method as registered.
-    costs, weights, rates, source, packet_costs, seed, decisions, literal, isa, **settings
+    costs, weights, rates, literal, isa, **settings
         As `simulate` takes them, checked and defaulted by the registry.
 
     Returns
     -------
     Result
     """
-    f = make_flows(costs, weights, rates, source, packet_costs, seed)
+    f = make_flows(costs, weights, rates, **{o.name: settings.pop(o.name) for o in DRAWS})
+    asked = {DECISIONS.name: settings.pop(DECISIONS.name)}      # the kernel's own option
     s = make_settings(f.m, spec.name, **settings)
     budget(f, s)
     if literal and isa is not None:
@@ -237,8 +238,8 @@ def run_method(spec, costs, *, weights, rates, source, packet_costs, seed, decis
     if literal:
         out, variant = kernel.Outputs(**transcription.simulate(f, s)), "literal"
     else:
-        out, variant = kernel.simulate(f, s, isa=isa, decisions=decisions), _isa.kernels(isa).name
+        out, variant = kernel.simulate(f, s, isa=isa, **asked), _isa.kernels(isa).name
     return Result(f, s, out.served, out.dispatched, out.arrived, out.dropped, out.work,
                   out.busy, out.blocked, out.series, out.bottleneck,
-                  (out.decision_time, out.decision_flow) if decisions else None, variant,
-                  spec.options)
+                  (out.decision_time, out.decision_flow) if asked[DECISIONS.name] else None,
+                  variant, spec.options)

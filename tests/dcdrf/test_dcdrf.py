@@ -235,3 +235,28 @@ def test_registry_facts():
 def test_an_option_a_method_does_not_take_is_refused(method, option, value):
     with pytest.raises(ValueError, match=method):
         drfbench.allocate(np.array([[0.5, 0.2]]), method, **{option: value})
+
+
+def test_allocate_checks_its_options_as_declared():
+    """demands.allocate takes its options (demands.OPTIONS) as the catalogs declare them
+    (issue 35: declared once): every option of a demands method is one of them, each read
+    and then checked within its declared bounds, None for those whose default is None; a
+    keyword of none of them and an isa that is not text refused as before."""
+    from datetime import timedelta
+    D = np.array([[0.5, 0.25], [0.25, 0.5]])
+    names = [o.name for o in demands.OPTIONS]
+    assert names == ["epsilon", "deadline", "max_rounds", "threads", "isa"]
+    for method in drfbench.methods(takes="demands"):
+        assert set(api.method_info(method).options) <= set(names), method
+    assert drfbench.allocate(D, "dcdrf", deadline=timedelta(seconds=5), max_rounds=2**62,
+                             threads=1, isa=None).level.tolist() == drfbench.allocate(D).level.tolist()
+    with pytest.raises(ValueError, match=r"max_rounds must be at most 4611686018427387904"):
+        drfbench.allocate(D, max_rounds=2**62 + 1)
+    with pytest.raises(ValueError, match=r"threads must be at most 1024"):
+        drfbench.allocate(D, threads=1025)
+    with pytest.raises(TypeError, match="epsilon must be a real number, got None"):
+        drfbench.allocate(D, epsilon=None)
+    with pytest.raises(TypeError, match="isa must be a kernel variant's name"):
+        drfbench.allocate(D, isa=2)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'rounds'"):
+        drfbench.allocate(D, rounds=3)

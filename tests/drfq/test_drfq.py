@@ -394,3 +394,19 @@ def test_the_lecture_flows_alone_run_at_the_lectures_mbps():
     for flow in (0, 1):
         drfq_row, alone = rows["drfq", flow], rows["alone", flow]
         assert drfq_row["mbps"] / alone["mbps"] == pytest.approx(drfq_row["ratio_to_alone"])
+
+
+def test_flows_take_the_declared_draws_at_their_defaults_and_no_other():
+    """model.flows takes the catalog's DRAWS by name (issue 35: declared once), each at its
+    declared default unless given; a keyword that is none of them is refused by name."""
+    from drfbench.drfq.catalog import DRAWS
+    costs = [[1e-6, 6e-6], [7e-6, 1e-6]]
+    assert [o.name for o in DRAWS] == ["source", "packet_costs", "seed"]
+    given = model.flows(costs, source="backlogged", packet_costs="fixed", seed=0)
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(
+        dataclasses.astuple(model.flows(costs)), dataclasses.astuple(given)))
+    f = model.flows(costs, source="tcp", packet_costs="exponential", seed=3)
+    assert (f.sources, f.packet_costs, f.seed) == (["tcp", "tcp"], 2, 3)
+    with pytest.raises(TypeError, match="takes no option duration; its draws: source, "
+                       "packet_costs, seed"):
+        model.flows(costs, duration=1.0)
