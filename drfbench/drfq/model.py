@@ -191,17 +191,12 @@ def flows(costs, weights=None, rates=None, **draws):
         None, one number, or n entries each None or packets/s in [1e-9, inf): a flow with a
         rate is open loop.
     **draws
-        The catalog's DRAWS (source, packet_costs, seed), each at its declared default
-        unless given:
-    source : str or list of str
-        One of SOURCES or a list of n. One name applies to every flow: "backlogged" or "tcp"
-        to the flows without a rate (flows with one are "constant"), "constant" or "poisson"
-        to every flow (each then needs a rate). A list says each flow's source; the open-loop
-        ones need a rate and the others must have none.
-    packet_costs : str
-        One of PACKET_COSTS.
-    seed : int
-        Non-negative (used modulo `2**64`).
+        The catalog's DRAWS, each at its declared default unless given: `source`, one of
+        SOURCES or a list of n (one name applies to every flow: "backlogged" or "tcp" to the
+        flows without a rate, flows with one being "constant"; "constant" or "poisson" to
+        every flow, each then needing a rate; a list says each flow's source, the open-loop
+        ones needing a rate and the others none); `packet_costs`, one of PACKET_COSTS;
+        `seed`, a non-negative int (used modulo `2**64`).
 
     Returns
     -------
