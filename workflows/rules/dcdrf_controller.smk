@@ -22,7 +22,7 @@ rule epsilon_vs_deadline:
         f"results/{{name}}/dcdrf/workloads/{CONTROLLER_WORKLOAD}.npz",
     output:
         rows=report("results/{name}/dcdrf/controller/epsilon_vs_deadline_{method}.csv",
-                    category="controller"),
+                    category="DC-DRF", subcategory="Figure 10"),
         summary="results/{name}/dcdrf/controller/epsilon_vs_deadline_{method}_summary.csv",
     conda:
         CONDA_ENV
@@ -48,7 +48,8 @@ rule adaptation:
     input:
         f"results/{{name}}/dcdrf/workloads/{CONTROLLER_WORKLOAD}.npz",
     output:
-        rows=report("results/{name}/dcdrf/controller/adaptation.csv", category="controller"),
+        rows=report("results/{name}/dcdrf/controller/adaptation.csv", category="DC-DRF",
+                    subcategory="Figure 11"),
         summary="results/{name}/dcdrf/controller/adaptation_summary.csv",
     conda:
         CONDA_ENV
