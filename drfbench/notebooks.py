@@ -3,9 +3,9 @@
 
     python -m drfbench.notebooks --executed DIR [-p NAME VALUE]... NOTEBOOK.py...
 
-Each notebook (jupytext's percent format, notebooks/<name>.py) is read as a notebook, given
+Each notebook (jupytext's percent format, `notebooks/<name>.py`) is read as a notebook, given
 those of the parameters that its parameters cell assigns (papermill injects them after
-it), run, and written executed to DIR/<name>.ipynb. The notebooks share one kernel, so the
+it), run, and written executed to `DIR/<name>.ipynb`. The notebooks share one kernel, so the
 kernel's start and the imports every figure notebook makes (pandas, matplotlib, seaborn,
 which imports scipy.stats) are paid once, not once a notebook: they were most of a figure
 notebook's 5 s of CPU. Before each notebook the kernel is set back (`reset_kernel`), so that
@@ -63,7 +63,7 @@ def run(notebooks, executed, parameters):
     notebooks : list of str or Path
         The notebooks.
     executed : str or Path
-        The folder each executed notebook is written to, as `<stem>.ipynb`.
+        The folder each executed notebook is written to, as `<stem>.ipynb` (made if need be).
     parameters : dict
         {name: value}: a notebook gets those its parameters cell assigns.
 
