@@ -50,9 +50,10 @@ for _family, _notebooks in FAMILY_NOTEBOOKS.items():
         # papermill #511): run it again; a notebook that really fails, fails every time
         retries: 2
         input:
-            notebooks=[f"{CHECKOUT}/notebooks/{n}.py" for n in _notebooks],
+            # normpath: no "./" in front when run from the checkout (Snakemake warns of each)
+            notebooks=[os.path.normpath(f"{CHECKOUT}/notebooks/{n}.py") for n in _notebooks],
             results=[f"{RESULTS_FROM}/{f}" for spec in _specs for f in spec["results"]],
-            data=[f"{CHECKOUT}/data/{f}" for spec in _specs for f in spec.get("data", [])],
+            data=[os.path.normpath(f"{CHECKOUT}/data/{f}") for spec in _specs for f in spec.get("data", [])],
         output:
             executed=[f"results/{{name}}/notebooks/{n}.ipynb" for n in _notebooks],
             figures=[report(f"results/{{name}}/figures/{f}",
@@ -68,7 +69,8 @@ for _family, _notebooks in FAMILY_NOTEBOOKS.items():
         params:
             python=PYTHON,
             results=f"-p results {RESULTS_FROM}",
-            data=f"-p data {CHECKOUT}/data" if any(spec.get("data") for spec in _specs) else "",
+            data=(f"-p data {os.path.normpath(f'{CHECKOUT}/data')}"
+                  if any(spec.get("data") for spec in _specs) else ""),
         shell:
             "{params.python} -m drfbench.notebooks --executed results/{wildcards.name}/notebooks "
             "{params.results} -p figures results/{wildcards.name}/figures {params.data} "
