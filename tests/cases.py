@@ -53,8 +53,9 @@ def task_policy(demands, machines, slots):
             drf.scheduler(demands, machines))
 
 
-# the figure notebooks' rules: `--omit-from` them runs a pipeline up to every family's rows
-NOTEBOOK_RULES = sorted(f"notebook_{p.stem}" for p in (ROOT / "notebooks").glob("*.py"))
+# the figure notebooks' rules, one a family (notebooks/<family>_*.py): `--omit-from` them runs
+# a pipeline up to every family's rows
+NOTEBOOK_RULES = sorted({f"notebooks_{p.stem.split('_')[0]}" for p in (ROOT / "notebooks").glob("*.py")})
 
 
 def few_instances(config):

@@ -362,14 +362,11 @@ def test_rerun_does_nothing_and_a_deleted_file_reruns_only_its_dependents(tiny_r
     assert code == 0 and "Nothing to be done" in out
     (workdir / "results/smoke/dcdrf/deadlines.csv").unlink()
     code, out = snakemake(workdir, "--configfile", str(config), "--dry-run")
-    assert code == 0 and job_counts(out) == {"gather": 1, "notebook_dcdrf_fig08_09_deadlines": 1,
-                                             "all": 1, "total": 3}
+    assert code == 0 and job_counts(out) == {"gather": 1, "notebooks_dcdrf": 1, "all": 1, "total": 3}
     (workdir / "results/smoke/dcdrf/demands.csv").unlink()
     code, out = snakemake(workdir, "--configfile", str(config), "--dry-run")
-    assert code == 0 and job_counts(out) == {
-        "gather": 2, "extrapolate": 1, "notebook_dcdrf_fig08_09_deadlines": 1,
-        "notebook_dcdrf_fig03_edrf_runtime": 1, "notebook_dcdrf_fig07_profiles": 1,
-        "notebook_dcdrf_edrf_event": 1, "all": 1, "total": 8}
+    assert code == 0 and job_counts(out) == {"gather": 2, "extrapolate": 1, "notebooks_dcdrf": 1,
+                                             "all": 1, "total": 5}
 
 
 FIGURE_STEMS = ("dcdrf_fig02_azure_activity", "dcdrf_fig03_edrf_runtime", "dcdrf_fig05_thread_scaling",
