@@ -12,11 +12,13 @@ notebook's 5 s of CPU. Before each notebook the kernel is set back (`reset_kerne
 a notebook sees what it would in a kernel of its own but for the modules already imported.
 The first notebook that fails stops the run with papermill's error, naming the cell.
 """
-import argparse
 import ast
 import logging
 import sys
 from pathlib import Path
+
+from . import _command
+from ._command import Parser, input_file
 
 _baseline = None     # in the kernel: what reset_kernel sets back (matplotlib's settings, warnings)
 
@@ -111,19 +113,21 @@ def _reset(manager, path):
 
 
 def main(argv=None):
-    """The command line (the module's docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m drfbench.notebooks",
-                                     description="Run figure notebooks in one kernel.")
+    """The command line (the module's docstring), through drfbench._command's boundary: a
+    missing notebook is one line on stderr, status 2."""
+    parser = Parser(prog="python -m drfbench.notebooks",
+                    description="Run figure notebooks in one kernel.")
     parser.add_argument("--executed", required=True, help="folder for the executed notebooks")
     parser.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
                         metavar=("NAME", "VALUE"), help="a parameter, given to the notebooks that have it")
-    parser.add_argument("notebooks", nargs="+", help="jupytext notebooks (notebooks/<name>.py)")
-    args = parser.parse_args(argv)
-    missing = [n for n in args.notebooks if not Path(n).is_file()]
-    if missing:
-        parser.error(f"no notebook {missing[0]}")
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    run(args.notebooks, args.executed, dict(args.parameter))
+    parser.add_argument("notebooks", nargs="+", type=input_file,
+                        help="jupytext notebooks (notebooks/<name>.py)")
+
+    def body(args):
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+        run(args.notebooks, args.executed, dict(args.parameter))
+
+    _command.run(parser, body, argv, command=None)
 
 
 if __name__ == "__main__":
