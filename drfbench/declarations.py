@@ -226,15 +226,41 @@ class Method:
             An option the method does not take (naming its options), or one outside its
             bounds or choices.
         """
-        unknown = sorted(set(options) - set(self.options))
-        if unknown:
-            raise ValueError(f"method {self.name!r} takes no option {', '.join(unknown)}; "
-                             f"its options: {', '.join(self.options) or 'none'}")
+        take_only(f"method {self.name!r}", options, tuple(self.options), ValueError)
         options = {name: o.check(options[name]) if name in options else o.default
                    for name, o in self.options.items()}
         if "threads" in options:
             options["threads"] = resolve_threads(options["threads"])
         return options
+
+
+
+def take_only(where, given, names, error=TypeError, called="options"):
+    """Refuse every key of `given` not among `names`: the options `where` takes.
+
+    Parameters
+    ----------
+    where : str
+        What takes them, as the message names it (`RulePolicy`, `method 'fq'`).
+    given : iterable of str
+        The options asked for.
+    names : sequence of str
+        The options it takes, in the order the message lists them.
+    error : type
+        The exception raised: TypeError for a keyword of a function, ValueError for an
+        option of a registered method.
+    called : str
+        What the message calls them (DRFQ's flows: "draws").
+
+    Raises
+    ------
+    TypeError or ValueError
+        `where takes no option X; its options: ...` (`called` for "options").
+    """
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise error(f"{where} takes no option {', '.join(unknown)}; "
+                    f"its {called}: {', '.join(names) or 'none'}")
 
 
 # Read as KINDS and REGISTRY (__getattr__, below): the catalogs are found on first use.

@@ -36,6 +36,7 @@ import numpy as np
 from .. import api
 from .. import rows as tidy
 from .. import _validation as check
+from ..declarations import take_only
 from .catalog import (BOTTLENECK_INTERVAL, DURATION, FLOWS, PACKET_COST, SETTINGS, SOURCE,
                       STEP_OPTIONS)
 from .model import MAX_PACKETS, MAX_STATE, OPEN_LOOP, SOURCES, seconds
@@ -80,10 +81,7 @@ def step_settings(step, given):
     order: each as `given`, else (or given None) at its declared default (duration:
     LECTURE_DURATION); a TypeError for any other."""
     names = STEP_OPTIONS[step]
-    unknown = sorted(set(given) - set(names))
-    if unknown:
-        raise TypeError(f"{step} takes no option {', '.join(unknown)}; its options: "
-                        f"{', '.join(names)}")
+    take_only(step, given, names)
     declared = {o.name: o.default for o in (*SETTINGS, PACKET_COST)}
     declared[DURATION.name] = LECTURE_DURATION
     return {name: declared[name] if given.get(name) is None else given[name] for name in names}

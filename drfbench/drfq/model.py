@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import _inputs
 from .. import _validation as check
+from ..declarations import take_only
 from .catalog import (DRAWS, MAX_SECONDS, MAX_STATE, PACKET_COSTS, PACKETS, SECONDS, SETTINGS,
                       SOURCES)
 
@@ -213,10 +214,7 @@ def flows(costs, weights=None, rates=None, **draws):
         What is not a number (or a name, for source and packet_costs); a keyword not of
         DRAWS.
     """
-    unknown = sorted(set(draws) - {o.name for o in DRAWS})
-    if unknown:
-        raise TypeError(f"flows() takes no option {', '.join(unknown)}; its draws: "
-                        f"{', '.join(o.name for o in DRAWS)}")
+    take_only("flows()", draws, [o.name for o in DRAWS], called="draws")
     source, packet_costs, seed = (draws.get(o.name, o.default) for o in DRAWS)
     C = _cost_array(costs)
     n, K, m = C.shape

@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import api
 from .. import _validation as check
+from ..declarations import take_only
 from .catalog import APPLICATIONS, RECORDED, SCORE
 from .kernel import Kernel, Scores
 from .model import (MAX_CELLS, Application, Infrastructure, active_span, check_fits, dependencies,
@@ -328,10 +329,7 @@ def place(cluster, app, method="packer", *, threads=1, kernel=None, **options):
         An application running past the cluster's horizon.
     """
     api.method_info(method, APPLICATIONS)
-    unknown = sorted(set(options) - {o.name for o in RECORDED})
-    if unknown:
-        raise TypeError(f"place takes no option {', '.join(unknown)}; its options: "
-                        f"{', '.join(o.name for o in RECORDED)}")
+    take_only("place", options, [o.name for o in RECORDED])
     score = check.choice(options.get(SCORE.name, SCORE.default), SCORE.name, tuple(SCORES))
     if not isinstance(cluster, Cluster):
         raise TypeError(f"cluster must be a packer.Cluster, got {type(cluster).__name__}")

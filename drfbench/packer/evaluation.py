@@ -19,6 +19,7 @@ that binds, Packer's reading of Eq. 6-8).
 import numpy as np
 
 from ..api import method_info, methods as registered
+from ..declarations import take_only
 from .catalog import APPLICATIONS, RECORDED, SCORE
 from .simulate import revenue, simulate
 from .workload import workload
@@ -130,10 +131,8 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
     TypeError
         An option no application method declares.
     """
-    unknown = sorted(set(options) - {o for m in registered(takes=APPLICATIONS)
-                                     for o in method_info(m).options})
-    if unknown:
-        raise TypeError(f"evaluate takes no option {', '.join(unknown)}")
+    take_only("evaluate", options, sorted({o for m in registered(takes=APPLICATIONS)
+                                           for o in method_info(m).options}))
     views = views or {}
     series, app_rows, summary, rates = [], [], [], []
     for seed in seeds:

@@ -78,6 +78,7 @@ import numpy as np
 
 from .. import _validation as check
 from .. import sim
+from ..declarations import take_only
 from . import armada, kueue, mesos, preemption, slurm, yarn
 from .catalog import (AFS, FIXED, HALF_LIFE_OPTION, OPTIONS, PROTECTED_FRACTION,
                       RESOURCE_WEIGHTS, STRATEGIES)
@@ -103,10 +104,7 @@ def settings(**options):
     TypeError
         An option not of OPTIONS, a flag that is not True or False.
     """
-    unknown = sorted(set(options) - {o.name for o in OPTIONS})
-    if unknown:
-        raise TypeError(f"RulePolicy takes no option {', '.join(unknown)}; its options: "
-                        f"{', '.join(o.name for o in OPTIONS)}")
+    take_only("RulePolicy", options, [o.name for o in OPTIONS])
     for o in OPTIONS:
         if o.type is bool and o.name in options and \
                 not isinstance(options[o.name], (bool, np.bool_)):
