@@ -311,7 +311,8 @@ def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
 AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates", "resource",
                         "rtt", "stage_buffer", "weights", "decisions", "duration",
                         "packet_costs", "seed", "source"),
-               "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads", "tasks"),
+               "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads", "tasks",
+                        "slots", "weights"),
                "drf": ("slots", "tasks", "weights"),
                "dcdrf": ("max_rounds",),
                "hdrf": ("incremental", "sets"),
@@ -350,6 +351,12 @@ ELSEWHERE = {
         "drfbench/drfh/per_server.py": "its rows' tasks column (a user's tasks, mean over users)",
         "drfbench/drfh/properties.py": "a property instance's tasks, its data handed to each "
         "method, and the violations' tasks column"},
+    ("drfh", "slots"): {"drfbench/drfh/literal.py": "the transcription's parameter "
+                        "(LiteralScheduler's slots=, public)"},
+    ("drfh", "weights"): {
+        "drfbench/drfh/literal.py": "the transcription's parameter (LiteralScheduler's weights=)",
+        "drfbench/drfh/properties.py": "a property instance's weights, its data handed to each "
+        "method, and DRF's own weights= (the single-server check's api.run('drf'))"},
     ("drf", "weights"): {
         "drfbench/drf/literal.py": "the transcription's parameter",
         "drfbench/drf/kernel.py": "the kernel facade's input, the checked (n,) array",
