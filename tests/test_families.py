@@ -315,7 +315,7 @@ AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates",
                         "slots", "weights"),
                "drf": ("slots", "tasks", "weights"),
                "dcdrf": ("max_rounds",),
-               "hdrf": ("incremental", "sets"),
+               "hdrf": ("incremental", "sets", "tasks"),
                "packer": ("score", "view", "threads"),
                "production": ("admission_fair_sharing", "best_effort", "fixed", "half_life",
                               "max_tres", "protected_fraction", "rate_interval", "rate_limit",
@@ -370,6 +370,15 @@ ELSEWHERE = {
                        "drfbench/drf/tasks.py": "TaskAllocation's tasks launched (its field, its "
                        "rows' column) and the tasks kind's name"},
     ("dcdrf", "max_rounds"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
+    ("hdrf", "tasks"): {
+        "drfbench/hdrf/tree.py": "the tree file's tasks key, a leaf's count (its input) and "
+        "Tree.tasks",
+        "drfbench/hdrf/properties.py": "a random tree's tasks key (the tree file's) and a "
+        "counterexample's tasks launched",
+        "drfbench/hdrf/__main__.py": "the scale step's --tasks, the trace's size (not the option)",
+        "workflows/rules/hdrf.smk": "the config's scale.tasks, given to that flag",
+        "drfbench/hdrf/evaluation.py": "the throughput rows' tasks column (the trace's size)",
+        "drfbench/hdrf/examples.py": "the examples' tasks column (tasks run per node)"},
     ("drfq", "seed"): {"drfbench/drfq/__main__.py": "the steps' common --seed (_command.steps, "
                        "every family's)", "workflows/rules/drfq.smk": "the config's seed, "
                        "every family's, given to that flag"},
