@@ -311,11 +311,12 @@ def test_each_option_of_the_template_is_spelled_in_at_most_two_files():
 AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates", "resource",
                         "rtt", "stage_buffer", "weights", "decisions", "duration",
                         "packet_costs", "seed", "source"),
-               "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads", "tasks"),
+               "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads", "tasks",
+                        "slots", "weights"),
                "drf": ("slots", "tasks", "weights"),
                "dcdrf": ("max_rounds",),
-               "hdrf": ("incremental", "sets"),
-               "packer": ("score",),
+               "hdrf": ("incremental", "sets", "tasks"),
+               "packer": ("score", "view", "threads"),
                "production": ("admission_fair_sharing", "best_effort", "fixed", "half_life",
                               "max_tres", "protected_fraction", "rate_interval", "rate_limit",
                               "resource_weights", "strategies", "usage_half_life",
@@ -350,6 +351,12 @@ ELSEWHERE = {
         "drfbench/drfh/per_server.py": "its rows' tasks column (a user's tasks, mean over users)",
         "drfbench/drfh/properties.py": "a property instance's tasks, its data handed to each "
         "method, and the violations' tasks column"},
+    ("drfh", "slots"): {"drfbench/drfh/literal.py": "the transcription's parameter "
+                        "(LiteralScheduler's slots=, public)"},
+    ("drfh", "weights"): {
+        "drfbench/drfh/literal.py": "the transcription's parameter (LiteralScheduler's weights=)",
+        "drfbench/drfh/properties.py": "a property instance's weights, its data handed to each "
+        "method, and DRF's own weights= (the single-server check's api.run('drf'))"},
     ("drf", "weights"): {
         "drfbench/drf/literal.py": "the transcription's parameter",
         "drfbench/drf/kernel.py": "the kernel facade's input, the checked (n,) array",
@@ -363,6 +370,15 @@ ELSEWHERE = {
                        "drfbench/drf/tasks.py": "TaskAllocation's tasks launched (its field, its "
                        "rows' column) and the tasks kind's name"},
     ("dcdrf", "max_rounds"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
+    ("hdrf", "tasks"): {
+        "drfbench/hdrf/tree.py": "the tree file's tasks key, a leaf's count (its input) and "
+        "Tree.tasks",
+        "drfbench/hdrf/properties.py": "a random tree's tasks key (the tree file's) and a "
+        "counterexample's tasks launched",
+        "drfbench/hdrf/__main__.py": "the scale step's --tasks, the trace's size (not the option)",
+        "workflows/rules/hdrf.smk": "the config's scale.tasks, given to that flag",
+        "drfbench/hdrf/evaluation.py": "the throughput rows' tasks column (the trace's size)",
+        "drfbench/hdrf/examples.py": "the examples' tasks column (tasks run per node)"},
     ("drfq", "seed"): {"drfbench/drfq/__main__.py": "the steps' common --seed (_command.steps, "
                        "every family's)", "workflows/rules/drfq.smk": "the config's seed, "
                        "every family's, given to that flag"},

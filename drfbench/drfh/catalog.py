@@ -33,6 +33,8 @@ SLOT_MODEL = Option("slot_model", str, "timeshare", "what a slot gives a task: a
 # those a step's rows record beside what the run was asked (DRFHSimulation.asked).
 RUN = (SAMPLE, HORIZON, SLOT_MODEL)
 RECORDED = (HORIZON,)
+# The scheduler's own (drfh.simulation.scheduler reads them; the others go to the kernel).
+SCHEDULER = (SLOTS, WEIGHTS)
 
 KINDS = (
     InputKind(SERVERS, ("demands", "servers"),

@@ -1,8 +1,8 @@
 """DRFH's kernel (drfbench/drfh/drfh.pyx) behind named inputs and outputs, the one place
 that calls it:
 
-    s = kernel.trace_scheduler(servers=C, demands=D, order=o, start=st, weights=w,
-                               slots=k, method="drfh-best-fit", **options)
+    s = kernel.trace_scheduler(servers=C, demands=D, order=o, start=st, user_weights=w,
+                               server_slots=k, method="drfh-best-fit", **options)
                                     # the method's other declared options: index,
                                     # threads, isa
     s.schedule()                    # a Launches: users, servers; then s.add_tasks(user,
@@ -37,8 +37,8 @@ def _scheduler_class(variant):
     return _isa.named_schedule(_isa.kernels(variant).drfh.DRFHScheduler, Launches)
 
 
-def trace_scheduler(*, servers, demands, order, start, weights, slots, method, index,
-                    threads, isa=None):
+def trace_scheduler(*, servers, demands, order, start, user_weights, server_slots, method,
+                    index, threads, isa=None):
     """The trace scheduler of variant `isa` (_isa.kernels) for method `method`.
 
     Parameters
@@ -49,9 +49,9 @@ def trace_scheduler(*, servers, demands, order, start, weights, slots, method, i
         The trace's (tasks, m) float64.
     order, start : numpy.ndarray
         int64: its schedulable rows grouped by user (user u's are order[start[u]:start[u + 1]]).
-    weights : numpy.ndarray
+    user_weights : numpy.ndarray
         (users,).
-    slots : numpy.ndarray
+    server_slots : numpy.ndarray
         (M,) int64 per server (drfh-slots'; zeros otherwise).
     method : str
         A key of the kernel's MODES: "drfh-first-fit", "drfh-best-fit", "drfh-slots".
@@ -67,6 +67,6 @@ def trace_scheduler(*, servers, demands, order, start, weights, slots, method, i
         The kernel's DRFHScheduler.
     """
     variant = _isa.resolve(isa)
-    return _scheduler_class(variant)(servers, demands, order, start, weights, slots,
+    return _scheduler_class(variant)(servers, demands, order, start, user_weights, server_slots,
                                      _isa.kernels(variant).drfh.MODES[method], index,
                                      threads)

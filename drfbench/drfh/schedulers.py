@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _validation as check
 from ..sim import Trace
-from .catalog import DEFAULT_SLOTS
+from .catalog import DEFAULT_SLOTS, SLOTS
 
 # How a task runs in a slot (drfh-slots): "timeshare", with what it demands, the simulator
 # time-sharing an oversubscribed server; "capped", with at most the slot's share (`capped`)
@@ -42,7 +42,7 @@ def slot_counts(machines, k=DEFAULT_SLOTS):
         (M,) int64.
     """
     C = check.machines(machines, name="servers")
-    k = check.positive_int(k, "slots", allow_none=False)
+    k = check.positive_int(k, SLOTS.name, allow_none=False)
     top = C.max(axis=0)
     frac = np.divide(C, top, out=np.ones_like(C), where=top > 0).min(axis=1)
     return np.floor(k * frac + 1e-9).astype(np.int64)
@@ -72,7 +72,7 @@ def capped(trace, machines, k=DEFAULT_SLOTS):
     drfbench.sim.Trace
     """
     C = check.machines(machines, trace.resources, name="servers")
-    slot = C.max(axis=0) / check.positive_int(k, "slots", allow_none=False)
+    slot = C.max(axis=0) / check.positive_int(k, SLOTS.name, allow_none=False)
     D = np.asarray(trace.demands, dtype=np.float64)
     run = trace.fits(C)
     need = np.divide(D, slot, out=np.zeros_like(D), where=slot > 0).max(axis=1, initial=0.0)

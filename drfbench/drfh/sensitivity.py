@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import rows as tidy
-from .catalog import SLOT_MODEL
+from .catalog import SLOT_MODEL, SLOTS
 from .simulation import best_slots, mean_utilization, recorded, settings, simulate, taken
 from .trace import read_servers, tasks_frame
 
@@ -95,22 +95,22 @@ def study(servers, tasks, grid, **options):
     frame, own = tasks_frame(tasks), settings(options)
     rows, search, slotted = [], [], {}
     for k in grid:
-        res = simulate(servers, frame, "drfh-slots", slots=k, **options)
+        res = simulate(servers, frame, "drfh-slots", **{SLOTS.name: k}, **options)
         mean = mean_utilization(res, own.horizon)
-        search.append({"slots": k, **mean.to_dict()})
+        search.append({SLOTS.name: k, **mean.to_dict()})
         slotted[k] = res
-        rows += [{"figure": "table2", "method": "drfh-slots", "slots": k,
+        rows += [{"figure": "table2", "method": "drfh-slots", SLOTS.name: k,
                   "metric": f"utilization_{r}", "value": float(v)} for r, v in mean.items()]
     k = best_slots(search, list(mean.index))
     runs = {**{name: simulate(servers, frame, name, **taken(name, options))
                for name in ("drfh-best-fit", "drfh-first-fit")}, "drfh-slots": slotted[k]}
     slots = {name: (k if name == "drfh-slots" else 0) for name in runs}
     for name, res in runs.items():
-        rows += [{"figure": "fig5", "method": name, "slots": slots[name],
+        rows += [{"figure": "fig5", "method": name, SLOTS.name: slots[name],
                   "metric": f"utilization_{r}", "value": float(v)}
                  for r, v in mean_utilization(res, own.horizon).items()]
         done = res.completion
-        rows.append({"figure": "fig7", "method": name, "slots": slots[name],
+        rows.append({"figure": "fig7", "method": name, SLOTS.name: slots[name],
                      "metric": "tasks_done", "value": float(done["completed"].sum()
                                                             / max(done["submitted"].sum(), 1))})
     both = runs["drfh-best-fit"].jobs.merge(runs["drfh-slots"].jobs, on=["job", "user", "submit"],
@@ -120,14 +120,15 @@ def study(servers, tasks, grid, **options):
     tasks_of = size.reindex(both["job"].to_numpy()).to_numpy()
     best_ct, slots_ct = both["finish_best"] - both["submit"], both["finish_slots"] - both["submit"]
     fig6 = {"jobs": len(both)}
-    for name, ct in (("best-fit", best_ct), ("slots", slots_ct)):
-        fig6[f"median_completion_{name}"] = float(ct.median()) if len(ct) else np.nan
+    for name, ct in (("drfh-best-fit", best_ct), ("drfh-slots", slots_ct)):
+        fig6[f"median_completion_{name.removeprefix('drfh-')}"] = (float(ct.median()) if len(ct)
+                                                                   else np.nan)
     for label, value in reduction_by_size(tasks_of, best_ct, slots_ct).items():
         fig6[f"reduction_{label}"] = float(value)
-    rows += [{"figure": "fig6", "method": "drfh-best-fit", "slots": k, "metric": m, "value": v}
+    rows += [{"figure": "fig6", "method": "drfh-best-fit", SLOTS.name: k, "metric": m, "value": v}
              for m, v in fig6.items()]
     higher, only = completion_gains(runs["drfh-best-fit"].completion, runs["drfh-slots"].completion)
-    rows += [{"figure": "fig7", "method": "drfh-best-fit", "slots": k, "metric": m, "value": v}
+    rows += [{"figure": "fig7", "method": "drfh-best-fit", SLOTS.name: k, "metric": m, "value": v}
              for m, v in (("users_higher", higher), ("users_done_only_best", only))]
     return rows
 

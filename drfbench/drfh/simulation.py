@@ -17,9 +17,9 @@ from .. import _validation as check
 from .. import api, sim
 from .. import rows as tidy
 from . import kernel
-from .catalog import RECORDED, RUN, TRACE
+from .catalog import RECORDED, RUN, SCHEDULER, SLOTS, TRACE, WEIGHTS
 from .literal import LiteralScheduler
-from .schedulers import DEFAULT_SLOTS, capped, slot_counts, task_queues, user_weights
+from .schedulers import capped, slot_counts, task_queues, user_weights
 from .trace import read_servers, read_trace, tasks_frame
 
 # The work bounds of a run (docs/accepts.md). Samples: at most MAX_SAMPLES, and at most
@@ -215,11 +215,12 @@ def run_method(spec, servers, tasks, **options):
     """
     name, slotted = spec.name, spec.name == "drfh-slots"
     own = SimpleNamespace(**{o.name: options.pop(o.name, None) for o in RUN})
+    given = SimpleNamespace(**options)
     resources, C, frame, trace = _frames(servers, tasks)
     if own.slot_model == "capped":
-        trace = capped(trace, C, options["slots"])
+        trace = capped(trace, C, given.slots)
     names = list(trace.names)
-    weights = options["weights"]
+    weights = given.weights
     if isinstance(weights, dict):
         absent = [u for u in names if u not in weights]
         if absent:
@@ -229,7 +230,7 @@ def run_method(spec, servers, tasks, **options):
         if unknown:
             raise ValueError(f"weights name label(s) {unknown[:5]} that are not users of the "
                              f"tasks (users: {names[:5]}{' ...' if len(names) > 5 else ''})")
-        options["weights"] = [weights[u] for u in names]
+        options[WEIGHTS.name] = [weights[u] for u in names]
     isa = options["isa"]
     literal = {"isa": None} if options["literal"] else {}      # the transcription has none
     policy = scheduler(C, trace, name, **{**options, **literal})
@@ -253,7 +254,7 @@ def run_method(spec, servers, tasks, **options):
     completed = np.bincount(trace.user[done], minlength=trace.users)
     completion = pd.DataFrame({"user": names, "submitted": submitted, "completed": completed,
                                "ratio": completed / np.maximum(submitted, 1)})
-    return DRFHSimulation(name, int(options["slots"]) if slotted else 0, own.slot_model,
+    return DRFHSimulation(name, int(given.slots) if slotted else 0, own.slot_model,
                           resources=resources, utilization=utilization, shares=shares,
                           jobs=jobs, completion=completion,
                           unschedulable=frame.iloc[run.unschedulable].reset_index(drop=True),
@@ -299,22 +300,23 @@ def scheduler(machines, trace, name="drfh-best-fit", **options):
                          "(drfbench.drfh.simulate), not of its scheduler; the capped slot model "
                          "is the trace capped(trace, machines, slots)")
     o = {key: v for key, v in spec.checked(options).items() if key not in own}
-    slots, weights = o.pop("slots", DEFAULT_SLOTS), o.pop("weights")
-    if o.pop("literal"):
+    scheduled = {s.name: o.pop(s.name, s.default) for s in SCHEDULER}
+    if o.pop(api.LITERAL.name):
         if o["isa"] is not None:
             raise ValueError(f"isa={o['isa']!r} chooses the kernel's variant; the literal "
                              "transcription has none")
-        return LiteralScheduler(machines, trace, name, slots=slots, weights=weights)
+        return LiteralScheduler(machines, trace, name, **scheduled)
+    given = SimpleNamespace(**scheduled)
     C = check.machines(machines, trace.resources, name="servers")
     slotted = name == "drfh-slots"
-    per_server = slot_counts(C, slots) if slotted else np.zeros(len(C), dtype=np.int64)
+    per_server = slot_counts(C, given.slots) if slotted else np.zeros(len(C), dtype=np.int64)
     if slotted and not per_server.any():
-        raise ValueError(f"slots={slots}: no server holds a whole slot")
+        raise ValueError(f"{SLOTS.name}={given.slots}: no server holds a whole slot")
     order, start = task_queues(trace, C)
     return kernel.trace_scheduler(
         servers=C, demands=np.ascontiguousarray(trace.demands, dtype=np.float64), order=order,
-        start=start, weights=user_weights(weights, trace.users), slots=per_server,
-        method=name, **o)
+        start=start, user_weights=user_weights(given.weights, trace.users),
+        server_slots=per_server, method=name, **o)
 
 
 # -- the paper's experiments (Sec. VI) ------------------------------------------------------
@@ -430,8 +432,8 @@ def best_slots(table, resources):
     -------
     int
     """
-    frame = pd.DataFrame(table).sort_values("slots")
-    return int(frame.loc[frame[list(resources)].mean(axis=1).idxmax(), "slots"])
+    frame = pd.DataFrame(table).sort_values(SLOTS.name)
+    return int(frame.loc[frame[list(resources)].mean(axis=1).idxmax(), SLOTS.name])
 
 
 def dedicated_clouds(tasks, n_servers, seed=0):
@@ -520,7 +522,7 @@ def run_tables(servers, tasks, method, *, seed, slots_from=None, **options):
         if lacking:
             raise ValueError(f"--slots-from table lacks the column(s) {', '.join(lacking)} "
                              "of the servers' resources: not a slots-search of these servers")
-        options = {**options, "slots": best_slots(slots_from, resources)}
+        options = {**options, SLOTS.name: best_slots(slots_from, resources)}
     res = simulate(servers, tasks, method, **taken(method, options))
     keys = {**recorded(options), "seed": seed}
     utilization = [r for r in res.rows(**keys) if r["metric"] == "utilization"]
@@ -551,9 +553,9 @@ def slots_search(servers, tasks, *, slot_grid, progress=None, **options):
     """
     out, stamp, own = [], tidy.stamp(), settings(options)
     for k in slot_grid:
-        res = simulate(servers, tasks, "drfh-slots", slots=k, **options)
+        res = simulate(servers, tasks, "drfh-slots", **{SLOTS.name: k}, **options)
         mean = mean_utilization(res, own.horizon)
-        out.append({"slots": k, **mean.to_dict(), **recorded(options), **stamp})
+        out.append({SLOTS.name: k, **mean.to_dict(), **recorded(options), **stamp})
         if progress:
             print(f"slots {k}: {mean.round(4).to_dict()}", file=progress)
     return out

@@ -9,11 +9,9 @@ INCREMENTAL = Option("incremental", bool, True, "keep the tree's shares up to da
                      "start and end, rather than recomputing them (both decide the same)")
 SETS = Option("sets", int, None, "open-sets kept (which task shapes fit where; None: as many "
               "as the kernel needs)", f"[1, {MAX_SETS}]")
-_OPTIONS = (
-    Option("tasks", list, None, "tasks each leaf has to run, whole numbers (None or inf: an "
-           "infinite queue)"),
-    INCREMENTAL, SETS, ISA,
-)
+TASKS = Option("tasks", list, None, "tasks each leaf has to run, whole numbers (None or inf: "
+               "an infinite queue)")
+_OPTIONS = (TASKS, INCREMENTAL, SETS, ISA)
 
 KINDS = (
     InputKind(TREE, ("tree", "machines"),

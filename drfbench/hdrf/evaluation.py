@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import sim
 from ..api import method_info
+from .catalog import TASKS
 from .properties import guarantee_slack
 from .tasks import scheduler
 from .tree import tree as as_tree
@@ -178,7 +179,7 @@ def run_at_scale(tree, machines, trace, method="hdrf"):
         reused and kept, and their memory).
     """
     t = as_tree(tree)
-    s = scheduler(t, machines, method, tasks=np.zeros(len(t.leaves)))
+    s = _simulated(t, machines, method)
     start = time.perf_counter()
     res = sim.simulate(machines, trace, s)
     seconds = time.perf_counter() - start
@@ -192,6 +193,12 @@ def run_at_scale(tree, machines, trace, method="hdrf"):
             "decisions_per_second": s.decisions / seconds, "open_sets_built": int(s.sets_built),
             "open_sets_reused": int(s.sets_reused), "open_sets_kept": int(s.sets_kept),
             "open_sets_mib": s.sets_kept * s.set_bytes / 2**20}
+
+
+def _simulated(t, machines, method):
+    """The scheduler of `method` for drfbench.sim: every leaf's queue empty (the simulator
+    adds the trace's tasks)."""
+    return scheduler(t, machines, method, **{TASKS.name: np.zeros(len(t.leaves))})
 
 
 def _at(tasks, times):
@@ -230,7 +237,7 @@ def evaluate(tree, machines, trace, methods, sample, window):
     throughput, summary = [], []
     for method in methods:
         label = method_info(method).label
-        res = sim.simulate(C, trace, scheduler(t, C, method, tasks=np.zeros(len(t.leaves))))
+        res = sim.simulate(C, trace, _simulated(t, C, method))
         T = res.tasks
         times = np.arange(0.0, res.end + sample, sample)
         running = _at(T, times)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..api import method_info
+from .catalog import TASKS
 from .tasks import scheduler
 from .tree import tree as as_tree
 
@@ -105,7 +106,7 @@ def run(example, method):
     first = np.zeros(len(index))
     for path, count in example.phases[0].items():
         first[index[path]] = count
-    s = scheduler(t, example.machines, method, tasks=first)
+    s = scheduler(t, example.machines, method, **{TASKS.name: first})
     s.schedule()
     for phase in example.phases[1:]:
         for path, count in phase.items():

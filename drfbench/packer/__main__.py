@@ -7,8 +7,8 @@ import argparse
 
 from .. import rows as tidy
 from .._command import COUNT, FRACTION, NATURAL, POSITIVE, options_of, output, run_step, steps
-from ..api import methods
-from .catalog import APPLICATIONS, STEP_OPTIONS, STEP_SWEEPS, VIEW
+from ..api import THREADS, methods
+from .catalog import APPLICATIONS, STEP_OPTIONS, STEP_SWEEPS
 from .evaluation import evaluate, sensitivity
 from .model import VIEWS, Infrastructure
 from .workload import BOTTLENECK, TEMPORAL
@@ -43,7 +43,6 @@ def main(argv=None):
         c.add_argument("--rate", type=POSITIVE, default=40.0, help="applications per time instant")
         c.add_argument("--mapreduce", type=FRACTION, default=0.5, help="fraction of MapReduce jobs")
         c.add_argument("--seeds", type=NATURAL, nargs="+", default=[0])
-        c.add_argument("--threads", type=COUNT, default=1, help="OpenMP threads of the scoring")
         c.add_argument("--temporal", choices=TEMPORAL, default="jitter",
                        help="the demands' shape over time")
         c.add_argument("--bottleneck", choices=list(BOTTLENECK), default="network",
@@ -55,33 +54,33 @@ def main(argv=None):
     a.add_argument("--every", type=COUNT, default=1, help="the series' step in instants")
     for out in ("series", "per-app", "summary", "rates"):
         a.add_argument(f"--{out}", type=output, required=True)
-    b.add_argument("--view", choices=VIEW.choices, default=VIEW.default, help=VIEW.description)
     b.add_argument("--out", type=output, required=True)
     run_step(p, step, argv)
 
 
 def step(args):
     """The step `args.command`, its files written together or not at all; evaluate's
-    summary, the file to report. The declared options (Packer's readings) reach it by
-    name (options_of)."""
+    summary, the file to report. The declared options (threads, the view, Packer's
+    readings) reach it by name (options_of); its rows are stamped with the threads."""
     infra = Infrastructure(args.servers, per_rack=args.per_rack, racks_per_agg=args.racks_per_agg)
+    options = options_of(args)
     stamp = {"servers": args.servers, "per_rack": args.per_rack,
              "racks_per_agg": args.racks_per_agg, "apps": args.apps, "arrival_rate": args.rate,
-             "mapreduce": args.mapreduce, "threads": args.threads,
+             "mapreduce": args.mapreduce, THREADS.name: options[THREADS.name],
              **({"temporal": args.temporal, "bottleneck": args.bottleneck,
                  "steady_from": args.steady[0], "steady_to": args.steady[1]}
                 if args.command == "evaluate" else {}), **tidy.stamp()}
     if args.command == "sensitivity":
         rows = sensitivity(infra, args.apps, args.rate, args.mapreduce, args.seeds,
-                           args.methods, view=args.view, temporal=args.temporal,
-                           bottleneck=args.bottleneck, threads=args.threads, **options_of(args))
+                           args.methods, temporal=args.temporal, bottleneck=args.bottleneck,
+                           **options)
         tidy.write([{**row, **stamp} for row in rows], args.out)
         return None
     series, apps, summary, rates = evaluate(infra, args.apps, args.rate, args.mapreduce,
-                                            args.seeds, args.methods, args.threads,
-                                            steady=tuple(args.steady), every=args.every,
-                                            views=dict(args.views), temporal=args.temporal,
-                                            bottleneck=args.bottleneck, **options_of(args))
+                                            args.seeds, args.methods, steady=tuple(args.steady),
+                                            every=args.every, views=dict(args.views),
+                                            temporal=args.temporal, bottleneck=args.bottleneck,
+                                            **options)
     for table, path in ((series, args.series), (apps, args.per_app), (summary, args.summary),
                         (rates, args.rates)):
         tidy.write([{**row, **stamp} for row in table], path)

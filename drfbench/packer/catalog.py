@@ -19,8 +19,9 @@ SCORE = Option("score", str, "literal", "Packer's score: Eq. 6-8 as written, or 
 RECORDED = (SCORE,)
 
 # The pipeline steps' declared options (drfbench._command.steps, drfbench.pipeline.flags):
-# the evaluation's Packer reading, the sensitivity study's readings (a run each)
-STEP_OPTIONS = {"evaluate": ("score",)}
+# the evaluation's Packer reading, the sensitivity study's view and readings (a run each),
+# the threads of both
+STEP_OPTIONS = {"evaluate": ("score", THREADS.name), "sensitivity": ("view", THREADS.name)}
 STEP_SWEEPS = {"sensitivity": {"scores": "score"}}
 
 KINDS = (

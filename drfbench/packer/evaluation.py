@@ -20,7 +20,7 @@ import numpy as np
 
 from ..api import method_info, methods as registered
 from ..declarations import take_only
-from .catalog import APPLICATIONS, RECORDED, SCORE
+from .catalog import APPLICATIONS, RECORDED, SCORE, VIEW
 from .simulate import revenue, simulate
 from .workload import workload
 
@@ -97,8 +97,8 @@ def windows(apps, steady):
     return {"steady": (lo, hi), "drain": (last + 1, H), "run": (0, H)}
 
 
-def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady, every=1,
-             views=None, temporal="jitter", bottleneck="network", **options):
+def evaluate(infra, count, rate, mapreduce, seeds, methods, *, steady, every=1, views=None,
+             temporal="jitter", bottleneck="network", **options):
     """The evaluation's rows (see the module docstring).
 
     Parameters
@@ -109,7 +109,6 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
     seeds : list of int
     methods : list of str
         Registered names (drfbench.methods(takes="applications")).
-    threads : int
     steady : tuple of int
         The steady state's instants [lo, hi) (`windows`).
     every : int
@@ -119,8 +118,8 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
     temporal, bottleneck : str
         The workload's (`workload`).
     **options
-        The methods' other declared options (Packer's score), each given to the methods
-        that take it.
+        The methods' other declared options (threads, Packer's score), each given to the
+        methods that take it.
 
     Returns
     -------
@@ -131,8 +130,7 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
     TypeError
         An option no application method declares.
     """
-    take_only("evaluate", options, sorted({o for m in registered(takes=APPLICATIONS)
-                                           for o in method_info(m).options}))
+    take_only("evaluate", options, _declared())
     views = views or {}
     series, app_rows, summary, rates = [], [], [], []
     for seed in seeds:
@@ -141,10 +139,9 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
         spans = windows(apps, steady)          # checked before the runs
         for method in methods:
             label = method_info(method).label
-            res = simulate(infra, apps, method, threads=threads,
-                           **_options(method, views.get(method, "ti-mra"), options))
-            keys = {"method": method, "label": label, "seed": seed, "view": res.view,
-                    **_recorded(res)}
+            told = {VIEW.name: views.get(method, VIEW.default)}
+            res = simulate(infra, apps, method, **_options(method, {**told, **options}))
+            keys = {"method": method, "label": label, "seed": seed, **_recorded(res)}
             series += [{**row, **keys} for row in res.rows() if row["time"] % every == 0]
             if seed == seeds[0]:
                 lo = steady[0]
@@ -168,19 +165,24 @@ def evaluate(infra, count, rate, mapreduce, seeds, methods, threads=1, *, steady
     return series, app_rows, summary, rates
 
 
-def _options(method, view, options):
-    """simulate()'s options for `method`: its view, and those of `options` it takes."""
+def _declared():
+    """The options the application methods declare, by name."""
+    return sorted({o for m in registered(takes=APPLICATIONS) for o in method_info(m).options})
+
+
+def _options(method, options):
+    """simulate()'s options for `method`: those of `options` it takes."""
     spec = method_info(method)
-    return {"view": view, **{k: v for k, v in options.items() if spec.takes_option(k)}}
+    return {k: v for k, v in options.items() if spec.takes_option(k)}
 
 
 def _recorded(res):
-    """A run's options its rows record (the catalog's RECORDED), by name."""
-    return {o.name: getattr(res, o.name) for o in RECORDED}
+    """A run's options its rows record, by name: its view and the catalog's RECORDED."""
+    return {o.name: getattr(res, o.name) for o in (VIEW, *RECORDED)}
 
 
-def sensitivity(infra, count, rate, mapreduce, seeds, methods, scores, *, view, temporal,
-                bottleneck, threads=1):
+def sensitivity(infra, count, rate, mapreduce, seeds, methods, scores, *, temporal,
+                bottleneck, **options):
     """The sensitivity study's rows for one setting of the workload (temporal, bottleneck) and
     of what the methods are told (view).
 
@@ -197,14 +199,21 @@ def sensitivity(infra, count, rate, mapreduce, seeds, methods, scores, *, view, 
     methods : list of str
     scores : list of str
         Packer's readings of Eq. 6-8.
-    view : str
     temporal, bottleneck : str
-    threads : int
+    **options
+        The methods' other declared options (the view, threads), each given to the methods
+        that take it.
 
     Returns
     -------
     list of dict
+
+    Raises
+    ------
+    TypeError
+        An option no application method declares.
     """
+    take_only("sensitivity", options, _declared())
     out = []
     for seed in seeds:
         apps = workload(count, seed, rate=rate, mapreduce=mapreduce, infrastructure=infra,
@@ -213,8 +222,8 @@ def sensitivity(infra, count, rate, mapreduce, seeds, methods, scores, *, view, 
             runs = [{SCORE.name: s} for s in scores] \
                 if method_info(method).takes_option(SCORE.name) else [{}]
             for swept in runs:
-                res = simulate(infra, apps, method, threads=threads, **_options(method, view, swept))
+                res = simulate(infra, apps, method, **_options(method, {**options, **swept}))
                 out.append({"seed": seed, "method": method, "label": method_info(method).label,
-                            "view": view, **_recorded(res), "temporal": temporal,
+                            **_recorded(res), "temporal": temporal,
                             "bottleneck": bottleneck, **summarize(res)})
     return out

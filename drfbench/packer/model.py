@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as check
-from .catalog import VIEWS
+from .catalog import VIEW, VIEWS
 
 RESOURCES = ("cpu", "mem", "io_write", "io_read")   # R of Eq. 7 (BAND is the network)
 
@@ -371,7 +371,7 @@ def active_span(app, v):
     return (0, 0) if idx.size == 0 else (int(idx[0]), int(idx[-1]) + 1)
 
 
-def request(app, view="ti-mra"):
+def request(app, view):
     """What a method is told of `app` and reserves for it.
 
     "ti-mra": the application itself, its demands per instant (§II-A). "peak": what a tenant
@@ -389,7 +389,7 @@ def request(app, view="ti-mra"):
     -------
     Application
     """
-    check.choice(view, "view", VIEWS)
+    check.choice(view, VIEW.name, VIEWS)
     if view == "ti-mra":
         return app
     spans = [active_span(app, v) for v in range(len(app.nodes))]

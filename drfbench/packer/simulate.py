@@ -130,7 +130,7 @@ class Result:
         ----------
         reserved : bool
             False: what the accepted applications use, their own demands, over capacity; True:
-            what was reserved for them (their requests; more than they use under view="peak").
+            what was reserved for them (their requests; more than they use under the peak view).
 
         Returns
         -------
@@ -305,16 +305,17 @@ def simulate(infrastructure, applications, method="packer", **options):
     return api.run(method, infrastructure, applications, takes=APPLICATIONS, **options)
 
 
-def run_method(spec, infrastructure, applications, *, view, threads, isa, **options):
+def run_method(spec, infrastructure, applications, *, view, isa, **options):
     """The registry's implementation of the application methods (see `simulate`): the
     options as the registry checked them, their defaults declared in the family's catalog
-    (the others, Packer's score, as allocate.place takes them, and recorded: RECORDED).
+    (the others, threads and Packer's score, as allocate.place takes them, the score
+    recorded: RECORDED).
 
     Parameters
     ----------
     spec : Method
         The method as registered.
-    infrastructure, applications, view, threads, isa
+    infrastructure, applications, view, isa
         As `simulate` takes them, checked and defaulted by the registry.
     **options
         The same.
@@ -346,10 +347,10 @@ def run_method(spec, infrastructure, applications, *, view, threads, isa, **opti
     placements, seconds = [], np.empty(len(apps))
     for i, a in enumerate(requests):
         start = time.perf_counter()
-        placements.append(place(cluster, a, spec.name, threads=threads, kernel=kernel, **options))
+        placements.append(place(cluster, a, spec.name, kernel=kernel, **options))
         seconds[i] = time.perf_counter() - start
     return Result(spec.name, infrastructure, apps, placements, seconds, cluster.server, cluster.link,
-                  view=view, requests=requests if view != "ti-mra" else apps,
+                  view, requests=requests if view != "ti-mra" else apps,
                   **{o.name: options.get(o.name) for o in RECORDED})
 
 

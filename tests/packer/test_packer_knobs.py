@@ -90,6 +90,21 @@ def test_the_evaluation_gives_an_option_to_the_methods_that_take_it():
         evaluate(infra, 10, 2.0, 0.5, [0], METHODS, steady=(0, 2), bogus=1)
 
 
+def test_the_sensitivity_study_gives_its_options_to_the_methods_that_take_them():
+    """The view and threads reach every method's runs (the view recorded), the readings
+    Packer's only; an option no method declares is refused, naming it."""
+    infra = packer.Infrastructure(servers=8, per_rack=4)
+    from drfbench.packer.evaluation import sensitivity
+    rows = sensitivity(infra, 10, 2.0, 0.5, [0], METHODS, ["literal", "per-path"],
+                       temporal="jitter", bottleneck="network", view="peak", threads=1)
+    assert sorted((r["method"], r["view"], r["score"]) for r in rows) == [
+        ("packer", "peak", "literal"), ("packer", "peak", "per-path"),
+        ("packer-slots", "peak", None), ("tetris", "peak", None)]
+    with pytest.raises(TypeError, match="sensitivity takes no option bogus"):
+        sensitivity(infra, 10, 2.0, 0.5, [0], METHODS, ["literal"], temporal="jitter",
+                    bottleneck="network", bogus=1)
+
+
 def test_the_evaluation_summarizes_the_steady_state_and_the_drain_apart():
     from drfbench.packer.evaluation import APPS_INSTANTS, evaluate, summarize, windows
     infra = packer.Infrastructure(servers=8, per_rack=4)

@@ -13,6 +13,8 @@
 #   temporal, bottleneck: the workload's shape over time and binding resource
 #   (sensitivity: the study over these, workflows/rules/packer_sensitivity.smk)
 
+from drfbench.api import THREADS
+from drfbench.packer.catalog import VIEW
 from drfbench.pipeline import flags
 
 PACKER = config["packer"]
@@ -30,7 +32,7 @@ rule packer_evaluate:
         CONDA_ENV
     log:
         "results/{name}/logs/packer/evaluate.log",
-    threads: PACKER["threads"]
+    threads: PACKER[THREADS.name]
     params:
         python=PYTHON,
         methods=" ".join(PACKER["methods"]),
@@ -43,10 +45,10 @@ rule packer_evaluate:
         mapreduce=PACKER["mapreduce"],
         steady=" ".join(map(str, PACKER["steady"])),
         every=PACKER["every"],
-        views=" ".join(f"{p}={v}" for p, v in PACKER["view"].items()),
+        views=" ".join(f"{p}={v}" for p, v in PACKER[VIEW.name].items()),
         temporal=PACKER["temporal"],
         bottleneck=PACKER["bottleneck"],
-        options=flags(PACKER, "packer", "evaluate"),
+        options=lambda w, threads: flags({**PACKER, THREADS.name: threads}, "packer", "evaluate"),
     shell:
         "{params.python} -m drfbench.packer evaluate "
         "--methods {params.methods} --seeds {params.seeds} --servers {params.servers} "
@@ -54,7 +56,7 @@ rule packer_evaluate:
         "--apps {params.apps} --rate {params.rate} --mapreduce {params.mapreduce} "
         "--views {params.views} --temporal {params.temporal} --bottleneck {params.bottleneck} "
         "{params.options} --steady {params.steady} --every {params.every} "
-        "--threads {threads} --series {output.series} --per-app {output.apps} "
+        "--series {output.series} --per-app {output.apps} "
         "--summary {output.summary} --rates {output.rates} > {log} 2>&1"
 
 

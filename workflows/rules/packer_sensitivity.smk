@@ -10,30 +10,33 @@
 #   seeds; servers, per_rack, racks_per_agg: the tree; instants, rate (per bottleneck),
 #   mapreduce: the workload; views, temporal, bottleneck, scores: the grid; threads
 
+from drfbench.api import THREADS
+from drfbench.packer.catalog import VIEW
 from drfbench.pipeline import flags
 
 PACKER_SENS = config["packer"]["sensitivity"]
-PACKER_SETTINGS = expand("{temporal}_{bottleneck}_{view}", temporal=PACKER_SENS["temporal"],
-                         bottleneck=PACKER_SENS["bottleneck"], view=PACKER_SENS["views"])
+PACKER_SETTINGS = expand("{temporal}_{bottleneck}_{told}", temporal=PACKER_SENS["temporal"],
+                         bottleneck=PACKER_SENS["bottleneck"], told=PACKER_SENS["views"])
 TARGETS += expand("results/{name}/packer/packer_sensitivity.csv", name=NAME)
 
 
 rule packer_sensitivity_run:
     output:
-        "results/{name}/packer/sensitivity/{temporal}_{bottleneck}_{view}.csv",
+        "results/{name}/packer/sensitivity/{temporal}_{bottleneck}_{told}.csv",
     wildcard_constraints:
         temporal="|".join(PACKER_SENS["temporal"]),
         bottleneck="|".join(PACKER_SENS["bottleneck"]),
-        view="|".join(PACKER_SENS["views"]),
+        told="|".join(PACKER_SENS["views"]),
     conda:
         CONDA_ENV
     log:
-        "results/{name}/logs/packer/sensitivity/{temporal}_{bottleneck}_{view}.log",
-    threads: PACKER_SENS["threads"]
+        "results/{name}/logs/packer/sensitivity/{temporal}_{bottleneck}_{told}.log",
+    threads: PACKER_SENS[THREADS.name]
     params:
         python=PYTHON,
         seeds=" ".join(map(str, PACKER_SENS["seeds"])),
-        options=flags(PACKER_SENS, "packer", "sensitivity"),
+        options=lambda w, threads: flags({**PACKER_SENS, VIEW.name: w.told, THREADS.name: threads},
+                                         "packer", "sensitivity"),
         servers=PACKER_SENS["servers"],
         per_rack=PACKER_SENS["per_rack"],
         racks_per_agg=PACKER_SENS["racks_per_agg"],
@@ -42,10 +45,10 @@ rule packer_sensitivity_run:
         mapreduce=PACKER_SENS["mapreduce"],
     shell:
         "{params.python} -m drfbench.packer sensitivity --temporal {wildcards.temporal} "
-        "--bottleneck {wildcards.bottleneck} --view {wildcards.view} {params.options} "
+        "--bottleneck {wildcards.bottleneck} {params.options} "
         "--seeds {params.seeds} --servers {params.servers} --per-rack {params.per_rack} "
         "--racks-per-agg {params.racks_per_agg} --apps {params.apps} --rate {params.rate} "
-        "--mapreduce {params.mapreduce} --threads {threads} --out {output} > {log} 2>&1"
+        "--mapreduce {params.mapreduce} --out {output} > {log} 2>&1"
 
 
 rule packer_sensitivity_gather:
