@@ -6,6 +6,7 @@ tests/ itself the house's. pytest puts tests/ on the path (pyproject's `pythonpa
 that a test in any folder imports this module (`from conftest import ROOT, assert_same`),
 the fuzz harness (`import fuzz`) and the shared cases (`from cases import ...`).
 """
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,6 +14,12 @@ import numpy as np
 import scipy.sparse as sp
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Under pytest-xdist (the README's `-n auto`) the workers share the cores: an OpenMP thread
+# with nothing to do sleeps instead of spinning (read when the runtime first loads, which
+# importing drfbench does not do), else two workers' kernels each spin on the other's core.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 
 def assert_same(result, expected, fields, rtol=0.0):

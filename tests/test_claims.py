@@ -169,7 +169,10 @@ def test_reference_files_are_stamped_with_a_clean_commit_of_this_repository(file
     assert rows.read(REFERENCE / file)["drfbench_version"].notna().all(), file
 
 
+@pytest.mark.slow
 def test_the_claims_command_passes_on_the_committed_files():
+    """The whole table through the command (in-process: the rendering and the verdicts
+    tests above; the command's own paths: the small table's test below)."""
     done = subprocess.run([sys.executable, "-m", "drfbench", "claims", "--table", str(TABLE),
                            "--results", str(REFERENCE), "--check",
                            "--out", str(ROOT / "REPRODUCTION.md")], capture_output=True, text=True)

@@ -466,6 +466,7 @@ def test_a_bad_override_gets_one_line_naming_the_key(tmp_path):
     assert "required property" not in out and len(out.splitlines()) < 15, out
 
 
+@pytest.mark.slow
 def test_results_files_get_one_mode(tiny_rows):
     """Every file the pipeline writes has the mode new files get (the controller's were
     0600: temporary files renamed without their mode)."""
