@@ -363,6 +363,8 @@ ELSEWHERE = {
                        "drfbench/drf/tasks.py": "TaskAllocation's tasks launched (its field, its "
                        "rows' column) and the tasks kind's name"},
     ("dcdrf", "max_rounds"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
+    ("dcdrf", "threads"): {"drfbench/dcdrf/many_core.py": "OMP_PLACES' value threads (two "
+                           "threads an SMT core), a run's `places`"},
     ("drfq", "seed"): {"drfbench/drfq/__main__.py": "the steps' common --seed (_command.steps, "
                        "every family's)", "workflows/rules/drfq.smk": "the config's seed, "
                        "every family's, given to that flag"},
