@@ -260,3 +260,17 @@ def test_allocate_checks_its_options_as_declared():
         drfbench.allocate(D, isa=2)
     with pytest.raises(TypeError, match="unexpected keyword argument 'rounds'"):
         drfbench.allocate(D, rounds=3)
+
+
+def test_a_run_id_gives_allocate_its_declared_options():
+    """sweeps.run_options: a run id's epsilon, its deadline ("none": None), its kernel
+    variant ("default": the one allocate picks) and the job's threads for a method that runs
+    threads, one for another."""
+    from drfbench.dcdrf import sweeps
+    params = sweeps.parse_run_id(sweeps.run_id(dict(
+        demand_profile="G0", tenants=30, resources=4, seed=0, method="sdcdrf", epsilon=0.01)))
+    assert sweeps.run_options(params, "sdcdrf", 4) == {
+        "epsilon": 0.01, "deadline": None, "threads": 1, "isa": _isa.resolve()}
+    params = {**params, "deadline": "0.5", "isa": "generic"}
+    assert sweeps.run_options(params, "dcdrf", 4) == {
+        "epsilon": 0.01, "deadline": 0.5, "threads": 4, "isa": "generic"}
