@@ -313,7 +313,7 @@ AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates",
                         "packet_costs", "seed", "source"),
                "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads", "tasks"),
                "drf": ("slots", "tasks", "weights"),
-               "dcdrf": ("max_rounds",),
+               "dcdrf": ("max_rounds", "deadline", "epsilon", "isa", "threads"),
                "hdrf": ("incremental", "sets"),
                "packer": ("score",),
                "production": ("admission_fair_sharing", "best_effort", "fixed", "half_life",
@@ -363,6 +363,11 @@ ELSEWHERE = {
                        "drfbench/drf/tasks.py": "TaskAllocation's tasks launched (its field, its "
                        "rows' column) and the tasks kind's name"},
     ("dcdrf", "max_rounds"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
+    ("dcdrf", "deadline"): {"drfbench/dcdrf/churn.py": "the schedule's deadline event (a "
+                            "change of it), in the rows' events column"},
+    ("dcdrf", "epsilon"): {"drfbench/dcdrf/literal.py": "the transcription's parameter",
+                           "drfbench/dcdrf/guarantees.py": "§3's checks: the transcription's "
+                           "parameter (literal.dcdrf's, the paper's) and their table's column"},
     ("dcdrf", "threads"): {"drfbench/dcdrf/many_core.py": "OMP_PLACES' value threads (two "
                            "threads an SMT core), a run's `places`"},
     ("drfq", "seed"): {"drfbench/drfq/__main__.py": "the steps' common --seed (_command.steps, "

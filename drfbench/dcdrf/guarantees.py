@@ -49,12 +49,16 @@ import numpy as np
 
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, options_of, output
+from ..api import THREADS
 from ..properties import misreports
 from . import literal
+from .catalog import EPSILON
 from .demands import allocate
 
 CHECKS = ("pareto_epsilon", "strategy_proofness_epsilon", "fairness_bound", "lemma_3_1")
 TOL = 1e-9
+# The lemma's runs of the kernels: their rounds, the same on one thread
+KERNELS = {"dtype": np.float64, THREADS.name: 1}
 COLUMNS = ("check", "epsilon", "tenants", "resources", "demanded", "seed", "instances",
            "checked", "violated", "holds", "worst", "bound", "worst_ratio", "exact_violated",
            "worst_any", "c_min", "rounds_fixed_mu", "rounds_dcdrf", "within_bound",
@@ -339,8 +343,8 @@ def lemma_3_1(resources, epsilon, instances, seed=0, demanded=4):
         bounds.append(b)
         cs.append(c)
         ratios.append(t / b)
-        dc.append(allocate(D, "dcdrf", epsilon=epsilon, threads=1, dtype=np.float64).rounds)
-        edrf.append(allocate(D, "edrf-event", threads=1, dtype=np.float64).rounds)
+        dc.append(allocate(D, "dcdrf", **KERNELS, **{EPSILON.name: epsilon}).rounds)
+        edrf.append(allocate(D, "edrf-event", **KERNELS).rounds)
     k = int(np.argmax(ratios))
     return (instances, int(sum(r >= 1 for r in ratios)), float(ratios[k]), fixed[k], bounds[k],
             float(min(cs)), int(max(fixed)), int(max(dc)),
