@@ -33,9 +33,9 @@ from .catalog import DEADLINE, DEMANDS, EPSILON
 from .demands import allocate
 from .methods import BASELINE
 
-# The declared options swept, a configuration per value (a comma list each, named as the
-# flag is), with the value a method that does not take the option runs at; and those given
-# once for every configuration (a flag each, as declared).
+# The declared options swept, a configuration per value (a flag each taking a comma list,
+# epsilon's in the plural), with the value a method that does not take the option runs at;
+# and those given once for every configuration (a flag each, as declared).
 SWEPT = {EPSILON: EPSILON.default, THREADS: 1}
 GIVEN = (ISA, DEADLINE)
 

@@ -67,6 +67,7 @@ from . import metrics, workloads
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, input_file, options_of, output, run, steps
 from .._machine import resolve_threads
+from ..api import THREADS
 from .catalog import DEADLINE, DEMANDS, EPSILON, MAX_ROUNDS, STEP_SWEEPS
 from .churn import Churn, Schedule
 from .demands import allocate
@@ -477,14 +478,14 @@ def run_intervals(demands, n_intervals, *, controller=None, method="dcdrf", thre
         else:
             mode, shown = "rounds", max(1, int(math.floor(base * factor + 0.5)))
         epsilon, state = controller.epsilon, controller.state()
-        options = {EPSILON.name: epsilon, "threads": _threads_for(method, threads), name: shown}
+        options = {EPSILON.name: epsilon, THREADS.name: _threads_for(method, threads), name: shown}
         result = allocate(matrix, method, weights=weights, **options)
         next_epsilon = controller.update(result.timed_out)
         row = {"interval": interval, "events": ";".join(change.events),
                "changed_tenants": int(change.tenants.size), "mode": mode, DEADLINE.name: shown,
                EPSILON.name: epsilon, **state, "elapsed": result.elapsed,
                "rounds": result.rounds, "timed_out": result.timed_out,
-               "threads": result.threads}
+               THREADS.name: result.threads}
         if baseline is not None:
             if exact is None or change.demands_changed:
                 exact = allocate(matrix, baseline, weights=weights,
@@ -740,7 +741,7 @@ def _progress(row):
         return "-" if v is None else f"{v:.3g}"
     window = f"[{fmt(row['window_lo'])}, {fmt(row['window_hi'])}]"
     unit = "s" if row["mode"] == "seconds" else " rounds"
-    print(f"interval {row['interval']:3d}  deadline {row['deadline']:.4g}{unit}  "
+    print(f"interval {row['interval']:3d}  deadline {row[DEADLINE.name]:.4g}{unit}  "
           f"eps {row[EPSILON.name]:9.3e}  {row['phase']:7s} {window:22s} "
           f"elapsed {row['elapsed']:7.4f} s  rounds {row['rounds']:5d}  "
           f"{'TIMEOUT' if row['timed_out'] else 'ok     '}  "
