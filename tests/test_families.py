@@ -365,9 +365,7 @@ ELSEWHERE = {
     ("dcdrf", "max_rounds"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
     ("dcdrf", "deadline"): {"drfbench/dcdrf/churn.py": "the schedule's deadline event (a "
                             "change of it), in the rows' events column"},
-    ("dcdrf", "epsilon"): {"drfbench/dcdrf/literal.py": "the transcription's parameter",
-                           "drfbench/dcdrf/guarantees.py": "§3's checks: the transcription's "
-                           "parameter (literal.dcdrf's, the paper's) and their table's column"},
+    ("dcdrf", "epsilon"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
     ("dcdrf", "threads"): {"drfbench/dcdrf/many_core.py": "OMP_PLACES' value threads (two "
                            "threads an SMT core), a run's `places`"},
     ("drfq", "seed"): {"drfbench/drfq/__main__.py": "the steps' common --seed (_command.steps, "
