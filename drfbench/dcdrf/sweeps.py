@@ -294,7 +294,7 @@ def _file_of(files, runs, workload, flag):
     return named[0]
 
 
-def run_options(params, method, threads):
+def run_options(params, threads):
     """The declared options a run id's parameters (`params`) give drfbench.allocate, by
     name: its epsilon, its deadline ("none": None), its variant (the kernels' `name`) and
     `threads` for a method that runs threads (else 1).
@@ -306,7 +306,8 @@ def run_options(params, method, threads):
     deadline = params[DEADLINE.name]
     return {EPSILON.name: params[EPSILON.name],
             DEADLINE.name: None if deadline == "none" else float(deadline),
-            THREADS.name: threads if method_info(method).takes_option(THREADS.name) else 1,
+            THREADS.name: threads if method_info(params["method"]).takes_option(THREADS.name)
+            else 1,
             ISA.name: _isa.kernels(None if params[ISA.name] == "default" else
                                    params[ISA.name]).name}
 
@@ -337,7 +338,7 @@ def _measure(args, env, smt, sources):
             params = parse_run_id(run)
             head = {"sweep": args.sweep, "run": run}
             try:
-                options = run_options(params, params["method"], threads)
+                options = run_options(params, threads)
             except _isa.UnsupportedVariantError as exc:
                 _progress(f"[{args.sweep}] {run}: skipped: {exc}", log)
                 rows.append({**head, "repeat": "", **params, "skipped": str(exc),

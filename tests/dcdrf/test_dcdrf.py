@@ -274,8 +274,8 @@ def test_a_run_id_gives_allocate_its_declared_options():
     from drfbench.dcdrf import sweeps
     params = sweeps.parse_run_id(sweeps.run_id(dict(
         demand_profile="G0", tenants=30, resources=4, seed=0, method="sdcdrf", epsilon=0.01)))
-    assert sweeps.run_options(params, "sdcdrf", 4) == {
+    assert sweeps.run_options(params, 4) == {
         "epsilon": 0.01, "deadline": None, "threads": 1, "isa": _isa.resolve()}
-    params = {**params, "deadline": "0.5", "isa": "generic"}
-    assert sweeps.run_options(params, "dcdrf", 4) == {
+    params = {**params, "method": "dcdrf", "deadline": "0.5", "isa": "generic"}
+    assert sweeps.run_options(params, 4) == {
         "epsilon": 0.01, "deadline": 0.5, "threads": 4, "isa": "generic"}
