@@ -307,7 +307,28 @@ def option_flag(parser, option, name=None, sweep=False):
     ValueError
         A sweep of an option whose values are lists.
     """
+    if sweep and option.type is list:
+        raise ValueError(f"option {option.name!r}: a list, so not swept")
     name = name or option.name
+    parser.add_argument(flag(name), dest=name, default=None if sweep else option.default,
+                        required=sweep, nargs="+" if option.type is list or sweep else None,
+                        help=option.description + (" (a run each)" if sweep else ""),
+                        **option_type(option))
+
+
+def option_type(option):
+    """How argparse reads one value of declared option `option` (`option_flag`'s): its
+    type (a number within its bounds, its `none` text for None) and choices.
+
+    Parameters
+    ----------
+    option : api.Option
+
+    Returns
+    -------
+    dict
+        add_argument's `type` and, where the option has them, `choices`.
+    """
     kind = {list: float, bool: str}.get(option.type, option.type)
     convert = {"type": kind}
     if option.type is bool:
@@ -323,15 +344,11 @@ def option_flag(parser, option, name=None, sweep=False):
                                  open_high=option.bounds is not None and option.bounds[-1] == ")",
                                  infinite=math.isinf(high) and option.bounds is not None
                                  and option.bounds[-1] == "]", name=option.name)
-    if sweep and option.type is list:
-        raise ValueError(f"option {option.name!r}: a list, so not swept")
     if option.none:                 # the text standing for None (THREADS: "all")
         value = convert["type"]
         convert["type"] = lambda text: None if text == option.none else value(text)
         convert["type"].__name__ = getattr(value, "__name__", option.name)
-    parser.add_argument(flag(name), dest=name, default=None if sweep else option.default,
-                        required=sweep, nargs="+" if option.type is list or sweep else None,
-                        help=option.description + (" (a run each)" if sweep else ""), **convert)
+    return convert
 
 
 def options_of(args):

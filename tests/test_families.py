@@ -314,7 +314,7 @@ AT_MOST_TWO = {"drfq": ("bins", "buffer", "initial_window", "interval", "rates",
                "drfh": ("solver", "horizon", "sample", "slot_model", "index", "threads", "tasks",
                         "slots", "weights"),
                "drf": ("slots", "tasks", "weights"),
-               "dcdrf": ("max_rounds",),
+               "dcdrf": ("max_rounds", "deadline", "epsilon", "isa", "threads"),
                "hdrf": ("incremental", "sets", "tasks"),
                "packer": ("score", "view", "threads"),
                "production": ("admission_fair_sharing", "best_effort", "fixed", "half_life",
@@ -379,6 +379,11 @@ ELSEWHERE = {
         "workflows/rules/hdrf.smk": "the config's scale.tasks, given to that flag",
         "drfbench/hdrf/evaluation.py": "the throughput rows' tasks column (the trace's size)",
         "drfbench/hdrf/examples.py": "the examples' tasks column (tasks run per node)"},
+    ("dcdrf", "deadline"): {"drfbench/dcdrf/churn.py": "the schedule's deadline event (a "
+                            "change of it), in the rows' events column"},
+    ("dcdrf", "epsilon"): {"drfbench/dcdrf/literal.py": "the transcription's parameter"},
+    ("dcdrf", "threads"): {"drfbench/dcdrf/many_core.py": "OMP_PLACES' value threads (two "
+                           "threads an SMT core), a run's `places`"},
     ("drfq", "seed"): {"drfbench/drfq/__main__.py": "the steps' common --seed (_command.steps, "
                        "every family's)", "workflows/rules/drfq.smk": "the config's seed, "
                        "every family's, given to that flag"},
@@ -415,7 +420,15 @@ def test_each_option_brought_under_the_rule_is_spelled_in_at_most_two_files(fami
     decisions, duration, packet_costs, source and seed (3 to 6 files): run_method's
     keywords, model.flows' signature, the sweep's and rows' literal keys; now model.flows
     takes the catalog's DRAWS by name, kernel.simulate its DECISIONS as **, and the rows'
-    keys are the declarations' names."""
+    keys are the declarations' names. DC-DRF's deadline, epsilon, isa and threads (5 to 7
+    files: bench.py's own parser, the sweeps' run ids, many_core's flag map, the
+    controller's and guarantees' keywords): now bench's flags are their declarations, run
+    ids and rows are keyed by the declarations' names and allocate takes **options. DRFH's
+    slots and weights (7 and 6: the schedulers', sensitivity's and the facade's keywords):
+    taken off the checked options by catalog.SCHEDULER. Packer's view and threads (8 and 7:
+    the rules, the steps, evaluation and simulate): its steps take them from the
+    declarations and pass them on as **options. H-DRF's tasks (8): catalog.TASKS, passed
+    by its name."""
     declared = step_options(family)      # its steps' names are not settings
     shared = {o.name for o in (api.THREADS, api.ISA, api.LITERAL)}   # declared once for all
     for option in AT_MOST_TWO[family]:

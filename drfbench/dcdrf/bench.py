@@ -1,7 +1,7 @@
 """Benchmark entry point: time the allocators on one workload and compare them.
 
     drfbench bench --demand-profile G0 --tenants 100000 --resources 10000 \\
-        --methods edrf,dcdrf,pedrf1 --epsilons 0,1e-3,1e-2 --threads 1,2 --repeats 3
+        --methods edrf,dcdrf,pedrf1 --epsilons 0,1e-3,1e-2 --repeats 3
 
 Generates (or loads, --workload) one workload, runs every configuration (method x
 epsilon x threads x dtype; epsilon only for methods that take it, threads only for
@@ -13,6 +13,7 @@ pass adding each into its resource's sum, the least work of exact EDRF), and eac
 method's time as a multiple of each. --csv writes the same rows, tidy, for later analysis.
 """
 import argparse
+import itertools
 import resource
 import statistics
 import sys
@@ -23,26 +24,29 @@ import numpy as np
 from .. import _isa, api
 from . import metrics, workloads
 from .. import rows as tidy
-from .._command import COUNT, NATURAL, NONNEGATIVE, POSITIVE, Parser, input_file, output, run
+from .._command import (COUNT, NATURAL, Parser, flag, input_file, option_flag, option_type,
+                        output, run)
 from .._machine import resolve_threads
 from .._validation import demand_matrix
-from .catalog import DEMANDS
+from ..api import ISA, THREADS
+from .catalog import DEADLINE, DEMANDS, EPSILON
 from .demands import allocate
 from .methods import BASELINE
 
-
-def float_list(text):
-    """Comma-separated finite numbers >= 0 (epsilons)."""
-    return [NONNEGATIVE(x) for x in text.split(",") if x]
-
-
-def int_list(text):
-    """Comma-separated counts >= 1 (threads)."""
-    return [COUNT(x) for x in text.split(",") if x]
+# The declared options swept, a configuration per value (a flag each taking a comma list,
+# epsilon's in the plural), with the value a method that does not take the option runs at;
+# and those given once for every configuration (a flag each, as declared).
+SWEPT = {EPSILON: EPSILON.default, THREADS: 1}
+GIVEN = (ISA, DEADLINE)
 
 
-def name_list(text):
-    return [x for x in text.split(",") if x]
+def comma_list(convert=str):
+    """An argparse type: comma-separated values, each read by `convert` (`many_core` writes
+    a list so: its `comma` attribute)."""
+    def read(text):
+        return [convert(x) for x in text.split(",") if x]
+    read.comma = True
+    return read
 
 
 def parser():
@@ -54,17 +58,19 @@ def parser():
     p.add_argument("--seed", type=NATURAL, default=0)
     p.add_argument("--workload", type=input_file,
                    help="load this .npz workload instead of generating one")
-    p.add_argument("--methods", type=name_list, default=list(api.methods(family="dcdrf")),
+    p.add_argument("--methods", type=comma_list(), default=list(api.methods(family="dcdrf")),
                    help="comma-separated methods taking divisible demands (default: the "
                         "DC-DRF family's)")
-    p.add_argument("--epsilons", type=float_list, default=[0.0, 1e-3, 1e-2])
-    p.add_argument("--threads", type=int_list, default=None,
+    p.add_argument(flag(EPSILON.name + "s"), dest=EPSILON.name, default=[0.0, 1e-3, 1e-2],
+                   type=comma_list(option_type(EPSILON)["type"]),
+                   metavar=EPSILON.name.upper() + "S")
+    p.add_argument(flag(THREADS.name), dest=THREADS.name, default=None,
+                   type=comma_list(option_type(THREADS)["type"]),
                    help="comma-separated thread counts (default: 1 and the default count, "
                         "OMP_NUM_THREADS or every usable CPU)")
-    p.add_argument("--dtypes", type=name_list, default=["float32"])
-    p.add_argument("--isa", default=None, help=f"kernel variant ({', '.join(_isa.VARIANTS)}; "
-                   "default: $DRFBENCH_ISA or the widest this CPU runs)")
-    p.add_argument("--deadline", type=POSITIVE, default=None, help="seconds, for every method")
+    p.add_argument("--dtypes", type=comma_list(), default=["float32"])
+    for option in GIVEN:
+        option_flag(p, option)
     p.add_argument("--repeats", type=COUNT, default=3)
     p.add_argument("--baseline", default=BASELINE, help="exact method the metrics compare against")
     p.add_argument("--floor", action="store_true", help="also time the one-pass floor")
@@ -88,27 +94,32 @@ def checked(p, args):
     if bad:
         p.error(f"--dtypes takes float32 and float64, not {', '.join(bad)}")
     try:
-        args.isa = _isa.resolve(args.isa)
+        setattr(args, ISA.name, _isa.resolve(getattr(args, ISA.name)))
     except ValueError as exc:     # unknown, unsupported or not built here
         p.error(str(exc))
-    if args.threads is None:
-        args.threads = sorted({1, resolve_threads()})
+    args.swept = {o.name: getattr(args, o.name) for o in SWEPT}
+    args.given = {o.name: getattr(args, o.name) for o in GIVEN}
+    threads = args.swept[THREADS.name]
+    args.swept[THREADS.name] = (sorted({1, resolve_threads()}) if threads is None else
+                                [resolve_threads(t) for t in threads])      # "all": None
     return args
 
 
 def configurations(args):
-    """(method, epsilon, threads, dtype) for every run the arguments ask for."""
+    """(method, its swept options by name, dtype) for every run the arguments ask for, in
+    the order of SWEPT then the dtypes; an option the method does not take at SWEPT's value."""
     for method in args.methods:
         spec = api.method_info(method)
-        for epsilon in (args.epsilons if spec.takes_option("epsilon") else [0.0]):
-            for threads in (args.threads if spec.takes_option("threads") else [1]):
-                for dtype in args.dtypes:
-                    yield method, epsilon, threads, dtype
+        values = [[(o.name, v) for v in (args.swept[o.name] if spec.takes_option(o.name)
+                                         else [alone])] for o, alone in SWEPT.items()]
+        for swept in itertools.product(*values):
+            for dtype in args.dtypes:
+                yield method, dict(swept), dtype
 
 
 # What each column of the table means (printed under it).
 LEGEND = {
-    "method": "the registered method", "eps": "epsilon", "thr": "threads",
+    "method": "the registered method", "eps": EPSILON.name, "thr": THREADS.name,
     "dtype": "precision of the demand values",
     "median_s": "median kernel time over --repeats runs, seconds (the kernel's own timer)",
     "min_s": "fastest of those runs", "max_s": "slowest of those runs",
@@ -142,7 +153,7 @@ def peak_rss_mib():
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024
 
 
-def floors(demands, threads, repeats, isa=None):
+def floors(demands, threads, repeats, variant=None):
     """Medians over `repeats` of drfbench/dcdrf/floor.pyx's two floors on CSR demands.
 
     Parameters
@@ -150,8 +161,8 @@ def floors(demands, threads, repeats, isa=None):
     demands : scipy.sparse CSR matrix
     threads : int
     repeats : int
-    isa : str, optional
-        The kernels' variant.
+    variant : str, optional
+        The kernels' variant (`isa`).
 
     Returns
     -------
@@ -161,7 +172,7 @@ def floors(demands, threads, repeats, isa=None):
         Seconds of one pass adding each into its resource's sum (the least work of exact
         EDRF).
     """
-    kernels = _isa.kernels(isa).floor
+    kernels = _isa.kernels(variant).floor
     stream = statistics.median(kernels.stream_sum(demands.data, threads)[1]
                                for _ in range(repeats))
     scatter = statistics.median(
@@ -177,9 +188,10 @@ def main(argv=None):
 
 
 def _main(args):
-    stamp = tidy.stamp(isa=args.isa)
+    variant = args.given[ISA.name]
+    stamp = tidy.stamp(variant)
     print(f"# drfbench {stamp['drfbench_version']} on {stamp['cpu_model']} "
-          f"({stamp['cpu_count']} cpus, openmp={stamp['openmp']}), kernels: {args.isa}",
+          f"({stamp['cpu_count']} cpus, openmp={stamp['openmp']}), kernels: {variant}",
           flush=True)
     t0 = time.perf_counter()
     if args.workload:
@@ -194,8 +206,8 @@ def _main(args):
 
     floor = scatter_floor = None
     if args.floor:
-        threads = max(args.threads)
-        floor, scatter_floor = floors(demands[args.dtypes[0]], threads, args.repeats, args.isa)
+        threads = max(args.swept[THREADS.name])
+        floor, scatter_floor = floors(demands[args.dtypes[0]], threads, args.repeats, variant)
         print(f"floors ({wl.nnz} non-zeros, {threads} threads): one streaming pass "
               f"{floor * 1e3:.2f} ms, one pass summing by resource {scatter_floor * 1e3:.2f} ms",
               flush=True)
@@ -209,26 +221,26 @@ def _main(args):
               f"{'p0.1':>7s}" + (f" {'x_floor':>8s} {'x_scatter':>9s}" if floor else ""))
     print(header, flush=True)
     columns = header.split()
-    stamps = {args.isa: stamp}      # by the variant that ran ("numpy": classic DRF's, none)
-    for method, epsilon, threads, dtype in configurations(args):
-        isa = args.isa if api.method_info(method).takes_option("isa") else None
+    stamps = {variant: stamp}      # by the variant that ran ("numpy": classic DRF's, none)
+    for method, swept, dtype in configurations(args):
+        given = {**args.given}      # the variant only to a method of the kernels
+        if not api.method_info(method).takes_option(ISA.name):
+            given[ISA.name] = None
         times = []
         for _ in range(args.repeats):   # keep only the last result: each holds an allocation
-            last = allocate(demands[dtype], method, weights=wl.weights, epsilon=epsilon,
-                                threads=threads, deadline=args.deadline, isa=isa)
+            last = allocate(demands[dtype], method, weights=wl.weights, **swept, **given)
             times.append(last.elapsed)
         if last.isa not in stamps:
             stamps[last.isa] = tidy.stamp(last.isa)
         m = metrics.compare(last, baseline)
         row = {"demand_profile": wl.demand_profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
-               "nnz": wl.nnz, "seed": wl.seed, "method": method, "epsilon": epsilon,
-               "threads": threads, "dtype": dtype, "isa": last.isa, "deadline": args.deadline,
-               "repeats": args.repeats, "elapsed_median": statistics.median(times),
+               "nnz": wl.nnz, "seed": wl.seed, "method": method, **swept, "dtype": dtype,
+               ISA.name: last.isa, DEADLINE.name: given[DEADLINE.name], "repeats": args.repeats, "elapsed_median": statistics.median(times),
                "elapsed_min": min(times), "elapsed_max": max(times),
                "timed_out": last.timed_out, "baseline": args.baseline,
                "floor": floor, "scatter_floor": scatter_floor, **m, **stamps[last.isa]}
         rows.append(row)
-        print(f"{method:10s} {epsilon:7.0e} {threads:3d} {dtype:7s} {row['elapsed_median']:9.4f} "
+        print(f"{method:10s} {swept[EPSILON.name]:7.0e} {swept[THREADS.name]:3d} {dtype:7s} {row['elapsed_median']:9.4f} "
               f"{row['elapsed_min']:8.4f} {row['elapsed_max']:8.4f} {m['rounds']:7d} "
               f"{'y' if row['timed_out'] else 'n':>3s} {m['utilization_ratio']:8.5f} "
               f"{m['fairness']:9.2e} {m['shortfall_worst']:7.4f} {m['shortfall_p0.1']:7.4f}"

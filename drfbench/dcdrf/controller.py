@@ -8,10 +8,10 @@ just inside the deadline::
 
     from drfbench.dcdrf import workloads
     from drfbench.dcdrf.churn import Schedule
-    from drfbench.dcdrf.controller import EpsilonController, run_intervals
+    from drfbench.dcdrf.controller import converged_epsilon, run_intervals
     wl = workloads.generate("G0", 20_000, 2_000, seed=0)
     rows = run_intervals(wl.demands, 80, deadline=0.5, schedule=Schedule.paper(), seed=0)
-    rows[-1]["epsilon"], rows[-1]["timed_out"], rows[-1]["utilization_ratio"]
+    converged_epsilon(rows), rows[-1]["timed_out"], rows[-1]["utilization_ratio"]
 
 Two modes, drfbench.allocate's two budgets of the inner loop given by their declared names
 (catalog.DEADLINE, catalog.MAX_ROUNDS): a wall-clock deadline in seconds, as in the paper,
@@ -67,7 +67,8 @@ from . import metrics, workloads
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, input_file, options_of, output, run, steps
 from .._machine import resolve_threads
-from .catalog import DEADLINE, DEMANDS, MAX_ROUNDS, STEP_SWEEPS
+from ..api import THREADS
+from .catalog import DEADLINE, DEMANDS, EPSILON, MAX_ROUNDS, STEP_SWEEPS
 from .churn import Churn, Schedule
 from .demands import allocate
 from .methods import BASELINE
@@ -368,7 +369,7 @@ def tunable_methods():
     tuple of str
     """
     return tuple(m for m in api.methods(takes=DEMANDS)
-                 if api.method_info(m).takes_option("epsilon"))
+                 if api.method_info(m).takes_option(EPSILON.name))
 
 
 def run_intervals(demands, n_intervals, *, controller=None, method="dcdrf", threads=None,
@@ -448,7 +449,7 @@ def run_intervals(demands, n_intervals, *, controller=None, method="dcdrf", thre
         controller = EpsilonController()
     elif not isinstance(controller, EpsilonController):
         raise ValueError(f"controller must be an EpsilonController, got {controller!r}")
-    if not api.method_info(method).takes_option("epsilon"):
+    if not api.method_info(method).takes_option(EPSILON.name):
         raise ValueError(f"method {method!r} takes no epsilon; the controller needs one that "
                          f"does: {', '.join(tunable_methods())}")
     if baseline == "auto":
@@ -477,14 +478,14 @@ def run_intervals(demands, n_intervals, *, controller=None, method="dcdrf", thre
         else:
             mode, shown = "rounds", max(1, int(math.floor(base * factor + 0.5)))
         epsilon, state = controller.epsilon, controller.state()
-        result = allocate(matrix, method, weights=weights, epsilon=epsilon,
-                          threads=_threads_for(method, threads), **{name: shown})
+        options = {EPSILON.name: epsilon, THREADS.name: _threads_for(method, threads), name: shown}
+        result = allocate(matrix, method, weights=weights, **options)
         next_epsilon = controller.update(result.timed_out)
         row = {"interval": interval, "events": ";".join(change.events),
-               "changed_tenants": int(change.tenants.size), "mode": mode, "deadline": shown,
-               "epsilon": epsilon, **state, "elapsed": result.elapsed,
+               "changed_tenants": int(change.tenants.size), "mode": mode, DEADLINE.name: shown,
+               EPSILON.name: epsilon, **state, "elapsed": result.elapsed,
                "rounds": result.rounds, "timed_out": result.timed_out,
-               "threads": result.threads}
+               THREADS.name: result.threads}
         if baseline is not None:
             if exact is None or change.demands_changed:
                 exact = allocate(matrix, baseline, weights=weights,
@@ -523,7 +524,7 @@ def converged_epsilon(rows, last=CONVERGED_LAST):
         NaN if none finished.
     """
     last = check.positive_int(last, "last", allow_none=False)
-    done = [r["epsilon"] for r in rows if not r["timed_out"]][-last:]
+    done = [r[EPSILON.name] for r in rows if not r["timed_out"]][-last:]
     return statistics.median(done) if done else math.nan
 
 
@@ -582,7 +583,7 @@ def settle_intervals(rows, at, band=SETTLE_BAND, last=CONVERGED_LAST):
         return None
     lo, hi = v / band * (1 - 1e-12), v * band * (1 + 1e-12)
     s = len(segment)
-    while s > 0 and lo <= segment[s - 1]["epsilon"] <= hi:
+    while s > 0 and lo <= segment[s - 1][EPSILON.name] <= hi:
         s -= 1
     return s if s < len(segment) else None
 
@@ -740,8 +741,8 @@ def _progress(row):
         return "-" if v is None else f"{v:.3g}"
     window = f"[{fmt(row['window_lo'])}, {fmt(row['window_hi'])}]"
     unit = "s" if row["mode"] == "seconds" else " rounds"
-    print(f"interval {row['interval']:3d}  deadline {row['deadline']:.4g}{unit}  "
-          f"eps {row['epsilon']:9.3e}  {row['phase']:7s} {window:22s} "
+    print(f"interval {row['interval']:3d}  deadline {row[DEADLINE.name]:.4g}{unit}  "
+          f"eps {row[EPSILON.name]:9.3e}  {row['phase']:7s} {window:22s} "
           f"elapsed {row['elapsed']:7.4f} s  rounds {row['rounds']:5d}  "
           f"{'TIMEOUT' if row['timed_out'] else 'ok     '}  "
           f"util {row['utilization_ratio']:.5f}  fair {row['fairness']:.2e}"

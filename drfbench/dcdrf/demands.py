@@ -9,6 +9,7 @@ every such method, then calls the method's implementation as f(spec, matrix, wei
 power of two (the largest in [1, 2)); it returns (allocation values in the demands' sparsity, level,
 rounds, timed_out, elapsed, the kernels' variant).
 """
+import math
 import mmap
 from dataclasses import dataclass
 from functools import partial
@@ -18,7 +19,7 @@ import scipy.sparse as sp
 
 from .. import _validation as check
 from .. import api
-from .._machine import MAX_THREADS, resolve_threads
+from .._machine import resolve_threads
 from .catalog import DEADLINE, DEMANDS, EPSILON, MAX_ROUNDS
 
 THREADS = api.THREADS
@@ -36,11 +37,11 @@ def _variant(value, name):
 
 
 # The options of allocate beyond demands, weights and dtype, as declared, each with how its
-# value is read (a number, a duration, a count) before its declared bounds are checked; a
-# default of None takes None as it is. Their defaults mean "not asked for": a method that
-# does not take an option accepts that value only.
-OPTIONS = {EPSILON: check.real, DEADLINE: check.duration, MAX_ROUNDS: check.positive_int,
-           THREADS: partial(check.positive_int, upper=MAX_THREADS),
+# value is read (a number, a duration, a count: a positive integer) before its declared
+# bounds are checked; a default of None takes None as it is. Their defaults mean "not asked
+# for": a method that does not take an option accepts that value only.
+_count = partial(check.positive_int, upper=math.inf)    # at most: the declaration's bound
+OPTIONS = {EPSILON: check.real, DEADLINE: check.duration, MAX_ROUNDS: _count, THREADS: _count,
            api.ISA: _variant}
 
 

@@ -49,13 +49,17 @@ import numpy as np
 
 from .. import rows as tidy
 from .._command import COUNT, NATURAL, options_of, output
+from ..api import THREADS
 from ..properties import misreports
 from . import literal
+from .catalog import EPSILON
 from .demands import allocate
 
 CHECKS = ("pareto_epsilon", "strategy_proofness_epsilon", "fairness_bound", "lemma_3_1")
 TOL = 1e-9
-COLUMNS = ("check", "epsilon", "tenants", "resources", "demanded", "seed", "instances",
+# The lemma's runs of the kernels: their rounds, the same on one thread
+KERNELS = {"dtype": np.float64, THREADS.name: 1}
+COLUMNS = ("check", EPSILON.name, "tenants", "resources", "demanded", "seed", "instances",
            "checked", "violated", "holds", "worst", "bound", "worst_ratio", "exact_violated",
            "worst_any", "c_min", "rounds_fixed_mu", "rounds_dcdrf", "within_bound",
            "rounds_edrf")
@@ -139,6 +143,24 @@ def tasks(D, A):
     return ratio.min(axis=1)
 
 
+def allocation(D, epsilon):
+    """DC-DRF's allocation of `D` at tolerance `epsilon`, its inner loop run to completion:
+    Algorithm 2 transcribed (literal.dcdrf, unit weights).
+
+    Parameters
+    ----------
+    D : numpy.ndarray
+        Per-task demands, tenants x resources.
+    epsilon : float
+
+    Returns
+    -------
+    numpy.ndarray
+        A_ir, shaped like D.
+    """
+    return literal.dcdrf(D, None, epsilon)[0]
+
+
 # ------------------------------------------------------------------------------ the checks
 
 def pareto_epsilon(instances, epsilon):
@@ -160,7 +182,7 @@ def pareto_epsilon(instances, epsilon):
     violated = exact = 0
     worst = 0.0
     for D in instances:
-        A, _, _, _ = literal.dcdrf(D, epsilon=epsilon)
+        A = allocation(D, epsilon)
         free = 1.0 - A.sum(axis=0)
         slack = np.where(D > 0, free[None, :], np.inf).min(axis=1)
         worst = max(worst, float(slack.max()))
@@ -195,13 +217,13 @@ def strategy_proofness_epsilon(instances, epsilon, seed=0, random_misreports=4):
     worst = 0.0
     for index, D in enumerate(instances):
         rng = np.random.default_rng([seed, index])
-        truthful = tasks(D, literal.dcdrf(D, epsilon=epsilon)[0])
+        truthful = tasks(D, allocation(D, epsilon))
         bad = lie = False
         for i in range(len(D)):
             for report in misreports(D[i], rng, random_misreports):
                 reported = D.copy()
                 reported[i] = report
-                got = tasks(D[i:i + 1], literal.dcdrf(reported, epsilon=epsilon)[0][i:i + 1])[0]
+                got = tasks(D[i:i + 1], allocation(reported, epsilon)[i:i + 1])[0]
                 gain = (got - truthful[i]) * D[i].max()
                 worst = max(worst, float(gain))
                 bad |= gain > epsilon + TOL
@@ -235,7 +257,7 @@ def fairness_bound(instances, epsilon):
     checked = violated = 0
     worst = worst_any = 1.0
     for D in instances:
-        A = literal.dcdrf(D, epsilon=epsilon)[0]
+        A = allocation(D, epsilon)
         u = tasks(D, A)
         exact = tasks(D, literal.edrf(D)[0])
         free = 1.0 - A.sum(axis=0)
@@ -339,8 +361,8 @@ def lemma_3_1(resources, epsilon, instances, seed=0, demanded=4):
         bounds.append(b)
         cs.append(c)
         ratios.append(t / b)
-        dc.append(allocate(D, "dcdrf", epsilon=epsilon, threads=1, dtype=np.float64).rounds)
-        edrf.append(allocate(D, "edrf-event", threads=1, dtype=np.float64).rounds)
+        dc.append(allocate(D, "dcdrf", **KERNELS, **{EPSILON.name: epsilon}).rounds)
+        edrf.append(allocate(D, "edrf-event", **KERNELS).rounds)
     k = int(np.argmax(ratios))
     return (instances, int(sum(r >= 1 for r in ratios)), float(ratios[k]), fixed[k], bounds[k],
             float(min(cs)), int(max(fixed)), int(max(dc)),
@@ -402,27 +424,28 @@ def table(instances=100, bound_instances=600, seed=0, epsilons=(0.01, 0.1),
         row["holds"] = row["violated"] == 0
         rows.append({c: row.get(c, "") for c in COLUMNS})
         if progress:
-            print(f"{row['check']:28s} eps={row['epsilon']:g} {row.get('resources', '')!s:>5} "
+            print(f"{row['check']:28s} eps={row[EPSILON.name]:g} {row.get('resources', '')!s:>5} "
                   f"{'holds' if row['holds'] else 'VIOLATED'} ({row['violated']}/{row['checked']})",
                   file=progress, flush=True)
 
     for eps in epsilons:
+        at = {EPSILON.name: eps, "seed": seed}
         checked, violated, worst, exact = pareto_epsilon(small, eps)
-        add(check="pareto_epsilon", epsilon=eps, seed=seed, checked=checked, violated=violated,
+        add(check="pareto_epsilon", **at, checked=checked, violated=violated,
             worst=worst, bound=eps, worst_ratio=worst / eps, exact_violated=exact)
         checked, violated, worst, exact = strategy_proofness_epsilon(small, eps, seed)
-        add(check="strategy_proofness_epsilon", epsilon=eps, seed=seed, checked=checked,
+        add(check="strategy_proofness_epsilon", **at, checked=checked,
             violated=violated, worst=worst, bound=eps, worst_ratio=worst / eps,
             exact_violated=exact)
         checked, violated, worst, worst_any = fairness_bound(sparse, eps)
-        add(check="fairness_bound", epsilon=eps, seed=seed, instances=bound_instances,
+        add(check="fairness_bound", **at, instances=bound_instances,
             checked=checked, violated=violated,
             worst=worst, bound=1 / (1 - eps), worst_ratio=worst * (1 - eps), worst_any=worst_any)
         for m in resources:
             (checked, violated, ratio, worst, bound, c, fixed, dc, within,
              edrf) = lemma_3_1(m, eps, lemma_instances, seed, demanded)
-            add(check="lemma_3_1", epsilon=eps, tenants=4 * m, resources=m, demanded=demanded,
-                seed=seed, instances=lemma_instances, checked=checked, violated=violated,
+            add(check="lemma_3_1", **at, tenants=4 * m, resources=m, demanded=demanded,
+                instances=lemma_instances, checked=checked, violated=violated,
                 worst=worst, bound=bound, worst_ratio=ratio, c_min=c, rounds_fixed_mu=fixed,
                 rounds_dcdrf=dc, within_bound=within, rounds_edrf=edrf)
     return tidy.stamped(rows)

@@ -24,16 +24,30 @@ import tempfile
 from pathlib import Path
 
 from .. import _inputs, _isa
-from .._command import input_file
+from .._command import flag, input_file
+from ..api import ISA
 from . import bench
 
-# option -> (kind, the `drfbench bench` flag): a list becomes comma-separated
-OPTIONS = {"demand_profile": ("value", "--demand-profile"), "tenants": ("value", "--tenants"),
-           "resources": ("value", "--resources"), "seed": ("value", "--seed"),
-           "methods": ("list", "--methods"), "epsilons": ("list", "--epsilons"),
-           "threads": ("list", "--threads"), "dtypes": ("list", "--dtypes"),
-           "deadline": ("value", "--deadline"), "repeats": ("value", "--repeats"),
-           "floor": ("flag", "--floor")}
+# `drfbench bench`'s flags a run does not set: its input and output, its baseline, and the
+# kernel variant (`isas`, below)
+NOT_SET = ("help", "workload", "baseline", "csv", ISA.name)
+
+
+def bench_options():
+    """option -> (kind, the `drfbench bench` flag), for each flag of its parser a run sets,
+    named as the flag is (--demand-profile: demand_profile), in the parser's order: a "flag"
+    (true or false), a "list" (its values comma-separated, bench.comma_list) or a "value"."""
+    options = {}
+    for action in bench.parser()._actions:
+        name = max(action.option_strings, key=len)
+        key = name.lstrip("-").replace("-", "_")
+        if key not in NOT_SET:
+            options[key] = ("flag" if action.nargs == 0 else
+                            "list" if getattr(action.type, "comma", False) else "value", name)
+    return options
+
+
+OPTIONS = bench_options()
 # options of the run itself, not of `drfbench bench`
 OWN = {"isas": "kernel variants, one run (and, with {isa} in the name, one file) each",
        "places": "OMP_PLACES: cores or threads"}
@@ -79,7 +93,7 @@ def _plan(spec, out):
                       f"{', '.join(sorted(_isa.missing_features(isa)))}", file=sys.stderr)
                 continue
             path = out / (str(name).replace("{isa}", str(isa)) + ".csv")
-            argv = _arguments(options, where) + ([] if isa is None else ["--isa", str(isa)])
+            argv = _arguments(options, where) + ([] if isa is None else [flag(ISA.name), isa])
             _check(argv, where)
             runs.append((path, {"OMP_PROC_BIND": "close", "OMP_PLACES": places},
                          argv + ["--csv", str(path)]))

@@ -32,18 +32,21 @@ from .. import rows as tidy
 from .._command import COUNT, input_file, output, run_step, steps
 from .._io import replacing
 from .._machine import cpu_info, omp_environment, openmp_loaded
-from ..api import method_info
+from ..api import ISA, THREADS, method_info
 from . import metrics, workloads
+from .catalog import DEADLINE, EPSILON
 from .demands import allocate
 from .methods import allocation_from_levels
 
 SWEEPS = ("configs", "demands", "deadlines", "scaling")
-# Run parameters in id order, with their types; absent ones take DEFAULTS.
+# Run parameters in id order, with their types; absent ones take DEFAULTS. The declared
+# options among them by their declarations' names ("none": no deadline; "default": the
+# variant drfbench.allocate picks).
 PARAMS = {"demand_profile": str, "tenants": int, "resources": int, "seed": int, "method": str,
-          "epsilon": float, "deadline": str, "dtype": str, "isa": str, "cores": str,
+          EPSILON.name: float, DEADLINE.name: str, "dtype": str, ISA.name: str, "cores": str,
           "tpc": int}
-DEFAULTS = {"epsilon": 0.0, "deadline": "none", "dtype": "float32", "isa": "default",
-            "cores": "all", "tpc": 1}
+DEFAULTS = {EPSILON.name: EPSILON.default, DEADLINE.name: "none", "dtype": "float32",
+            ISA.name: "default", "cores": "all", "tpc": 1}
 
 
 def workload_name(demand_profile, tenants, resources, seed):
@@ -105,7 +108,7 @@ def _epsilons(method, epsilons, methods):
     """The epsilons a sweep runs `method` at: its entry of the config's {method: [epsilon,
     ...]} mapping, else just 0 (exact)."""
     for named in epsilons:
-        if named not in methods or not method_info(named).takes_option("epsilon"):
+        if named not in methods or not method_info(named).takes_option(EPSILON.name):
             raise ValueError(f"epsilons given for {named!r}, which the sweep does not run or "
                              "which takes no epsilon")
     return epsilons.get(method, [0.0])
@@ -129,36 +132,37 @@ def grid(config):
         `{sweep: [run id, ...]}`.
     """
     dcdrf, seed, runs = config["dcdrf"], config["seed"], {}
+    eps, deadline, variant = EPSILON.name, DEADLINE.name, ISA.name     # run ids' keys
     c = dcdrf.get("configs")
     if c:
         runs["configs"] = [
             run_id(dict(demand_profile=c["demand_profile"], tenants=c["tenants"],
                         resources=c["resources"], seed=seed, method=c["method"],
-                        epsilon=c["epsilon"], dtype=dtype, isa=isa, cores=cores, tpc=tpc))
+                        dtype=dtype, cores=cores, tpc=tpc, **{eps: c[eps], variant: isa}))
             for dtype, isa, cores, tpc in itertools.product(
                 c["dtypes"], c["isas"], c["cores"], c["threads_per_core"])]
     p = dcdrf.get("demands")
     if p:
         runs["demands"] = [
             run_id(dict(demand_profile=prof, tenants=p["tenants"], resources=p["resources"],
-                        seed=seed, method=method, epsilon=eps,
-                        deadline=p["budget"] if method_info(method).conventional else "none"))
+                        seed=seed, method=method, **{eps: e, deadline: p["budget"] if
+                                                     method_info(method).conventional else "none"}))
             for prof in p["demand_profiles"] for method in p["methods"]
-            for eps in _epsilons(method, p["epsilons"], p["methods"])]
+            for e in _epsilons(method, p["epsilons"], p["methods"])]
     d = dcdrf.get("deadlines")
     if d:
         runs["deadlines"] = [
             run_id(dict(demand_profile=d["demand_profile"], tenants=d["tenants"],
-                        resources=d["resources"], seed=seed, method=method, epsilon=eps,
-                        deadline=deadline))
-            for method in d["methods"] for deadline in d["deadlines"]
-            for eps in _epsilons(method, d["epsilons"], d["methods"])]
+                        resources=d["resources"], seed=seed, method=method,
+                        **{eps: e, deadline: seconds}))
+            for method in d["methods"] for seconds in d["deadlines"]
+            for e in _epsilons(method, d["epsilons"], d["methods"])]
     s = dcdrf.get("scaling")
     if s:
         runs["scaling"] = [
             run_id(dict(demand_profile=s["demand_profile"], tenants=ratio * resources,
                         resources=resources, seed=seed, method=s["method"],
-                        deadline=s["budget"]))
+                        **{deadline: s["budget"]}))
             for ratio in s["ratios"] for resources in s["resources"]]
     return runs
 
@@ -193,8 +197,8 @@ def variant_marker(name, run):
     list of str
         The one file, or none.
     """
-    isa = parse_run_id(run)["isa"]
-    return [] if isa == "default" else [f"results/{name}/dcdrf/variants/{isa}.built"]
+    variant = parse_run_id(run)[ISA.name]
+    return [] if variant == "default" else [f"results/{name}/dcdrf/variants/{variant}.built"]
 
 
 def batches(runs, size):
@@ -290,6 +294,24 @@ def _file_of(files, runs, workload, flag):
     return named[0]
 
 
+def run_options(params, threads):
+    """The declared options a run id's parameters (`params`) give drfbench.allocate, by
+    name: its epsilon, its deadline ("none": None), its variant (the kernels' `name`) and
+    `threads` for a method that runs threads (else 1).
+
+    Returns
+    -------
+    dict
+    """
+    deadline = params[DEADLINE.name]
+    return {EPSILON.name: params[EPSILON.name],
+            DEADLINE.name: None if deadline == "none" else float(deadline),
+            THREADS.name: threads if method_info(params["method"]).takes_option(THREADS.name)
+            else 1,
+            ISA.name: _isa.kernels(None if params[ISA.name] == "default" else
+                                   params[ISA.name]).name}
+
+
 def _measure(args, env, smt, sources):
     """The rows of the runs `args.run`, all of OpenMP environment `env`, measured here: set
     `env`, then load the kernels; each workload and its baseline (`sources`: {workload:
@@ -316,24 +338,22 @@ def _measure(args, env, smt, sources):
             params = parse_run_id(run)
             head = {"sweep": args.sweep, "run": run}
             try:
-                kernels = _isa.kernels(None if params["isa"] == "default" else params["isa"])
+                options = run_options(params, threads)
             except _isa.UnsupportedVariantError as exc:
                 _progress(f"[{args.sweep}] {run}: skipped: {exc}", log)
                 rows.append({**head, "repeat": "", **params, "skipped": str(exc),
-                             **tidy.stamp(), "isa_variant": params["isa"], "isa_flags": ""})
+                             **tidy.stamp(), "isa_variant": params[ISA.name], "isa_flags": ""})
                 continue
             wl, base, baseline = read(workload_of_run(run))
-            deadline = None if params["deadline"] == "none" else float(params["deadline"])
-            method = method_info(params["method"])
-            stamp = tidy.stamp(isa=kernels.name)
+            stamp = tidy.stamp(options[ISA.name])
             for repeat in range(args.repeats):
-                res = allocate(wl.demands, method.name, weights=wl.weights, epsilon=params["epsilon"],
-                               deadline=deadline, threads=threads if method.takes_option("threads") else 1,
-                               dtype=params["dtype"], isa=kernels.name)
+                res = allocate(wl.demands, params["method"], weights=wl.weights,
+                               dtype=params["dtype"], **options)
                 _progress(f"[{args.sweep}] {run} repeat {repeat + 1}/{args.repeats}: "
                           f"{res.elapsed:.4f} s, {res.rounds} rounds"
                           f"{' (timed out)' if res.timed_out else ''}", log)
-                rows.append({**head, "repeat": repeat, **params, "skipped": "", "threads": res.threads,
+                rows.append({**head, "repeat": repeat, **params, "skipped": "",
+                             THREADS.name: res.threads,
                              "threads_run": threads, "oversubscribed": params["tpc"] == 2 and not smt,
                              "nnz": wl.nnz, "elapsed": res.elapsed, "timed_out": res.timed_out,
                              "baseline_method": str(base["method"]),

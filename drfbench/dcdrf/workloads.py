@@ -69,6 +69,7 @@ from scipy.sparse import csr_array
 from .. import _inputs, _isa
 from .._io import replacing
 from .._machine import resolve_threads
+from ..api import THREADS
 from .._validation import csr_from_arrays, demand_matrix
 
 __all__ = ["DEMAND_PROFILES", "Workload", "generate", "save", "load", "read_demands"]
@@ -234,7 +235,7 @@ def generate(demand_profile: str, n_tenants: int, n_resources: int, *, seed: int
     dt = _check_dtype(dtype)
     if not (weights is None or (isinstance(weights, str) and weights in WEIGHT_OPTIONS)):
         raise ValueError(f"weights must be one of {WEIGHT_OPTIONS}, got {weights!r}")
-    threads = resolve_threads(None if threads is None else _as_int(threads, "threads", 1))
+    threads = resolve_threads(None if threads is None else _as_int(threads, THREADS.name, 1))
     # The generic variant always: the same numbers whatever the CPU (and no FMA contraction).
     kernel = _isa.kernels("generic").workloads
 

@@ -250,13 +250,32 @@ def test_allocate_checks_its_options_as_declared():
         assert set(api.method_info(method).options) <= set(names), method
     assert drfbench.allocate(D, "dcdrf", deadline=timedelta(seconds=5), max_rounds=2**62,
                              threads=1, isa=None).level.tolist() == drfbench.allocate(D).level.tolist()
-    with pytest.raises(ValueError, match=r"max_rounds must be at most 4611686018427387904"):
+    with pytest.raises(ValueError, match=r"max_rounds must lie in \[1, 4611686018427387904\], "
+                                         r"got 4611686018427387905"):
         drfbench.allocate(D, max_rounds=2**62 + 1)
-    with pytest.raises(ValueError, match=r"threads must be at most 1024"):
+    with pytest.raises(ValueError, match=r"threads must lie in \[1, 1024\], got 1025"):
         drfbench.allocate(D, threads=1025)
+    with pytest.raises(ValueError, match="threads must be a positive integer, got 0"):
+        drfbench.allocate(D, threads=0)         # a count's reading, then its bounds
+    with pytest.raises(TypeError, match="max_rounds must be a positive integer, got 1.5"):
+        drfbench.allocate(D, max_rounds=1.5)
     with pytest.raises(TypeError, match="epsilon must be a real number, got None"):
         drfbench.allocate(D, epsilon=None)
     with pytest.raises(TypeError, match="isa must be a kernel variant's name"):
         drfbench.allocate(D, isa=2)
     with pytest.raises(TypeError, match="unexpected keyword argument 'rounds'"):
         drfbench.allocate(D, rounds=3)
+
+
+def test_a_run_id_gives_allocate_its_declared_options():
+    """sweeps.run_options: a run id's epsilon, its deadline ("none": None), its kernel
+    variant ("default": the one allocate picks) and the job's threads for a method that runs
+    threads, one for another."""
+    from drfbench.dcdrf import sweeps
+    params = sweeps.parse_run_id(sweeps.run_id(dict(
+        demand_profile="G0", tenants=30, resources=4, seed=0, method="sdcdrf", epsilon=0.01)))
+    assert sweeps.run_options(params, 4) == {
+        "epsilon": 0.01, "deadline": None, "threads": 1, "isa": _isa.resolve()}
+    params = {**params, "method": "dcdrf", "deadline": "0.5", "isa": "generic"}
+    assert sweeps.run_options(params, 4) == {
+        "epsilon": 0.01, "deadline": 0.5, "threads": 4, "isa": "generic"}

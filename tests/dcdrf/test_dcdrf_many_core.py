@@ -38,7 +38,7 @@ def test_runs_write_one_csv_each_with_their_places(tmp_path):
 
 @pytest.mark.parametrize("runs, problem", [
     ("{x: {tenant: 3}}", "runs.x: unknown option(s) tenant"),
-    ("{x: {threads: [0]}}", "runs.x: argument --threads: must be a whole number >= 1, got '0'"),
+    ("{x: {threads: [0]}}", "runs.x: argument --threads: must be a whole number >= 1 and <= 1024, got '0'"),
     ("{x: {isas: [generic, generic]}}", "runs.x: 2 variants need {isa} in the file's name"),
     ("{x: {floor: yes}}", "runs.x: floor is true or false, not 'yes'"),
     ("{x: {tenants: [1, 2]}}", "runs.x: tenants is one value, not [1, 2]"),

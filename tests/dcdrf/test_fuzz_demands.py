@@ -467,10 +467,10 @@ def test_ceei_on_tiny_demands(demands, capfd):
 
 
 @pytest.mark.parametrize("option, value, words", [
-    ("max_rounds", 2**70, "max_rounds must be at most"), ("max_rounds", 0, "max_rounds"),
+    ("max_rounds", 2**70, "max_rounds must lie in [1, 4611686018427387904]"), ("max_rounds", 0, "max_rounds"),
     ("deadline", 0, "deadline must lie in (0, inf]"), ("deadline", -1.0, "deadline"),
     ("deadline", float("nan"), "deadline must not be NaN"), ("epsilon", 1.0, "epsilon"),
-    ("epsilon", float("nan"), "epsilon"), ("threads", 2**40, "threads must be at most 1024"),
+    ("epsilon", float("nan"), "epsilon"), ("threads", 2**40, "threads must lie in [1, 1024]"),
     ("threads", 0, "threads"), ("dtype", "int32", "dtype"), ("dtype", 5, "dtype"),
     ("isa", "foo", "isa"), ("isa", ["avx2"], "isa")])
 def test_options_out_of_bounds(option, value, words):
