@@ -11,8 +11,8 @@ TARGETS += expand("results/{name}/dcdrf/azure_activity.csv", name=NAME)
 
 rule dcdrf_azure:
     input:
-        cpu_max=f"{CHECKOUT}/data/azure/azure_v1_vm_cpu_max_5min_100vms.csv.gz",
-        cpu_avg=f"{CHECKOUT}/data/azure/azure_v1_vm_cpu_avg_5min_100vms.csv.gz",
+        cpu_max=os.path.normpath(f"{CHECKOUT}/data/azure/azure_v1_vm_cpu_max_5min_100vms.csv.gz"),
+        cpu_avg=os.path.normpath(f"{CHECKOUT}/data/azure/azure_v1_vm_cpu_avg_5min_100vms.csv.gz"),
     output:
         report("results/{name}/dcdrf/azure_activity.csv", category="DC-DRF"),
     conda:
