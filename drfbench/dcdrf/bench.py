@@ -235,12 +235,14 @@ def _main(args):
         m = metrics.compare(last, baseline)
         row = {"demand_profile": wl.demand_profile, "tenants": wl.n_tenants, "resources": wl.n_resources,
                "nnz": wl.nnz, "seed": wl.seed, "method": method, **swept, "dtype": dtype,
-               ISA.name: last.isa, DEADLINE.name: given[DEADLINE.name], "repeats": args.repeats, "elapsed_median": statistics.median(times),
+               ISA.name: last.isa, DEADLINE.name: given[DEADLINE.name], "repeats": args.repeats,
+               "elapsed_median": statistics.median(times),
                "elapsed_min": min(times), "elapsed_max": max(times),
                "timed_out": last.timed_out, "baseline": args.baseline,
                "floor": floor, "scatter_floor": scatter_floor, **m, **stamps[last.isa]}
         rows.append(row)
-        print(f"{method:10s} {swept[EPSILON.name]:7.0e} {swept[THREADS.name]:3d} {dtype:7s} {row['elapsed_median']:9.4f} "
+        print(f"{method:10s} {swept[EPSILON.name]:7.0e} {swept[THREADS.name]:3d} {dtype:7s} "
+              f"{row['elapsed_median']:9.4f} "
               f"{row['elapsed_min']:8.4f} {row['elapsed_max']:8.4f} {m['rounds']:7d} "
               f"{'y' if row['timed_out'] else 'n':>3s} {m['utilization_ratio']:8.5f} "
               f"{m['fairness']:9.2e} {m['shortfall_worst']:7.4f} {m['shortfall_p0.1']:7.4f}"
