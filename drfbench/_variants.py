@@ -17,8 +17,12 @@ class Variant(NamedTuple):
     x86_only: bool = False          # built on x86-64 only
 
 
-OPT_FLAGS = ("-O3",)
-DEBUG_FLAGS = ("-O0", "-g")        # DRFBENCH_DEBUG=1 builds
+# -ffp-contract=off: no build fuses a*b+c into one multiply-add (GCC does by default
+# wherever the target has one: avx2, avx512, aarch64), so every variant rounds each product
+# and sum as the source writes it: the variants give the same bits (tests/test_isa.py), and
+# a kernel's sums those of its literal version in Python (drfbench.sim, drfq, hdrf).
+OPT_FLAGS = ("-O3", "-ffp-contract=off")
+DEBUG_FLAGS = ("-O0", "-g", "-ffp-contract=off")   # DRFBENCH_DEBUG=1 builds
 
 # Nothing here is -march=native: a build runs on any machine that has the variant's flags.
 VARIANTS = {

@@ -54,13 +54,20 @@ def test_variant_the_cpu_lacks_is_refused_before_loading(monkeypatch):
 
 
 @pytest.mark.parametrize("isa", [v for v in _isa.VARIANTS if v in _isa.runnable()])
-def test_every_runnable_variant_agrees(isa):
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_runnable_variant_gives_the_same_bits(isa, dtype):
+    """Vector width changes the speed, not the result: no variant contracts a*b+c into an FMA
+    (_variants.OPT_FLAGS), so each gives the generic build's allocation bit for bit."""
     rng = np.random.default_rng(5)
-    D = np.where(rng.random((400, 60)) < 0.1, rng.random((400, 60)), 0.0)
-    ref = drfbench.allocate(D, "dcdrf", epsilon=1e-3, isa="generic")
-    got = drfbench.allocate(D, "dcdrf", epsilon=1e-3, isa=isa)
-    assert got.isa == isa and got.rounds == ref.rounds
-    np.testing.assert_allclose(got.allocation.data, ref.allocation.data, rtol=1e-9)
+    for _ in range(3):
+        D = np.where(rng.random((1500, 150)) < 0.05, rng.random((1500, 150)), 0.0)
+        for method, options in [("dcdrf", {"epsilon": 1e-3, "threads": 2}), ("sdcdrf", {"epsilon": 1e-2}),
+                                ("edrf", {}), ("edrf-event", {"threads": 2})]:
+            ref = drfbench.allocate(D, method, isa="generic", dtype=dtype, **options)
+            got = drfbench.allocate(D, method, isa=isa, dtype=dtype, **options)
+            assert got.isa == isa and got.rounds == ref.rounds
+            np.testing.assert_array_equal(got.allocation.data, ref.allocation.data)
+            np.testing.assert_array_equal(got.level, ref.level)
 
 
 def test_a_variant_that_was_not_built_is_not_chosen(monkeypatch):

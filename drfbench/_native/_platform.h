@@ -1,5 +1,5 @@
 /* Platform code, the one place for it: whether OpenMP is on, prefetches, atomics, the
- * spin-wait pause and the opaque product. drfbench/_native/_platform.pxd declares all of it for
+ * spin-wait pause. drfbench/_native/_platform.pxd declares all of it for
  * Cython. */
 #ifndef DRFBENCH_PLATFORM_H
 #define DRFBENCH_PLATFORM_H
@@ -50,11 +50,6 @@
 #else
 #define DRFBENCH_PAUSE() ((void)0)
 #endif
-
-/* A store and load through volatile: the compiler cannot fuse the product it holds with
- * a later add or subtract (no FMA under -mfma or on aarch64), so that a kernel's sums
- * match, bit for bit, its literal version in Python (drfbench.sim, drfbench.hdrf). */
-static inline double drfbench_opaque(double x) { volatile double v = x; return v; }
 
 static inline long long drfbench_load(const long long* p) {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);

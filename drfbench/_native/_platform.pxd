@@ -1,6 +1,5 @@
 # Cython's view of _platform.h, the one place for platform code: whether OpenMP is on,
-# prefetches, atomics, the spin-wait pause and the opaque product (see the header for why
-# each is so).
+# prefetches, atomics and the spin-wait pause (see the header for why each is so).
 
 cdef enum:
     LINE = 64              # cache line bytes
@@ -16,5 +15,3 @@ cdef extern from "_platform.h" nogil:
     void store_release "drfbench_store" (long long* p, long long v)
     # One step of a spin-wait: pause, or yield the core every 2048 steps (*spins counts).
     void pause "drfbench_pause" (int* spins)
-    # x, through a volatile: a product the compiler cannot fuse into a multiply-add.
-    double opaque "drfbench_opaque" (double x)

@@ -35,8 +35,8 @@ The pipeline advances in the literal's passes, less the last pass of an instant 
 cannot move anything: a pass that put no packet in front of an idle resource already
 visited, and began no packet of cost 0, leaves nothing for another.
 
-Floating point follows the literal operation by operation; a packet's cost is a product
-made opaque to the compiler (`opaque`) so that no build fuses it into a later sum.
+Floating point follows the literal operation by operation (no build fuses a product into a
+later sum: drfbench/_variants.py's -ffp-contract=off).
 """
 import numpy as np
 
@@ -45,7 +45,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove
 from libc.stdint cimport INT64_MAX, int8_t, uint64_t, uintptr_t
 from _common cimport int64_t, int32_t
-from _platform cimport LINE, opaque
+from _platform cimport LINE
 
 cdef enum:
     DRFQ = 0               # the order of drfbench.drfq.model.METHODS
@@ -276,7 +276,7 @@ cdef inline double packet_cost(const Sim* s, Py_ssize_t i, int64_t k, Py_ssize_t
     if s.dist == 0:
         return base
     u = uniform(s.seed, 1 + j, i, k)
-    return opaque(base * (0.5 + u if s.dist == 1 else -log(u)))
+    return base * (0.5 + u if s.dist == 1 else -log(u))
 
 
 cdef inline double virtual_time(const Sim* s, Py_ssize_t d) noexcept nogil:

@@ -83,8 +83,8 @@ since it last fitted nowhere (room only grows by releases, and each release test
 stuck shapes): while those are among the last RELEASES releases, they alone are tested.
 
 Fit: used[k, r] + d[r] <= cap[k, r] * (1 + FIT_SLACK), as drfbench/drf/drf.pyx; a machine that
-empties has its usage reset to exactly zero. Products that are summed pass through
-`opaque`, so that no build fuses them into multiply-adds the literal version does not do.
+empties has its usage reset to exactly zero. No build fuses a product into a multiply-add
+the literal version does not do (drfbench/_variants.py's -ffp-contract=off).
 """
 import numpy as np
 
@@ -94,7 +94,7 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memcmp, memcpy
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from _common cimport int32_t, int64_t, uint8_t
-from _platform cimport LINE, opaque, prefetch
+from _platform cimport LINE, prefetch
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long x) nogil     # trailing zero bits (x != 0)
@@ -1021,7 +1021,7 @@ cdef class TreeScheduler:
         for r in range(self.m):        # summed in the children's order, as the reference
             total = 0.0
             for a in range(count):
-                total = total + opaque(self.child_rec[a][1 + r] * self.child_factor[a])
+                total = total + self.child_rec[a][1 + r] * self.child_factor[a]
             row[1 + r] = total
         for r in range(self.m):
             if self.in_y[r] and row[1 + r] / self.total[r] > s:

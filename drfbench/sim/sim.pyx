@@ -32,9 +32,8 @@ State
 Completions are events at their due times, exact at any scale: a task whose machine's speed
 never changed while it ran ends at start + work, bit for bit (no tolerance, no drift).
 Floating point follows the literal loop operation by operation (sums in list order, the same
-products and quotients), and the remaining work on a speed change is a product made opaque
-to the compiler (`opaque`), so that no build (-mfma, aarch64) contracts it into a fused
-multiply-add that the literal loop, in Python, does not do.
+products and quotients; no build fuses a product into a multiply-add that the literal loop,
+in Python, does not do: drfbench/_variants.py's -ffp-contract=off).
 """
 import numpy as np
 
@@ -42,7 +41,7 @@ from libc.math cimport INFINITY, NAN, exp
 from libc.stdlib cimport qsort
 from _common cimport int64_t, uint8_t
 from _heap cimport IndexedHeap, iheap_remove, iheap_update
-from _platform cimport opaque, prefetch
+from _platform cimport prefetch
 
 
 cdef int _by_index(const void* a, const void* b) noexcept nogil:
@@ -271,7 +270,7 @@ cdef class EventLoop:
             if self.due[t] != self.due[t]:              # launched now (NaN)
                 self.due[t] = now + self.work[t] / speed
             elif speed != old:
-                self.due[t] = now + opaque((self.due[t] - now) * old) / speed
+                self.due[t] = now + (self.due[t] - now) * old / speed
             if self.due[t] < soonest:
                 soonest = self.due[t]
             t = self.nxt[t]
@@ -482,7 +481,7 @@ cdef class EventLoop:
                 raise ValueError(f"policy evicted task {t} at time {now!r}, when it finishes")
             k = self.machine[t]
             u = self.user[t]
-            left = opaque((self.due[t] - now) * self.speed_[k])
+            left = (self.due[t] - now) * self.speed_[k]
             if self.n_evicted == self.E["time"].shape[0]:
                 new = max(2 * self.n_evicted, 64)
                 self.E = {name: _grown(a, new, 0) for name, a in self.E.items()}
