@@ -21,8 +21,9 @@ class Variant(NamedTuple):
 # wherever the target has one: avx2, avx512, aarch64), so every variant rounds each product
 # and sum as the source writes it: the variants give the same bits (tests/test_isa.py), and
 # a kernel's sums those of its literal version in Python (drfbench.sim, drfq, hdrf).
-OPT_FLAGS = ("-O3", "-ffp-contract=off")
-DEBUG_FLAGS = ("-O0", "-g", "-ffp-contract=off")   # DRFBENCH_DEBUG=1 builds
+EXACT_FLAGS = ("-ffp-contract=off",)
+OPT_FLAGS = ("-O3",) + EXACT_FLAGS
+DEBUG_FLAGS = ("-O0", "-g") + EXACT_FLAGS   # DRFBENCH_DEBUG=1 builds
 
 # Nothing here is -march=native: a build runs on any machine that has the variant's flags.
 VARIANTS = {

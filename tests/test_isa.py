@@ -61,8 +61,9 @@ def test_every_runnable_variant_gives_the_same_bits(isa, dtype):
     rng = np.random.default_rng(5)
     for _ in range(3):
         D = np.where(rng.random((1500, 150)) < 0.05, rng.random((1500, 150)), 0.0)
-        for method, options in [("dcdrf", {"epsilon": 1e-3, "threads": 2}), ("sdcdrf", {"epsilon": 1e-2}),
-                                ("edrf", {}), ("edrf-event", {"threads": 2})]:
+        for method, options in [("dcdrf", {"epsilon": 1e-3, "threads": 2}),
+                                ("sdcdrf", {"epsilon": 1e-2}), ("edrf", {}),
+                                ("edrf-event", {"threads": 2})]:
             ref = drfbench.allocate(D, method, isa="generic", dtype=dtype, **options)
             got = drfbench.allocate(D, method, isa=isa, dtype=dtype, **options)
             assert got.isa == isa and got.rounds == ref.rounds
