@@ -14,7 +14,9 @@
 #   variants.csv  dcdrf eps=1e-3, one thread, every variant, float32 and float64,
 #                 at VARIANT_SCALE (100000 10000)
 #   scaling.csv   dcdrf eps=1e-3 and edrf-event, the widest variant, float32, on
-#                 THREADS (1,2,4,8,16) threads, at SCALING_SCALE (1000000 100000)
+#                 THREADS (1,2,4,8,16) threads, at SCALING_SCALE (1000000 100000),
+#                 each repeat followed by one np.bincount pass over the non-zeros
+#                 (issue 38's floor; rows of build "bincount")
 # one tidy row per timed call (REPEATS of them per build, 5 by default), with the printed
 # tables in *.log, and lscpu.txt. The environment variables in capitals shrink the run for
 # a check on a small machine; PYTHON picks the interpreter (python3).
@@ -72,6 +74,7 @@ compare --isa $VARIANTS --dtypes float32,float64 --threads 1 --kernels dcdrf:1e-
 stamp "variants measured"
 # shellcheck disable=SC2086
 compare --threads "$THREADS" --kernels dcdrf:1e-3,edrf-event \
-    --dcdrf-scale $SCALING_SCALE --event-scale $SCALING_SCALE --csv "$OUT/scaling.csv" \
+    --dcdrf-scale $SCALING_SCALE --event-scale $SCALING_SCALE --bincount \
+    --csv "$OUT/scaling.csv" \
     | tee "$OUT/scaling.log"
 stamp "scaling measured"
