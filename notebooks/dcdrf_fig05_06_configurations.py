@@ -170,16 +170,21 @@ for m in sets.values():
     m["speedup"] = [first_m.get((d, i), np.nan) / t for d, i, t in
                     zip(m["dtype"], m["isa_used"], m["median"])]
     m["key"] = [key(d, i, 1) for d, i in zip(m["dtype"], m["isa_used"])]
-many_note = "".join(f" Dash-dot, squares: {label}, `drfbench bench` medians of "
-                    f"{int(m['count'].max())} repeats." for label, m in sets.items())
+SET_MARKERS = ["s", "^", "D", "v", "P"]   # one marker per many-core set, in folder order
+set_marker = {label: SET_MARKERS[k % len(SET_MARKERS)] for k, label in enumerate(sets)}
+MARKER_NAME = {"s": "squares", "^": "triangles", "D": "diamonds", "v": "down triangles",
+               "P": "crosses"}
+many_note = "".join(f" Dash-dot, {MARKER_NAME[set_marker[label]]}: {label}, `drfbench bench` "
+                    f"medians of {int(m['count'].max())} repeats." for label, m in sets.items())
 
 # %% [markdown]
 # ## Figure 5 (left): elapsed time and speedup against threads
 #
 # One line per instruction set; solid with filled markers: one thread per core (1 thread
 # on 1 core, then one per core on all cores); dashed with open markers: two threads per
-# core (2 on 1 core, 2 per core on all cores); dash-dot with squares: the many-core sets,
-# one thread per core. The paper's Figure 5 is the float32, two-threads-per-core curve.
+# core (2 on 1 core, 2 per core on all cores); dash-dot: the many-core sets, one thread
+# per core, a marker each (squares, triangles, ...). Colour is the instruction set, line
+# and marker the machine: one legend each. The paper's Figure 5 is the float32, two-threads-per-core curve.
 # Speedup is against the same configuration's one-thread run on the same machine.
 
 # %%
@@ -193,8 +198,7 @@ for col, dtype in enumerate(dtypes):
                            & (summary["tpc"] == tpc)].sort_values("threads")
             if part.empty:
                 continue
-            kw = dict(color=palette[isa], linestyle=style, marker="o", fillstyle=fill,
-                      label=f"{ISA_NAME.get(isa, isa)}, {tpc} thread{'s' if tpc > 1 else ''}/core")
+            kw = dict(color=palette[isa], linestyle=style, marker="o", fillstyle=fill)
             axes[0, col].errorbar(part["threads"], part["median"],
                                   yerr=[part["median"] - part["min"], part["max"] - part["median"]],
                                   capsize=2, **kw)
@@ -206,8 +210,8 @@ for col, dtype in enumerate(dtypes):
             part = m[(m["dtype"] == dtype) & (m["isa_used"] == isa)].sort_values("threads")
             if part.empty:
                 continue
-            kw = dict(color=palette[isa], linestyle="-.", marker="s", markersize=4,
-                      label=f"{ISA_NAME.get(isa, isa)}, {label.split(' ')[0]}")
+            kw = dict(color=palette[isa], linestyle="-.", marker=set_marker[label],
+                      markersize=4)
             axes[0, col].errorbar(part["threads"], part["median"],
                                   yerr=[part["median"] - part["min"], part["max"] - part["median"]],
                                   capsize=2, **kw)
@@ -233,7 +237,20 @@ for col, dtype in enumerate(dtypes):
     ax.set_ylabel("speedup over 1 thread (x)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-axes[1, 0].legend(fontsize=7, ncol=1)
+Line2D = matplotlib.lines.Line2D
+styles = [Line2D([], [], color="black", linestyle=style, marker="o", fillstyle=fill,
+                 label=f"this machine, {tpc} thread{'s' if tpc > 1 else ''}/core")
+          for tpc, style, fill in ((1, "-", "full"), (2, "--", "none"))
+          if (summary["tpc"] == tpc).any()]
+styles += [Line2D([], [], color="black", linestyle="-.", marker=set_marker[label], markersize=4,
+                  label=label) for label in sets]
+styles += [line for line in axes[1, 0].get_lines() if line.get_label().startswith("ideal")]
+axes[1, 0].legend(handles=styles, fontsize=7, loc="upper left", title="line, marker: machine",
+                  title_fontsize=7)
+axes[1, -1].legend(handles=[Line2D([], [], color=palette[i], linewidth=3,
+                                   label=ISA_NAME.get(i, i)) for i in isas],
+                   fontsize=7, loc="upper left", title="colour: instruction set",
+                   title_fontsize=7)
 fig.suptitle(f"Figure 5 (left): DC-DRF thread scaling — this results' machine has {n_all} "
              f"cores (1 and {n_all}); dash-dot: the many-core sets (paper: up to 24 per socket)",
              fontsize=10)
@@ -315,11 +332,13 @@ handles += [matplotlib.patches.Patch(facecolor="white", edgecolor="black", label
             matplotlib.patches.Patch(facecolor="white", edgecolor="black", hatch="///",
                                      label="h: 2 threads/core" + ("" if smt else " (oversubscribed)"))]
 axes[0, 0].legend(handles=handles, fontsize=7, ncol=2)
-fig.suptitle("Figure 6: DC-DRF configuration options ranked by runtime (slowest left)",
-             fontsize=10)
 figs.caption(fig, f"configs sweep: {setup}. Median over repeats, error bars min–max. "
                   f"{tpc2_note}. {spread_note} {skipped_note} {machine}. The many-core "
                   f"panels: `drfbench bench` medians of their repeats.")
+height = fig.get_size_inches()[1]          # the title above the first panel's, not over it
+fig.subplots_adjust(top=1 - 0.75 / height)
+fig.suptitle("Figure 6: DC-DRF configuration options ranked by runtime (slowest left)",
+             fontsize=10, y=1 - 0.12 / height)
 _ = figs.save(fig, figures, "dcdrf_fig06_configurations")
 
 # %% [markdown]

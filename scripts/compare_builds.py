@@ -48,7 +48,6 @@ from drfbench import _isa, _validation as check
 from drfbench.dcdrf import workloads
 from drfbench.dcdrf.catalog import NO_ROUND_LIMIT
 from drfbench.dcdrf.demands import output_array
-from drfbench._variants import flags_string
 
 KERNELS = ("edrf_event", "dcdrf")
 COLUMNS = ("build", "kernel", "epsilon", "isa", "flags", "dtype", "tenants", "resources",
@@ -73,6 +72,16 @@ def load_build(directory, isa, prefix, kernels=KERNELS):
         loader.exec_module(module)
         modules[kernel] = module
     return modules
+
+
+def build_flags(directory, isa):
+    """The compiler flags variant `isa` of the build in `directory` was made with: that
+    tree's own drfbench/_variants.py (it imports nothing from drfbench), loaded by path."""
+    spec = importlib.util.spec_from_file_location(f"_variants_{id(directory)}",
+                                                  Path(directory) / "_variants.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.flags_string(isa)
 
 
 def validated(n, m, dtype):
@@ -105,12 +114,13 @@ def bincount_seconds(m):
     return time.perf_counter() - t
 
 
-def compare(builds, config, m, weights, threads, repeats, reuse_output, clock,
+def compare(builds, flags, config, m, weights, threads, repeats, reuse_output, clock,
             bincount=False):
     """Old and new of every variant in `config`'s list on the same inputs, interleaved: each
     repeat calls every variant once per build (the variants' order rotating, old and new
     alternating which goes first), then one np.bincount pass if `bincount`. One printed
-    line per variant, one more with bincount; returns the tidy rows of the timed calls and
+    line per variant, one more with bincount (`flags`: (isa, build) -> its compiler flags,
+    a column of the rows); returns the tidy rows of the timed calls and
     each variant's last results (old, new)."""
     label, kernel, epsilon, isas = config
     keys = [(isa, side) for isa in isas for side in builds]
@@ -146,7 +156,7 @@ def compare(builds, config, m, weights, threads, repeats, reuse_output, clock,
                   f"min {min(bincounts) * 1e3:.2f} ms; median per-pair ratio to it: "
                   f"old {ratios['old']:.2f}, new {ratios['new']:.2f}", flush=True)
         rows += [dict(build=side, kernel=kernel.replace("_", "-"), epsilon=epsilon, isa=isa,
-                      flags=flags_string(isa), dtype=str(m.dtype), tenants=m.shape[0],
+                      flags=flags[isa, side], dtype=str(m.dtype), tenants=m.shape[0],
                       resources=m.shape[1], nnz=m.nnz, threads=threads, repeat=r,
                       clock=clock, seconds=t, same_bits=same)
                  for side in ("old", "new") for r, t in enumerate(times[isa, side])]
@@ -211,10 +221,13 @@ def main(argv=None):
     isas = (_isa.runnable() if args.isa == ["all"]
             else [_isa.resolve(name) for name in (args.isa or [None])])
     new_dir = args.new or Path(drfbench.__file__).parent
+    sides = (("old", args.old), ("new", new_dir))
     builds = {side: {isa: load_build(directory, isa, side) for isa in isas}
-              for side, directory in (("old", args.old), ("new", new_dir))}
+              for side, directory in sides}
+    flags = {(isa, side): build_flags(directory, isa) for isa in isas for side, directory in sides}
     print(f"old: {Path(args.old).resolve()}\nnew: {Path(new_dir).resolve()}\n"
-          + "".join(f"variant {isa}: {flags_string(isa)}\n" for isa in isas)
+          + "".join(f"variant {isa} {side}: {flags[isa, side]}\n"
+                    for isa in isas for side, _ in sides)
           + f"{args.clock} clock, medians of {repeats} alternating calls, "
           f"{'reused' if args.reuse_output else 'fresh'} output buffers", flush=True)
     out = open(args.csv, "w", newline="") if args.csv else None
@@ -230,7 +243,7 @@ def main(argv=None):
               f"{'new min':>9s} {'new/old':>8s}  same bits")
         for label, kernel, epsilon in args.kernels:
             for threads in args.threads:
-                new_rows, results = compare(builds, (label, kernel, epsilon, isas),
+                new_rows, results = compare(builds, flags, (label, kernel, epsilon, isas),
                                             *inputs[scales[kernel]], threads, repeats,
                                             args.reuse_output, args.clock, args.bincount)
                 if writer:
