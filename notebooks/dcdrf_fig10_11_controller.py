@@ -42,9 +42,10 @@
 # with wall-clock deadlines of seconds. Our deadlines are either seconds or, at the smoke
 # profile, round budgets (`mode` column: an interval "times out" when the inner loop is
 # stopped by the budget, which makes runs reproducible); with `relative` they are
-# multiples of the exact run's time (or rounds), so that they fall between a fast, coarse
-# run and the exact one on whatever machine and input size the results come from. The
-# controller's files have no repeats: every number below comes from one run.
+# multiples of the exact run's time (or rounds) at the run's own thread count, so that
+# they fall between a fast, coarse run and the exact one on whatever machine and input
+# size the results come from. The controller's files have no repeats: every number below
+# comes from one run.
 
 # %% tags=["parameters"]
 results = "../reference/default"      # a profile's results directory
@@ -128,8 +129,7 @@ setup10 = (f"{first['demand_profile']}, {int(first['tenants']):,} tenants x {int
 if str(first["relative"]) not in ("", "nan"):
     setup10 += ("; budgets are multiples of the exact run's "
                 + ("kernel time" if mode == "seconds" else "rounds")
-                + (" (DC-DRF: with the most threads; sDC-DRF: one thread)" if "sdcdrf" in methods
-                   else " (with the most threads)"))
+                + " at the run's own thread count (sDC-DRF: one thread)")
 
 # per run: the finishing intervals whose epsilons make the converged value
 def tail(run):

@@ -41,13 +41,16 @@ Scaling deadlines to the machine and the workload. The paper's 8 s deadline belo
 between the time of a run at a large epsilon (1e-2: a few dozen rounds) and the time of
 the exact run (epsilon 0: thousands of rounds), the knee of Figure 10 lying in between.
 Deadlines are given in seconds, or with --relative as multiples of a reference measured
-at the start on the initial demands: the exact run's kernel time (median of 3, with the
-largest --threads, so that every thread count gets the same deadlines) or, in
-round-budget mode, its rounds. The schedule's deadline changes are factors on the base
-deadline (8 s -> 10 s -> 8 s: 1.25 at interval 50, 1 at 70), so they scale with it. At
-the default pipeline profile (G0, 100K x 10K) on the 2-core development machine the exact run
-takes about 0.97 s on 1 thread and 0.4 s on 2, epsilon 1e-2 about 0.065 s and 0.05 s:
-Figure 10 sweeps 0.08 to 0.3 s and Figure 11 uses a base of 0.2 s there. Wall-clock
+before each run on the initial demands, with the run's own thread count: the exact run's
+kernel time (one call to warm up, then the median of 5) or, in round-budget mode, its
+rounds. Each thread count's budgets thus span its own range: at the default pipeline
+profile (G0, 100K x 10K) on the 2-core development machine the exact run takes about
+0.12 s on 1 thread and 0.07-0.10 s on 2, and epsilon 1e-2 about half of that, because the
+work before the first round is the same at any epsilon (epsilon 0.1: 0.47 of the exact
+time); so the pipeline sweeps 0.45 to 1.2 times the reference for Figure 10 and uses 0.7
+of it for Figure 11, and one reference for both thread counts would leave each outside
+the other's range. The schedule's deadline changes are factors on the base deadline
+(8 s -> 10 s -> 8 s: 1.25 at interval 50, 1 at 70), so they scale with it. Wall-clock
 runs see everything else the machine does: on a shared machine, contention makes runs
 time out that would finish, and the controller raises epsilon accordingly (as DC-DRF
 should); `patience` makes it wait for a repeated timeout before it does.
@@ -82,6 +85,7 @@ EPS_START = 1e-2     # raise(0): the first positive epsilon, after the exact fir
 GROWTH = 2.0         # the first fast-start step multiplies or divides epsilon by this
 RESOLUTION = 1.2     # settled once the finishing and timing-out epsilons are this close
 CONVERGED_LAST = 5   # converged epsilon: median of the last this many finishing epsilons
+REFERENCE_CALLS = 5  # --relative: the reference is the median of this many exact runs' times
 SETTLE_BAND = RESOLUTION ** 2   # settling time: epsilon stays within this factor of where it converged
 
 ZERO, EXACT, EXPAND, BISECT, SETTLED, BOUND = "zero", "exact", "expand", "bisect", "settled", "bound"
@@ -655,8 +659,9 @@ def arguments(p):
                    help="base budget(s): one run each")
     p.add_argument("--relative", action="store_true",
                    help="budgets are multiples of a reference measured on the initial "
-                        "demands: the exact run's kernel time (median of 3, with the largest "
-                        "--threads) in seconds mode, its rounds in round-budget mode")
+                        "demands with each run's thread count: the exact run's kernel time "
+                        "(median of 5, after one call) in seconds mode, its rounds in "
+                        "round-budget mode")
     p.add_argument("--method", default="dcdrf", choices=tunable_methods())
     p.add_argument("--baseline", default="auto",
                    help="exact method for the metrics ('auto': edrf-event; 'none' skips them)")
@@ -730,10 +735,14 @@ def _controller_settings(args):
 
 
 def _reference(matrix, method, weights, threads, rounds_mode):
-    """Exact run of `method` at epsilon 0: its rounds, or the median of 3 kernel times."""
-    runs = [allocate(matrix, method, weights=weights, threads=_threads_for(method, threads))
-            for _ in range(1 if rounds_mode else 3)]
-    return runs[0].rounds if rounds_mode else statistics.median(r.elapsed for r in runs)
+    """Exact run of `method` at epsilon 0 on `threads`: its rounds, or the median of
+    REFERENCE_CALLS kernel times after one untimed call (the first touches the memory)."""
+    def run():
+        return allocate(matrix, method, weights=weights, threads=_threads_for(method, threads))
+    if rounds_mode:
+        return run().rounds
+    run()
+    return statistics.median(run().elapsed for _ in range(REFERENCE_CALLS))
 
 
 def _progress(row):
@@ -779,12 +788,12 @@ def _main(args):
     schedule = args.schedule_obj
     rows, summary = [], []
     reference = None
-    if args.relative:   # one reference for all runs, so that every thread count gets
-        ref_threads = max(args.threads)                                        # the same deadlines
-        reference = _reference(matrix, args.method, wl.weights, ref_threads, rounds_mode)
-        print(f"# reference (exact {args.method}, {ref_threads} threads): "
-              f"{reference:.6g} {'rounds' if rounds_mode else 's'}", flush=True)
     for threads in args.threads:
+        if args.relative:          # each thread count's own: its budgets span its own range
+            matrix.data[:] = original
+            reference = _reference(matrix, args.method, wl.weights, threads, rounds_mode)
+            print(f"# reference (exact {args.method}, {threads} threads): "
+                  f"{reference:.6g} {'rounds' if rounds_mode else 's'}", flush=True)
         for value in values:
             matrix.data[:] = original          # every run starts from the same demands
             base = value * reference if args.relative else value
