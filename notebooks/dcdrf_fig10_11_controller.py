@@ -278,10 +278,11 @@ method11 = NAMES.get(str(first11["method"]), str(first11["method"]))
 setup11 = (f"{method11}, {first11['demand_profile']}, {int(first11['tenants']):,} tenants x "
            f"{int(first11['resources']):,} resources, {int(rows11.groupby('run')['interval'].max().max())} "
            f"control intervals, base {'deadline' if mode11 == 'seconds' else 'round budget'} "
-           f"{float(first11['base_deadline']):.4g} {unit11}")
+           + ", ".join(f"{float(b):.4g} {unit11} ({int(t)} thread{'s' if int(t) > 1 else ''})"
+                       for t, b in zip(summary11["threads"], summary11["base_deadline"])))
 if str(first11["relative"]) not in ("", "nan"):
-    setup11 += (f" ({float(first11['relative']):g} x the exact run's "
-                + ("time" if mode11 == "seconds" else "rounds") + ")")
+    setup11 += (f": {float(first11['relative']):g} x the exact run's "
+                + ("time" if mode11 == "seconds" else "rounds") + " at each thread count")
 churned = rows11.loc[rows11["events"].fillna("") == "churn", "changed_tenants"]
 churn_text = (f"every interval from {int(rows11.loc[churned.index, 'interval'].min())} on, "
               f"{int(churned.median()):,} tenants change their demand" if len(churned) else "no churn")
@@ -350,7 +351,8 @@ for col, (run_id, threads) in enumerate(thread_runs):
 axes[1, 0].set_ylim(0, 1.08 * max(rows11[used].max(), rows11["deadline"].max()))   # shared by the row
 axes[0, 0].legend(fontsize=7, loc="lower right", ncol=3, framealpha=0.9)
 axes[1, 0].legend(fontsize=7, loc="lower right")
-fig.suptitle(f"Figure 11: adapting to variable demand or deadline\n{setup11}", fontsize=10)
+fig.suptitle("Figure 11: adapting to variable demand or deadline\n"
+             + setup11.replace(" control intervals, ", " control intervals,\n", 1), fontsize=10)
 figs.caption(fig, f"{setup11}; {churn_text}. "
                   f"Dotted lines: the abrupt changes; one run per thread count. {machine11}")
 figs.save(fig, figures, "dcdrf_fig11_adaptation")
