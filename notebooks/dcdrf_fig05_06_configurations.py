@@ -170,11 +170,11 @@ for m in sets.values():
     m["speedup"] = [first_m.get((d, i), np.nan) / t for d, i, t in
                     zip(m["dtype"], m["isa_used"], m["median"])]
     m["key"] = [key(d, i, 1) for d, i in zip(m["dtype"], m["isa_used"])]
-SET_MARKERS = ["s", "^", "D", "v", "P"]   # one marker per many-core set, in folder order
-set_marker = {label: SET_MARKERS[k % len(SET_MARKERS)] for k, label in enumerate(sets)}
-MARKER_NAME = {"s": "squares", "^": "triangles", "D": "diamonds", "v": "down triangles",
+# one marker per many-core set, in folder order, and its name for the caption
+SET_MARKERS = {"s": "squares", "^": "triangles", "D": "diamonds", "v": "down triangles",
                "P": "crosses"}
-many_note = "".join(f" Dash-dot, {MARKER_NAME[set_marker[label]]}: {label}, `drfbench bench` "
+set_marker = {label: list(SET_MARKERS)[k % len(SET_MARKERS)] for k, label in enumerate(sets)}
+many_note = "".join(f" Dash-dot, {SET_MARKERS[set_marker[label]]}: {label}, `drfbench bench` "
                     f"medians of {int(m['count'].max())} repeats." for label, m in sets.items())
 
 # %% [markdown]
@@ -184,7 +184,8 @@ many_note = "".join(f" Dash-dot, {MARKER_NAME[set_marker[label]]}: {label}, `drf
 # on 1 core, then one per core on all cores); dashed with open markers: two threads per
 # core (2 on 1 core, 2 per core on all cores); dash-dot: the many-core sets, one thread
 # per core, a marker each (squares, triangles, ...). Colour is the instruction set, line
-# and marker the machine: one legend each. The paper's Figure 5 is the float32, two-threads-per-core curve.
+# and marker the machine: one legend each. The paper's Figure 5 is the float32,
+# two-threads-per-core curve.
 # Speedup is against the same configuration's one-thread run on the same machine.
 
 # %%

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import drfbench
-from drfbench.dcdrf import workloads
+from drfbench.dcdrf import controller, workloads
 from drfbench.dcdrf.churn import Churn, Schedule, perturb_rows
 from drfbench.dcdrf.controller import (BOUND, EXACT, EXPAND, SETTLED, SETTLED_PHASES, ZERO,
                                  EpsilonController,
@@ -424,6 +424,24 @@ def test_cli_relative_deadlines(tmp_path):
     exact = drfbench.allocate(workloads.generate("G0", 1500, 150, seed=0).demands, "dcdrf",
                               threads=1).rounds
     assert summary[0]["base_deadline"] == max(1, int(math.floor(0.5 * exact + 0.5)))
+
+
+def test_relative_budgets_follow_each_thread_counts_own_reference(tmp_path, monkeypatch):
+    # each thread count's deadlines are multiples of its own exact run, measured with it
+    measured = []
+
+    def reference(matrix, method, weights, threads, rounds_mode):
+        measured.append(threads)
+        return 0.1 * threads
+    monkeypatch.setattr(controller, "_reference", reference)
+    rows, summary = main(["--tenants", "600", "--resources", "60", "--intervals", "2",
+                          "--budgets", "0.5", "2", "--relative", "--threads", "1", "2",
+                          "--baseline", "none", "--csv", str(tmp_path / "r.csv")])
+    assert measured == [1, 2]
+    deadlines = {(s["threads"], s["relative"]): s["base_deadline"] for s in summary}
+    assert deadlines == pytest.approx({(1, 0.5): 0.05, (1, 2.0): 0.2,
+                                       (2, 0.5): 0.1, (2, 2.0): 0.4})
+    assert {s["threads"]: s["reference"] for s in summary} == pytest.approx({1: 0.1, 2: 0.2})
 
 
 ROUNDS = ["--mode", "rounds", "--threads", "1", "--budgets"]
